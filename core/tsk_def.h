@@ -1,0 +1,126 @@
+/* tsk_def.h: the definition of the tsketch sketch that every engine computes
+ * (../shared/spec/SKETCH.md, mirrored in docs/algorithm.md).
+ *
+ * This is the one header the two engines (cpu/ and gpu/) share: parameters, hash/sign tables,
+ * the alphabet encoding, the split weights for long sequences and the layout of a batch of
+ * records. It knows no engine, no file format and no command line. Plain C17, usable from CUDA. */
+#ifndef TSK_DEF_H
+#define TSK_DEF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSK_MAX_T 16        /* longest tuple an engine must accept */
+#define TSK_MAX_DIM 65536   /* largest sketch dimension any engine accepts */
+#define TSK_MAX_ALPHA 20    /* protein alphabet size; DNA uses the first 4 codes */
+#define TSK_CODE_SKIP 0xFF  /* encoding of a character outside the alphabet (dropped) */
+
+#define TSK_DEFAULT_T 4
+#define TSK_DEFAULT_DIM 96
+#define TSK_DEFAULT_SEED UINT64_C(0x5EED)
+
+typedef enum { TSK_DNA = 0, TSK_PROTEIN = 1 } tsk_alphabet;
+typedef enum { TSK_SINGLE = 0, TSK_DOUBLE = 1 } tsk_precision;
+
+/* Everything that determines the function: two sketches are comparable only when all of it
+ * (tables included) is equal. */
+typedef struct {
+    int t;                    /* tuple length, 1..TSK_MAX_T */
+    int dim;                  /* sketch dimension D, 1..TSK_MAX_DIM */
+    uint64_t seed;            /* SplitMix64 seed of the tables (meaningless when tables_from_file) */
+    tsk_alphabet alphabet;
+    int canonical;            /* 1: mean of the sketch of x and of its reverse complement (DNA) */
+    int64_t window, stride;   /* Tensor Slide Sketch; window 0 = one whole-record sketch */
+    tsk_precision precision;  /* element type of the output rows: float32 or float64 */
+    int tables_from_file;     /* 1 when the tables were read (--tables) rather than drawn */
+    int32_t hash[TSK_MAX_T][TSK_MAX_ALPHA];  /* hash[k][c] in [0, dim): level k, code c */
+    int8_t sign[TSK_MAX_T][TSK_MAX_ALPHA];   /* sign[k][c] in {-1, +1} */
+} tsk_params;
+
+/* Defaults of SKETCH.md (t=4, D=96, seed 0x5EED, DNA, whole record, single) with tables drawn. */
+void tsk_params_default(tsk_params *p);
+
+/* Draws hash/sign tables from p->seed with SplitMix64, in the order of SKETCH.md. */
+void tsk_tables_draw(tsk_params *p);
+
+/* Returns NULL when p is a function some engine can compute, else a static message naming the
+ * offending parameter ("t must be 1..16", "stride must not exceed window", ...). */
+const char *tsk_params_check(const tsk_params *p);
+
+/* 4 for DNA, 20 for protein. */
+int tsk_alphabet_size(tsk_alphabet a);
+/* "ACGT" or "ACDEFGHIKLMNPQRSTVWY" */
+const char *tsk_alphabet_letters(tsk_alphabet a);
+
+/* 256-entry table: byte -> code in [0, A) or TSK_CODE_SKIP. Upper-cases; for DNA U reads as T. */
+void tsk_encode_table(tsk_alphabet a, uint8_t lut[256]);
+
+/* Cleans raw[0..len) into codes (caller provides len bytes); returns the cleaned length. */
+size_t tsk_encode(const uint8_t lut[256], const char *raw, size_t len, uint8_t *codes);
+
+/* Reverse complement of cleaned DNA codes (A<->T, C<->G): out[i] = 3 - codes[n-1-i].
+ * Equal to cleaning the reverse complement of the raw record, as SKETCH.md defines it. */
+void tsk_revcomp_codes(const uint8_t *codes, size_t n, uint8_t *out);
+
+/* Split weight w(m, q, j, p) = C(m, j) C(q, p-j) / C(m+q, p): the hypergeometric probability
+ * that a length-p subsequence of u v takes j characters from u (|u| = m, |v| = q).
+ * Computed from falling factorials in double; 0 where j > m or p-j > q. */
+double tsk_split_weight(int64_t m, int64_t q, int j, int p);
+
+/* Rows a record of cleaned length n yields: 1 for a whole-record sketch, floor(n/stride) with
+ * a window (possibly 0). */
+int64_t tsk_rows_for_length(const tsk_params *p, int64_t n);
+
+/* Row r of a slide sketch covers cleaned positions [first, last] (0-based, inclusive):
+ * last = (r+1)*stride - 1, first = max(0, last - window + 1). */
+void tsk_slide_row_span(const tsk_params *p, int64_t r, int64_t *first, int64_t *last);
+
+/* A batch of cleaned records handed to an engine. Records are laid end to end in codes; the
+ * engine writes row_offset[n_records] rows of dim values (float or double, per precision),
+ * row-major, record i's rows starting at row row_offset[i]. Records shorter than t give zero
+ * rows. The batcher (io/) orders records so that neighbours have similar lengths. */
+typedef struct {
+    int64_t n_records;
+    const uint8_t *codes;        /* codes[offset[i] .. offset[i+1]) is record i */
+    const int64_t *offset;       /* n_records + 1 entries */
+    const int64_t *row_offset;   /* n_records + 1 entries */
+} tsk_batch;
+
+/* Total length of record i in a batch. */
+static inline int64_t tsk_batch_len(const tsk_batch *b, int64_t i) { return b->offset[i + 1] - b->offset[i]; }
+
+
+/* ---- distances: what both distance engines take and give ---- */
+
+typedef enum { TSK_METRIC_L2 = 0, TSK_METRIC_COSINE = 1 } tsk_metric;
+
+/* Sketches to compare: item i owns rows first_row[i] .. first_row[i] + n_rows[i] - 1 of a
+ * row-major float32 matrix (one row for whole-record sketches). Two items are compared over
+ * their first min(n_rows) rows, as one long vector (SKETCH.md, Distances). */
+typedef struct {
+    int64_t n_items;
+    int dim;
+    const float *rows;
+    const int64_t *first_row;
+    const int64_t *n_rows;
+} tsk_sketch_set;
+
+/* One surviving pair of a top-k or threshold query: indices into the query and reference sets. */
+typedef struct {
+    int64_t query;
+    int64_t ref;
+    float dist;
+} tsk_pair;
+
+/* Distance of two rows' worth of values, in float64, as SKETCH.md defines it: the reference that
+ * both engines' tests compare with. */
+double tsk_distance_ref(const float *a, const float *b, int64_t len, tsk_metric m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,28 @@
+/* cpu_sketch.h: the CPU sketch engine (OpenMP across records, SIMD inner loops, long records
+ * split across threads with the split formula). Twin of gpu/gpu_sketch.h: both compute exactly
+ * the function of core/tsk_def.h and must agree. */
+#ifndef TSK_CPU_SKETCH_H
+#define TSK_CPU_SKETCH_H
+
+#include "../core/tsk_def.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest D this engine accepts (TSK_MAX_DIM). */
+int tsk_cpu_max_dim(void);
+
+/* Sketches every record of b into out: b->row_offset[b->n_records] rows of p->dim values,
+ * float (TSK_SINGLE) or double (TSK_DOUBLE), row-major. threads >= 1. Returns 0, or -1 when
+ * memory runs out. Deterministic: the result does not depend on threads. */
+int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threads);
+
+/* The plain scalar DP of SKETCH.md in double for one cleaned record (sketch = T[t]; zeros when
+ * n < t). The slow reference that benches and tests measure against. */
+void tsk_cpu_sketch_reference(const tsk_params *p, const uint8_t *codes, int64_t n, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

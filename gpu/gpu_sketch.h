@@ -1,0 +1,36 @@
+/* gpu_sketch.h: the CUDA sketch engine. Twin of cpu/cpu_sketch.h: same function, same batch
+ * layout, same output. Compiled only when nvcc is found (meson option); without a usable GPU or
+ * driver every call reports "unavailable" and the caller falls back to the CPU engine. */
+#ifndef TSK_GPU_SKETCH_H
+#define TSK_GPU_SKETCH_H
+
+#include "../core/tsk_def.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of usable CUDA devices (0 when there is no driver, no device, or the build has no CUDA).
+ * When 0 and why is non-NULL, a short reason is written there ("no CUDA driver"). */
+int tsk_gpu_device_count(char *why, size_t whylen);
+
+typedef struct tsk_gpu_sketcher tsk_gpu_sketcher;
+
+/* Prepares devices[0..n_devices) for sketching with p (tables uploaded, streams and pinned
+ * buffers made). Returns NULL with a message when a device cannot be used. */
+tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
+                                        char *err, size_t errlen);
+
+/* Largest D the GPU kernels accept. */
+int tsk_gpu_max_dim(void);
+
+/* Same contract as tsk_cpu_sketch: all rows of batch b into host memory out. Returns 0 or -1
+ * with a message. Batches larger than device memory are processed in parts. */
+int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err, size_t errlen);
+
+void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

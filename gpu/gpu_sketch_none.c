@@ -1,0 +1,30 @@
+/* gpu_sketch_none.c: the GPU sketch API in a build without CUDA: no device is ever usable, so
+ * `--device auto` runs the CPU engine and `--device cuda` exits 5. */
+#include "gpu_sketch.h"
+
+#include <stdio.h>
+
+int tsk_gpu_device_count(char *why, size_t whylen)
+{
+    if (why && whylen) snprintf(why, whylen, "this tsketch was built without CUDA");
+    return 0;
+}
+
+tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
+                                        char *err, size_t errlen)
+{
+    (void)p, (void)devices, (void)n_devices;
+    snprintf(err, errlen, "this tsketch was built without CUDA");
+    return NULL;
+}
+
+int tsk_gpu_max_dim(void) { return 0; }
+
+int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err, size_t errlen)
+{
+    (void)g, (void)b, (void)out;
+    snprintf(err, errlen, "this tsketch was built without CUDA");
+    return -1;
+}
+
+void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g) { (void)g; }

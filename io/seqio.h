@@ -1,0 +1,76 @@
+/* seqio.h: FASTA/FASTQ records from plain, gzip or BGZF files or stdin, through htslib.
+ *
+ * Compression is sniffed from the bytes, never from the file name. Every failure is reported as
+ * a message that names the file and the reason (for the caller to print) and a TSK_IO_* code;
+ * the reader never prints and never exits. Knows nothing of sketches or engines. */
+#ifndef TSK_SEQIO_H
+#define TSK_SEQIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSK_ERRLEN 1024  /* size of the error buffers passed around io/ */
+
+/* Result of tsk_reader_next and friends. */
+enum {
+    TSK_IO_RECORD = 1,   /* a record was read */
+    TSK_IO_EOF = 0,      /* no more records */
+    TSK_IO_BAD = -1,     /* malformed or unreadable input: message in the error buffer */
+    TSK_IO_SYSTEM = -2,  /* system failure (out of memory, read error): message in the buffer */
+};
+
+/* One record. name is the first word of the header line; seq holds the sequence characters as
+ * in the file with line breaks (and CR) removed; both NUL-terminated, owned by the reader and
+ * valid until the next call. */
+typedef struct {
+    const char *name;
+    size_t name_len;
+    const char *seq;
+    size_t len;
+    int is_fastq;
+} tsk_seq_record;
+
+typedef struct tsk_reader tsk_reader;
+
+/* Opens path ("-" = stdin) and checks that it looks like FASTA or FASTQ. Returns NULL with a
+ * message such as "genome.fa: no such file", "x.fa: empty file", "x.bin: not FASTA or FASTQ
+ * (binary data)". *code receives TSK_IO_BAD or TSK_IO_SYSTEM on failure. */
+tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errlen);
+
+/* Next record: TSK_IO_RECORD, TSK_IO_EOF, or an error code with a message naming the file and,
+ * where it helps, the record ("x.fq: record 'r7': quality length 99 differs from sequence
+ * length 100", "x.fa.gz: truncated or corrupt gzip data"). A file that ends before its first
+ * record gives "x.fa: no records". */
+int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen);
+
+/* Records read so far. */
+int64_t tsk_reader_count(const tsk_reader *r);
+
+void tsk_reader_close(tsk_reader *r);
+
+/* One input named on the command line or in a list file. */
+typedef struct {
+    char *path;   /* file path or "-" */
+    char *name;   /* name given by a 'name<TAB>path' line, else NULL */
+} tsk_input;
+
+/* Reads a list file: one path per line, or 'name<TAB>path'; blank lines and '#' comments skipped;
+ * relative paths are taken as they are (relative to the working directory). Appends to *inputs
+ * (realloc'd), updating *n. Returns 0, or TSK_IO_BAD / TSK_IO_SYSTEM with a message. */
+int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, char *err, size_t errlen);
+
+void tsk_inputs_free(tsk_input *inputs, size_t n);
+
+/* Base name of a path without directories and without the sequence-file extensions
+ * (.gz/.bgz/.bgzf, then .fa/.fasta/.fna/.ffn/.faa/.fas/.fq/.fastq): "dir/x.fna.gz" -> "x".
+ * Returns a malloc'd string. Used to name --per-file sketches. */
+char *tsk_path_stem(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,91 @@
+/* tsk_file.h: the .tsk sketch file (specified in docs/format.md).
+ *
+ * A page-aligned little header, the rows as one row-major matrix starting at a 4 KiB boundary (so
+ * a reader can mmap it and copy it to a GPU as it is), then the record table and strings, and a
+ * CRC32 over all of it. A writer streams rows in as they are computed and only renames its
+ * temporary file into place on success: a failed run never leaves a partial .tsk behind. */
+#ifndef TSK_FILE_H
+#define TSK_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/tsk_def.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSK_FORMAT_VERSION 1
+
+/* Per-record metadata stored in the file. */
+typedef struct {
+    const char *name;     /* record name (or file stem / -I name with --per-file) */
+    const char *source;   /* input path the record came from ("-" for stdin) */
+    int64_t raw_len;      /* characters in the record as read */
+    int64_t clean_len;    /* characters kept after cleaning */
+    int64_t dropped;      /* raw_len - clean_len */
+    int64_t first_row;    /* index of the record's first row in the data matrix */
+    int64_t n_rows;       /* rows of the record (1, or floor(clean_len/stride) for slides) */
+} tsk_record_info;
+
+/* ---- reading ---- */
+
+typedef struct {
+    tsk_params params;          /* every parameter, tables included */
+    char *tool_version;         /* tsketch version that wrote the file */
+    char *command_line;         /* command line that wrote the file */
+    int64_t n_records;
+    int64_t n_rows;
+    tsk_record_info *records;   /* n_records entries; strings point into the mapping */
+    const void *data;           /* n_rows x params.dim values, float or double per precision */
+    size_t elem_size;           /* 4 or 8 */
+    /* private */
+    void *map;
+    size_t map_len;
+} tsk_file;
+
+/* Maps path and validates magic, version, byte order, sizes, offsets, parameters and checksum.
+ * Returns NULL with a message naming the file and the reason ("g.tsk: not a tsketch sketch file",
+ * "g.tsk: truncated (expected 81920 bytes, found 4096)", "g.tsk: checksum mismatch"). */
+tsk_file *tsk_file_open(const char *path, char *err, size_t errlen);
+void tsk_file_close(tsk_file *f);
+
+/* Row r as a pointer into the mapping (float or double per elem_size). */
+static inline const void *tsk_file_row(const tsk_file *f, int64_t r)
+{
+    return (const char *)f->data + (size_t)r * (size_t)f->params.dim * f->elem_size;
+}
+
+/* ---- writing ---- */
+
+typedef struct tsk_writer tsk_writer;
+
+/* Creates "path.tmp.<pid>" beside path (checking that the directory is writable now, not at the
+ * end of a long run). Returns NULL with a message ("out/x.tsk: cannot create: Permission denied"). */
+tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *tool_version,
+                            const char *command_line, char *err, size_t errlen);
+
+/* Appends one record and its rec->n_rows rows (float or double per p->precision). first_row is
+ * assigned by the writer. Returns 0, or -1 with a message (disk full...). */
+int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen);
+
+/* Writes the tables, header and checksum, then renames the temporary file to its final name.
+ * Returns 0 or -1 with a message; on failure the temporary file is removed. Frees w. */
+int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen);
+
+/* Removes the temporary file and frees w (for any failure before finish). NULL is fine. */
+void tsk_writer_abort(tsk_writer *w);
+
+/* ---- comparing ---- */
+
+/* Writes into msg a description of every parameter that differs between a and b ("t: 4 in
+ * a.tsk, 5 in b.tsk; seed: ..."; the tables when both come from files). Returns the number of
+ * differences (0 = compatible). */
+int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b, const char *name_b,
+                    char *msg, size_t msglen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,85 @@
+/* engine.c: engine choice (see engine.h). */
+#include "engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../cpu/cpu_sketch.h"
+#include "../io/seqio.h"
+#include "cli.h"
+
+static void use_cpu(tsk_engine *e)
+{
+    e->gpu = NULL;
+    snprintf(e->name, sizeof e->name, "CPU (%d thread%s)", e->threads, e->threads > 1 ? "s" : "");
+}
+
+int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads)
+{
+    memset(e, 0, sizeof *e);
+    e->params = p;
+    e->threads = threads;
+    if (d->kind == TSK_DEVICE_CPU) {
+        use_cpu(e);
+        return TSK_EXIT_OK;
+    }
+    char why[256] = "", err[TSK_ERRLEN] = "";
+    int count = tsk_gpu_device_count(why, sizeof why);
+    int devices[16], n = 0;
+    if (count > 0 && d->kind == TSK_DEVICE_CUDA && d->n_devices > 0) {
+        for (int i = 0; i < d->n_devices; i++) {
+            if (d->devices[i] >= count) {
+                tsk_error("--device: cuda:%d does not exist (%d CUDA device%s)", d->devices[i], count,
+                          count > 1 ? "s" : "");
+                return TSK_EXIT_NO_GPU;
+            }
+            devices[n++] = d->devices[i];
+        }
+    } else if (count > 0) {
+        n = d->kind == TSK_DEVICE_CUDA ? (count < 16 ? count : 16) : 1; /* auto: one device */
+        for (int i = 0; i < n; i++) devices[i] = i;
+    }
+    if (count > 0 && p->dim > tsk_gpu_max_dim()) {
+        snprintf(why, sizeof why, "D=%d exceeds the GPU engine's maximum %d", p->dim, tsk_gpu_max_dim());
+        count = 0;
+    }
+    if (count > 0) {
+        e->gpu = tsk_gpu_sketcher_open(p, devices, n, err, sizeof err);
+        if (e->gpu) {
+            int len = snprintf(e->name, sizeof e->name, "GPU (cuda:%d", devices[0]);
+            for (int i = 1; i < n && len < (int)sizeof e->name - 8; i++)
+                len += snprintf(e->name + len, sizeof e->name - (size_t)len, ",%d", devices[i]);
+            snprintf(e->name + len, sizeof e->name - (size_t)len, ")");
+            return TSK_EXIT_OK;
+        }
+        snprintf(why, sizeof why, "%s", err);
+    }
+    if (d->kind == TSK_DEVICE_CUDA) {
+        tsk_error("--device cuda: no usable GPU: %s", why);
+        return TSK_EXIT_NO_GPU;
+    }
+    use_cpu(e);
+    tsk_note("no usable GPU (%s): sketching on the %s", why, e->name);
+    return TSK_EXIT_OK;
+}
+
+int tsk_engine_sketch(tsk_engine *e, const tsk_batch *b, void *out)
+{
+    if (e->gpu) {
+        char err[TSK_ERRLEN];
+        if (tsk_gpu_sketch(e->gpu, b, out, err, sizeof err) == 0) return TSK_EXIT_OK;
+        tsk_error("GPU sketch failed: %s", err);
+        return TSK_EXIT_RUNTIME;
+    }
+    if (tsk_cpu_sketch(e->params, b, out, e->threads)) {
+        tsk_error("out of memory while sketching");
+        return TSK_EXIT_RUNTIME;
+    }
+    return TSK_EXIT_OK;
+}
+
+void tsk_engine_close(tsk_engine *e)
+{
+    if (e->gpu) tsk_gpu_sketcher_close(e->gpu);
+    e->gpu = NULL;
+}

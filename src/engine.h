@@ -1,0 +1,26 @@
+/* engine.h: picks the sketch engine (--device) and hides which one runs. */
+#ifndef TSK_ENGINE_H
+#define TSK_ENGINE_H
+
+#include "../core/tsk_def.h"
+#include "../gpu/gpu_sketch.h"
+#include "pipeline.h"
+
+typedef struct {
+    const tsk_params *params;
+    int threads;
+    tsk_gpu_sketcher *gpu;   /* NULL: the CPU engine runs */
+    char name[96];           /* "CPU (2 threads)", "GPU (cuda:0)" */
+} tsk_engine;
+
+/* Opens the engine --device asks for. auto: a working GPU if there is one (and D fits it), else
+ * the CPU with a note. cuda: the GPU or TSK_EXIT_NO_GPU. Returns a TSK_EXIT_* code, message
+ * printed. */
+int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads);
+
+/* Sketches a batch into out. Returns 0, or a TSK_EXIT_* code with the message printed. */
+int tsk_engine_sketch(tsk_engine *e, const tsk_batch *b, void *out);
+
+void tsk_engine_close(tsk_engine *e);
+
+#endif

@@ -1,0 +1,81 @@
+/* pipeline.h: inputs -> records -> batches -> engine -> rows, in input order.
+ *
+ * Used by `sketch` (rows go to a .tsk writer) and by `dist`/`triangle` (rows of FASTA inputs
+ * sketched on the fly go to memory). Reading and cleaning run on their own thread while the
+ * engine computes the previous batch. */
+#ifndef TSK_PIPELINE_H
+#define TSK_PIPELINE_H
+
+#include <stddef.h>
+
+#include "../core/tsk_def.h"
+#include "../io/seqio.h"
+#include "../io/tsk_file.h"
+
+typedef enum { TSK_DEVICE_AUTO = 0, TSK_DEVICE_CPU, TSK_DEVICE_CUDA } tsk_device_kind;
+
+/* --device: auto, cpu, cuda, cuda:N, cuda:0,1, cuda:all */
+typedef struct {
+    tsk_device_kind kind;
+    int n_devices;          /* 0 with kind CUDA = all */
+    int devices[16];
+} tsk_device_choice;
+
+
+/* getopt_long codes of the shared sketch options without a short form. */
+enum {
+    TSK_OPT_ALPHABET = 1000, TSK_OPT_CANONICAL, TSK_OPT_WINDOW, TSK_OPT_STRIDE, TSK_OPT_TABLES,
+    TSK_OPT_PRECISION, TSK_OPT_DEVICE, TSK_OPT_PER_FILE, TSK_OPT_SLIDE,
+    TSK_OPT_FIRST_FREE = 1100 /* subcommands number their own long-only options from here */
+};
+#define TSK_SKETCH_SHORT_OPTS "k:s:S:p:l:I:"
+#define TSK_SKETCH_LONG_OPTIONS \
+    {"tuple-len", required_argument, 0, 'k'}, {"dim", required_argument, 0, 's'}, \
+    {"seed", required_argument, 0, 'S'}, {"threads", required_argument, 0, 'p'}, \
+    {"list", required_argument, 0, 'l'}, {"id", required_argument, 0, 'I'}, \
+    {"alphabet", required_argument, 0, TSK_OPT_ALPHABET}, {"canonical", no_argument, 0, TSK_OPT_CANONICAL}, \
+    {"window", required_argument, 0, TSK_OPT_WINDOW}, {"stride", required_argument, 0, TSK_OPT_STRIDE}, \
+    {"tables", required_argument, 0, TSK_OPT_TABLES}, {"precision", required_argument, 0, TSK_OPT_PRECISION}, \
+    {"device", required_argument, 0, TSK_OPT_DEVICE}, {"per-file", no_argument, 0, TSK_OPT_PER_FILE}, \
+    {"slide", no_argument, 0, TSK_OPT_SLIDE}
+/* Help text of the shared sketch options, for the subcommands' usage messages. */
+extern const char tsk_sketch_options_help[];
+
+/* Everything `tsketch sketch` needs besides the output. */
+typedef struct {
+    tsk_params params;
+    tsk_input *inputs;
+    size_t n_inputs;
+    int per_file;              /* one sketch per input file (records joined in order) */
+    const char *per_file_name; /* -I NAME: name of the single per-file sketch */
+    int threads;
+    tsk_device_choice device;
+    const char *tables_path;   /* --tables FILE, or NULL */
+    int slide;                 /* --slide: Tensor Slide Sketch with the tuned defaults */
+    unsigned given;            /* TSK_GIVEN_* bits: parameters set on the command line */
+    char **owned;              /* strings the job allocated (list files), freed with it */
+    size_t n_owned;
+} tsk_sketch_job;
+
+enum { TSK_GIVEN_T = 1, TSK_GIVEN_DIM = 2, TSK_GIVEN_WINDOW = 4, TSK_GIVEN_STRIDE = 8, TSK_GIVEN_SEED = 16 };
+
+/* Adds a positional input path (strdup'd). Returns 0 or -1 (out of memory). */
+int tsk_sketch_job_add_input(tsk_sketch_job *job, const char *path);
+
+/* Called once per record, in input order, with its rows (rec->n_rows x dim values of the job's
+ * precision). Return 0 to go on; anything else stops the run and is returned by the pipeline. */
+typedef int (*tsk_record_sink)(void *ctx, const tsk_record_info *rec, const void *rows);
+
+/* Runs the job. Returns a TSK_EXIT_* code; on failure the message has been printed. */
+int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx);
+
+/* Parses the sketch options shared by sketch/dist/triangle (-k -s -S --alphabet --canonical
+ * --window --stride --tables --precision -p --device -l --per-file -I). Used through getopt_long:
+ * returns 1 if opt was one of them (consumed), 0 if not, -1 on an invalid value (message printed).
+ * Call tsk_sketch_job_finish after the options to draw or read tables and check parameters. */
+int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg);
+void tsk_sketch_job_init(tsk_sketch_job *job);
+int tsk_sketch_job_finish(tsk_sketch_job *job); /* TSK_EXIT_OK or an exit code, message printed */
+void tsk_sketch_job_free(tsk_sketch_job *job);
+
+#endif

@@ -1,0 +1,222 @@
+/* sketch_opts.c: the sketch options shared by sketch, dist and triangle. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/tables_file.h"
+#include "cli.h"
+#include "pipeline.h"
+
+/* Defaults of --slide: the Tensor Slide Sketch parameters chosen in docs/accuracy.md. */
+#define SLIDE_T 3
+#define SLIDE_DIM 64
+#define SLIDE_WINDOW 1000
+#define SLIDE_STRIDE 100
+
+const char tsk_sketch_options_help[] =
+    "Sketch options:\n"
+    "  -k, --tuple-len T     subsequence length t (default 4)\n"
+    "  -s, --dim D           sketch dimension (default 96)\n"
+    "  -S, --seed N          seed of the hash/sign tables (default 24301 = 0x5EED)\n"
+    "      --alphabet A      dna (default) or protein\n"
+    "      --canonical       strand-invariant sketch (DNA)\n"
+    "      --window W        Tensor Slide Sketch: one row per stride for the window ending there\n"
+    "      --stride S        stride of the slide rows (default: the window)\n"
+    "      --slide           Tensor Slide Sketch with tuned defaults (t=3, D=64, W=1000, S=100;\n"
+    "                        each still overridable)\n"
+    "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
+    "      --precision P     single (default) or double\n"
+    "  -p, --threads N       CPU threads (default 1)\n"
+    "      --device DEV      auto (default), cpu, cuda, cuda:N, cuda:0,1 or cuda:all\n"
+    "  -l, --list FILE       read input paths from FILE (one per line, or NAME<TAB>PATH)\n"
+    "      --per-file        one sketch per input file (its records joined in order)\n"
+    "  -I, --id NAME         name of the --per-file sketch (one input only)\n";
+
+void tsk_sketch_job_init(tsk_sketch_job *job)
+{
+    memset(job, 0, sizeof *job);
+    tsk_params_default(&job->params);
+    job->threads = 1;
+    job->device.kind = TSK_DEVICE_AUTO;
+}
+
+void tsk_sketch_job_free(tsk_sketch_job *job)
+{
+    tsk_inputs_free(job->inputs, job->n_inputs);
+    job->inputs = NULL;
+    job->n_inputs = 0;
+}
+
+int tsk_sketch_job_add_input(tsk_sketch_job *job, const char *path)
+{
+    tsk_input *in = realloc(job->inputs, (job->n_inputs + 1) * sizeof *in);
+    if (!in) return -1;
+    job->inputs = in;
+    in[job->n_inputs].path = strdup(path);
+    in[job->n_inputs].name = NULL;
+    if (!in[job->n_inputs].path) return -1;
+    job->n_inputs++;
+    return 0;
+}
+
+static int parse_device(tsk_device_choice *d, const char *arg)
+{
+    memset(d, 0, sizeof *d);
+    if (!strcmp(arg, "auto")) return d->kind = TSK_DEVICE_AUTO, 0;
+    if (!strcmp(arg, "cpu")) return d->kind = TSK_DEVICE_CPU, 0;
+    if (strncmp(arg, "cuda", 4)) goto bad;
+    d->kind = TSK_DEVICE_CUDA;
+    if (arg[4] == '\0') { /* plain "cuda": the first device */
+        d->n_devices = 1;
+        d->devices[0] = 0;
+        return 0;
+    }
+    if (arg[4] != ':') goto bad;
+    if (!strcmp(arg + 5, "all")) return 0; /* n_devices 0 = all */
+    for (const char *s = arg + 5;;) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 0 || v > 255 || d->n_devices == 16) goto bad;
+        for (int i = 0; i < d->n_devices; i++)
+            if (d->devices[i] == v) goto bad;
+        d->devices[d->n_devices++] = (int)v;
+        if (*end == '\0') return 0;
+        if (*end != ',') goto bad;
+        s = end + 1;
+    }
+bad:
+    tsk_error("option --device: '%s' is not auto, cpu, cuda, cuda:N, cuda:N,M,... or cuda:all", arg);
+    return -1;
+}
+
+int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
+{
+    tsk_params *p = &job->params;
+    int64_t v;
+    char err[TSK_ERRLEN];
+    switch (opt) {
+    case 'k':
+        if (tsk_parse_int64("-k/--tuple-len", arg, 1, TSK_MAX_T, &v)) return -1;
+        p->t = (int)v, job->given |= TSK_GIVEN_T;
+        return 1;
+    case 's':
+        if (tsk_parse_int64("-s/--dim", arg, 1, TSK_MAX_DIM, &v)) return -1;
+        p->dim = (int)v, job->given |= TSK_GIVEN_DIM;
+        return 1;
+    case 'S': {
+        char *end;
+        unsigned long long u = strtoull(arg, &end, 0);
+        if (end == arg || *end || arg[0] == '-') {
+            tsk_error("option -S/--seed: '%s' is not a non-negative integer", arg);
+            return -1;
+        }
+        p->seed = u, job->given |= TSK_GIVEN_SEED;
+        return 1;
+    }
+    case 'p':
+        if (tsk_parse_int64("-p/--threads", arg, 1, 4096, &v)) return -1;
+        job->threads = (int)v;
+        return 1;
+    case 'l': {
+        size_t n = job->n_inputs;
+        int rc = tsk_input_list_read(arg, &job->inputs, &n, err, sizeof err);
+        job->n_inputs = n;
+        if (rc) {
+            tsk_error("%s", err);
+            return -3; /* bad input, not bad usage */
+        }
+        return 1;
+    }
+    case 'I':
+        job->per_file_name = arg;
+        return 1;
+    case TSK_OPT_ALPHABET:
+        if (!strcmp(arg, "dna")) p->alphabet = TSK_DNA;
+        else if (!strcmp(arg, "protein")) p->alphabet = TSK_PROTEIN;
+        else {
+            tsk_error("option --alphabet: '%s' is not dna or protein", arg);
+            return -1;
+        }
+        return 1;
+    case TSK_OPT_CANONICAL:
+        p->canonical = 1;
+        return 1;
+    case TSK_OPT_WINDOW:
+        if (tsk_parse_int64("--window", arg, 1, INT64_MAX / 4, &v)) return -1;
+        p->window = v, job->given |= TSK_GIVEN_WINDOW;
+        return 1;
+    case TSK_OPT_STRIDE:
+        if (tsk_parse_int64("--stride", arg, 1, INT64_MAX / 4, &v)) return -1;
+        p->stride = v, job->given |= TSK_GIVEN_STRIDE;
+        return 1;
+    case TSK_OPT_SLIDE:
+        job->slide = 1;
+        return 1;
+    case TSK_OPT_TABLES:
+        job->tables_path = arg;
+        return 1;
+    case TSK_OPT_PRECISION:
+        if (!strcmp(arg, "single")) p->precision = TSK_SINGLE;
+        else if (!strcmp(arg, "double")) p->precision = TSK_DOUBLE;
+        else {
+            tsk_error("option --precision: '%s' is not single or double", arg);
+            return -1;
+        }
+        return 1;
+    case TSK_OPT_DEVICE:
+        return parse_device(&job->device, arg) ? -1 : 1;
+    case TSK_OPT_PER_FILE:
+        job->per_file = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int tsk_sketch_job_finish(tsk_sketch_job *job)
+{
+    tsk_params *p = &job->params;
+    if (job->slide) {
+        if (!(job->given & TSK_GIVEN_T)) p->t = SLIDE_T;
+        if (!(job->given & TSK_GIVEN_DIM)) p->dim = SLIDE_DIM;
+        if (!(job->given & TSK_GIVEN_WINDOW)) p->window = SLIDE_WINDOW;
+        if (!(job->given & TSK_GIVEN_STRIDE)) p->stride = p->window < SLIDE_STRIDE ? p->window : SLIDE_STRIDE;
+    }
+    if ((job->given & TSK_GIVEN_STRIDE) && p->window == 0) {
+        tsk_error("--stride needs --window (or --slide)");
+        return TSK_EXIT_USAGE;
+    }
+    if (p->window > 0 && p->stride == 0) p->stride = p->window;
+    if (p->stride > p->window) {
+        tsk_error("--stride %lld exceeds --window %lld", (long long)p->stride, (long long)p->window);
+        return TSK_EXIT_USAGE;
+    }
+    if (job->per_file_name && !job->per_file) {
+        tsk_error("-I/--id names a --per-file sketch: add --per-file");
+        return TSK_EXIT_USAGE;
+    }
+    if (job->per_file_name && job->n_inputs > 1) {
+        tsk_error("-I/--id names one sketch, but there are %zu inputs", job->n_inputs);
+        return TSK_EXIT_USAGE;
+    }
+    if (job->tables_path) {
+        char err[TSK_ERRLEN];
+        if (job->given & TSK_GIVEN_SEED) {
+            tsk_error("--seed and --tables exclude each other");
+            return TSK_EXIT_USAGE;
+        }
+        if (tsk_tables_read(p, job->tables_path, err, sizeof err)) {
+            tsk_error("%s", err);
+            return TSK_EXIT_INPUT;
+        }
+    } else {
+        tsk_tables_draw(p);
+    }
+    const char *why = tsk_params_check(p);
+    if (why) {
+        tsk_error("invalid parameters: %s", why);
+        return TSK_EXIT_USAGE;
+    }
+    return TSK_EXIT_OK;
+}

@@ -1,0 +1,42 @@
+# harness.sh: sourced by the CLI tests. Usage: TSKETCH=... TESTDATA=... bash test_x.sh
+# Each check prints "ok - ..." or "not ok - ..."; the script ends with "N passed, N failed".
+set -u
+passed=0
+failed=0
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tsketch-cli.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "    $l"; done; }
+
+# expect_exit CODE 'stderr regex' DESCRIPTION -- command...
+expect_exit() {
+    local code=$1 pattern=$2 desc=$3
+    shift 4
+    "$@" >"$WORK/out" 2>"$WORK/err"
+    local got=$?
+    if [ "$got" -ne "$code" ]; then
+        not_ok "$desc" "exit $got, expected $code" "stderr: $(head -c 400 "$WORK/err")"
+    elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$WORK/err"; then
+        not_ok "$desc" "stderr does not match /$pattern/" "stderr: $(head -c 400 "$WORK/err")"
+    else
+        ok "$desc"
+    fi
+}
+
+# expect_same FILE1 FILE2 DESCRIPTION
+expect_same() {
+    if cmp -s "$1" "$2"; then ok "$3"; else not_ok "$3" "$1 and $2 differ" "$(diff "$1" "$2" | head -5)"; fi
+}
+
+# expect_true DESCRIPTION -- command... (passes when the command exits 0)
+expect_true() {
+    local desc=$1
+    shift 2
+    if "$@" >"$WORK/out.t" 2>&1; then ok "$desc"; else not_ok "$desc" "$(head -c 400 "$WORK/out.t")"; fi
+}
+
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
