@@ -30,6 +30,10 @@ int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err
 
 void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g);
 
+/* For benchmarks: milliseconds the devices spent in sketch kernels (CUDA events around each
+ * part's kernels, copies excluded) and bases sketched, summed since open. */
+void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t *bases);
+
 #ifdef __cplusplus
 }
 #endif

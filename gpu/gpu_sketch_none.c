@@ -28,3 +28,10 @@ int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err
 }
 
 void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g) { (void)g; }
+
+void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t *bases)
+{
+    (void)g;
+    if (kernel_ms) *kernel_ms = 0.0;
+    if (bases) *bases = 0;
+}

@@ -65,11 +65,12 @@ int tsk_batcher_add(tsk_batcher *b, const char *name, const char *source, const 
     }
     size_t cap = (size_t)b->cap;
     if ((size_t)b->n + 2 > cap) {
+        /* all four arrays follow one capacity, cap records (string_at: 2 per record) */
         size_t c1 = cap, c2 = cap, c3 = cap, c4 = 2 * cap;
         if (grow((void **)&b->offset, sizeof *b->offset, (size_t)b->n + 2, &c1) ||
-            grow((void **)&b->row_offset, sizeof *b->row_offset, (size_t)b->n + 2, &c2) ||
-            grow((void **)&b->info, sizeof *b->info, (size_t)b->n + 2, &c3) ||
-            grow((void **)&b->string_at, sizeof *b->string_at, 2 * ((size_t)b->n + 2), &c4))
+            grow((void **)&b->row_offset, sizeof *b->row_offset, c1, &c2) ||
+            grow((void **)&b->info, sizeof *b->info, c1, &c3) ||
+            grow((void **)&b->string_at, sizeof *b->string_at, 2 * c1, &c4))
             return -1;
         b->cap = (int64_t)c1;
     }

@@ -63,7 +63,7 @@ static int write_tsv(const tsk_file *f, FILE *out)
 static int write_npy(const tsk_file *f, const char *path, char *err, size_t errlen)
 {
     const int dim = f->params.dim;
-    tsk_npy_writer *w = tsk_npy_open(path, f->n_rows, dim, err, errlen);
+    tsk_npy_writer *w = tsk_npy_open(path, f->n_rows, dim, (int)sizeof(float), err, errlen);
     if (!w) return -1;
     float *row = malloc((size_t)dim * sizeof *row);
     int rc = row ? 0 : -1;

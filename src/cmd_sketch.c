@@ -48,6 +48,8 @@ int tsk_cmd_sketch(int argc, char **argv)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
+    /* Joined before getopt permutes argv; argv[-1] is the program (main passes argv + 1). */
+    char *command_line = tsk_join_argv(argc + 1, argv - 1);
     tsk_sketch_job job;
     tsk_sketch_job_init(&job);
     const char *output = NULL;
@@ -63,7 +65,11 @@ int tsk_cmd_sketch(int argc, char **argv)
         switch (opt) {
         case 'o': output = optarg; break;
         case 'q': tsk_quiet = 1; break;
-        case 'h': usage(stdout); tsk_sketch_job_free(&job); return TSK_EXIT_OK;
+        case 'h':
+            usage(stdout);
+            tsk_sketch_job_free(&job);
+            free(command_line);
+            return TSK_EXIT_OK;
         default: usage(stderr); rc = TSK_EXIT_USAGE;
         }
     }
@@ -80,12 +86,11 @@ int tsk_cmd_sketch(int argc, char **argv)
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&job);
     if (rc != TSK_EXIT_OK) {
         tsk_sketch_job_free(&job);
+        free(command_line);
         return rc;
     }
 
     char err[TSK_ERRLEN];
-    /* argv[-1] is the program itself: main hands the subcommand argv + 1. */
-    char *command_line = tsk_join_argv(argc + 1, argv - 1);
     sketch_sink_ctx ctx = {0};
     ctx.writer = tsk_writer_open(output, &job.params, TSK_VERSION, command_line ? command_line : "", err, sizeof err);
     free(command_line);

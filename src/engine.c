@@ -59,7 +59,7 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
         return TSK_EXIT_NO_GPU;
     }
     use_cpu(e);
-    tsk_note("no usable GPU (%s): sketching on the %s", why, e->name);
+    tsk_note("no usable GPU (%s); sketching on the %s", why, e->name);
     return TSK_EXIT_OK;
 }
 

@@ -67,8 +67,11 @@ expect_exit 5 "GPU|CUDA" "--device cuda without a GPU exits 5" -- env CUDA_VISIB
 
 # bad .tsk files
 "$T" sketch -q "$G" -o "$WORK/g.tsk"
-head -c 5000 "$WORK/g.tsk" >"$WORK/cut.tsk"
-expect_exit 3 "cut\.tsk.*truncated" "truncated .tsk" -- "$T" info "$WORK/cut.tsk"
+size=$(stat -c %s "$WORK/g.tsk")
+head -c $((size - 100)) "$WORK/g.tsk" >"$WORK/cut.tsk"
+expect_exit 3 "cut\.tsk.*truncated" "truncated .tsk (end cut)" -- "$T" info "$WORK/cut.tsk"
+head -c 200 "$WORK/g.tsk" >"$WORK/cut2.tsk"
+expect_exit 3 "cut2\.tsk.*truncated" "truncated .tsk (inside the header)" -- "$T" info "$WORK/cut2.tsk"
 expect_exit 3 "good\.fa.*not a" "FASTA given as .tsk" -- "$T" info "$WORK/good.fa"
 expect_exit 3 "missing\.tsk" "missing .tsk" -- "$T" info "$WORK/missing.tsk"
 cp "$WORK/g.tsk" "$WORK/flip.tsk"

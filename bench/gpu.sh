@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench/gpu.sh [BUNDLE]: the one script run on the GPU machine. Checks the GPU sketch engine
+# (Criterion tests: GPU vs CPU vs golden; odd lengths, t/D sweep, slide rows across chunk borders,
+# real genomes), runs compute-sanitizer memcheck and racecheck on small inputs, then times the
+# engine on the four standard workloads next to the seed's Numba kernel, and finally runs
+# bench/gpu/dist.sh (the distance engine) when it exists. Logs go to $OUT (or /tmp/gpu_bench).
+#
+# BUNDLE (default .device/gpus) is made on the build machine:
+#   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
+#     build-gpus/tests/gpu/test_gpu_sketch_test -- shared/bench/*.py testdata shared/data/...
+# and the device call is: bash bench/gpu.sh .device/gpus   (carry: [".device/gpus"])
+set -uo pipefail
+B=${1:-.device/gpus}
+out=${OUT:-/tmp/gpu_bench}
+mkdir -p "$out"
+bench=$B/bin/gpu_sketch_bench
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+status=0
+step() { echo "== $*" | tee -a "$out/summary.txt"; }
+run() {  # run LOGNAME CMD...: logs to $out/LOGNAME, the table to the summary, failure noted
+    local name=$1; shift
+    "$@" >"$out/$name" 2>&1
+    local rc=$?
+    grep -v '^==' "$out/$name" | tail -n 12 | tee -a "$out/summary.txt"
+    [ $rc -eq 0 ] || { echo "!! $name exited $rc" | tee -a "$out/summary.txt"; status=1; }
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/summary.txt"
+
+step "workloads"
+python3 "$B/make_workloads.py" /tmp/w && python3 "$B/make_workloads.py" /tmp/ws --scale 0.002 || exit 1
+
+step "Criterion tests (GPU vs CPU reference vs golden)"
+run tests.log env TESTDATA="$B/testdata" "$B/bin/test_gpu_sketch_test" --jobs 1 --verbose=0
+
+step "compute-sanitizer memcheck + racecheck (small inputs; fast and generic kernels, chunks, slide, canonical)"
+small="/tmp/ws/seed-heterogeneous.fa /tmp/ws/long-records.fa /tmp/ws/short-reads.fa"
+for tool in memcheck racecheck; do
+    run "san_${tool}_fast.log" "$san" --tool $tool --error-exitcode 9 "$bench" --repeats 1 $small
+    run "san_${tool}_generic.log" "$san" --tool $tool --error-exitcode 9 "$bench" --repeats 1 --dim 100 --t 5 --canonical $small
+    run "san_${tool}_slide.log" "$san" --tool $tool --error-exitcode 9 "$bench" --repeats 1 --window 20000 --stride 7000 --canonical /tmp/ws/long-records.fa
+done
+
+step "t=4 D=96 float32, the four workloads (kernel-only and end-to-end Gbp/s; errors vs CPU float64)"
+run bench_default.log "$bench" --repeats 5 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
+step "long records: 4 x 50 Mbp through the split path (accuracy bound 1e-4)"
+run bench_long.log "$bench" --repeats 5 --tol 1e-4 /tmp/w/long-records.fa
+python3 "$B/make_workloads.py" /tmp/w10 --scale 0.1 >/dev/null
+step "canonical"
+run bench_canonical.log "$bench" --repeats 3 --canonical /tmp/w/seed-homogeneous.fa
+step "slide rows w=10000 s=1000 (per-window recomputation: 10x the bases), 10 Mbp"
+run bench_slide.log "$bench" --repeats 3 --window 10000 --stride 1000 /tmp/w10/seed-heterogeneous.fa
+step "generic kernel: D=100 float32, D=96 float64 (checked on 10 Mbp, timed on 100 Mbp)"
+run bench_generic.log "$bench" --repeats 1 --dim 100 /tmp/w10/seed-homogeneous.fa
+run bench_generic_t.log "$bench" --repeats 3 --no-check --dim 100 /tmp/w/seed-homogeneous.fa
+run bench_double.log "$bench" --repeats 1 --double /tmp/w10/seed-homogeneous.fa
+run bench_double_t.log "$bench" --repeats 3 --no-check --double /tmp/w/seed-homogeneous.fa
+step "t/D sweep on seed-homogeneous (10 Mbp)"
+for t in 2 3 4 6 8; do
+    for d in 32 64 96 128; do
+        "$bench" --repeats 3 --t $t --dim $d /tmp/w10/seed-homogeneous.fa 2>&1 | tail -n 1 | sed "s/^/t=$t D=$d /"
+    done
+done | tee "$out/sweep.log" | tee -a "$out/summary.txt"
+step "real genomes"
+real=$(ls "$B"/data/* 2>/dev/null)
+[ -n "$real" ] && run bench_real.log "$bench" --repeats 3 $real
+
+step "seed baseline (Numba, t=4 D=96)"
+run seed.log python3 "$B/seed_numba.py" --repeats 3 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
+run seed_long.log python3 "$B/seed_numba.py" --repeats 1 /tmp/w/long-records.fa
+
+here=$(cd "$(dirname "$0")" && pwd)
+dist_bin=${DIST_BENCH:-.device/gpud/bin/dist_bench}
+if [ -f "$here/gpu/dist.sh" ]; then
+    step "distance engine (bench/gpu/dist.sh $dist_bin)"
+    if [ -x "$dist_bin" ]; then bash "$here/gpu/dist.sh" "$dist_bin" || status=1
+    else echo "skipped: $dist_bin not carried" | tee -a "$out/summary.txt"; fi
+fi
+step "done, status $status"
+exit $status

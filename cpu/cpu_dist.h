@@ -1,0 +1,68 @@
+/* cpu_dist.h: distances between a query set and a reference set of sketches on the CPU.
+ *
+ * The engine of `tsketch dist` and `triangle` (docs/distances.md). gpu/gpu_dist.h is its twin:
+ * the same functions with a tsk_gpu_ prefix, so src/ can drive either through one loop over
+ * query blocks. Every result is as SKETCH.md defines it and within 1e-5 relative (or 1e-6
+ * absolute) of tsk_distance_ref: the kernel sums (a - b)^2 directly rather than expanding
+ * |a|^2 + |b|^2 - 2ab, which cancels catastrophically for near-identical sketches; cosine is the
+ * same sum over the vectors scaled by their float64 inverse norms, 1 - cos = |a/|a| - b/|b||^2 / 2
+ * (see docs/distances.md, "Accuracy").
+ *
+ * Work is always requested for a block of queries at a time, so memory stays O(N*D + block) and
+ * output can stream; results never depend on the thread count. */
+#ifndef TSK_CPU_DIST_H
+#define TSK_CPU_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/tsk_def.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which (query q, reference r) pairs of a block take part, by global item indices. The last three
+ * are for one set compared with itself (query and reference are the same set).
+ * gpu/gpu_dist.h carries the same definition under the same guard. */
+#ifndef TSK_PAIR_FILTER_DEFINED
+#define TSK_PAIR_FILTER_DEFINED
+typedef enum {
+    TSK_PAIRS_ALL = 0,        /* every q x r (two different sets) */
+    TSK_PAIRS_UPPER = 1,      /* r > q: each unordered pair once, no self pair */
+    TSK_PAIRS_UPPER_SELF = 2, /* r >= q: as above plus the self pairs (--with-self) */
+    TSK_PAIRS_NOT_SELF = 3,   /* r != q: the neighbours of each item (top-k) */
+} tsk_pair_filter;
+#endif
+
+typedef struct tsk_cpu_dist tsk_cpu_dist;
+
+/* Prepares the comparison of query with ref under metric m (float64 prefix norms of every item's
+ * rows; nothing is copied: both sets must outlive the context). threads <= 0 means OpenMP's
+ * default. Returns NULL with a message when the sets disagree on dim or memory runs out. */
+tsk_cpu_dist *tsk_cpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
+                                int threads, char *err, size_t errlen);
+void tsk_cpu_dist_close(tsk_cpu_dist *d);
+
+/* Dense block: out[(q - q0) * ld + (r - r0)] = distance(query q, ref r) for q in [q0, q0+nq),
+ * r in [r0, r0+nr). Every pair is computed (filters are the caller's business here). */
+int tsk_cpu_dist_block(tsk_cpu_dist *d, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out,
+                       int64_t ld);
+
+/* Nearest references of queries [q0, q0+nq) among the pairs that pass filter: out[(q-q0)*k + i]
+ * is the i-th nearest, nearest first, ties broken by the lower reference index. Queries with
+ * fewer than k candidates get trailing entries {q, -1, INFINITY}. */
+int tsk_cpu_dist_topk(tsk_cpu_dist *d, int64_t q0, int64_t nq, int k, tsk_pair_filter filter, tsk_pair *out);
+
+/* Every pair of queries [q0, q0+nq) that passes filter with distance <= max_dist, appended to
+ * *pairs (grown with realloc; *n_pairs entries in use, *cap allocated) in query-major, then
+ * reference order. */
+int tsk_cpu_dist_within(tsk_cpu_dist *d, int64_t q0, int64_t nq, float max_dist, tsk_pair_filter filter,
+                        tsk_pair **pairs, int64_t *n_pairs, int64_t *cap);
+
+/* The functions above return 0, or -1 after an allocation failure (the only runtime error). */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+/* dist_kernels.cuh: the distance kernels of gpu_dist.cu and their launchers.
+ *
+ * Tiled path (every item has the same number of rows, so each item is one vector of L floats):
+ * query and reference items are stored row-major, each padded with zeros to Lp (a multiple of
+ * DIST_BK) floats, and each buffer padded to a multiple of DIST_TILE items so that tile loads
+ * need no bounds checks. A block computes a DIST_TILE x DIST_TILE tile of |a - b|^2 in float32
+ * (8 x 8 pairs per thread), then finishes the distance and, by mode, stores it (dense), keeps it
+ * if <= max (within) or folds it into per-query top-k lists (topk).
+ *
+ * Ragged path (slide sketches with differing row counts): one warp per pair over the packed rows,
+ * float64 sums, dense output only. */
+#ifndef TSK_DIST_KERNELS_CUH
+#define TSK_DIST_KERNELS_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#define DIST_TILE 128
+#define DIST_BK 16
+#define DIST_THREADS 256
+
+/* One candidate of a partial top-k list: distance and reference index local to the launch. */
+struct dist_cand {
+    float d;
+    int r;
+};
+
+/* One surviving pair of a within launch, indices local to the launch. */
+struct dist_hit {
+    int q;
+    int r;
+    float d;
+};
+
+/* What every tiled launch shares. */
+struct dist_tile_args {
+    const float *Q;        /* query items, padded rows of Lp floats */
+    const float *R;        /* reference items, same layout */
+    int Lp;                /* padded vector length (multiple of DIST_BK) */
+    int nq, nr;            /* valid items in Q and R */
+    long long q0, r0;      /* global index of Q's and R's first item (for filters) */
+    const float *qinv, *rinv;  /* cosine: 1/|x| (0 for a zero vector), float */
+    const double *qnorm, *rnorm; /* cosine: |x| in float64 */
+    int cosine;
+    int filter;            /* tsk_pair_filter */
+};
+
+/* Dense: out[q * ld + r] for every valid pair. */
+cudaError_t dist_launch_dense(const dist_tile_args *a, float *out, long long ld, cudaStream_t s);
+
+/* Within: every valid pair passing filter with d <= max_dist goes to hits[atomicAdd(count)] while
+ * the count is below cap (the caller re-runs with a larger buffer when *count ends above cap). */
+cudaError_t dist_launch_within(const dist_tile_args *a, float max_dist, dist_hit *hits,
+                               unsigned long long *count, unsigned long long cap, cudaStream_t s);
+
+/* Top-k: reference tiles split into n_split ranges; part[(q * n_split + s) * k + i] is the i-th
+ * nearest of query q within split s (entries {INFINITY, -1} when fewer). k <= 64. */
+cudaError_t dist_launch_topk(const dist_tile_args *a, int k, int n_split, dist_cand *part, cudaStream_t s);
+size_t dist_topk_smem(int k);
+
+/* Ragged dense: items as packed rows of dim floats; item i's rows start at element start[i] and
+ * number nrows[i]. out[q * ld + r] = distance over the first min(nrows) rows. */
+cudaError_t dist_launch_ragged(const float *Qrows, const long long *qstart, const long long *qrows,
+                               int nq, const float *Rrows, const long long *rstart, const long long *rrows,
+                               int nr, int dim, int cosine, float *out, long long ld, cudaStream_t s);
+
+#endif

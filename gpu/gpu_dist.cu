@@ -1,0 +1,778 @@
+/* gpu_dist.cu: the CUDA distance engine (gpu_dist.h): device memory, blocking of the reference
+ * set, splitting of queries over devices, and the host side of selection (merging partial top-k
+ * lists, ordering threshold hits). Kernels are in dist_kernels.cu. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+#include "dist_kernels.cuh"
+#include "gpu_dist.h"
+
+#define DENSE_PANEL_FLOATS ((size_t)64 << 20)   /* 256 MB of dense distances per launch */
+#define STAGE_BYTES ((size_t)32 << 20)          /* pinned staging for uploads */
+
+/* One device's buffers. Reference items [r_lo, r_lo + r_n) are resident; queries are sent per
+ * call unless they are part of that block (query set == reference set). */
+struct dev_ctx {
+    int dev = 0;
+    int n_sm = 1;
+    size_t free_at_open = 0;
+    cudaStream_t st = nullptr;
+    float *R = nullptr, *Rinv = nullptr;
+    double *Rnorm = nullptr;
+    long long r_lo = 0, r_n = -1, r_alloc = 0;
+    float *Q = nullptr, *Qinv = nullptr;
+    double *Qnorm = nullptr;
+    long long q_alloc = 0;
+    dist_cand *part = nullptr;
+    size_t part_cap = 0;
+    dist_hit *hits = nullptr;
+    unsigned long long hits_cap = 0, *count = nullptr;
+    float *dense = nullptr;
+    size_t dense_cap = 0;
+    void *pinned = nullptr;
+    size_t pinned_cap = 0;
+    float *stage = nullptr;
+    cudaEvent_t stage_ev[2] = {nullptr, nullptr};
+    /* ragged sets, whole */
+    float *gq_rows = nullptr, *gr_rows = nullptr;
+    long long *gq_start = nullptr, *gq_nrows = nullptr, *gr_start = nullptr, *gr_nrows = nullptr;
+    char err[256] = "";
+};
+
+struct tsk_gpu_dist {
+    const tsk_sketch_set *query, *ref;
+    int same;             /* query and ref are one set */
+    tsk_metric metric;
+    int uniform;          /* every item of both sets has n_rows == urows */
+    int64_t urows;
+    int L, Lp;            /* vector length and its padding to DIST_BK */
+    std::vector<double> qnorm, rnorm;  /* float64 norms (uniform path) */
+    std::vector<float> qinv, rinv;
+    std::vector<dev_ctx> devs;
+    long long max_ref = 0, max_query = 0;
+    char err[320] = "";
+};
+
+/* ---------------------------------------------------------------- errors */
+
+static int fail(dev_ctx &dc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(dev_ctx &dc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dc.err, sizeof dc.err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+#define CK(dc, call, what)                                                                              \
+    do {                                                                                                \
+        cudaError_t e_ = (call);                                                                        \
+        if (e_ != cudaSuccess) {                                                                        \
+            cudaGetLastError();                                                                         \
+            return fail(dc, "CUDA error on device %d: %s (%s)", (dc).dev, cudaGetErrorString(e_), what); \
+        }                                                                                               \
+    } while (0)
+
+/* Grows a device buffer to hold n elements (contents not kept). */
+template <class T> static int grow(dev_ctx &dc, T **p, size_t *cap, size_t n, const char *what)
+{
+    if (n <= *cap && *p) return 0;
+    if (*p) cudaFree(*p);
+    *p = nullptr;
+    *cap = 0;
+    CK(dc, cudaMalloc((void **)p, std::max<size_t>(n, 1) * sizeof(T)), what);
+    *cap = n;
+    return 0;
+}
+
+static int grow_pinned(dev_ctx &dc, size_t bytes)
+{
+    if (bytes <= dc.pinned_cap && dc.pinned) return 0;
+    if (dc.pinned) cudaFreeHost(dc.pinned);
+    dc.pinned = nullptr;
+    dc.pinned_cap = 0;
+    CK(dc, cudaMallocHost(&dc.pinned, bytes), "pinned host buffer");
+    dc.pinned_cap = bytes;
+    return 0;
+}
+
+static long long round_tile(long long n) { return (n + DIST_TILE - 1) / DIST_TILE * DIST_TILE; }
+
+/* ---------------------------------------------------------------- device count */
+
+extern "C" int tsk_gpu_dist_device_count(char *why, size_t whylen)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n <= 0) {
+        const char *r = e == cudaErrorInsufficientDriver ? "no CUDA driver (or one too old for this build)"
+                        : e == cudaErrorNoDevice || e == cudaSuccess ? "no CUDA device"
+                        : cudaGetErrorString(e);
+        cudaGetLastError();
+        if (why && whylen) snprintf(why, whylen, "%s", r);
+        return 0;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- uploads */
+
+/* Items [lo, lo + n) of set s, each padded to Lp floats, into dst (which has room for
+ * round_tile(n) + DIST_TILE items; the rows after n are zeroed so tile loads read defined
+ * memory). Packs through two pinned halves so packing overlaps the copies. */
+static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, long long lo, long long n, float *dst,
+                        long long alloc_items)
+{
+    const size_t row_bytes = (size_t)g->Lp * sizeof(float);
+    if (!dc.stage) {
+        CK(dc, cudaMallocHost((void **)&dc.stage, STAGE_BYTES), "pinned staging buffer");
+        CK(dc, cudaEventCreateWithFlags(&dc.stage_ev[0], cudaEventDisableTiming), "event");
+        CK(dc, cudaEventCreateWithFlags(&dc.stage_ev[1], cudaEventDisableTiming), "event");
+    }
+    if (g->Lp > 0) {
+        const long long per = std::max<long long>(1, (long long)(STAGE_BYTES / 2 / row_bytes));
+        int h = 0;
+        for (long long c = 0; c < n; c += per, h ^= 1) {
+            long long m = std::min(per, n - c);
+            float *buf = dc.stage + (size_t)h * (STAGE_BYTES / 2 / sizeof(float));
+            CK(dc, cudaEventSynchronize(dc.stage_ev[h]), "staging");
+            for (long long i = 0; i < m; i++) {
+                long long item = lo + c + i;
+                const float *src = s->rows + (size_t)s->first_row[item] * s->dim;
+                float *o = buf + (size_t)i * g->Lp;
+                memcpy(o, src, (size_t)g->L * sizeof(float));
+                memset(o + g->L, 0, (size_t)(g->Lp - g->L) * sizeof(float));
+            }
+            CK(dc, cudaMemcpyAsync(dst + (size_t)c * g->Lp, buf, (size_t)m * row_bytes, cudaMemcpyHostToDevice, dc.st),
+               "upload");
+            CK(dc, cudaEventRecord(dc.stage_ev[h], dc.st), "event");
+        }
+        CK(dc, cudaMemsetAsync(dst + (size_t)n * g->Lp, 0, (size_t)(alloc_items - n) * row_bytes, dc.st), "upload");
+    }
+    return 0;
+}
+
+/* Norm arrays of items [lo, lo+n) (cosine only). */
+static int upload_norms(tsk_gpu_dist *g, dev_ctx &dc, const std::vector<double> &norm, const std::vector<float> &inv,
+                        long long lo, long long n, double *dnorm, float *dinv)
+{
+    if (g->metric != TSK_METRIC_COSINE || n <= 0) return 0;
+    CK(dc, cudaMemcpyAsync(dnorm, norm.data() + lo, n * sizeof(double), cudaMemcpyHostToDevice, dc.st), "norms");
+    CK(dc, cudaMemcpyAsync(dinv, inv.data() + lo, n * sizeof(float), cudaMemcpyHostToDevice, dc.st), "norms");
+    return cudaStreamSynchronize(dc.st) == cudaSuccess ? 0 : fail(dc, "CUDA error on device %d (norms)", dc.dev);
+}
+
+static long long ref_capacity(tsk_gpu_dist *g, dev_ctx &dc)
+{
+    long long n = g->ref->n_items;
+    if (g->max_ref > 0) return std::min<long long>(n, g->max_ref);
+    size_t per = (size_t)std::max(g->Lp, 1) * sizeof(float) + 12;
+    long long fit = (long long)(dc.free_at_open * 0.45 / per);
+    fit = std::min<long long>(fit, (long long)1 << 30);
+    return std::max<long long>(1, std::min(n, fit));
+}
+
+static long long query_capacity(tsk_gpu_dist *g, dev_ctx &dc)
+{
+    long long n = g->query->n_items;
+    if (g->max_query > 0) return std::min<long long>(n, g->max_query);
+    size_t per = (size_t)std::max(g->Lp, 1) * sizeof(float) + 12 + 8 * 64;
+    long long fit = (long long)(dc.free_at_open * 0.15 / per);
+    fit = std::min<long long>(fit, (long long)1 << 30);
+    return std::max<long long>(1, std::min(n, fit));
+}
+
+/* Makes reference items [lo, lo + want) resident, loading a block starting at lo if needed.
+ * Returns the number of items resident from lo on (>= 1), or -1. */
+static long long ensure_ref(tsk_gpu_dist *g, dev_ctx &dc, long long lo, long long want)
+{
+    if (dc.r_n >= 0 && lo >= dc.r_lo && lo + want <= dc.r_lo + dc.r_n) return dc.r_lo + dc.r_n - lo;
+    long long cap = ref_capacity(g, dc);
+    long long n = std::min(cap, g->ref->n_items - lo);
+    long long alloc = round_tile(cap) + DIST_TILE;
+    if (alloc > dc.r_alloc) {
+        cudaFree(dc.R);
+        cudaFree(dc.Rinv);
+        cudaFree(dc.Rnorm);
+        dc.R = dc.Rinv = nullptr;
+        dc.Rnorm = nullptr;
+        dc.r_alloc = 0;
+        dc.r_n = -1;
+        if (cudaMalloc(&dc.R, (size_t)alloc * std::max(g->Lp, 1) * sizeof(float)) != cudaSuccess ||
+            cudaMalloc(&dc.Rinv, alloc * sizeof(float)) != cudaSuccess ||
+            cudaMalloc(&dc.Rnorm, alloc * sizeof(double)) != cudaSuccess) {
+            cudaGetLastError();
+            fail(dc, "device %d: out of memory for %lld reference sketches", dc.dev, alloc);
+            return -1;
+        }
+        dc.r_alloc = alloc;
+    }
+    if (upload_items(g, dc, g->ref, lo, n, dc.R, dc.r_alloc) ||
+        upload_norms(g, dc, g->rnorm, g->rinv, lo, n, dc.Rnorm, dc.Rinv))
+        return -1;
+    dc.r_lo = lo;
+    dc.r_n = n;
+    return n;
+}
+
+/* Tile arguments for queries [q, q + nq) against resident references [rl, rl + rn); the queries
+ * come from the resident block when they are in it (same set), else from an upload. */
+static int make_args(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, long long rl, long long rn,
+                     dist_tile_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->Lp = g->Lp;
+    a->cosine = g->metric == TSK_METRIC_COSINE;
+    a->nq = (int)nq;
+    a->nr = (int)rn;
+    a->q0 = q;
+    a->r0 = rl;
+    size_t roff = (size_t)(rl - dc.r_lo);
+    a->R = dc.R + roff * g->Lp;
+    a->rinv = dc.Rinv + roff;
+    a->rnorm = dc.Rnorm + roff;
+    if (g->same && q >= dc.r_lo && q + nq <= dc.r_lo + dc.r_n) {
+        size_t qoff = (size_t)(q - dc.r_lo);
+        a->Q = dc.R + qoff * g->Lp;
+        a->qinv = dc.Rinv + qoff;
+        a->qnorm = dc.Rnorm + qoff;
+        return 0;
+    }
+    long long alloc = round_tile(nq) + DIST_TILE;
+    if (alloc > dc.q_alloc) {
+        cudaFree(dc.Q);
+        cudaFree(dc.Qinv);
+        cudaFree(dc.Qnorm);
+        dc.Q = dc.Qinv = nullptr;
+        dc.Qnorm = nullptr;
+        dc.q_alloc = 0;
+        CK(dc, cudaMalloc(&dc.Q, (size_t)alloc * std::max(g->Lp, 1) * sizeof(float)), "query buffer");
+        CK(dc, cudaMalloc(&dc.Qinv, alloc * sizeof(float)), "query buffer");
+        CK(dc, cudaMalloc(&dc.Qnorm, alloc * sizeof(double)), "query buffer");
+        dc.q_alloc = alloc;
+    }
+    if (upload_items(g, dc, g->query, q, nq, dc.Q, dc.q_alloc) ||
+        upload_norms(g, dc, g->qnorm, g->qinv, q, nq, dc.Qnorm, dc.Qinv))
+        return -1;
+    a->Q = dc.Q;
+    a->qinv = dc.Qinv;
+    a->qnorm = dc.Qnorm;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- ragged sets (slides) */
+
+static int upload_ragged(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, float **rows, long long **start,
+                         long long **nrows)
+{
+    const long long n = s->n_items;
+    std::vector<long long> st(n), nr(n);
+    long long total = 0;
+    for (long long i = 0; i < n; i++) {
+        st[i] = total;
+        nr[i] = s->n_rows[i];
+        total += (long long)s->n_rows[i] * s->dim;
+    }
+    CK(dc, cudaMalloc(rows, std::max<long long>(total, 1) * sizeof(float)), "slide sketches (set larger than the GPU?)");
+    CK(dc, cudaMalloc(start, std::max<long long>(n, 1) * sizeof(long long)), "slide sketches");
+    CK(dc, cudaMalloc(nrows, std::max<long long>(n, 1) * sizeof(long long)), "slide sketches");
+    for (long long i = 0; i < n; i++)
+        if (nr[i] > 0)
+            CK(dc, cudaMemcpy(*rows + st[i], s->rows + (size_t)s->first_row[i] * s->dim,
+                              (size_t)nr[i] * s->dim * sizeof(float), cudaMemcpyHostToDevice), "slide sketches");
+    CK(dc, cudaMemcpy(*start, st.data(), n * sizeof(long long), cudaMemcpyHostToDevice), "slide sketches");
+    CK(dc, cudaMemcpy(*nrows, nr.data(), n * sizeof(long long), cudaMemcpyHostToDevice), "slide sketches");
+    (void)g;
+    return 0;
+}
+
+static int ensure_ragged(tsk_gpu_dist *g, dev_ctx &dc)
+{
+    if (dc.gr_rows) return 0;
+    if (upload_ragged(g, dc, g->ref, &dc.gr_rows, &dc.gr_start, &dc.gr_nrows)) return -1;
+    if (g->same) {
+        dc.gq_rows = dc.gr_rows;
+        dc.gq_start = dc.gr_start;
+        dc.gq_nrows = dc.gr_nrows;
+        return 0;
+    }
+    return upload_ragged(g, dc, g->query, &dc.gq_rows, &dc.gq_start, &dc.gq_nrows);
+}
+
+/* ---------------------------------------------------------------- dense */
+
+/* Dense distances of queries [q, q+nq) x refs [r0, r0+nr) into host out (row stride ld). */
+static int dense_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, long long r0, long long nr, float *out,
+                     long long ld)
+{
+    if (nq <= 0 || nr <= 0) return 0;
+    if (!g->uniform) {
+        if (ensure_ragged(g, dc)) return -1;
+        long long rows = std::max<long long>(1, std::min<long long>(nq, DENSE_PANEL_FLOATS / nr));
+        if (grow(dc, &dc.dense, &dc.dense_cap, (size_t)(rows * nr), "dense block")) return -1;
+        for (long long p = 0; p < nq; p += rows) {
+            long long m = std::min(rows, nq - p);
+            CK(dc, dist_launch_ragged(dc.gq_rows, dc.gq_start + q + p, dc.gq_nrows + q + p, (int)m, dc.gr_rows,
+                                      dc.gr_start + r0, dc.gr_nrows + r0, (int)nr, g->ref->dim,
+                                      g->metric == TSK_METRIC_COSINE, dc.dense, nr, dc.st), "slide distance kernel");
+            CK(dc, cudaMemcpy2DAsync(out + (size_t)p * ld, ld * sizeof(float), dc.dense, nr * sizeof(float),
+                                     nr * sizeof(float), m, cudaMemcpyDeviceToHost, dc.st), "dense block copy");
+            CK(dc, cudaStreamSynchronize(dc.st), "slide distance kernel");
+        }
+        return 0;
+    }
+    const long long qcap = query_capacity(g, dc);
+    for (long long rl = r0; rl < r0 + nr;) {
+        long long have = ensure_ref(g, dc, rl, std::min(r0 + nr - rl, ref_capacity(g, dc)));
+        if (have < 0) return -1;
+        long long rn = std::min(have, r0 + nr - rl);
+        long long rows = std::max<long long>(1, std::min<long long>(qcap, DENSE_PANEL_FLOATS / rn));
+        if (grow(dc, &dc.dense, &dc.dense_cap, (size_t)(std::min(rows, nq) * rn), "dense block")) return -1;
+        for (long long p = 0; p < nq; p += rows) {
+            long long m = std::min(rows, nq - p);
+            dist_tile_args a;
+            if (make_args(g, dc, q + p, m, rl, rn, &a)) return -1;
+            CK(dc, dist_launch_dense(&a, dc.dense, rn, dc.st), "dense distance kernel");
+            CK(dc, cudaMemcpy2DAsync(out + (size_t)p * ld + (rl - r0), ld * sizeof(float), dc.dense, rn * sizeof(float),
+                                     rn * sizeof(float), m, cudaMemcpyDeviceToHost, dc.st), "dense block copy");
+            CK(dc, cudaStreamSynchronize(dc.st), "dense distance kernel");
+        }
+        rl += rn;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- host selection */
+
+static inline bool before(float d, int64_t r, float e, int64_t s) { return d < e || (d == e && r < s); }
+
+static inline bool passes(tsk_pair_filter f, int64_t q, int64_t r)
+{
+    switch (f) {
+    case TSK_PAIRS_UPPER: return r > q;
+    case TSK_PAIRS_UPPER_SELF: return r >= q;
+    case TSK_PAIRS_NOT_SELF: return r != q;
+    default: return true;
+    }
+}
+
+/* Inserts (d, r) into the sorted list lst[0..k) if it beats the last entry. */
+static inline void list_insert(tsk_pair *lst, int k, float d, int64_t r)
+{
+    if (!(d <= INFINITY) || isinf(d) || !before(d, r, lst[k - 1].dist, lst[k - 1].ref < 0 ? INT64_MAX : lst[k - 1].ref))
+        return;
+    int pos = k - 1;
+    while (pos > 0 && !before(lst[pos - 1].dist, lst[pos - 1].ref < 0 ? INT64_MAX : lst[pos - 1].ref, d, r)) {
+        lst[pos] = lst[pos - 1];
+        pos--;
+    }
+    lst[pos].dist = d;
+    lst[pos].ref = r;
+}
+
+static void init_lists(tsk_pair *out, long long q, long long nq, int k)
+{
+    for (long long i = 0; i < nq; i++)
+        for (int j = 0; j < k; j++) out[i * k + j] = tsk_pair{q + i, -1, INFINITY};
+}
+
+/* Top-k or within through dense panels and host selection: slide sets, k above the fused limit. */
+static int select_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int k, float max_dist,
+                      tsk_pair_filter f, tsk_pair *topk, std::vector<tsk_pair> *hits)
+{
+    const long long nr = g->ref->n_items;
+    if (nr == 0 || nq == 0) return 0;
+    long long rows = std::max<long long>(1, std::min<long long>(nq, DENSE_PANEL_FLOATS / nr));
+    std::vector<float> panel;
+    try {
+        panel.resize((size_t)(rows * nr));
+    } catch (...) {
+        return fail(dc, "out of host memory for a %lld x %lld distance panel", rows, nr);
+    }
+    for (long long p = 0; p < nq; p += rows) {
+        long long m = std::min(rows, nq - p);
+        if (dense_dev(g, dc, q + p, m, 0, nr, panel.data(), nr)) return -1;
+        for (long long i = 0; i < m; i++) {
+            const long long qi = q + p + i;
+            const float *row = panel.data() + (size_t)i * nr;
+            for (long long r = 0; r < nr; r++) {
+                if (!passes(f, qi, r)) continue;
+                if (topk) list_insert(topk + (p + i) * k, k, row[r], r);
+                else if (hits && row[r] <= max_dist) hits->push_back(tsk_pair{qi, r, row[r]});
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- fused top-k */
+
+/* Merges the n_split partial lists of each query (local refs + rl) into its running list. */
+static void merge_partials(tsk_pair *run, long long nq, int k, int n_split, const dist_cand *part, long long rl)
+{
+    std::vector<int> head(n_split + 1);
+    std::vector<tsk_pair> merged(k);
+    for (long long i = 0; i < nq; i++) {
+        tsk_pair *cur = run + i * k;
+        const dist_cand *pl = part + (size_t)i * n_split * k;
+        std::fill(head.begin(), head.end(), 0);
+        for (int j = 0; j < k; j++) {
+            int best = -1;
+            float bd = INFINITY;
+            int64_t br = INT64_MAX;
+            if (head[n_split] < k && cur[head[n_split]].ref >= 0) {
+                best = n_split;
+                bd = cur[head[n_split]].dist;
+                br = cur[head[n_split]].ref;
+            }
+            for (int s = 0; s < n_split; s++) {
+                if (head[s] >= k) continue;
+                const dist_cand &c = pl[(size_t)s * k + head[s]];
+                if (c.r < 0) continue;
+                if (best < 0 || before(c.d, rl + c.r, bd, br)) {
+                    best = s;
+                    bd = c.d;
+                    br = rl + c.r;
+                }
+            }
+            if (best < 0) {
+                merged[j] = tsk_pair{cur[0].query, -1, INFINITY};
+            } else {
+                merged[j] = tsk_pair{cur[0].query, br, bd};
+                head[best]++;
+            }
+        }
+        std::copy(merged.begin(), merged.end(), cur);
+    }
+}
+
+static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int k, tsk_pair_filter f, tsk_pair *out)
+{
+    init_lists(out, q, nq, k);
+    if (!g->uniform || k > TSK_GPU_DIST_MAX_FUSED_K) return select_dev(g, dc, q, nq, k, 0, f, out, nullptr);
+    const long long n_ref = g->ref->n_items, qcap = query_capacity(g, dc);
+    for (long long c = 0; c < nq; c += qcap) {
+        long long nc = std::min(qcap, nq - c);
+        for (long long rl = 0; rl < n_ref;) {
+            long long rn = ensure_ref(g, dc, rl, std::min(n_ref - rl, ref_capacity(g, dc)));
+            if (rn < 0) return -1;
+            rn = std::min(rn, n_ref - rl);
+            dist_tile_args a;
+            if (make_args(g, dc, q + c, nc, rl, rn, &a)) return -1;
+            long long qtiles = (nc + DIST_TILE - 1) / DIST_TILE, rtiles = (rn + DIST_TILE - 1) / DIST_TILE;
+            long long target = 8LL * dc.n_sm;  /* four waves of two blocks per SM */
+            int n_split = (int)std::max<long long>(1, std::min(rtiles, (target + qtiles - 1) / qtiles));
+            size_t n_part = (size_t)nc * n_split * k;
+            if (grow(dc, &dc.part, &dc.part_cap, n_part, "top-k lists") || grow_pinned(dc, n_part * sizeof(dist_cand)))
+                return -1;
+            a.filter = f;
+            CK(dc, dist_launch_topk(&a, k, n_split, dc.part, dc.st), "top-k kernel");
+            CK(dc, cudaMemcpyAsync(dc.pinned, dc.part, n_part * sizeof(dist_cand), cudaMemcpyDeviceToHost, dc.st),
+               "top-k copy");
+            CK(dc, cudaStreamSynchronize(dc.st), "top-k kernel");
+            merge_partials(out + c * k, nc, k, n_split, (const dist_cand *)dc.pinned, rl);
+            rl += rn;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- fused within */
+
+static int within_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, float max_dist, tsk_pair_filter f,
+                      std::vector<tsk_pair> *hits)
+{
+    if (!g->uniform) return select_dev(g, dc, q, nq, 0, max_dist, f, nullptr, hits);
+    const long long n_ref = g->ref->n_items, qcap = query_capacity(g, dc);
+    if (!dc.count) CK(dc, cudaMalloc(&dc.count, sizeof *dc.count), "pair counter");
+    if (dc.hits_cap == 0) {
+        size_t c = 0;
+        if (grow(dc, &dc.hits, &c, (size_t)1 << 20, "pair buffer")) return -1;
+        dc.hits_cap = c;
+    }
+    for (long long c = 0; c < nq; c += qcap) {
+        long long nc = std::min(qcap, nq - c);
+        size_t first = hits->size();
+        for (long long rl = 0; rl < n_ref;) {
+            long long rn = ensure_ref(g, dc, rl, std::min(n_ref - rl, ref_capacity(g, dc)));
+            if (rn < 0) return -1;
+            rn = std::min(rn, n_ref - rl);
+            /* A reference block wholly below the diagonal has no upper pair. */
+            bool upper = f == TSK_PAIRS_UPPER || f == TSK_PAIRS_UPPER_SELF;
+            if (!(upper && rl + rn - 1 < q + c)) {
+                dist_tile_args a;
+                if (make_args(g, dc, q + c, nc, rl, rn, &a)) return -1;
+                a.filter = f;
+                unsigned long long n = 0;
+                for (;;) {
+                    CK(dc, cudaMemsetAsync(dc.count, 0, sizeof *dc.count, dc.st), "pair counter");
+                    CK(dc, dist_launch_within(&a, max_dist, dc.hits, dc.count, dc.hits_cap, dc.st), "threshold kernel");
+                    CK(dc, cudaMemcpyAsync(&n, dc.count, sizeof n, cudaMemcpyDeviceToHost, dc.st), "pair counter");
+                    CK(dc, cudaStreamSynchronize(dc.st), "threshold kernel");
+                    if (n <= dc.hits_cap) break;
+                    size_t cap = 0;  /* too many survivors: grow to the exact count and run again */
+                    cudaFree(dc.hits);
+                    dc.hits = nullptr;
+                    dc.hits_cap = 0;
+                    if (grow(dc, &dc.hits, &cap, (size_t)n, "pair buffer")) return -1;
+                    dc.hits_cap = cap;
+                }
+                if (grow_pinned(dc, std::max<size_t>(n, 1) * sizeof(dist_hit))) return -1;
+                CK(dc, cudaMemcpyAsync(dc.pinned, dc.hits, n * sizeof(dist_hit), cudaMemcpyDeviceToHost, dc.st), "pair copy");
+                CK(dc, cudaStreamSynchronize(dc.st), "pair copy");
+                const dist_hit *h = (const dist_hit *)dc.pinned;
+                try {
+                    for (unsigned long long i = 0; i < n; i++)
+                        hits->push_back(tsk_pair{q + c + h[i].q, rl + h[i].r, h[i].d});
+                } catch (...) {
+                    return fail(dc, "out of host memory for %llu pairs", n);
+                }
+            }
+            rl += rn;
+        }
+        /* The kernel emits in no particular order: restore query-major, then reference order. */
+        std::sort(hits->begin() + first, hits->end(), [](const tsk_pair &x, const tsk_pair &y) {
+            return x.query < y.query || (x.query == y.query && x.ref < y.ref);
+        });
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- open / close */
+
+static void free_dev(dev_ctx &dc)
+{
+    if (cudaSetDevice(dc.dev) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    if (dc.gq_rows != dc.gr_rows) {
+        cudaFree(dc.gq_rows);
+        cudaFree(dc.gq_start);
+        cudaFree(dc.gq_nrows);
+    }
+    cudaFree(dc.gr_rows);
+    cudaFree(dc.gr_start);
+    cudaFree(dc.gr_nrows);
+    cudaFree(dc.R);
+    cudaFree(dc.Rinv);
+    cudaFree(dc.Rnorm);
+    cudaFree(dc.Q);
+    cudaFree(dc.Qinv);
+    cudaFree(dc.Qnorm);
+    cudaFree(dc.part);
+    cudaFree(dc.hits);
+    cudaFree(dc.count);
+    cudaFree(dc.dense);
+    if (dc.pinned) cudaFreeHost(dc.pinned);
+    if (dc.stage) cudaFreeHost(dc.stage);
+    for (int i = 0; i < 2; i++)
+        if (dc.stage_ev[i]) cudaEventDestroy(dc.stage_ev[i]);
+    if (dc.st) cudaStreamDestroy(dc.st);
+    cudaGetLastError();
+}
+
+static void norms_of(const tsk_sketch_set *s, int L, std::vector<double> &norm, std::vector<float> &inv)
+{
+    norm.resize(s->n_items);
+    inv.resize(s->n_items);
+    for (int64_t i = 0; i < s->n_items; i++) {
+        const float *x = s->rows + (size_t)s->first_row[i] * s->dim;
+        double a = 0;
+        for (int j = 0; j < L; j++) a += (double)x[j] * x[j];
+        norm[i] = sqrt(a);
+        inv[i] = a > 0 ? (float)(1.0 / norm[i]) : 0.f;
+    }
+}
+
+extern "C" tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
+                                           const int *devices, int n_devices, char *err, size_t errlen)
+{
+    char why[128];
+    int avail = tsk_gpu_dist_device_count(why, sizeof why);
+    if (avail == 0) {
+        snprintf(err, errlen, "no usable GPU: %s", why);
+        return NULL;
+    }
+    if (query->dim != ref->dim || query->dim <= 0) {
+        snprintf(err, errlen, "sketch dimensions differ (%d and %d)", query->dim, ref->dim);
+        return NULL;
+    }
+    tsk_gpu_dist *g;
+    try {
+        g = new tsk_gpu_dist();
+    } catch (...) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    g->query = query;
+    g->ref = ref;
+    g->same = query == ref;
+    g->metric = m;
+    /* Uniform when every item has the same row count: then each item is one vector. */
+    g->uniform = 1;
+    g->urows = ref->n_items ? ref->n_rows[0] : query->n_items ? query->n_rows[0] : 1;
+    for (int64_t i = 0; i < ref->n_items && g->uniform; i++) g->uniform = ref->n_rows[i] == g->urows;
+    for (int64_t i = 0; i < query->n_items && g->uniform; i++) g->uniform = query->n_rows[i] == g->urows;
+    /* The tiled kernel sums in float32; past a few thousand floats per vector its rounding could
+     * approach 1e-5, so long (slide) vectors take the float64 warp-per-pair kernel. */
+    if (g->uniform && g->urows * query->dim > 4096) g->uniform = 0;
+    g->L = g->uniform ? (int)(g->urows * query->dim) : 0;
+    g->Lp = (g->L + DIST_BK - 1) / DIST_BK * DIST_BK;
+    try {
+        if (g->uniform && m == TSK_METRIC_COSINE) {
+            norms_of(ref, g->L, g->rnorm, g->rinv);
+            if (!g->same) norms_of(query, g->L, g->qnorm, g->qinv);
+        }
+        if (g->same) {
+            g->qnorm = g->rnorm;
+            g->qinv = g->rinv;
+        }
+        int nd = devices && n_devices > 0 ? n_devices : 1;
+        g->devs.resize(nd);
+        for (int i = 0; i < nd; i++) g->devs[i].dev = devices && n_devices > 0 ? devices[i] : 0;
+    } catch (...) {
+        delete g;
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (dev_ctx &dc : g->devs) {
+        cudaDeviceProp prop;
+        size_t total = 0;
+        if (dc.dev < 0 || dc.dev >= avail) {
+            snprintf(err, errlen, "no GPU %d (this machine has %d)", dc.dev, avail);
+            tsk_gpu_dist_close(g);
+            return NULL;
+        }
+        cudaError_t e = cudaSetDevice(dc.dev);
+        if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, dc.dev);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&dc.st, cudaStreamNonBlocking);
+        if (e == cudaSuccess) e = cudaMemGetInfo(&dc.free_at_open, &total);
+        if (e != cudaSuccess) {
+            snprintf(err, errlen, "GPU %d unusable: %s", dc.dev, cudaGetErrorString(e));
+            cudaGetLastError();
+            tsk_gpu_dist_close(g);
+            return NULL;
+        }
+        dc.n_sm = prop.multiProcessorCount;
+        /* The devices share the free memory figure of a context-less process: leave room for
+         * other work on the card. */
+    }
+    return g;
+}
+
+extern "C" void tsk_gpu_dist_close(tsk_gpu_dist *g)
+{
+    if (!g) return;
+    for (dev_ctx &dc : g->devs) free_dev(dc);
+    delete g;
+}
+
+extern "C" const char *tsk_gpu_dist_error(const tsk_gpu_dist *g) { return g ? g->err : "no context"; }
+
+extern "C" void tsk_gpu_dist_set_limits(tsk_gpu_dist *g, int64_t max_ref_items, int64_t max_query_items)
+{
+    g->max_ref = max_ref_items > 0 ? max_ref_items : 0;
+    g->max_query = max_query_items > 0 ? max_query_items : 0;
+    for (dev_ctx &dc : g->devs) dc.r_n = -1;  /* re-block on next use */
+}
+
+/* ---------------------------------------------------------------- calls, split over devices */
+
+/* Runs fn(dev_ctx, lo, n) for a contiguous share of [q0, q0+nq) on each device, one host thread
+ * per device; the first failure is reported. */
+template <class F> static int on_devices(tsk_gpu_dist *g, int64_t q0, int64_t nq, F fn)
+{
+    const int nd = (int)g->devs.size();
+    const int used = (int)std::max<int64_t>(1, std::min<int64_t>(nd, (nq + DIST_TILE - 1) / DIST_TILE));
+    std::vector<int> rc(used, 0);
+    auto work = [&](int i) {
+        dev_ctx &dc = g->devs[i];
+        int64_t lo = q0 + nq * i / used, hi = q0 + nq * (i + 1) / used;
+        if (cudaSetDevice(dc.dev) != cudaSuccess) {
+            cudaGetLastError();
+            rc[i] = fail(dc, "cannot select GPU %d", dc.dev);
+            return;
+        }
+        rc[i] = fn(dc, i, lo, hi - lo);
+    };
+    if (used == 1) {
+        work(0);
+    } else {
+        std::vector<std::thread> th;
+        try {
+            for (int i = 0; i < used; i++) th.emplace_back(work, i);
+        } catch (...) {
+            for (auto &t : th) t.join();
+            snprintf(g->err, sizeof g->err, "cannot start device threads");
+            return -1;
+        }
+        for (auto &t : th) t.join();
+    }
+    for (int i = 0; i < used; i++)
+        if (rc[i]) {
+            snprintf(g->err, sizeof g->err, "%s", g->devs[i].err);
+            return -1;
+        }
+    return 0;
+}
+
+extern "C" int tsk_gpu_dist_block(tsk_gpu_dist *g, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out,
+                                  int64_t ld)
+{
+    return on_devices(g, q0, nq, [&](dev_ctx &dc, int, int64_t lo, int64_t n) {
+        return dense_dev(g, dc, lo, n, r0, nr, out + (lo - q0) * ld, ld);
+    });
+}
+
+extern "C" int tsk_gpu_dist_topk(tsk_gpu_dist *g, int64_t q0, int64_t nq, int k, tsk_pair_filter filter,
+                                 tsk_pair *out)
+{
+    if (k <= 0) return 0;
+    return on_devices(g, q0, nq, [&](dev_ctx &dc, int, int64_t lo, int64_t n) {
+        try {
+            return topk_dev(g, dc, lo, n, k, filter, out + (lo - q0) * k);
+        } catch (...) {
+            return fail(dc, "out of host memory (top-k)");
+        }
+    });
+}
+
+extern "C" int tsk_gpu_dist_within(tsk_gpu_dist *g, int64_t q0, int64_t nq, float max_dist, tsk_pair_filter filter,
+                                   tsk_pair **pairs, int64_t *n_pairs, int64_t *cap)
+{
+    std::vector<std::vector<tsk_pair>> part(g->devs.size());
+    int rc = on_devices(g, q0, nq, [&](dev_ctx &dc, int i, int64_t lo, int64_t n) {
+        try {
+            return within_dev(g, dc, lo, n, max_dist, filter, &part[i]);
+        } catch (...) {
+            return fail(dc, "out of host memory (threshold pairs)");
+        }
+    });
+    if (rc) return rc;
+    size_t add = 0;
+    for (auto &p : part) add += p.size();
+    if (*n_pairs + (int64_t)add > *cap) {
+        int64_t nc = std::max<int64_t>(*n_pairs + (int64_t)add, *cap * 2);
+        tsk_pair *np = (tsk_pair *)realloc(*pairs, (size_t)nc * sizeof(tsk_pair));
+        if (!np) {
+            snprintf(g->err, sizeof g->err, "out of host memory for %zu pairs", add);
+            return -1;
+        }
+        *pairs = np;
+        *cap = nc;
+    }
+    for (auto &p : part) {
+        if (!p.empty()) memcpy(*pairs + *n_pairs, p.data(), p.size() * sizeof(tsk_pair));
+        *n_pairs += (int64_t)p.size();
+    }
+    return 0;
+}

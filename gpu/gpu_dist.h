@@ -1,0 +1,93 @@
+/* gpu_dist.h: distances between a query set and a reference set of sketches on CUDA GPUs.
+ *
+ * Twin of cpu/cpu_dist.h: the same functions with a tsk_gpu_ prefix and the same results (pairs,
+ * order, ties), so src/ drives either engine through one loop over query blocks. Distances agree
+ * with tsk_distance_ref within 1e-5 relative (or 1e-6 absolute): the kernels sum (a - b)^2
+ * directly in float32 instead of expanding |a|^2 + |b|^2 - 2ab, and cosine is derived from that
+ * sum and float64 norms, as the CPU engine does:
+ *     1 - a.b/(|a||b|) = (|a - b|^2 - (|a| - |b|)^2) / (2 |a| |b|).
+ *
+ * How the work runs (docs/benchmarks.md, "GPU distance engine"):
+ *  - sets whose items all have the same number of rows (whole-record sketches, the common case)
+ *    use a tiled kernel: 128 x 128 pair tiles through shared memory, 8 x 8 pairs per thread;
+ *    top-k (k <= TSK_GPU_DIST_MAX_FUSED_K) and thresholds are reduced inside the kernel, so only
+ *    surviving pairs cross PCIe;
+ *  - sets of slide sketches with differing row counts, and larger k, compute dense blocks on the
+ *    GPU and select on the host;
+ *  - the reference set is uploaded once when it fits (else in blocks, re-sent per call: prefer
+ *    large query blocks then); each call's queries are split over the devices.
+ * All of this is invisible in the results. */
+#ifndef TSK_GPU_DIST_H
+#define TSK_GPU_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/tsk_def.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same definition as cpu/cpu_dist.h (under the same guard, so both headers may be included). */
+#ifndef TSK_PAIR_FILTER_DEFINED
+#define TSK_PAIR_FILTER_DEFINED
+typedef enum {
+    TSK_PAIRS_ALL = 0,        /* every q x r (two different sets) */
+    TSK_PAIRS_UPPER = 1,      /* r > q: each unordered pair once, no self pair */
+    TSK_PAIRS_UPPER_SELF = 2, /* r >= q: as above plus the self pairs (--with-self) */
+    TSK_PAIRS_NOT_SELF = 3,   /* r != q: the neighbours of each item (top-k) */
+} tsk_pair_filter;
+#endif
+
+/* Largest k that top-k reduces inside the kernel; larger k still works (dense blocks, host
+ * selection), only slower. */
+#define TSK_GPU_DIST_MAX_FUSED_K 64
+
+/* Number of usable CUDA devices: 0 when the build has no CUDA, there is no driver or no device,
+ * with a short reason in why ("no CUDA driver", "built without CUDA") when why is non-NULL. */
+int tsk_gpu_dist_device_count(char *why, size_t whylen);
+
+typedef struct tsk_gpu_dist tsk_gpu_dist;
+
+/* Prepares the comparison of query with ref under metric m on devices[0..n_devices) (NULL or
+ * n_devices <= 0: device 0). Uploads the reference set (or its first block) to every device.
+ * query and ref may be the same set (pass the same pointer: its device copy is then shared).
+ * Nothing is copied on the host: both sets must outlive the context. Returns NULL with a message
+ * when there is no usable device, the sets disagree on dim, or memory runs out. */
+tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
+                                const int *devices, int n_devices, char *err, size_t errlen);
+void tsk_gpu_dist_close(tsk_gpu_dist *d);
+
+/* Why the last call on d failed ("CUDA error on device 0: out of memory (dense block)"). */
+const char *tsk_gpu_dist_error(const tsk_gpu_dist *d);
+
+/* Dense block: out[(q - q0) * ld + (r - r0)] = distance(query q, ref r) for q in [q0, q0+nq),
+ * r in [r0, r0+nr). Every pair is computed (filters are the caller's business here). */
+int tsk_gpu_dist_block(tsk_gpu_dist *d, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out,
+                       int64_t ld);
+
+/* Nearest references of queries [q0, q0+nq) among the pairs that pass filter: out[(q-q0)*k + i]
+ * is the i-th nearest, nearest first, ties broken by the lower reference index. Queries with
+ * fewer than k candidates get trailing entries {q, -1, INFINITY}. */
+int tsk_gpu_dist_topk(tsk_gpu_dist *d, int64_t q0, int64_t nq, int k, tsk_pair_filter filter, tsk_pair *out);
+
+/* Every pair of queries [q0, q0+nq) that passes filter with distance <= max_dist, appended to
+ * *pairs (grown with realloc; *n_pairs entries in use, *cap allocated) in query-major, then
+ * reference order. A pair within float rounding of max_dist may be kept by one engine and not
+ * by the other. */
+int tsk_gpu_dist_within(tsk_gpu_dist *d, int64_t q0, int64_t nq, float max_dist, tsk_pair_filter filter,
+                        tsk_pair **pairs, int64_t *n_pairs, int64_t *cap);
+
+/* The functions above return 0, or -1 with the reason in tsk_gpu_dist_error (a CUDA error or
+ * memory exhaustion: both runtime errors). */
+
+/* Caps the reference items held on a device at once and the query items sent per launch
+ * (0 = chosen from free device memory). For tests of the blocked paths and for tuning; call
+ * right after open. */
+void tsk_gpu_dist_set_limits(tsk_gpu_dist *d, int64_t max_ref_items, int64_t max_query_items);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,515 @@
+/* gpu_sketch.cu: the CUDA sketch engine's host side (kernels in sketch_kernels.cuh; design in
+ * docs/gpu.md).
+ *
+ * A batch is cut into parts (whole records, bounded bases and output bytes). Each part goes to a
+ * slot (a device, a stream, pinned and device buffers; two slots per device), so one part's
+ * copies and host packing overlap another's kernels. Inside a part every output row (a record,
+ * or a slide window) becomes one work item, or, when long, equal chunks per strand whose split
+ * states are merged in a tree on the GPU. */
+#include "gpu_sketch.h"
+#include "sketch_kernels.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define SK_MAX_DIM 1024                 /* tsk_gpu_max_dim: the generic kernel's shared memory */
+#define SK_SLOTS_PER_DEVICE 2
+#define SK_PART_BASES (128LL << 20)     /* most bases per part; a batch is cut into equal parts */
+#define SK_PART_OUT (512LL << 20)       /* output bytes per part */
+#define SK_MIN_SPLIT 16384              /* rows shorter than this are never split */
+#define SK_MAX_SPLIT (1LL << 20)        /* ... and longer ones always (float accuracy, balance) */
+#define SK_WARPS_PER_SM_TARGET 8        /* warps per SM the work is cut for */
+
+typedef void (*sk_fast_fn)(sk_tables, const uint8_t *, const sk_item *, int, int *, void *, int, double *);
+#define SK_ROW(T) {sk_fast_kernel<T, 1>, sk_fast_kernel<T, 2>, sk_fast_kernel<T, 3>, sk_fast_kernel<T, 4>}
+static const sk_fast_fn SK_FAST[8][4] = {SK_ROW(1), SK_ROW(2), SK_ROW(3), SK_ROW(4),
+                                         SK_ROW(5), SK_ROW(6), SK_ROW(7), SK_ROW(8)};
+
+/* A device buffer and its pinned host twin of the same capacity. */
+struct sk_buf {
+    void *d = nullptr, *h = nullptr;
+    size_t cap = 0;
+};
+
+struct sk_slot {
+    int dev = 0, sms = 0;
+    size_t smem_optin = 0;
+    cudaStream_t st = nullptr;
+    cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+    sk_buf codes, plan, out;
+    double *nodes = nullptr;
+    size_t nodes_cap = 0;  /* doubles */
+    int *counter = nullptr;
+    bool busy = false;
+    char *dst = nullptr;   /* where the part's rows go in the caller's buffer */
+    size_t out_bytes = 0;
+    int64_t bases = 0;
+};
+
+struct tsk_gpu_sketcher {
+    tsk_params p;
+    sk_tables tab;
+    std::vector<sk_slot> slots;
+    size_t elt;            /* bytes per output value */
+    bool fast_whole, fast_chunk, can_split;
+    int64_t part_bases, part_out;
+    double kernel_ms;
+    int64_t bases;
+    /* host planning scratch */
+    std::vector<sk_item> items, tmp;
+    std::vector<sk_pair> pairs;
+    std::vector<sk_final> finals;
+    std::vector<int> level_start;
+};
+
+#define SK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+#define SK_CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) \
+    SK_FAIL("CUDA error in %s: %s", #call, cudaGetErrorString(e_)); } while (0)
+
+extern "C" int tsk_gpu_device_count(char *why, size_t whylen)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        cudaGetLastError();
+        if (why && whylen) {
+            if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) snprintf(why, whylen, "no CUDA device found");
+            else if (e == cudaErrorInsufficientDriver) snprintf(why, whylen, "no usable CUDA driver (missing or older than CUDA 13)");
+            else snprintf(why, whylen, "CUDA unavailable: %s", cudaGetErrorString(e));
+        }
+        return 0;
+    }
+    return n;
+}
+
+extern "C" int tsk_gpu_max_dim(void) { return SK_MAX_DIM; }
+
+extern "C" void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t *bases)
+{
+    if (kernel_ms) *kernel_ms = g ? g->kernel_ms : 0.0;
+    if (bases) *bases = g ? g->bases : 0;
+}
+
+static void slot_free(sk_slot &s)
+{
+    cudaSetDevice(s.dev);
+    for (sk_buf *b : {&s.codes, &s.plan, &s.out}) {
+        cudaFree(b->d);
+        cudaFreeHost(b->h);
+        b->d = b->h = nullptr;
+        b->cap = 0;
+    }
+    cudaFree(s.nodes);
+    cudaFree(s.counter);
+    if (s.ev0) cudaEventDestroy(s.ev0);
+    if (s.ev1) cudaEventDestroy(s.ev1);
+    if (s.st) cudaStreamDestroy(s.st);
+    s = sk_slot();
+}
+
+extern "C" void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g)
+{
+    if (!g) return;
+    for (sk_slot &s : g->slots)
+        if (s.st) slot_free(s);
+    delete g;
+}
+
+/* Bytes of shared memory one warp of the generic kernel needs for nv vectors. */
+static size_t generic_bytes(const tsk_gpu_sketcher *g, int nv)
+{
+    return g->p.precision == TSK_DOUBLE ? (size_t)nv * g->p.dim * 8 : (size_t)nv * g->p.dim * 4 * 2;
+}
+
+extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
+                                                   char *err, size_t errlen)
+{
+    const char *bad = tsk_params_check(p);
+    if (bad) {
+        snprintf(err, errlen, "%s", bad);
+        return NULL;
+    }
+    if (p->dim > SK_MAX_DIM) {
+        snprintf(err, errlen, "D=%d exceeds the GPU engine's maximum %d", p->dim, SK_MAX_DIM);
+        return NULL;
+    }
+    char why[160];
+    int count = tsk_gpu_device_count(why, sizeof why);
+    if (count == 0) {
+        snprintf(err, errlen, "%s", why);
+        return NULL;
+    }
+    int dflt = 0;
+    if (!devices || n_devices <= 0) devices = &dflt, n_devices = 1;
+    tsk_gpu_sketcher *g = new tsk_gpu_sketcher();
+    g->p = *p;
+    memset(&g->tab, 0, sizeof g->tab);
+    g->tab.t = p->t;
+    g->tab.dim = p->dim;
+    for (int k = 0; k < p->t; k++)
+        for (int c = 0; c < TSK_MAX_ALPHA; c++) {
+            g->tab.hash[k][c] = p->hash[k][c];
+            g->tab.sign[k][c] = p->sign[k][c] < 0 ? -1.f : 1.f;
+        }
+    g->elt = p->precision == TSK_DOUBLE ? 8 : 4;
+    g->fast_whole = p->precision == TSK_SINGLE && p->dim % 32 == 0 && p->dim <= 128 && p->t <= 8;
+    g->fast_chunk = g->fast_whole && p->t <= 4;
+    g->part_bases = SK_PART_BASES;
+    g->part_out = SK_PART_OUT;
+    size_t min_optin = SIZE_MAX;
+    for (int i = 0; i < n_devices; i++) {
+        if (devices[i] < 0 || devices[i] >= count) {
+            snprintf(err, errlen, "CUDA device %d does not exist (%d found)", devices[i], count);
+            tsk_gpu_sketcher_close(g);
+            return NULL;
+        }
+        cudaDeviceProp prop;
+        cudaError_t e = cudaGetDeviceProperties(&prop, devices[i]);
+        if (e == cudaSuccess) e = cudaSetDevice(devices[i]);
+        for (int k = 0; k < SK_SLOTS_PER_DEVICE && e == cudaSuccess; k++) {
+            g->slots.emplace_back();
+            sk_slot &s = g->slots.back();
+            s.dev = devices[i];
+            s.sms = prop.multiProcessorCount;
+            s.smem_optin = prop.sharedMemPerBlockOptin;
+            e = cudaStreamCreateWithFlags(&s.st, cudaStreamNonBlocking);
+            if (e == cudaSuccess) e = cudaEventCreate(&s.ev0);
+            if (e == cudaSuccess) e = cudaEventCreate(&s.ev1);
+            if (e == cudaSuccess) e = cudaMalloc(&s.counter, 2 * sizeof(int));
+        }
+        if (e == cudaSuccess) {
+            int optin = (int)prop.sharedMemPerBlockOptin;
+            min_optin = std::min(min_optin, (size_t)optin);
+            e = cudaFuncSetAttribute(sk_generic_kernel<float>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+            if (e == cudaSuccess)
+                e = cudaFuncSetAttribute(sk_generic_kernel<double>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+        }
+        if (e != cudaSuccess) {
+            snprintf(err, errlen, "CUDA device %d: %s", devices[i], cudaGetErrorString(e));
+            cudaGetLastError();
+            tsk_gpu_sketcher_close(g);
+            return NULL;
+        }
+    }
+    if (generic_bytes(g, p->t) > min_optin) {
+        snprintf(err, errlen, "t=%d, D=%d needs more shared memory than the GPU has", p->t, p->dim);
+        tsk_gpu_sketcher_close(g);
+        return NULL;
+    }
+    g->can_split = g->fast_chunk || generic_bytes(g, sk_nvec(p->t)) <= min_optin;
+    return g;
+}
+
+/* Grows a device buffer (and its pinned twin when `pinned`) to at least need bytes. Returns the
+ * CUDA error; the old contents are dropped. */
+static cudaError_t grow(sk_buf &b, size_t need, bool pinned)
+{
+    if (b.cap >= need) return cudaSuccess;
+    need += need / 4;
+    cudaFree(b.d);
+    cudaFreeHost(b.h);
+    b.d = b.h = nullptr;
+    b.cap = 0;
+    cudaError_t e = cudaMalloc(&b.d, need);
+    if (e == cudaSuccess && pinned) e = cudaMallocHost(&b.h, need);
+    if (e != cudaSuccess) {
+        cudaFree(b.d);
+        b.d = nullptr;
+        return e;
+    }
+    b.cap = need;
+    return cudaSuccess;
+}
+
+/* Cost of an item in "base steps", for largest-first ordering. */
+static inline int64_t item_cost(const sk_item &w, int t)
+{
+    if (w.flags & SK_FLAG_CHUNK) return (int64_t)w.len * (t + 1) / 2;
+    return (int64_t)w.len * ((w.flags & SK_FLAG_CANON) ? 2 : 1);
+}
+
+/* Orders items by decreasing cost, by powers of two (a counting sort: O(n) for a million reads). */
+static void sort_items(tsk_gpu_sketcher *g, size_t lo, size_t hi)
+{
+    int cnt[67] = {0};
+    auto key = [&](const sk_item &w) {
+        int64_t c = item_cost(w, g->p.t);
+        return 64 - (c > 0 ? 63 - __builtin_clzll((unsigned long long)c) : -1);
+    };
+    for (size_t i = lo; i < hi; i++) cnt[key(g->items[i]) + 1]++;
+    for (int k = 1; k < 67; k++) cnt[k] += cnt[k - 1];
+    g->tmp.resize(hi - lo);
+    for (size_t i = lo; i < hi; i++) g->tmp[cnt[key(g->items[i])]++] = g->items[i];
+    std::copy(g->tmp.begin(), g->tmp.end(), g->items.begin() + lo);
+}
+
+/* Builds the work of records [r0, r1): items, the merge tree of split rows, the split rows' finals.
+ * Returns the number of nodes. */
+static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, int64_t r1, int sms)
+{
+    const tsk_params *p = &g->p;
+    const int strands = p->canonical ? 2 : 1;
+    const int64_t base = b->offset[r0], row_base = b->row_offset[r0];
+    g->items.clear();
+    g->pairs.clear();
+    g->finals.clear();
+    g->level_start.clear();
+
+    /* total work decides the split length: enough pieces for every SM, none so long that one
+     * warp finishes last by far */
+    int64_t total = 0;
+    for (int64_t i = r0; i < r1; i++) {
+        int64_t n = tsk_batch_len(b, i), rows = b->row_offset[i + 1] - b->row_offset[i];
+        total += p->window > 0 ? rows * std::min<int64_t>(p->window, n) : n;
+    }
+    total *= strands;
+    int64_t split = total / ((int64_t)sms * SK_WARPS_PER_SM_TARGET);
+    split = std::max<int64_t>(SK_MIN_SPLIT, std::min<int64_t>(split, SK_MAX_SPLIT));
+    if (!g->can_split) split = INT64_MAX;
+    const int64_t chunk = std::max<int64_t>(SK_MIN_SPLIT / 4, split / 2);
+
+    std::vector<std::vector<int32_t>> segs;  /* node lists of split strands, left to right */
+    std::vector<int64_t> node_len;
+    for (int64_t i = r0; i < r1; i++) {
+        int64_t n = tsk_batch_len(b, i), rows = b->row_offset[i + 1] - b->row_offset[i];
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t first = 0, last = n - 1;
+            if (p->window > 0) tsk_slide_row_span(p, r, &first, &last);
+            const int64_t a = b->offset[i] - base + first, len = last - first + 1;
+            const int64_t row = b->row_offset[i] - row_base + r;
+            if (len <= split || len < p->t) {
+                g->items.push_back({a, row, (int32_t)len, p->canonical ? SK_FLAG_CANON : 0u});
+                continue;
+            }
+            const int64_t nc = (len + chunk - 1) / chunk;
+            sk_final f = {row, -1, -1};
+            for (int s = 0; s < strands; s++) {
+                segs.emplace_back();
+                (s ? f.rev : f.fwd) = (int32_t)segs.size() - 1;  /* segment id until resolved */
+                for (int64_t c = 0; c < nc; c++) {
+                    int64_t lo = len * c / nc, hi = len * (c + 1) / nc;  /* on this strand */
+                    int64_t off = s ? a + (len - hi) : a + lo;
+                    int32_t node = (int32_t)node_len.size();
+                    node_len.push_back(hi - lo);
+                    segs.back().push_back(node);
+                    g->items.push_back({off, node, (int32_t)(hi - lo), SK_FLAG_CHUNK | (s ? SK_FLAG_REV : 0u)});
+                }
+            }
+            g->finals.push_back(f);
+        }
+    }
+    /* merge tree: each level pairs neighbours of every segment; all segments share the launches */
+    for (bool more = true; more;) {
+        more = false;
+        g->level_start.push_back((int)g->pairs.size());
+        for (auto &sg : segs) {
+            if (sg.size() < 2) continue;
+            std::vector<int32_t> next;
+            for (size_t k = 0; k + 1 < sg.size(); k += 2) {
+                int32_t dest = (int32_t)node_len.size();
+                node_len.push_back(node_len[sg[k]] + node_len[sg[k + 1]]);
+                g->pairs.push_back({sg[k], sg[k + 1], dest, 0, node_len[sg[k]], node_len[sg[k + 1]]});
+                next.push_back(dest);
+            }
+            if (sg.size() % 2) next.push_back(sg.back());
+            sg.swap(next);
+            more |= sg.size() > 1;
+        }
+    }
+    g->level_start.push_back((int)g->pairs.size());
+    for (sk_final &f : g->finals) {
+        f.fwd = segs[f.fwd][0];
+        if (f.rev >= 0) f.rev = segs[f.rev][0];
+    }
+    /* chunks first when they need their own kernel, then largest first within each kernel */
+    size_t n_chunk = 0;
+    if (!(g->fast_whole == g->fast_chunk || node_len.empty())) {
+        std::stable_partition(g->items.begin(), g->items.end(),
+                              [](const sk_item &w) { return (w.flags & SK_FLAG_CHUNK) != 0; });
+        for (const sk_item &w : g->items) n_chunk += (w.flags & SK_FLAG_CHUNK) != 0;
+        sort_items(g, 0, n_chunk);
+    }
+    sort_items(g, n_chunk, g->items.size());
+    g->level_start.insert(g->level_start.begin(), (int)n_chunk);  /* [0]: chunk items kept apart */
+    return (int64_t)node_len.size();
+}
+
+static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
+
+static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, const sk_item *d_items, int n, int *counter, bool fast,
+                       bool chunks, char *err, size_t errlen)
+{
+    if (n == 0) return 0;
+    const int threads = 32 * SK_WARPS_PER_BLOCK;
+    int per_sm = 0;
+    if (fast) {
+        sk_fast_fn k = SK_FAST[g->p.t - 1][g->p.dim / 32 - 1];
+        SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
+        int blocks = std::max(1, std::min(per_sm * s.sms, (n + SK_WARPS_PER_BLOCK - 1) / SK_WARPS_PER_BLOCK));
+        k<<<blocks, threads, 0, s.st>>>(g->tab, (const uint8_t *)s.codes.d, d_items, n, counter, s.out.d,
+                                        g->p.precision == TSK_DOUBLE, s.nodes);
+    } else {
+        const int nv = chunks ? sk_nvec(g->p.t) : g->p.t;
+        const size_t per_warp = generic_bytes(g, nv);
+        const int wpb = (int)std::max<size_t>(1, std::min<size_t>(SK_WARPS_PER_BLOCK, s.smem_optin / per_warp));
+        const size_t smem = per_warp * wpb;
+        if (g->p.precision == TSK_DOUBLE) {
+            SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<double>, 32 * wpb, smem));
+            int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
+            sk_generic_kernel<double><<<blocks, 32 * wpb, smem, s.st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
+                                                                       n, counter, s.out.d, 1, s.nodes, nv);
+        } else {
+            SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<float>, 32 * wpb, smem));
+            int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
+            sk_generic_kernel<float><<<blocks, 32 * wpb, smem, s.st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
+                                                                      n, counter, s.out.d, 0, s.nodes, nv);
+        }
+    }
+    SK_CK(cudaGetLastError());
+    return 0;
+}
+
+/* Waits for the slot's part and hands its rows to the caller. */
+static int slot_finish(tsk_gpu_sketcher *g, sk_slot &s, char *err, size_t errlen)
+{
+    if (!s.busy) return 0;
+    s.busy = false;
+    SK_CK(cudaSetDevice(s.dev));
+    SK_CK(cudaStreamSynchronize(s.st));
+    float ms = 0.f;
+    SK_CK(cudaEventElapsedTime(&ms, s.ev0, s.ev1));
+    g->kernel_ms += ms;
+    g->bases += s.bases;
+    memcpy(s.dst, s.out.h, s.out_bytes);
+    return 0;
+}
+
+/* Plans records [r0, r1) and queues all its work on slot s. Returns 0, -1 (error), or 1 when the
+ * GPU ran out of memory (nothing queued; the caller shrinks the part). */
+static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64_t r0, int64_t r1, char *out,
+                      char *err, size_t errlen)
+{
+    SK_CK(cudaSetDevice(s.dev));
+    const int64_t n_nodes = plan_part(g, b, r0, r1, s.sms);
+    const int n_chunk_sep = g->level_start[0];
+    const int64_t bases = b->offset[r1] - b->offset[r0];
+    const int64_t rows = b->row_offset[r1] - b->row_offset[r0];
+    const size_t out_bytes = (size_t)rows * g->p.dim * g->elt;
+    const size_t items_b = align16(g->items.size() * sizeof(sk_item));
+    const size_t pairs_b = align16(g->pairs.size() * sizeof(sk_pair));
+    const size_t fin_b = align16(g->finals.size() * sizeof(sk_final));
+    const size_t nodes_need = (size_t)n_nodes * sk_nvec(g->p.t) * g->p.dim;
+    if (g->items.size() > (size_t)INT32_MAX) SK_FAIL("too many rows in one part");
+
+    cudaError_t e = grow(s.codes, (size_t)bases + 64, true);
+    if (e == cudaSuccess) e = grow(s.plan, items_b + pairs_b + fin_b + 16, true);
+    if (e == cudaSuccess) e = grow(s.out, out_bytes + 16, true);
+    if (e == cudaSuccess && s.nodes_cap < nodes_need) {
+        cudaFree(s.nodes);
+        s.nodes = nullptr;
+        s.nodes_cap = 0;
+        e = cudaMalloc(&s.nodes, nodes_need * sizeof(double));
+        if (e == cudaSuccess) s.nodes_cap = nodes_need;
+    }
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        return 1;
+    }
+    SK_CK(e);
+
+    memcpy(s.codes.h, b->codes + b->offset[r0], (size_t)bases);
+    memset((char *)s.codes.h + bases, 0, 64);
+    char *plan = (char *)s.plan.h;
+    memcpy(plan, g->items.data(), g->items.size() * sizeof(sk_item));
+    memcpy(plan + items_b, g->pairs.data(), g->pairs.size() * sizeof(sk_pair));
+    memcpy(plan + items_b + pairs_b, g->finals.data(), g->finals.size() * sizeof(sk_final));
+    SK_CK(cudaMemcpyAsync(s.codes.d, s.codes.h, (size_t)bases + 64, cudaMemcpyHostToDevice, s.st));
+    SK_CK(cudaMemcpyAsync(s.plan.d, s.plan.h, items_b + pairs_b + fin_b, cudaMemcpyHostToDevice, s.st));
+    SK_CK(cudaMemsetAsync(s.counter, 0, 2 * sizeof(int), s.st));
+
+    const sk_item *d_items = (const sk_item *)s.plan.d;
+    const sk_pair *d_pairs = (const sk_pair *)((char *)s.plan.d + items_b);
+    const sk_final *d_fin = (const sk_final *)((char *)s.plan.d + items_b + pairs_b);
+    const int n_items = (int)g->items.size();
+    SK_CK(cudaEventRecord(s.ev0, s.st));
+    if (n_chunk_sep > 0) {  /* chunks on the generic kernel, whole rows on the fast one */
+        if (launch_work(g, s, d_items, n_chunk_sep, s.counter, false, true, err, errlen)) return -1;
+        if (launch_work(g, s, d_items + n_chunk_sep, n_items - n_chunk_sep, s.counter + 1, true, false, err, errlen))
+            return -1;
+    } else if (launch_work(g, s, d_items, n_items, s.counter, g->fast_whole, n_nodes > 0, err, errlen)) {
+        return -1;
+    }
+    for (size_t l = 1; l + 1 < g->level_start.size(); l++) {
+        int lo = g->level_start[l], n = g->level_start[l + 1] - lo;
+        if (n == 0) continue;
+        sk_combine_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(g->p.t, g->p.dim, d_pairs + lo, n, s.nodes);
+        SK_CK(cudaGetLastError());
+    }
+    if (!g->finals.empty()) {
+        sk_final_kernel<<<std::min((int)g->finals.size(), 65535), 128, 0, s.st>>>(
+            g->p.t, g->p.dim, d_fin, (int)g->finals.size(), s.nodes, s.out.d, g->p.precision == TSK_DOUBLE);
+        SK_CK(cudaGetLastError());
+    }
+    SK_CK(cudaEventRecord(s.ev1, s.st));
+    SK_CK(cudaMemcpyAsync(s.out.h, s.out.d, out_bytes, cudaMemcpyDeviceToHost, s.st));
+    s.busy = true;
+    s.dst = out + (size_t)b->row_offset[r0] * g->p.dim * g->elt;
+    s.out_bytes = out_bytes;
+    s.bases = bases;
+    return 0;
+}
+
+extern "C" int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err, size_t errlen)
+{
+    if (!g) SK_FAIL("no GPU sketcher");
+    const size_t row_bytes = (size_t)g->p.dim * g->elt;
+    int64_t r0 = 0, k = 0;
+    int rc = 0;
+    while (r0 < b->n_records && rc == 0) {
+        /* the part: whole records while both limits hold (at least one record); the bases left
+         * are cut into equal parts, so that no part is a small tail that leaves the GPU idle */
+        const int64_t left = b->offset[b->n_records] - b->offset[r0];
+        const int64_t target = (left + (left + g->part_bases - 1) / g->part_bases - 1) /
+                               std::max<int64_t>(1, (left + g->part_bases - 1) / g->part_bases);
+        int64_t r1 = r0 + 1;
+        while (r1 < b->n_records && b->offset[r1 + 1] - b->offset[r0] <= target &&
+               (int64_t)((b->row_offset[r1 + 1] - b->row_offset[r0]) * row_bytes) <= g->part_out)
+            r1++;
+        sk_slot &s = g->slots[k % g->slots.size()];
+        if ((rc = slot_finish(g, s, err, errlen)) != 0) break;
+        rc = slot_start(g, s, b, r0, r1, (char *)out, err, errlen);
+        if (rc == 1) {  /* out of device memory: free the idle slot's buffers, then cut the part */
+            rc = 0;
+            for (sk_buf *bf : {&s.codes, &s.plan, &s.out}) {
+                cudaFree(bf->d);
+                cudaFreeHost(bf->h);
+                bf->d = bf->h = nullptr;
+                bf->cap = 0;
+            }
+            cudaFree(s.nodes);
+            s.nodes = nullptr;
+            s.nodes_cap = 0;
+            if (r1 - r0 == 1 && g->part_bases < 1024) {
+                snprintf(err, errlen, "record %lld does not fit in GPU memory", (long long)r0);
+                rc = -1;
+                break;
+            }
+            g->part_bases = std::max<int64_t>(g->part_bases / 2, 512);
+            g->part_out = std::max<int64_t>(g->part_out / 2, (int64_t)row_bytes);
+            if (r1 - r0 == 1) g->part_bases = 512;  /* next failure on a lone record is final */
+            continue;
+        }
+        r0 = r1;
+        k++;
+    }
+    for (sk_slot &s : g->slots) {
+        char e2[256];
+        if (slot_finish(g, s, rc ? e2 : err, rc ? sizeof e2 : errlen) != 0 && rc == 0) rc = -1;
+    }
+    return rc;
+}

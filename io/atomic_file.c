@@ -1,0 +1,230 @@
+/* atomic_file.c: temporary files renamed into place (see atomic_file.h). */
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TMP_SLOTS 64
+
+/* Paths of live temporary files, for tsk_tmp_unlink_all. Pointers are published only once the
+ * string is complete, so a signal handler sees either NULL or a whole path. */
+static char *volatile tmp_slots[TMP_SLOTS];
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static void tmp_register(char *p)
+{
+    pthread_mutex_lock(&tmp_lock);
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (!tmp_slots[i]) {
+            tmp_slots[i] = p;
+            break;
+        }
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+static void tmp_unregister(const char *p)
+{
+    pthread_mutex_lock(&tmp_lock);
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_slots[i] == p) tmp_slots[i] = NULL;
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+void tsk_tmp_unlink_all(void)
+{
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        char *p = tmp_slots[i];
+        if (p) unlink(p);
+    }
+}
+
+int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, size_t errlen)
+{
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        set_err(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, (read_too ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST) {
+        /* left behind by a killed run that had our pid: it is ours to replace */
+        unlink(tmp);
+        fd = open(tmp, (read_too ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    }
+    if (fd < 0) {
+        set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    tmp_register(tmp);
+    *tmp_path = tmp;
+    return fd;
+}
+
+void tsk_tmp_discard(int fd, char *tmp_path)
+{
+    if (fd >= 0) close(fd);
+    if (!tmp_path) return;
+    unlink(tmp_path);
+    tmp_unregister(tmp_path);
+    free(tmp_path);
+}
+
+int tsk_tmp_commit(int fd, char *tmp_path, const char *path, char *err, size_t errlen)
+{
+    if (close(fd) != 0) {
+        set_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        tsk_tmp_discard(-1, tmp_path);
+        return -1;
+    }
+    if (rename(tmp_path, path) != 0) {
+        set_err(err, errlen, "%s: cannot rename the finished output into place: %s", path, strerror(errno));
+        tsk_tmp_discard(-1, tmp_path);
+        return -1;
+    }
+    tmp_unregister(tmp_path);
+    free(tmp_path);
+    return 0;
+}
+
+int tsk_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (w == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int tsk_pwrite_all(int fd, const void *buf, size_t n, long long offset)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = pwrite(fd, p, n, (off_t)offset);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (w == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+        offset += w;
+    }
+    return 0;
+}
+
+struct tsk_atomic_file {
+    FILE *fp;
+    char *path;
+    char *tmp_path;  /* NULL for stdout */
+};
+
+tsk_atomic_file *tsk_atomic_open(const char *path, char *err, size_t errlen)
+{
+    tsk_atomic_file *f = calloc(1, sizeof *f);
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        set_err(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    if (strcmp(path, "-") == 0) {
+        f->fp = stdout;
+        return f;
+    }
+    int fd = tsk_tmp_create(path, 0, &f->tmp_path, err, errlen);
+    if (fd < 0) {
+        free(f->path);
+        free(f);
+        return NULL;
+    }
+    f->fp = fdopen(fd, "w");
+    if (!f->fp) {
+        set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        tsk_tmp_discard(fd, f->tmp_path);
+        free(f->path);
+        free(f);
+        return NULL;
+    }
+    setvbuf(f->fp, NULL, _IOFBF, 1 << 20);
+    return f;
+}
+
+FILE *tsk_atomic_stream(tsk_atomic_file *f) { return f->fp; }
+
+int tsk_atomic_commit(tsk_atomic_file *f, char *err, size_t errlen)
+{
+    int rc = 0;
+    if (!f->tmp_path) {
+        if (fflush(f->fp) != 0 || ferror(f->fp)) {
+            set_err(err, errlen, "stdout: write failed: %s", strerror(errno));
+            rc = -1;
+        }
+    } else {
+        int bad = fflush(f->fp) != 0 || ferror(f->fp);
+        int e = errno;
+        /* fclose closes the descriptor; the rename below needs no descriptor */
+        if (fclose(f->fp) != 0 && !bad) {
+            bad = 1;
+            e = errno;
+        }
+        if (bad) {
+            set_err(err, errlen, "%s: write failed: %s", f->path, strerror(e));
+            tsk_tmp_discard(-1, f->tmp_path);
+            rc = -1;
+        } else if (rename(f->tmp_path, f->path) != 0) {
+            set_err(err, errlen, "%s: cannot rename the finished output into place: %s", f->path, strerror(errno));
+            tsk_tmp_discard(-1, f->tmp_path);
+            rc = -1;
+        } else {
+            tmp_unregister(f->tmp_path);
+            free(f->tmp_path);
+        }
+    }
+    free(f->path);
+    free(f);
+    return rc;
+}
+
+void tsk_atomic_abort(tsk_atomic_file *f)
+{
+    if (!f) return;
+    if (f->tmp_path) {
+        fclose(f->fp);
+        tsk_tmp_discard(-1, f->tmp_path);
+    } else {
+        fflush(f->fp);
+    }
+    free(f->path);
+    free(f);
+}

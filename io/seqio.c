@@ -1,0 +1,466 @@
+/* seqio.c: FASTA/FASTQ records through htslib's BGZF layer (plain, gzip, BGZF, stdin) and kseq.
+ *
+ * kseq is fast and small but silent about bad input: it skips anything before the first '>'/'@',
+ * treats a FASTQ record cut before its '+' line as FASTA and cannot see read errors. So the first
+ * bytes are sniffed here before kseq sees them, the read callback records I/O errors instead of
+ * passing them on, and each record is checked against the kind of file it came from. */
+#include "seqio.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <htslib/bgzf.h>
+#include <htslib/hts.h>
+#include <htslib/kseq.h>
+
+#define SNIFF_BYTES 1024        /* first decompressed bytes checked for binary data */
+#define KSTREAM_BUFSIZE 65536
+
+struct tsk_reader {
+    BGZF *fp;
+    char *display;              /* path as the messages show it ("stdin" for "-") */
+    int is_fastq;               /* from the first header character */
+    int read_error;             /* set by the read callback: 0, or the TSK_IO_* code */
+    char read_msg[256];
+    unsigned char *pending;     /* sniffed bytes not yet handed to kseq */
+    size_t pending_len, pending_pos;
+    int64_t count;
+    void *ks;                   /* kseq_t (its type is local to this file) */
+};
+
+static int reader_fill(tsk_reader *r, void *buf, int len);
+
+/* After a failed bgzf_read: htslib flags premature end of compressed data as an I/O error too,
+ * but leaves errno 0 then; only a real read error sets errno. Returns the TSK_IO_* code. */
+static int describe_failure(const tsk_reader *r, int saved_errno, char *msg, size_t len)
+{
+    int comp = bgzf_compression(r->fp);
+    if ((r->fp->errcode & BGZF_ERR_IO) && saved_errno) {
+        snprintf(msg, len, "read error: %s", strerror(saved_errno));
+        return TSK_IO_SYSTEM;
+    }
+    if (comp == 0)
+        snprintf(msg, len, "read error");
+    else
+        snprintf(msg, len, "truncated or corrupt %s data", comp == 2 ? "BGZF" : "gzip");
+    return TSK_IO_BAD;
+}
+
+/* KSEQ_INIT with a 64 KiB buffer instead of 16 KiB (fewer callbacks on long records). */
+KSTREAM_INIT(tsk_reader *, reader_fill, KSTREAM_BUFSIZE)
+__KSEQ_TYPE(tsk_reader *)
+__KSEQ_BASIC(static, tsk_reader *)
+__KSEQ_READ(static)
+
+/* kseq treats a negative return as data, so errors are kept aside and reported as end of input;
+ * tsk_reader_next checks read_error after every record. */
+static int reader_fill(tsk_reader *r, void *buf, int len)
+{
+    if (r->pending_pos < r->pending_len) {
+        size_t n = r->pending_len - r->pending_pos;
+        if (n > (size_t)len) n = (size_t)len;
+        memcpy(buf, r->pending + r->pending_pos, n);
+        r->pending_pos += n;
+        if (r->pending_pos == r->pending_len) {
+            free(r->pending);
+            r->pending = NULL;
+            r->pending_len = r->pending_pos = 0;
+        }
+        return (int)n;
+    }
+    if (r->read_error) return 0;
+    errno = 0;
+    ssize_t got = bgzf_read(r->fp, buf, (size_t)len);
+    if (got < 0) {
+        r->read_error = describe_failure(r, errno, r->read_msg, sizeof r->read_msg);
+        return 0;
+    }
+    return (int)got;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static void quiet_htslib(void)
+{
+    /* Every message the user sees is ours; htslib would otherwise print its own to stderr. */
+    hts_set_log_level(HTS_LOG_OFF);
+}
+
+static int is_blank(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+/* Control characters other than whitespace do not occur in sequence text; bytes >= 0x80 do
+ * (UTF-8 in headers), so they are allowed. */
+static int is_binary_byte(unsigned char c) { return c == 0x7F || (c < 0x20 && !is_blank(c)); }
+
+/* Reads up to want bytes into buf, looping over short reads. Returns bytes read or -1. */
+static ssize_t read_full(BGZF *fp, unsigned char *buf, size_t want)
+{
+    size_t have = 0;
+    while (have < want) {
+        ssize_t got = bgzf_read(fp, buf + have, want - have);
+        if (got < 0) return -1;
+        if (got == 0) break;
+        have += (size_t)got;
+    }
+    return (ssize_t)have;
+}
+
+static tsk_reader *fail_open(tsk_reader *r, int *code, int c)
+{
+    if (code) *code = c;
+    tsk_reader_close(r);
+    return NULL;
+}
+
+static int set_read_failure(tsk_reader *r, int saved_errno, char *err, size_t errlen)
+{
+    char msg[256];
+    int code = describe_failure(r, saved_errno, msg, sizeof msg);
+    set_err(err, errlen, "%s: %s", r->display, msg);
+    return code;
+}
+
+tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errlen)
+{
+    quiet_htslib();
+    int is_stdin = strcmp(path, "-") == 0;
+    tsk_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->display = strdup(is_stdin ? "stdin" : path))) {
+        set_err(err, errlen, "%s: out of memory", path);
+        free(r);
+        if (code) *code = TSK_IO_SYSTEM;
+        return NULL;
+    }
+    if (!is_stdin) {
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            if (errno == ENOENT)
+                set_err(err, errlen, "%s: no such file", path);
+            else
+                set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+            return fail_open(r, code, TSK_IO_BAD);
+        }
+        if (S_ISDIR(st.st_mode)) {
+            set_err(err, errlen, "%s: is a directory, not a sequence file", path);
+            return fail_open(r, code, TSK_IO_BAD);
+        }
+        if (S_ISREG(st.st_mode) && st.st_size == 0) {
+            set_err(err, errlen, "%s: empty file", path);
+            return fail_open(r, code, TSK_IO_BAD);
+        }
+    }
+    errno = 0;
+    r->fp = is_stdin ? bgzf_dopen(STDIN_FILENO, "r") : bgzf_open(path, "r");
+    if (!r->fp) {
+        int e = errno;
+        if (e == ENOENT)
+            set_err(err, errlen, "%s: no such file", r->display);
+        else if (e == EACCES)
+            set_err(err, errlen, "%s: cannot open: %s", r->display, strerror(e));
+        else
+            set_err(err, errlen, "%s: cannot open%s%s", r->display, e ? ": " : "", e ? strerror(e) : " (unreadable data)");
+        return fail_open(r, code, e == ENOENT || e == EACCES || !e ? TSK_IO_BAD : TSK_IO_SYSTEM);
+    }
+    /* A BGZF file cut at a block boundary decompresses cleanly; only its missing end-of-file
+     * block tells. (Not checkable on pipes, where bgzf_check_EOF answers 2.) */
+    if (!is_stdin && bgzf_compression(r->fp) == 2 && bgzf_check_EOF(r->fp) == 0) {
+        set_err(err, errlen, "%s: truncated BGZF data (end-of-file marker missing)", r->display);
+        return fail_open(r, code, TSK_IO_BAD);
+    }
+
+    /* Sniff: the first SNIFF_BYTES decompressed bytes must be text, and the first non-blank
+     * character must open a record. Whitespace-only stretches are read past (and dropped). */
+    unsigned char *buf = malloc(SNIFF_BYTES);
+    if (!buf) {
+        set_err(err, errlen, "%s: out of memory", r->display);
+        return fail_open(r, code, TSK_IO_SYSTEM);
+    }
+    int64_t total = 0;
+    for (;;) {
+        errno = 0;
+        ssize_t got = read_full(r->fp, buf, SNIFF_BYTES);
+        if (got < 0) {
+            int e = errno;
+            free(buf);
+            return fail_open(r, code, set_read_failure(r, e, err, errlen));
+        }
+        if (total == 0) {
+            for (ssize_t i = 0; i < got; i++)
+                if (is_binary_byte(buf[i])) {
+                    set_err(err, errlen, "%s: not FASTA or FASTQ (binary data)", r->display);
+                    free(buf);
+                    return fail_open(r, code, TSK_IO_BAD);
+                }
+        }
+        if (got == 0) {
+            free(buf);
+            if (total == 0)
+                set_err(err, errlen, "%s: empty file%s", r->display,
+                        bgzf_compression(r->fp) ? " (after decompression)" : "");
+            else
+                set_err(err, errlen, "%s: no records", r->display);
+            return fail_open(r, code, TSK_IO_BAD);
+        }
+        total += got;
+        ssize_t i = 0;
+        while (i < got && is_blank(buf[i])) i++;
+        if (i == got) continue;
+        if (buf[i] != '>' && buf[i] != '@') {
+            set_err(err, errlen, "%s: not FASTA or FASTQ (first character '%c' is neither '>' nor '@')",
+                    r->display, buf[i]);
+            free(buf);
+            return fail_open(r, code, TSK_IO_BAD);
+        }
+        r->is_fastq = buf[i] == '@';
+        r->pending = buf;
+        r->pending_pos = (size_t)i;
+        r->pending_len = (size_t)got;
+        break;
+    }
+    r->ks = kseq_init(r);
+    if (!r->ks || !((kseq_t *)r->ks)->f || !((kseq_t *)r->ks)->f->buf) {
+        set_err(err, errlen, "%s: out of memory", r->display);
+        return fail_open(r, code, TSK_IO_SYSTEM);
+    }
+    return r;
+}
+
+/* Removes CR characters in place (CRLF files); kseq strips most but not a lone "\r" line. */
+static size_t strip_cr(char *s, size_t n)
+{
+    char *p = memchr(s, '\r', n);
+    if (!p) return n;
+    size_t j = (size_t)(p - s);
+    for (size_t i = j; i < n; i++)
+        if (s[i] != '\r') s[j++] = s[i];
+    s[j] = '\0';
+    return j;
+}
+
+int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen)
+{
+    kseq_t *ks = r->ks;
+    ks->seq.l = 0;
+    ks->qual.l = 0;
+    ks->name.l = 0;
+    int ret = kseq_read(ks);
+    if (r->read_error) {
+        set_err(err, errlen, "%s: %s", r->display, r->read_msg);
+        return r->read_error;
+    }
+    /* kseq returns the length as an int: a record of 2^32-1 characters would read as -1 (EOF);
+     * seq.l (a size_t) tells them apart. */
+    if (ret == -1 && (int)ks->seq.l != -1) {
+        if (r->count == 0) {
+            set_err(err, errlen, "%s: no records", r->display);
+            return TSK_IO_BAD;
+        }
+        return TSK_IO_EOF;
+    }
+    const char *name = ks->name.s ? ks->name.s : "";
+    if (ret == -3) {
+        set_err(err, errlen, "%s: record '%s': sequence too long", r->display, name);
+        return TSK_IO_BAD;
+    }
+    ks->seq.l = strip_cr(ks->seq.s, ks->seq.l);
+    if (r->is_fastq) {
+        if (ret == -2 || ks->qual.l != 0 || ks->last_char == 0) {
+            /* a '+' line was seen */
+            size_t ql = ks->qual.s ? strip_cr(ks->qual.s, ks->qual.l) : 0;
+            if (ret == -2 && ks_eof(ks->f) && ql < ks->seq.l) {
+                set_err(err, errlen, "%s: record '%s': truncated FASTQ record (end of file after %zu of %zu quality characters)",
+                        r->display, name, ql, ks->seq.l);
+                return TSK_IO_BAD;
+            }
+            if (ql != ks->seq.l) {
+                set_err(err, errlen, "%s: record '%s': quality length %zu differs from sequence length %zu",
+                        r->display, name, ql, ks->seq.l);
+                return TSK_IO_BAD;
+            }
+        } else {
+            if (ks_eof(ks->f))
+                set_err(err, errlen, "%s: record '%s': truncated FASTQ record (no '+' line)", r->display, name);
+            else
+                set_err(err, errlen, "%s: record '%s': FASTQ record without a '+' line", r->display, name);
+            return TSK_IO_BAD;
+        }
+    } else if (ret == -2 || ks->last_char == 0) {
+        set_err(err, errlen, "%s: record '%s': FASTQ '+' line in a FASTA file", r->display, name);
+        return TSK_IO_BAD;
+    }
+    r->count++;
+    rec->name = name;
+    rec->name_len = ks->name.l;
+    rec->seq = ks->seq.s;
+    rec->len = ks->seq.l;
+    rec->is_fastq = r->is_fastq;
+    return TSK_IO_RECORD;
+}
+
+int64_t tsk_reader_count(const tsk_reader *r) { return r->count; }
+
+void tsk_reader_close(tsk_reader *r)
+{
+    if (!r) return;
+    if (r->ks) kseq_destroy(r->ks);
+    if (r->fp) bgzf_close(r->fp);
+    free(r->pending);
+    free(r->display);
+    free(r);
+}
+
+/* ---- input lists ---- */
+
+/* Strips spaces (and, with eol, the line end) around s; tabs inside are kept as separators. */
+static char *trim(char *s, int eol)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || (eol && (s[n - 1] == '\n' || s[n - 1] == '\r')))) s[--n] = '\0';
+    while (*s == ' ') s++;
+    return s;
+}
+
+static int all_blank(const char *s)
+{
+    while (*s && is_blank((unsigned char)*s)) s++;
+    return *s == '\0';
+}
+
+int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, char *err, size_t errlen)
+{
+    int is_stdin = strcmp(list_path, "-") == 0;
+    const char *shown = is_stdin ? "stdin" : list_path;
+    FILE *fp = is_stdin ? stdin : fopen(list_path, "r");
+    if (!fp) {
+        if (errno == ENOENT)
+            set_err(err, errlen, "%s: no such file", list_path);
+        else
+            set_err(err, errlen, "%s: cannot open: %s", list_path, strerror(errno));
+        return TSK_IO_BAD;
+    }
+    char *line = NULL;
+    size_t cap = 0, added = 0, old_n = *n;
+    long lineno = 0;
+    ssize_t len;
+    int rc = 0;
+    while ((len = getline(&line, &cap, fp)) >= 0) {
+        lineno++;
+        if (memchr(line, '\0', (size_t)len)) {
+            set_err(err, errlen, "%s:%ld: binary data in a list of paths", shown, lineno);
+            rc = TSK_IO_BAD;
+            break;
+        }
+        char *s = trim(line, 1);
+        if (all_blank(s) || *s == '#') continue;
+        char *name = NULL, *path = s, *tab = strchr(s, '\t');
+        if (tab) {
+            *tab = '\0';
+            name = trim(s, 0);
+            path = trim(tab + 1, 0);
+            if (strchr(path, '\t')) {
+                set_err(err, errlen, "%s:%ld: expected 'path' or 'name<TAB>path', found more than one tab", shown, lineno);
+                rc = TSK_IO_BAD;
+                break;
+            }
+            if (!*name || !*path) {
+                set_err(err, errlen, "%s:%ld: empty %s in 'name<TAB>path'", shown, lineno, *name ? "path" : "name");
+                rc = TSK_IO_BAD;
+                break;
+            }
+        }
+        tsk_input *grown = realloc(*inputs, (*n + 1) * sizeof **inputs);
+        if (!grown) {
+            set_err(err, errlen, "%s: out of memory", shown);
+            rc = TSK_IO_SYSTEM;
+            break;
+        }
+        *inputs = grown;
+        tsk_input *in = &grown[*n];
+        in->path = strdup(path);
+        in->name = name ? strdup(name) : NULL;
+        if (!in->path || (name && !in->name)) {
+            free(in->path);
+            free(in->name);
+            set_err(err, errlen, "%s: out of memory", shown);
+            rc = TSK_IO_SYSTEM;
+            break;
+        }
+        (*n)++;
+        added++;
+    }
+    if (rc == 0 && ferror(fp)) {
+        set_err(err, errlen, "%s: read error: %s", shown, strerror(errno));
+        rc = TSK_IO_SYSTEM;
+    }
+    if (rc == 0 && added == 0) {
+        set_err(err, errlen, "%s: no paths in the list", shown);
+        rc = TSK_IO_BAD;
+    }
+    free(line);
+    if (!is_stdin) fclose(fp);
+    if (rc != 0) {
+        /* leave *inputs as it was before this call */
+        for (size_t i = old_n; i < *n; i++) {
+            free((*inputs)[i].path);
+            free((*inputs)[i].name);
+        }
+        *n = old_n;
+    }
+    return rc;
+}
+
+void tsk_inputs_free(tsk_input *inputs, size_t n)
+{
+    if (!inputs) return;
+    for (size_t i = 0; i < n; i++) {
+        free(inputs[i].path);
+        free(inputs[i].name);
+    }
+    free(inputs);
+}
+
+static int strip_suffix(char *s, const char *const *suffixes)
+{
+    size_t n = strlen(s);
+    for (int i = 0; suffixes[i]; i++) {
+        size_t k = strlen(suffixes[i]);
+        /* keep at least one character of the stem: ".fa" stays ".fa" */
+        if (n > k && strcasecmp(s + n - k, suffixes[i]) == 0) {
+            s[n - k] = '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+char *tsk_path_stem(const char *path)
+{
+    if (strcmp(path, "-") == 0) return strdup("stdin");
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--; /* "dir/" names dir */
+    const char *base = path;
+    for (size_t i = 0; i < n; i++)
+        if (path[i] == '/' && i + 1 < n) base = path + i + 1;
+    char *s = strndup(base, n - (size_t)(base - path));
+    if (!s) return NULL;
+    static const char *const compressed[] = {".gz", ".bgz", ".bgzf", NULL};
+    static const char *const sequence[] = {".fasta", ".fa", ".fna", ".ffn", ".faa", ".fas", ".fastq", ".fq", NULL};
+    strip_suffix(s, compressed);
+    strip_suffix(s, sequence);
+    return s;
+}

@@ -1,0 +1,707 @@
+/* tsk_file.c: the .tsk sketch file, written and read as docs/format.md specifies.
+ *
+ * Every multi-byte field is encoded and decoded byte by byte as little-endian, so the code does
+ * not depend on struct layout; only the data rows are used in place, which is why a big-endian
+ * host is refused at compile time. */
+#include "tsk_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "atomic_file.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the .tsk data rows are little-endian and read in place: this build needs a little-endian host"
+#endif
+
+/* ---- layout (docs/format.md) ---- */
+
+static const unsigned char TSK_MAGIC[8] = {0x89, 'T', 'S', 'K', '\r', '\n', 0x1A, '\n'};
+#define TSK_BYTE_ORDER_MARK 0x01020304u
+#define TSK_PAGE 4096u
+#define TSK_FIXED_HEADER 256u   /* fixed fields; the tables follow */
+#define TSK_RECORD_ENTRY 56u    /* bytes per record in the record table */
+#define TSK_SOURCE_ENTRY 16u    /* bytes per source in the source table */
+#define TSK_WRITE_BUFFER (1u << 20)
+
+enum { /* header field offsets */
+    H_MAGIC = 0, H_VERSION = 8, H_BOM = 12, H_HEADER_SIZE = 16, H_CRC = 20, H_FILE_SIZE = 24,
+    H_DATA_OFFSET = 32, H_DATA_SIZE = 40, H_N_ROWS = 48, H_N_RECORDS = 56, H_TRAILER_OFFSET = 64,
+    H_TRAILER_SIZE = 72, H_N_SOURCES = 80, H_STRINGS_SIZE = 88, H_VERSION_OFF = 96, H_VERSION_LEN = 104,
+    H_CMDLINE_OFF = 112, H_CMDLINE_LEN = 120, H_T = 128, H_DIM = 132, H_SEED = 136, H_ALPHABET = 144,
+    H_ALPHABET_SIZE = 148, H_CANONICAL = 152, H_PRECISION = 156, H_ELEM_SIZE = 160,
+    H_TABLES_FROM_FILE = 164, H_WINDOW = 168, H_STRIDE = 176, H_TABLES_OFFSET = 184, H_TABLES_SIZE = 188,
+};
+enum { /* record entry field offsets */
+    R_NAME_OFF = 0, R_NAME_LEN = 8, R_SOURCE = 12, R_RAW_LEN = 16, R_CLEAN_LEN = 24, R_DROPPED = 32,
+    R_FIRST_ROW = 40, R_N_ROWS = 48,
+};
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static uint64_t align8(uint64_t x) { return (x + 7) & ~(uint64_t)7; }
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* zlib's crc32 takes a uInt length: feed large spans in pieces. */
+static uLong crc_update(uLong crc, const unsigned char *p, uint64_t n)
+{
+    while (n) {
+        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        crc = crc32(crc, p, k);
+        p += k;
+        n -= k;
+    }
+    return crc;
+}
+
+static size_t tables_size(const tsk_params *p) { return (size_t)p->t * (size_t)tsk_alphabet_size(p->alphabet) * 5; }
+
+/* ---- a growable byte buffer ---- */
+
+typedef struct {
+    unsigned char *p;
+    size_t len, cap;
+} bytes;
+
+static int bytes_reserve(bytes *b, size_t extra)
+{
+    if (b->len + extra <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra) cap *= 2;
+    unsigned char *q = realloc(b->p, cap);
+    if (!q) return -1;
+    b->p = q;
+    b->cap = cap;
+    return 0;
+}
+
+/* Appends s and a NUL; *off receives its offset. */
+static int bytes_add_string(bytes *b, const char *s, uint64_t *off, uint64_t *len)
+{
+    size_t n = strlen(s);
+    if (bytes_reserve(b, n + 1)) return -1;
+    *off = b->len;
+    *len = n;
+    memcpy(b->p + b->len, s, n + 1);
+    b->len += n + 1;
+    return 0;
+}
+
+/* ---- writing ---- */
+
+struct tsk_writer {
+    int fd;
+    char *path, *tmp_path;
+    tsk_params params;
+    size_t row_bytes;
+    unsigned char *buf;        /* rows not yet written */
+    size_t buf_len;
+    uint64_t data_size;        /* bytes of rows written or buffered */
+    uLong data_crc;
+    int64_t n_rows, n_records;
+    bytes records, sources, strings;
+    uint64_t n_sources;
+    char *last_source;         /* consecutive records from one file share one source entry */
+    uint64_t version_off, version_len, cmdline_off, cmdline_len;
+};
+
+static void writer_free(tsk_writer *w)
+{
+    free(w->path);
+    free(w->buf);
+    free(w->records.p);
+    free(w->sources.p);
+    free(w->strings.p);
+    free(w->last_source);
+    free(w);
+}
+
+tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *tool_version,
+                            const char *command_line, char *err, size_t errlen)
+{
+    const char *bad = tsk_params_check(p);
+    if (bad) {
+        set_err(err, errlen, "%s: invalid parameters: %s", path, bad);
+        return NULL;
+    }
+    tsk_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        set_err(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    w->fd = -1;
+    w->params = *p;
+    w->row_bytes = (size_t)p->dim * (p->precision == TSK_DOUBLE ? 8 : 4);
+    w->data_crc = crc32(0, NULL, 0);
+    if (!(w->path = strdup(path)) || !(w->buf = malloc(TSK_WRITE_BUFFER)) ||
+        bytes_add_string(&w->strings, tool_version ? tool_version : "", &w->version_off, &w->version_len) ||
+        bytes_add_string(&w->strings, command_line ? command_line : "", &w->cmdline_off, &w->cmdline_len)) {
+        set_err(err, errlen, "%s: out of memory", path);
+        writer_free(w);
+        return NULL;
+    }
+    w->fd = tsk_tmp_create(path, 0, &w->tmp_path, err, errlen);
+    if (w->fd < 0) {
+        writer_free(w);
+        return NULL;
+    }
+    /* The first page is left for the header, written last; rows start at TSK_PAGE. */
+    if (lseek(w->fd, TSK_PAGE, SEEK_SET) != (off_t)TSK_PAGE) {
+        set_err(err, errlen, "%s: cannot seek: %s", path, strerror(errno));
+        tsk_writer_abort(w);
+        return NULL;
+    }
+    return w;
+}
+
+static int writer_flush(tsk_writer *w, char *err, size_t errlen)
+{
+    if (w->buf_len && tsk_write_all(w->fd, w->buf, w->buf_len) != 0) {
+        set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        return -1;
+    }
+    w->buf_len = 0;
+    return 0;
+}
+
+int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
+{
+    const char *name = rec->name ? rec->name : "";
+    if (rec->raw_len < 0 || rec->clean_len < 0 || rec->clean_len > rec->raw_len ||
+        rec->dropped != rec->raw_len - rec->clean_len) {
+        set_err(err, errlen, "%s: record '%s': inconsistent lengths (raw %" PRId64 ", cleaned %" PRId64
+                ", dropped %" PRId64 ")", w->path, name, rec->raw_len, rec->clean_len, rec->dropped);
+        return -1;
+    }
+    int64_t want = tsk_rows_for_length(&w->params, rec->clean_len);
+    if (rec->n_rows != want) {
+        set_err(err, errlen, "%s: record '%s': %" PRId64 " rows given where its length %" PRId64 " gives %" PRId64,
+                w->path, name, rec->n_rows, rec->clean_len, want);
+        return -1;
+    }
+
+    /* metadata */
+    const char *source = rec->source ? rec->source : "";
+    if (!w->last_source || strcmp(w->last_source, source) != 0) {
+        uint64_t off, len;
+        char *copy = strdup(source);
+        if (!copy || bytes_add_string(&w->strings, source, &off, &len) || bytes_reserve(&w->sources, TSK_SOURCE_ENTRY)) {
+            free(copy);
+            set_err(err, errlen, "%s: out of memory", w->path);
+            return -1;
+        }
+        put_u64(w->sources.p + w->sources.len, off);
+        put_u64(w->sources.p + w->sources.len + 8, len);
+        w->sources.len += TSK_SOURCE_ENTRY;
+        w->n_sources++;
+        free(w->last_source);
+        w->last_source = copy;
+    }
+    uint64_t name_off, name_len;
+    if (bytes_add_string(&w->strings, name, &name_off, &name_len) || bytes_reserve(&w->records, TSK_RECORD_ENTRY)) {
+        set_err(err, errlen, "%s: out of memory", w->path);
+        return -1;
+    }
+    if (name_len > UINT32_MAX || w->n_sources - 1 > UINT32_MAX) {
+        set_err(err, errlen, "%s: record '%.100s...': name too long", w->path, name);
+        return -1;
+    }
+    unsigned char *e = w->records.p + w->records.len;
+    put_u64(e + R_NAME_OFF, name_off);
+    put_u32(e + R_NAME_LEN, (uint32_t)name_len);
+    put_u32(e + R_SOURCE, (uint32_t)(w->n_sources - 1));
+    put_u64(e + R_RAW_LEN, (uint64_t)rec->raw_len);
+    put_u64(e + R_CLEAN_LEN, (uint64_t)rec->clean_len);
+    put_u64(e + R_DROPPED, (uint64_t)rec->dropped);
+    put_u64(e + R_FIRST_ROW, (uint64_t)w->n_rows);
+    put_u64(e + R_N_ROWS, (uint64_t)rec->n_rows);
+    w->records.len += TSK_RECORD_ENTRY;
+    w->n_records++;
+
+    /* rows: small records gather in the buffer, big ones go straight to the file */
+    size_t n = (size_t)rec->n_rows * w->row_bytes;
+    if (n) {
+        w->data_crc = crc_update(w->data_crc, rows, n);
+        if (w->buf_len + n <= TSK_WRITE_BUFFER) {
+            memcpy(w->buf + w->buf_len, rows, n);
+            w->buf_len += n;
+        } else {
+            if (writer_flush(w, err, errlen)) return -1;
+            if (tsk_write_all(w->fd, rows, n) != 0) {
+                set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+                return -1;
+            }
+        }
+    }
+    w->data_size += n;
+    w->n_rows += rec->n_rows;
+    return 0;
+}
+
+static void encode_header(unsigned char *h, const tsk_params *p)
+{
+    int a = tsk_alphabet_size(p->alphabet);
+    memcpy(h + H_MAGIC, TSK_MAGIC, 8);
+    put_u32(h + H_VERSION, TSK_FORMAT_VERSION);
+    put_u32(h + H_BOM, TSK_BYTE_ORDER_MARK);
+    put_u32(h + H_HEADER_SIZE, (uint32_t)(TSK_FIXED_HEADER + tables_size(p)));
+    put_u32(h + H_T, (uint32_t)p->t);
+    put_u32(h + H_DIM, (uint32_t)p->dim);
+    put_u64(h + H_SEED, p->seed);
+    put_u32(h + H_ALPHABET, (uint32_t)p->alphabet);
+    put_u32(h + H_ALPHABET_SIZE, (uint32_t)a);
+    put_u32(h + H_CANONICAL, (uint32_t)(p->canonical != 0));
+    put_u32(h + H_PRECISION, (uint32_t)p->precision);
+    put_u32(h + H_ELEM_SIZE, p->precision == TSK_DOUBLE ? 8 : 4);
+    put_u32(h + H_TABLES_FROM_FILE, (uint32_t)(p->tables_from_file != 0));
+    put_u64(h + H_WINDOW, (uint64_t)p->window);
+    put_u64(h + H_STRIDE, (uint64_t)p->stride);
+    put_u32(h + H_TABLES_OFFSET, TSK_FIXED_HEADER);
+    put_u32(h + H_TABLES_SIZE, (uint32_t)tables_size(p));
+    unsigned char *hash = h + TSK_FIXED_HEADER, *sign = hash + (size_t)p->t * a * 4;
+    for (int k = 0; k < p->t; k++)
+        for (int c = 0; c < a; c++) {
+            put_u32(hash + ((size_t)k * a + c) * 4, (uint32_t)p->hash[k][c]);
+            sign[(size_t)k * a + c] = (unsigned char)p->sign[k][c];
+        }
+}
+
+int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
+{
+    unsigned char *trailer = NULL;
+    if (writer_flush(w, err, errlen)) goto fail;
+
+    uint64_t data_end = TSK_PAGE + w->data_size;
+    uint64_t trailer_offset = align8(data_end);
+    uint64_t trailer_size = w->records.len + w->sources.len + w->strings.len;
+    trailer = malloc(trailer_size + 8);
+    if (!trailer) {
+        set_err(err, errlen, "%s: out of memory", w->path);
+        goto fail;
+    }
+    memset(trailer, 0, trailer_offset - data_end);
+    unsigned char *t = trailer + (trailer_offset - data_end);
+    memcpy(t, w->records.p, w->records.len);
+    memcpy(t + w->records.len, w->sources.p, w->sources.len);
+    memcpy(t + w->records.len + w->sources.len, w->strings.p, w->strings.len);
+    if (tsk_write_all(w->fd, trailer, trailer_offset - data_end + trailer_size) != 0) {
+        set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        goto fail;
+    }
+
+    unsigned char header[TSK_PAGE];
+    memset(header, 0, sizeof header);
+    encode_header(header, &w->params);
+    put_u64(header + H_FILE_SIZE, trailer_offset + trailer_size);
+    put_u64(header + H_DATA_OFFSET, TSK_PAGE);
+    put_u64(header + H_DATA_SIZE, w->data_size);
+    put_u64(header + H_N_ROWS, (uint64_t)w->n_rows);
+    put_u64(header + H_N_RECORDS, (uint64_t)w->n_records);
+    put_u64(header + H_TRAILER_OFFSET, trailer_offset);
+    put_u64(header + H_TRAILER_SIZE, trailer_size);
+    put_u64(header + H_N_SOURCES, w->n_sources);
+    put_u64(header + H_STRINGS_SIZE, w->strings.len);
+    put_u64(header + H_VERSION_OFF, w->version_off);
+    put_u64(header + H_VERSION_LEN, w->version_len);
+    put_u64(header + H_CMDLINE_OFF, w->cmdline_off);
+    put_u64(header + H_CMDLINE_LEN, w->cmdline_len);
+    size_t header_size = TSK_FIXED_HEADER + tables_size(&w->params);
+    uLong crc = crc32(0, header, (uInt)header_size); /* the CRC field is still zero here */
+    crc = crc32_combine(crc, w->data_crc, (z_off_t)w->data_size);
+    crc = crc_update(crc, t, trailer_size);
+    put_u32(header + H_CRC, (uint32_t)crc);
+    if (tsk_pwrite_all(w->fd, header, TSK_PAGE, 0) != 0) {
+        set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        goto fail;
+    }
+    free(trailer);
+    trailer = NULL;
+    int fd = w->fd;
+    w->fd = -1;
+    char *tmp = w->tmp_path;
+    w->tmp_path = NULL;
+    int rc = tsk_tmp_commit(fd, tmp, w->path, err, errlen);
+    writer_free(w);
+    return rc;
+
+fail:
+    free(trailer);
+    tsk_writer_abort(w);
+    return -1;
+}
+
+void tsk_writer_abort(tsk_writer *w)
+{
+    if (!w) return;
+    tsk_tmp_discard(w->fd, w->tmp_path);
+    writer_free(w);
+}
+
+/* ---- reading ---- */
+
+static tsk_file *open_fail(tsk_file *f, int fd)
+{
+    if (fd >= 0) close(fd);
+    tsk_file_close(f);
+    return NULL;
+}
+
+/* Checks that a string [off, off+len] of the strings area is inside it and NUL-terminated. */
+static int string_ok(uint64_t off, uint64_t len, const unsigned char *strings, uint64_t strings_size)
+{
+    return off < strings_size && len < strings_size - off && strings[off + len] == '\0';
+}
+
+tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
+{
+    tsk_file *f = calloc(1, sizeof *f);
+    if (!f) {
+        set_err(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            set_err(err, errlen, "%s: no such file", path);
+        else
+            set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return open_fail(f, fd);
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return open_fail(f, fd);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        set_err(err, errlen, "%s: is a directory, not a tsketch sketch file", path);
+        return open_fail(f, fd);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        set_err(err, errlen, "%s: not a regular file (a sketch file must be mappable)", path);
+        return open_fail(f, fd);
+    }
+    uint64_t actual = (uint64_t)st.st_size;
+    if (actual < 8) {
+        set_err(err, errlen, "%s: not a tsketch sketch file%s", path, actual == 0 ? " (empty file)" : "");
+        return open_fail(f, fd);
+    }
+    void *map = mmap(NULL, (size_t)actual, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+        set_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+        return open_fail(f, fd);
+    }
+    close(fd);
+    fd = -1;
+    f->map = map;
+    f->map_len = (size_t)actual;
+    const unsigned char *m = map;
+
+    if (memcmp(m, TSK_MAGIC, 8) != 0) {
+        set_err(err, errlen, "%s: not a tsketch sketch file", path);
+        return open_fail(f, fd);
+    }
+    if (actual < TSK_FIXED_HEADER) {
+        set_err(err, errlen, "%s: truncated (%" PRIu64 " bytes, shorter than the header)", path, actual);
+        return open_fail(f, fd);
+    }
+    uint32_t bom = get_u32(m + H_BOM);
+    if (bom != TSK_BYTE_ORDER_MARK) {
+        if (bom == 0x04030201u)
+            set_err(err, errlen, "%s: written in big-endian byte order, which this tsketch does not read", path);
+        else
+            set_err(err, errlen, "%s: corrupt header (bad byte-order mark)", path);
+        return open_fail(f, fd);
+    }
+    uint32_t version = get_u32(m + H_VERSION);
+    if (version != TSK_FORMAT_VERSION) {
+        set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads version %d)%s", path,
+                version, TSK_FORMAT_VERSION, version > TSK_FORMAT_VERSION ? ": written by a newer tsketch" : "");
+        return open_fail(f, fd);
+    }
+    uint64_t file_size = get_u64(m + H_FILE_SIZE);
+    if (actual < file_size) {
+        set_err(err, errlen, "%s: truncated (expected %" PRIu64 " bytes, found %" PRIu64 ")", path, file_size, actual);
+        return open_fail(f, fd);
+    }
+    if (actual > file_size) {
+        set_err(err, errlen, "%s: corrupt (%" PRIu64 " bytes, %" PRIu64 " more than the header records)", path,
+                actual, actual - file_size);
+        return open_fail(f, fd);
+    }
+
+    /* Layout: every region inside the file and in the order the format fixes. */
+    uint32_t header_size = get_u32(m + H_HEADER_SIZE);
+    uint64_t data_offset = get_u64(m + H_DATA_OFFSET), data_size = get_u64(m + H_DATA_SIZE);
+    uint64_t trailer_offset = get_u64(m + H_TRAILER_OFFSET), trailer_size = get_u64(m + H_TRAILER_SIZE);
+    const char *what = NULL;
+    if (header_size < TSK_FIXED_HEADER || header_size > file_size) what = "header size";
+    else if (data_offset % TSK_PAGE || data_offset < header_size || data_offset > file_size) what = "data offset";
+    else if (data_size > file_size - data_offset) what = "data size";
+    else if (trailer_offset != align8(data_offset + data_size)) what = "trailer offset";
+    else if (trailer_offset > file_size || trailer_size != file_size - trailer_offset) what = "trailer size";
+    if (what) {
+        set_err(err, errlen, "%s: corrupt header (%s out of range)", path, what);
+        return open_fail(f, fd);
+    }
+
+    /* Checksum, before any field is trusted further. */
+    unsigned char head[TSK_PAGE];
+    memcpy(head, m, header_size);
+    put_u32(head + H_CRC, 0);
+    madvise(map, f->map_len, MADV_SEQUENTIAL);
+    uLong crc = crc32(0, head, header_size);
+    crc = crc_update(crc, m + data_offset, data_size);
+    crc = crc_update(crc, m + trailer_offset, trailer_size);
+    madvise(map, f->map_len, MADV_NORMAL);
+    if ((uint32_t)crc != get_u32(m + H_CRC)) {
+        set_err(err, errlen, "%s: checksum mismatch (the file is corrupt)", path);
+        return open_fail(f, fd);
+    }
+
+    /* Parameters. */
+    tsk_params *p = &f->params;
+    memset(p, 0, sizeof *p);
+    uint32_t t = get_u32(m + H_T), dim = get_u32(m + H_DIM), alphabet = get_u32(m + H_ALPHABET);
+    uint32_t precision = get_u32(m + H_PRECISION), elem = get_u32(m + H_ELEM_SIZE);
+    if (t < 1 || t > TSK_MAX_T || dim < 1 || dim > TSK_MAX_DIM || alphabet > TSK_PROTEIN || precision > TSK_DOUBLE) {
+        set_err(err, errlen, "%s: corrupt header (t %u, D %u, alphabet %u, precision %u out of range)", path,
+                t, dim, alphabet, precision);
+        return open_fail(f, fd);
+    }
+    p->t = (int)t;
+    p->dim = (int)dim;
+    p->seed = get_u64(m + H_SEED);
+    p->alphabet = (tsk_alphabet)alphabet;
+    p->canonical = (int)get_u32(m + H_CANONICAL);
+    p->precision = (tsk_precision)precision;
+    p->tables_from_file = (int)get_u32(m + H_TABLES_FROM_FILE);
+    p->window = (int64_t)get_u64(m + H_WINDOW);
+    p->stride = (int64_t)get_u64(m + H_STRIDE);
+    int a = tsk_alphabet_size(p->alphabet);
+    if (get_u32(m + H_ALPHABET_SIZE) != (uint32_t)a || elem != (precision == TSK_DOUBLE ? 8u : 4u) ||
+        get_u32(m + H_TABLES_OFFSET) != TSK_FIXED_HEADER || get_u32(m + H_TABLES_SIZE) != tables_size(p) ||
+        header_size != TSK_FIXED_HEADER + tables_size(p) || p->canonical > 1 || p->tables_from_file > 1) {
+        set_err(err, errlen, "%s: corrupt header (inconsistent parameter fields)", path);
+        return open_fail(f, fd);
+    }
+    const unsigned char *hash = m + TSK_FIXED_HEADER, *sign = hash + (size_t)t * a * 4;
+    for (int k = 0; k < p->t; k++)
+        for (int c = 0; c < a; c++) {
+            p->hash[k][c] = (int32_t)get_u32(hash + ((size_t)k * a + c) * 4);
+            p->sign[k][c] = (int8_t)sign[(size_t)k * a + c];
+        }
+    const char *bad = tsk_params_check(p);
+    if (bad) {
+        set_err(err, errlen, "%s: corrupt header (invalid parameters: %s)", path, bad);
+        return open_fail(f, fd);
+    }
+    if (!p->tables_from_file) {
+        tsk_params drawn = *p;
+        tsk_tables_draw(&drawn);
+        if (memcmp(drawn.hash, p->hash, sizeof p->hash) || memcmp(drawn.sign, p->sign, sizeof p->sign)) {
+            set_err(err, errlen, "%s: corrupt header (tables differ from those of seed %" PRIu64 ")", path, p->seed);
+            return open_fail(f, fd);
+        }
+    }
+    f->elem_size = elem;
+
+    /* Sizes of the data and the trailer. */
+    uint64_t n_rows = get_u64(m + H_N_ROWS), n_records = get_u64(m + H_N_RECORDS);
+    uint64_t n_sources = get_u64(m + H_N_SOURCES), strings_size = get_u64(m + H_STRINGS_SIZE);
+    uint64_t row_bytes = (uint64_t)dim * elem;
+    if (n_rows > data_size / row_bytes || n_rows * row_bytes != data_size) {
+        set_err(err, errlen, "%s: corrupt header (%" PRIu64 " rows of D=%u do not fill %" PRIu64 " data bytes)",
+                path, n_rows, dim, data_size);
+        return open_fail(f, fd);
+    }
+    if (n_records > trailer_size / TSK_RECORD_ENTRY || n_sources > trailer_size / TSK_SOURCE_ENTRY ||
+        strings_size > trailer_size ||
+        n_records * TSK_RECORD_ENTRY + n_sources * TSK_SOURCE_ENTRY + strings_size != trailer_size) {
+        set_err(err, errlen, "%s: corrupt header (record table sizes)", path);
+        return open_fail(f, fd);
+    }
+    const unsigned char *records = m + trailer_offset;
+    const unsigned char *sources = records + n_records * TSK_RECORD_ENTRY;
+    const unsigned char *strings = sources + n_sources * TSK_SOURCE_ENTRY;
+    uint64_t voff = get_u64(m + H_VERSION_OFF), vlen = get_u64(m + H_VERSION_LEN);
+    uint64_t coff = get_u64(m + H_CMDLINE_OFF), clen = get_u64(m + H_CMDLINE_LEN);
+    if (!string_ok(voff, vlen, strings, strings_size) || !string_ok(coff, clen, strings, strings_size)) {
+        set_err(err, errlen, "%s: corrupt record table (version or command line string)", path);
+        return open_fail(f, fd);
+    }
+    if (!(f->tool_version = strdup((const char *)strings + voff)) ||
+        !(f->command_line = strdup((const char *)strings + coff)) ||
+        (n_records && !(f->records = malloc(n_records * sizeof *f->records)))) {
+        set_err(err, errlen, "%s: out of memory", path);
+        return open_fail(f, fd);
+    }
+    for (uint64_t i = 0; i < n_sources; i++) {
+        const unsigned char *s = sources + i * TSK_SOURCE_ENTRY;
+        if (!string_ok(get_u64(s), get_u64(s + 8), strings, strings_size)) {
+            set_err(err, errlen, "%s: corrupt record table (source %" PRIu64 ")", path, i);
+            return open_fail(f, fd);
+        }
+    }
+    int64_t row = 0;
+    for (uint64_t i = 0; i < n_records; i++) {
+        const unsigned char *e = records + i * TSK_RECORD_ENTRY;
+        tsk_record_info *r = &f->records[i];
+        uint64_t noff = get_u64(e + R_NAME_OFF), nlen = get_u32(e + R_NAME_LEN);
+        uint32_t src = get_u32(e + R_SOURCE);
+        r->raw_len = (int64_t)get_u64(e + R_RAW_LEN);
+        r->clean_len = (int64_t)get_u64(e + R_CLEAN_LEN);
+        r->dropped = (int64_t)get_u64(e + R_DROPPED);
+        r->first_row = (int64_t)get_u64(e + R_FIRST_ROW);
+        r->n_rows = (int64_t)get_u64(e + R_N_ROWS);
+        if (!string_ok(noff, nlen, strings, strings_size) || src >= n_sources) {
+            set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": name or source)", path, i);
+            return open_fail(f, fd);
+        }
+        if (r->raw_len < 0 || r->clean_len < 0 || r->clean_len > r->raw_len || r->dropped != r->raw_len - r->clean_len ||
+            r->first_row != row || r->n_rows != tsk_rows_for_length(p, r->clean_len) ||
+            (uint64_t)r->n_rows > n_rows - (uint64_t)row) {
+            set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": lengths or rows inconsistent)", path, i);
+            return open_fail(f, fd);
+        }
+        r->name = (const char *)strings + noff;
+        r->source = (const char *)strings + get_u64(sources + (uint64_t)src * TSK_SOURCE_ENTRY);
+        row += r->n_rows;
+    }
+    if ((uint64_t)row != n_rows) {
+        set_err(err, errlen, "%s: corrupt record table (records cover %" PRId64 " of %" PRIu64 " rows)", path, row, n_rows);
+        return open_fail(f, fd);
+    }
+    f->n_records = (int64_t)n_records;
+    f->n_rows = (int64_t)n_rows;
+    f->data = m + data_offset;
+    return f;
+}
+
+void tsk_file_close(tsk_file *f)
+{
+    if (!f) return;
+    if (f->map) munmap(f->map, f->map_len);
+    free(f->tool_version);
+    free(f->command_line);
+    free(f->records);
+    free(f);
+}
+
+/* ---- comparing ---- */
+
+typedef struct {
+    char *msg;
+    size_t len, used;
+    int n;
+} diff_out;
+
+static void diff_add(diff_out *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void diff_add(diff_out *d, const char *fmt, ...)
+{
+    d->n++;
+    if (!d->msg || d->used + 1 >= d->len) return;
+    if (d->n > 1) d->used += (size_t)snprintf(d->msg + d->used, d->len - d->used, "; ");
+    if (d->used + 1 >= d->len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(d->msg + d->used, d->len - d->used, fmt, ap);
+    va_end(ap);
+    if (k > 0) d->used += (size_t)k;
+    if (d->used >= d->len) d->used = d->len - 1;
+}
+
+static const char *alphabet_name(tsk_alphabet a) { return a == TSK_PROTEIN ? "protein" : "dna"; }
+
+/* Tables agree on the levels and codes both define (the caller reports t/alphabet mismatches). */
+static int tables_differ(const tsk_params *a, const tsk_params *b, int *level, int *code)
+{
+    int t = a->t < b->t ? a->t : b->t;
+    int n = tsk_alphabet_size(a->alphabet) < tsk_alphabet_size(b->alphabet) ? tsk_alphabet_size(a->alphabet)
+                                                                             : tsk_alphabet_size(b->alphabet);
+    for (int k = 0; k < t; k++)
+        for (int c = 0; c < n; c++)
+            if (a->hash[k][c] != b->hash[k][c] || a->sign[k][c] != b->sign[k][c]) {
+                *level = k;
+                *code = c;
+                return 1;
+            }
+    return 0;
+}
+
+int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b, const char *name_b,
+                    char *msg, size_t msglen)
+{
+    diff_out d = {msg, msglen, 0, 0};
+    if (msg && msglen) msg[0] = '\0';
+    if (a->t != b->t) diff_add(&d, "t (tuple length): %d in %s, %d in %s", a->t, name_a, b->t, name_b);
+    if (a->dim != b->dim) diff_add(&d, "D (dimension): %d in %s, %d in %s", a->dim, name_a, b->dim, name_b);
+    if (a->alphabet != b->alphabet)
+        diff_add(&d, "alphabet: %s in %s, %s in %s", alphabet_name(a->alphabet), name_a, alphabet_name(b->alphabet), name_b);
+    if (!a->canonical != !b->canonical)
+        diff_add(&d, "canonical: %s in %s, %s in %s", a->canonical ? "on" : "off", name_a, b->canonical ? "on" : "off", name_b);
+    if (a->window != b->window)
+        diff_add(&d, "window: %" PRId64 " in %s, %" PRId64 " in %s", a->window, name_a, b->window, name_b);
+    if (a->stride != b->stride)
+        diff_add(&d, "stride: %" PRId64 " in %s, %" PRId64 " in %s", a->stride, name_a, b->stride, name_b);
+    /* Precision is not compared: it is the storage type of the rows, not the function. */
+    int both_drawn = !a->tables_from_file && !b->tables_from_file;
+    if (both_drawn && a->seed != b->seed)
+        diff_add(&d, "seed: %" PRIu64 " in %s, %" PRIu64 " in %s", a->seed, name_a, b->seed, name_b);
+    /* Tables of different shapes differ anyway (reported above as t, D or alphabet); tables drawn
+     * from different seeds too. Otherwise the tables themselves decide. */
+    int level = 0, code = 0;
+    int same_shape = a->t == b->t && a->dim == b->dim && a->alphabet == b->alphabet;
+    if (same_shape && !(both_drawn && a->seed != b->seed) && tables_differ(a, b, &level, &code)) {
+        const char *letters = tsk_alphabet_letters(a->alphabet);
+        if (both_drawn)
+            diff_add(&d, "tables: differ at level %d, character %c although both come from seed %" PRIu64
+                     " (%s or %s is corrupt)", level, letters[code], a->seed, name_a, name_b);
+        else if (a->tables_from_file && b->tables_from_file)
+            diff_add(&d, "tables (both read from files): differ at level %d, character %c: hash %d sign %+d in %s, "
+                     "hash %d sign %+d in %s", level, letters[code], a->hash[level][code], a->sign[level][code],
+                     name_a, b->hash[level][code], b->sign[level][code], name_b);
+        else
+            diff_add(&d, "tables: %s in %s, %s in %s (they differ at level %d, character %c)",
+                     a->tables_from_file ? "read from a file" : "drawn from the seed", name_a,
+                     b->tables_from_file ? "read from a file" : "drawn from the seed", name_b, level, letters[code]);
+    }
+    return d.n;
+}

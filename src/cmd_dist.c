@@ -1,0 +1,398 @@
+/* cmd_dist.c: `tsketch dist [options] REF [QUERY...]` and the run shared with `triangle`.
+ *
+ * The sketches are loaded whole (O(N*D)); distances are then computed a block of query rows at a
+ * time by the CPU or GPU engine and handed to the streaming writers, so no format ever holds an
+ * N x N matrix (docs/distances.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cpu/cpu_dist.h"
+#include "../gpu/gpu_dist.h"
+#include "../io/dist_out.h"
+#include "cli.h"
+#include "pipeline.h"
+#include "sketch_source.h"
+
+#define BLOCK_BYTES (64 << 20)     /* dense result rows held per block */
+#define LARGE_RUN_PAIRS 1e7        /* a note on stderr above this */
+
+enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER };
+
+/* run_blocks' internal code for a failed write (reported there, with errno, as a runtime error). */
+#define TSK_EXIT_WRITE 100
+
+/* ---- one interface over the two engines ---- */
+
+typedef struct {
+    tsk_cpu_dist *cpu;
+    tsk_gpu_dist *gpu;
+} engine;
+
+static int engine_open(engine *e, const tsk_sketch_set *q, const tsk_sketch_set *r, tsk_metric m,
+                       const tsk_sketch_job *job)
+{
+    char err[TSK_ERRLEN], why[256];
+    memset(e, 0, sizeof *e);
+    int want_gpu = job->device.kind == TSK_DEVICE_CUDA ||
+                   (job->device.kind == TSK_DEVICE_AUTO && tsk_gpu_dist_device_count(why, sizeof why) > 0);
+    if (want_gpu) {
+        e->gpu = tsk_gpu_dist_open(q, r, m, job->device.devices, job->device.n_devices, err, sizeof err);
+        if (e->gpu) return TSK_EXIT_OK;
+        if (job->device.kind == TSK_DEVICE_CUDA) {
+            tsk_error("%s", err);
+            return TSK_EXIT_NO_GPU;
+        }
+        tsk_warn("%s; computing distances on the CPU", err);
+    }
+    if (!(e->cpu = tsk_cpu_dist_open(q, r, m, job->threads, err, sizeof err))) {
+        tsk_error("%s", err);
+        return TSK_EXIT_RUNTIME;
+    }
+    return TSK_EXIT_OK;
+}
+
+static void engine_close(engine *e)
+{
+    if (e->cpu) tsk_cpu_dist_close(e->cpu);
+    if (e->gpu) tsk_gpu_dist_close(e->gpu);
+}
+
+static int engine_failed(const engine *e)
+{
+    tsk_error("distance computation failed: %s", e->gpu ? tsk_gpu_dist_error(e->gpu) : "out of memory");
+    return TSK_EXIT_RUNTIME;
+}
+
+static int engine_block(engine *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
+{
+    return e->gpu ? tsk_gpu_dist_block(e->gpu, q0, nq, r0, nr, out, ld) : tsk_cpu_dist_block(e->cpu, q0, nq, r0, nr, out, ld);
+}
+
+static int engine_topk(engine *e, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_pair *out)
+{
+    return e->gpu ? tsk_gpu_dist_topk(e->gpu, q0, nq, k, f, out) : tsk_cpu_dist_topk(e->cpu, q0, nq, k, f, out);
+}
+
+static int engine_within(engine *e, int64_t q0, int64_t nq, float max, tsk_pair_filter f, tsk_pair **p, int64_t *n,
+                         int64_t *cap)
+{
+    return e->gpu ? tsk_gpu_dist_within(e->gpu, q0, nq, max, f, p, n, cap)
+                  : tsk_cpu_dist_within(e->cpu, q0, nq, max, f, p, n, cap);
+}
+
+/* ---- the run ---- */
+
+typedef struct {
+    tsk_dist_format fmt;
+    tsk_metric metric;
+    const char *output;
+    double max_dist;     /* -d; INFINITY when not given */
+    int64_t top_k;       /* 0 when not given */
+    int with_self, header, triangle;
+} dist_opts;
+
+/* tsv lines of one query block. One set against itself writes "name_i TAB name_j" for i < j (the
+ * oracle's and mash's order); otherwise "reference TAB query" for every query, then every ref. */
+static int write_pair(tsk_dist_out *o, int one_set, int64_t q, int64_t r, float d)
+{
+    return one_set ? tsk_dist_out_pair(o, r, q, d) : tsk_dist_out_pair(o, q, r, d);
+}
+
+static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_set, int64_t n_query, int64_t n_ref,
+                      int threads)
+{
+    const int streaming_pairs = o->fmt == TSK_DIST_TSV;
+    tsk_pair_filter filter = !one_set ? TSK_PAIRS_ALL : o->with_self ? TSK_PAIRS_UPPER_SELF : TSK_PAIRS_UPPER;
+    int rc = TSK_EXIT_OK;
+    float *dense = NULL;
+    tsk_pair *pairs = NULL;
+    int64_t cap = 0;
+
+    if (o->top_k > 0) {
+        tsk_pair_filter f = one_set && !o->with_self ? TSK_PAIRS_NOT_SELF : TSK_PAIRS_ALL;
+        int64_t block = 8192;
+        int k = (int)o->top_k;
+        if (!(pairs = malloc((size_t)block * (size_t)k * sizeof *pairs))) goto oom;
+        for (int64_t q0 = 0; q0 < n_query && rc == TSK_EXIT_OK; q0 += block) {
+            int64_t nq = n_query - q0 < block ? n_query - q0 : block;
+            if (engine_topk(e, q0, nq, k, f, pairs)) {
+                rc = engine_failed(e);
+                break;
+            }
+            for (int64_t i = 0; i < nq * k && rc == TSK_EXIT_OK; i++)
+                if (pairs[i].ref >= 0 && pairs[i].dist <= o->max_dist &&
+                    tsk_dist_out_pair(out, pairs[i].query, pairs[i].ref, pairs[i].dist))
+                    rc = TSK_EXIT_WRITE;
+        }
+    } else if (streaming_pairs && isfinite(o->max_dist)) {
+        int64_t block = (int64_t)(256 << 20) / (16 * (n_ref > 0 ? n_ref : 1));
+        if (block > 4096) block = 4096;
+        if (block < 192 * (int64_t)threads) block = 192 * (int64_t)threads;
+        for (int64_t q0 = 0; q0 < n_query && rc == TSK_EXIT_OK; q0 += block) {
+            int64_t nq = n_query - q0 < block ? n_query - q0 : block, n = 0;
+            if (engine_within(e, q0, nq, (float)o->max_dist, filter, &pairs, &n, &cap)) {
+                rc = engine_failed(e);
+                break;
+            }
+            for (int64_t i = 0; i < n && rc == TSK_EXIT_OK; i++)
+                if (write_pair(out, one_set, pairs[i].query, pairs[i].ref, pairs[i].dist)) rc = TSK_EXIT_WRITE;
+        }
+    } else {
+        /* Dense row blocks: all pairs (tsv) or the matrix formats. */
+        int64_t ld = n_ref > 0 ? n_ref : 1;
+        int64_t block = BLOCK_BYTES / (4 * ld);
+        if (block < 1) block = 1;
+        if (block > n_query) block = n_query > 0 ? n_query : 1;
+        if (!(dense = malloc((size_t)block * (size_t)ld * sizeof *dense))) goto oom;
+        for (int64_t q0 = 0; q0 < n_query && rc == TSK_EXIT_OK; q0 += block) {
+            int64_t nq = n_query - q0 < block ? n_query - q0 : block;
+            /* Only the columns the format shows: r >= q0 for the upper triangle, r < q0+nq for
+             * phylip's lower one. */
+            int64_t r0 = 0, r1 = n_ref;
+            if (streaming_pairs && one_set) r0 = q0;
+            if (o->fmt == TSK_DIST_PHYLIP) r1 = q0 + nq;
+            if (r1 > r0 && engine_block(e, q0, nq, r0, r1 - r0, dense + r0, ld)) {
+                rc = engine_failed(e);
+                break;
+            }
+            if (!streaming_pairs) {
+                if (tsk_dist_out_rows(out, q0, nq, dense, ld)) rc = TSK_EXIT_WRITE;
+                continue;
+            }
+            for (int64_t i = 0; i < nq && rc == TSK_EXIT_OK; i++) {
+                int64_t q = q0 + i;
+                int64_t from = !one_set ? 0 : o->with_self ? q : q + 1;
+                for (int64_t r = from; r < n_ref; r++)
+                    if (write_pair(out, one_set, q, r, dense[i * ld + r])) {
+                        rc = TSK_EXIT_WRITE;
+                        break;
+                    }
+            }
+        }
+    }
+    if (rc == TSK_EXIT_WRITE) {
+        tsk_error("%s: write failed: %s", o->output ? o->output : "stdout", strerror(errno));
+        rc = TSK_EXIT_RUNTIME;
+    }
+    free(dense);
+    free(pairs);
+    return rc;
+oom:
+    tsk_error("out of memory for a block of distances");
+    free(dense);
+    free(pairs);
+    return TSK_EXIT_RUNTIME;
+}
+
+static double mean_name_len(const tsk_sketch_source *s)
+{
+    double sum = 0;
+    for (int64_t i = 0; i < s->set.n_items; i++) sum += (double)strlen(s->names[i]);
+    return s->set.n_items ? sum / (double)s->set.n_items : 0;
+}
+
+static void note_large_run(const dist_opts *o, int one_set, int64_t n_query, int64_t n_ref, double name_len)
+{
+    double pairs = one_set ? (double)n_query * (double)(n_query - 1) / 2 + (o->with_self ? (double)n_query : 0)
+                           : (double)n_query * (double)n_ref;
+    if (o->fmt != TSK_DIST_TSV) pairs = (double)n_query * (double)n_ref;
+    if (pairs <= LARGE_RUN_PAIRS) return;
+    if (o->top_k > 0) {
+        double lines = (double)n_query * (double)o->top_k;
+        tsk_note("%.4g pairs to compare; at most %.4g top-%lld lines (~%.3g GB)", pairs, lines, (long long)o->top_k,
+                 tsk_dist_out_estimate(TSK_DIST_TSV, (int64_t)lines, 0, name_len) / 1e9);
+    } else if (o->fmt == TSK_DIST_TSV && isfinite(o->max_dist)) {
+        tsk_note("%.4g pairs to compare; output size depends on -d %g (at most ~%.3g GB)", pairs, o->max_dist,
+                 tsk_dist_out_estimate(TSK_DIST_TSV, (int64_t)pairs, 0, name_len) / 1e9);
+    } else {
+        double bytes = o->fmt == TSK_DIST_TSV ? tsk_dist_out_estimate(o->fmt, (int64_t)pairs, 0, name_len)
+                                              : tsk_dist_out_estimate(o->fmt, n_query, n_ref, name_len);
+        tsk_note("%.4g pairs to compare; estimated output ~%.3g GB", pairs, bytes / 1e9);
+    }
+}
+
+static void usage(FILE *f, int triangle)
+{
+    if (triangle)
+        fprintf(f, "Usage: tsketch triangle [options] INPUT...\n"
+                   "\n"
+                   "Lower-triangle PHYLIP distance matrix of every record of the inputs (as `mash triangle`).\n"
+                   "INPUT: .tsk sketch files or FASTA/FASTQ files (sketched with the options below).\n"
+                   "\n");
+    else
+        fprintf(f, "Usage: tsketch dist [options] REF [QUERY...]\n"
+                   "\n"
+                   "One input: distances of all its pairs i < j. More: every query record (the QUERY inputs)\n"
+                   "against every reference record. Inputs: .tsk sketch files or FASTA/FASTQ files (sketched\n"
+                   "with the sketch options, or with a .tsk input's parameters when none are given).\n"
+                   "\n"
+                   "  -f, --format F        tsv (default: reference TAB query TAB distance), phylip, square\n"
+                   "                        (labelled matrix) or npy (float32 matrix + OUT.names; needs -o)\n"
+                   "  -d, --max-dist X      only pairs at distance <= X (tsv)\n"
+                   "      --top-k K         only the K nearest references of each query (tsv)\n"
+                   "      --with-self       one input: include the pairs of a record with itself\n"
+                   "      --header          a header line (tsv)\n");
+    fprintf(f, "      --metric M        l2 (default) or cosine\n"
+               "  -o, --output FILE     write to FILE (via a temporary file) instead of stdout\n"
+               "  -q, --quiet           no notes or warnings on stderr\n"
+               "  -h, --help            this help\n"
+               "%s",
+            tsk_sketch_options_help);
+}
+
+/* Sketch options that change the function (not -p, --device, -l, --per-file, -I). */
+static int is_param_option(int opt)
+{
+    return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
+           opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE;
+}
+
+int tsk_dist_main(int argc, char **argv, int triangle)
+{
+    static const struct option long_options[] = {
+        TSK_SKETCH_LONG_OPTIONS,
+        {"output", required_argument, 0, 'o'},
+        {"format", required_argument, 0, 'f'},
+        {"max-dist", required_argument, 0, 'd'},
+        {"metric", required_argument, 0, OPT_METRIC},
+        {"top-k", required_argument, 0, OPT_TOPK},
+        {"with-self", no_argument, 0, OPT_WITH_SELF},
+        {"header", no_argument, 0, OPT_HEADER},
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    dist_opts o = {triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0, triangle};
+    tsk_sketch_job job;
+    tsk_sketch_job_init(&job);
+    int opt, rc = TSK_EXIT_OK, params_given = 0;
+    const char *shorts = triangle ? TSK_SKETCH_SHORT_OPTS "o:qh" : TSK_SKETCH_SHORT_OPTS "o:f:d:qh";
+    optind = 1;
+    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
+        int used = tsk_sketch_option(&job, opt, optarg);
+        if (used == 1) {
+            params_given |= is_param_option(opt);
+            continue;
+        }
+        if (used < 0) {
+            rc = used == -3 ? TSK_EXIT_INPUT : TSK_EXIT_USAGE;
+            break;
+        }
+        char *end;
+        if (triangle && (opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == 'f' || opt == 'd'))
+            opt = '?';
+        switch (opt) {
+        case 'o': o.output = optarg; break;
+        case 'q': tsk_quiet = 1; break;
+        case 'h':
+            usage(stdout, triangle);
+            tsk_sketch_job_free(&job);
+            return TSK_EXIT_OK;
+        case 'f': {
+            int f = tsk_dist_format_parse(optarg);
+            if (f < 0) {
+                tsk_error("option -f/--format: '%s' is not tsv, phylip, square or npy", optarg);
+                rc = TSK_EXIT_USAGE;
+            }
+            o.fmt = (tsk_dist_format)f;
+            break;
+        }
+        case 'd':
+            o.max_dist = strtod(optarg, &end);
+            if (end == optarg || *end || !(o.max_dist >= 0)) {
+                tsk_error("option -d/--max-dist: '%s' is not a non-negative number", optarg);
+                rc = TSK_EXIT_USAGE;
+            }
+            break;
+        case OPT_METRIC:
+            if (!strcmp(optarg, "l2")) o.metric = TSK_METRIC_L2;
+            else if (!strcmp(optarg, "cosine")) o.metric = TSK_METRIC_COSINE;
+            else {
+                tsk_error("option --metric: '%s' is not l2 or cosine", optarg);
+                rc = TSK_EXIT_USAGE;
+            }
+            break;
+        case OPT_TOPK:
+            if (tsk_parse_int64("--top-k", optarg, 1, 1 << 20, &o.top_k)) rc = TSK_EXIT_USAGE;
+            break;
+        case OPT_WITH_SELF: o.with_self = 1; break;
+        case OPT_HEADER: o.header = 1; break;
+        default:
+            usage(stderr, triangle);
+            rc = TSK_EXIT_USAGE;
+        }
+    }
+    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&job);
+    /* Inputs: the positional arguments, then those of -l lists. */
+    size_t n_inputs = (size_t)(argc - optind) + job.n_inputs;
+    tsk_input *inputs = calloc(n_inputs ? n_inputs : 1, sizeof *inputs);
+    int *group_of = calloc(n_inputs ? n_inputs : 1, sizeof *group_of);
+    if (rc == TSK_EXIT_OK && (!inputs || !group_of)) {
+        tsk_error("out of memory");
+        rc = TSK_EXIT_RUNTIME;
+    }
+    if (rc == TSK_EXIT_OK) {
+        size_t n = 0;
+        for (int i = optind; i < argc; i++) inputs[n++] = (tsk_input){argv[i], NULL};
+        for (size_t i = 0; i < job.n_inputs; i++) inputs[n++] = job.inputs[i];
+        for (size_t i = 1; i < n_inputs; i++) group_of[i] = triangle ? 0 : 1;
+    }
+    const int one_set = triangle || n_inputs == 1;
+    if (rc == TSK_EXIT_OK) {
+        const char *why = NULL;
+        if (n_inputs == 0) why = triangle ? "no inputs (try 'tsketch triangle -h')" : "no inputs (try 'tsketch dist -h')";
+        else if (o.fmt == TSK_DIST_PHYLIP && !one_set)
+            why = "-f phylip needs one set of sketches (one input, or use 'tsketch triangle')";
+        else if (o.fmt != TSK_DIST_TSV && (o.top_k > 0 || isfinite(o.max_dist)))
+            why = "--top-k and -d/--max-dist select pairs: they need -f tsv";
+        else if (o.with_self && !one_set) why = "--with-self applies to one input compared with itself";
+        else if (o.fmt == TSK_DIST_NPY && !o.output) why = "-f npy needs -o FILE";
+        if (why) {
+            tsk_error("%s", why);
+            rc = TSK_EXIT_USAGE;
+        }
+    }
+
+    tsk_sketch_source groups[2];
+    memset(groups, 0, sizeof groups);
+    tsk_params params;
+    if (rc == TSK_EXIT_OK)
+        rc = tsk_sources_load(inputs, n_inputs, group_of, groups, one_set ? 1 : 2, &job, params_given, &params);
+    engine e = {0};
+    tsk_dist_out *out = NULL;
+    if (rc == TSK_EXIT_OK) {
+        const tsk_sketch_source *ref = &groups[0], *query = one_set ? &groups[0] : &groups[1];
+        if (query->set.n_items == 0 && !tsk_quiet) tsk_warn("no query sketches: the output has no distances");
+        rc = engine_open(&e, &query->set, &ref->set, o.metric, &job);
+        char err[TSK_ERRLEN];
+        if (rc == TSK_EXIT_OK &&
+            !(out = tsk_dist_out_open(o.output, o.fmt, query->names, query->set.n_items, ref->names, ref->set.n_items,
+                                      o.header, err, sizeof err))) {
+            tsk_error("%s", err);
+            rc = TSK_EXIT_RUNTIME;
+        }
+        if (rc == TSK_EXIT_OK) {
+            note_large_run(&o, one_set, query->set.n_items, ref->set.n_items, mean_name_len(ref));
+            rc = run_blocks(&e, out, &o, one_set, query->set.n_items, ref->set.n_items, job.threads);
+        }
+        if (rc == TSK_EXIT_OK) {
+            rc = tsk_dist_out_finish(out, err, sizeof err) ? TSK_EXIT_RUNTIME : TSK_EXIT_OK;
+            out = NULL;
+            if (rc) tsk_error("%s", err);
+        }
+    }
+    tsk_dist_out_abort(out);
+    engine_close(&e);
+    tsk_source_free(&groups[0]);
+    tsk_source_free(&groups[1]);
+    free(inputs);
+    free(group_of);
+    tsk_sketch_job_free(&job);
+    return rc;
+}
+
+int tsk_cmd_dist(int argc, char **argv) { return tsk_dist_main(argc, argv, 0); }

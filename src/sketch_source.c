@@ -1,0 +1,205 @@
+/* sketch_source.c: loading the sketches to compare (see sketch_source.h). */
+#include "sketch_source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/tsk_file.h"
+#include "cli.h"
+
+/* The first 8 bytes of every .tsk file (docs/format.md; the reader's copy is private to
+ * io/tsk_file.c). */
+static const unsigned char TSK_MAGIC[8] = {0x89, 'T', 'S', 'K', '\r', '\n', 0x1A, '\n'};
+
+int tsk_source_is_sketch_file(const char *path)
+{
+    if (!strcmp(path, "-")) return 0; /* stdin is read as sequences */
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    unsigned char m[8];
+    int is = fread(m, 1, 8, f) == 8 && !memcmp(m, TSK_MAGIC, 8);
+    fclose(f);
+    return is;
+}
+
+/* ---- growing a group ---- */
+
+static int add_name(tsk_sketch_source *s, const char *name, size_t *offset)
+{
+    size_t len = strlen(name) + 1;
+    if (s->arena_len + len > s->arena_cap) {
+        size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
+        while (cap < s->arena_len + len) cap *= 2;
+        char *a = realloc(s->name_arena, cap);
+        if (!a) return -1;
+        s->name_arena = a;
+        s->arena_cap = cap;
+    }
+    memcpy(s->name_arena + s->arena_len, name, len);
+    *offset = s->arena_len;
+    s->arena_len += len;
+    return 0;
+}
+
+/* Appends one item of n_rows rows (float or double values) named name. Names are kept as arena
+ * offsets in the names array until tsk_sources_load fixes them into pointers. */
+static int add_item(tsk_sketch_source *s, int dim, const char *name, const void *rows, int64_t n_rows,
+                    int is_double)
+{
+    if (s->set.n_items == s->cap_items) {
+        int64_t cap = s->cap_items ? s->cap_items * 2 : 256;
+        int64_t *fr = realloc(s->first_row, (size_t)cap * sizeof *fr);
+        if (!fr) return -1;
+        s->first_row = fr;
+        int64_t *nr = realloc(s->n_rows, (size_t)cap * sizeof *nr);
+        if (!nr) return -1;
+        s->n_rows = nr;
+        const char **nm = realloc(s->names, (size_t)cap * sizeof *nm);
+        if (!nm) return -1;
+        s->names = nm;
+        s->cap_items = cap;
+    }
+    if (s->n_total_rows + n_rows > s->cap_rows) {
+        int64_t cap = s->cap_rows ? s->cap_rows * 2 : 1024;
+        while (cap < s->n_total_rows + n_rows) cap *= 2;
+        float *r = realloc(s->rows, (size_t)cap * (size_t)dim * sizeof *r);
+        if (!r) return -1;
+        s->rows = r;
+        s->cap_rows = cap;
+    }
+    size_t off;
+    if (add_name(s, name, &off)) return -1;
+    float *dst = s->rows + (size_t)s->n_total_rows * (size_t)dim;
+    size_t n = (size_t)n_rows * (size_t)dim;
+    if (is_double)
+        for (size_t i = 0; i < n; i++) dst[i] = (float)((const double *)rows)[i];
+    else
+        memcpy(dst, rows, n * sizeof(float));
+    int64_t i = s->set.n_items++;
+    s->first_row[i] = s->n_total_rows;
+    s->n_rows[i] = n_rows;
+    s->names[i] = (const char *)(uintptr_t)off;
+    s->n_total_rows += n_rows;
+    return 0;
+}
+
+static void finalize(tsk_sketch_source *s, int dim)
+{
+    for (int64_t i = 0; i < s->set.n_items; i++) s->names[i] = s->name_arena + (uintptr_t)s->names[i];
+    s->set.dim = dim;
+    s->set.rows = s->rows;
+    s->set.first_row = s->first_row;
+    s->set.n_rows = s->n_rows;
+}
+
+void tsk_source_free(tsk_sketch_source *s)
+{
+    free(s->rows);
+    free(s->first_row);
+    free(s->n_rows);
+    free(s->names);
+    free(s->name_arena);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- loading ---- */
+
+typedef struct {
+    tsk_sketch_source *dst;
+    int dim;
+} sink_ctx;
+
+static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
+{
+    sink_ctx *c = ctx;
+    if (add_item(c->dst, c->dim, rec->name, rows, rec->n_rows, 0)) {
+        tsk_error("out of memory holding the sketches of %s", rec->source);
+        return TSK_EXIT_RUNTIME;
+    }
+    return TSK_EXIT_OK;
+}
+
+/* Display name of where the FASTA inputs' parameters came from. */
+static const char OPTIONS_NAME[] = "the command-line sketch options";
+
+int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups,
+                     int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
+{
+    char err[TSK_ERRLEN], diff[4096];
+    int rc = TSK_EXIT_OK;
+    tsk_file **files = calloc(n_inputs ? n_inputs : 1, sizeof *files);
+    if (!files) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    /* Open every .tsk first: the first fixes the parameters unless the command line did. */
+    const char *origin = NULL;
+    for (size_t i = 0; i < n_inputs; i++) {
+        if (!tsk_source_is_sketch_file(inputs[i].path)) continue;
+        if (!(files[i] = tsk_file_open(inputs[i].path, err, sizeof err))) {
+            tsk_error("%s", err);
+            rc = TSK_EXIT_INPUT;
+            goto done;
+        }
+        if (!origin) {
+            origin = inputs[i].path;
+            *params = files[i]->params;
+        }
+    }
+    if (!origin || params_given) {
+        if (origin) { /* options and .tsk inputs must agree */
+            if (tsk_params_diff(&job->params, OPTIONS_NAME, params, origin, diff, sizeof diff)) {
+                tsk_error("incompatible sketches: %s", diff);
+                rc = TSK_EXIT_INCOMPATIBLE;
+                goto done;
+            }
+        }
+        *params = job->params;
+        if (!origin) origin = OPTIONS_NAME;
+    }
+    for (size_t i = 0; i < n_inputs; i++)
+        if (files[i] && tsk_params_diff(params, origin, &files[i]->params, inputs[i].path, diff, sizeof diff)) {
+            tsk_error("incompatible sketches: %s", diff);
+            rc = TSK_EXIT_INCOMPATIBLE;
+            goto done;
+        }
+
+    for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
+        tsk_sketch_source *g = &groups[group_of[i]];
+        if (files[i]) {
+            const tsk_file *f = files[i];
+            for (int64_t r = 0; r < f->n_records; r++) {
+                const tsk_record_info *rec = &f->records[r];
+                if (add_item(g, params->dim, rec->name, tsk_file_row(f, rec->first_row), rec->n_rows,
+                             f->elem_size == 8)) {
+                    tsk_error("out of memory holding the sketches of %s", inputs[i].path);
+                    rc = TSK_EXIT_RUNTIME;
+                    break;
+                }
+            }
+            tsk_file_close(files[i]);
+            files[i] = NULL;
+            i++;
+            continue;
+        }
+        /* A run of FASTA inputs of the same group: one pipeline run, rows in float32. */
+        size_t end = i + 1;
+        while (end < n_inputs && !files[end] && group_of[end] == group_of[i]) end++;
+        tsk_sketch_job sub = *job;
+        sub.params = *params;
+        sub.params.precision = TSK_SINGLE;
+        sub.inputs = (tsk_input *)(inputs + i);
+        sub.n_inputs = end - i;
+        sink_ctx ctx = {g, params->dim};
+        rc = tsk_pipeline_run(&sub, take_record, &ctx);
+        i = end;
+    }
+done:
+    for (size_t i = 0; i < n_inputs; i++)
+        if (files[i]) tsk_file_close(files[i]);
+    free(files);
+    if (rc == TSK_EXIT_OK)
+        for (int k = 0; k < n_groups; k++) finalize(&groups[k], params->dim);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/* sketch_source.h: the sketches `dist` and `triangle` compare, from .tsk files or FASTA/FASTQ.
+ *
+ * Inputs are told apart by content (the .tsk magic), not by name. Every input's parameters must
+ * agree (exit 4 with every difference listed, naming both files). FASTA inputs are sketched on
+ * the fly: with the sketch options given on the command line, or, when none were given and a
+ * .tsk input exists, with that file's parameters and tables (as `mash dist` sketches a query
+ * with the reference's parameters). All rows end up as one float32 matrix: memory O(N * D). */
+#ifndef TSK_SKETCH_SOURCE_H
+#define TSK_SKETCH_SOURCE_H
+
+#include <stdint.h>
+
+#include "../core/tsk_def.h"
+#include "pipeline.h"
+
+/* One group of inputs (the references, or the union of the queries) as a sketch set. */
+typedef struct {
+    tsk_sketch_set set;      /* what the distance engines take */
+    const char **names;      /* set.n_items record names */
+    /* private: the storage behind set and names */
+    float *rows;
+    int64_t *first_row, *n_rows;
+    int64_t n_total_rows, cap_rows, cap_items;
+    char *name_arena;
+    size_t arena_len, arena_cap;
+} tsk_sketch_source;
+
+/* Loads inputs[i] into groups[group_of[i]] (n_groups groups, zeroed by the caller), checking that
+ * every input was made with the same parameters; *params receives them. params_given: the
+ * command line set sketch parameters (then FASTA inputs use job->params, which must match any
+ * .tsk input). job->inputs are ignored; its threads, device and --per-file settings are used for
+ * sketching; consecutive FASTA inputs of one group are sketched in one pipeline run.
+ * Returns TSK_EXIT_OK or an exit code after printing the message. */
+int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups, int n_groups,
+                     const tsk_sketch_job *job, int params_given, tsk_params *params);
+
+void tsk_source_free(tsk_sketch_source *s);
+
+/* 1 when path starts with the .tsk magic, 0 when not (or unreadable: the reader will say why). */
+int tsk_source_is_sketch_file(const char *path);
+
+/* The run behind `dist` (triangle = 0) and `triangle` (1), in cmd_dist.c: argv as the
+ * subcommand receives it. Returns a TSK_EXIT_* code. */
+int tsk_dist_main(int argc, char **argv, int triangle);
+
+#endif

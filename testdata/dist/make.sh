@@ -1,0 +1,28 @@
+#!/bin/sh
+# Regenerates the golden files of tests/dist from the float64 oracle (run from this directory):
+#   sh make.sh
+# real.fa: human + orangutan mitochondria, phiX174 and 4 SARS-CoV-2 genomes (near-identical:
+# the accuracy case); synth.fa: short random DNA with N runs and odd lengths (slide sketches).
+set -e
+ORACLE=/work/shared/oracle/tsketch_oracle.py
+DATA=/work/shared/data
+PY=${PY:-python3}
+{ cat $DATA/organelle/MT-human.fa $DATA/organelle/MT-orang.fa $DATA/viral/NC_001422_phiX174.fa
+  awk '/^>/{n++} n<=4' $DATA/viral/viralwasm_example_sc2_seqs_100.fas; } > real.fa
+/usr/bin/python3 - <<'PY'
+import random
+random.seed(7)
+with open("synth.fa", "w") as f:
+    for i, n in enumerate([3, 40, 57, 120, 121, 200, 333, 64, 95]):
+        s = "".join(random.choice("ACGT") for _ in range(n))
+        if n > 100:  # an N run and lower case: cleaned away before sketching
+            s = s[:50] + "NNNNN" + s[50:].lower()
+        f.write(f">s{i} len={n}\n{s}\n")
+PY
+$PY $ORACLE dist real.fa > real.l2.tsv
+$PY $ORACLE dist real.fa --metric cosine > real.cosine.tsv
+$PY $ORACLE sketch real.fa > real.sketch.tsv
+$PY $ORACLE dist synth.fa --t 3 --dim 16 --window 40 --stride 20 > synth.slide.l2.tsv
+$PY $ORACLE dist synth.fa --t 3 --dim 16 --window 40 --stride 20 --metric cosine > synth.slide.cosine.tsv
+$PY $ORACLE sketch synth.fa --t 3 --dim 16 --window 40 --stride 20 > synth.slide.sketch.tsv
+$PY $ORACLE dist synth.fa --t 3 --dim 24 --canonical > synth.canon.l2.tsv

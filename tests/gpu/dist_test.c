@@ -1,0 +1,155 @@
+/* dist_test.c: the GPU distance engine. Without a usable GPU (CI) it checks that the engine says
+ * so cleanly; with one it checks dense, top-k and threshold results against tsk_distance_ref on
+ * sizes that straddle the 128-item tiles, for whole-record and slide sketches. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../gpu/gpu_dist.h"
+
+static int have_gpu(void)
+{
+    char why[128] = "";
+    int n = tsk_gpu_dist_device_count(why, sizeof why);
+    if (n == 0) cr_assert(strlen(why) > 0, "zero devices must come with a reason");
+    return n > 0;
+}
+
+/* n items of rows[i] rows of dim floats; deterministic values in [-1, 1]. */
+typedef struct {
+    tsk_sketch_set s;
+    float *v;
+    int64_t *first, *nrows;
+} set_t;
+
+static set_t make(int64_t n, int dim, int ragged, unsigned seed)
+{
+    set_t t;
+    t.first = malloc(sizeof(int64_t) * n);
+    t.nrows = malloc(sizeof(int64_t) * n);
+    int64_t rows = 0;
+    for (int64_t i = 0; i < n; i++) {
+        t.nrows[i] = ragged ? (int64_t)((i * 7 + seed) % 4) : 1;
+        t.first[i] = rows;
+        rows += t.nrows[i];
+    }
+    t.v = malloc(sizeof(float) * (size_t)(rows + 1) * dim);
+    uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
+    for (int64_t i = 0; i < rows * dim; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        t.v[i] = (float)((x >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+    }
+    t.s = (tsk_sketch_set){n, dim, t.v, t.first, t.nrows};
+    return t;
+}
+
+static void drop(set_t *t)
+{
+    free(t->v);
+    free(t->first);
+    free(t->nrows);
+}
+
+static double want(const set_t *a, int64_t i, const set_t *b, int64_t j, tsk_metric m)
+{
+    int64_t r = a->nrows[i] < b->nrows[j] ? a->nrows[i] : b->nrows[j];
+    return tsk_distance_ref(a->v + a->first[i] * a->s.dim, b->v + b->first[j] * b->s.dim, r * a->s.dim, m);
+}
+
+Test(gpu_dist, no_gpu_is_reported_cleanly)
+{
+    char err[256] = "";
+    set_t a = make(3, 8, 0, 1);
+    if (have_gpu()) {
+        tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, (int[]){999}, 1, err, sizeof err);
+        cr_assert_null(g, "device 999 must be refused");
+        cr_assert(strstr(err, "999") != NULL, "message names the device: %s", err);
+    } else {
+        tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, NULL, 0, err, sizeof err);
+        cr_assert_null(g);
+        cr_assert(strncmp(err, "no usable GPU", 13) == 0, "got: %s", err);
+    }
+    drop(&a);
+}
+
+static void check_all(int ragged, tsk_metric m)
+{
+    if (!have_gpu()) return;
+    set_t q = make(131, 40, ragged, 3), r = make(259, 40, ragged, 5);
+    char err[256];
+    tsk_gpu_dist *g = tsk_gpu_dist_open(&q.s, &r.s, m, NULL, 0, err, sizeof err);
+    cr_assert_not_null(g, "%s", err);
+    tsk_gpu_dist_set_limits(g, 100, 60);  /* exercise the blocked paths */
+    float *d = malloc(sizeof(float) * 131 * 259);
+    cr_assert_eq(tsk_gpu_dist_block(g, 0, 131, 0, 259, d, 259), 0, "%s", tsk_gpu_dist_error(g));
+    for (int64_t i = 0; i < 131; i++)
+        for (int64_t j = 0; j < 259; j++) {
+            double w = want(&q, i, &r, j, m);
+            cr_assert(fabs(d[i * 259 + j] - w) <= 1e-5 * fabs(w) + 1e-6, "(%ld,%ld): %g vs %g", (long)i, (long)j,
+                      d[i * 259 + j], w);
+        }
+    enum { K = 5 };
+    tsk_pair top[131 * K];
+    cr_assert_eq(tsk_gpu_dist_topk(g, 0, 131, K, TSK_PAIRS_ALL, top), 0, "%s", tsk_gpu_dist_error(g));
+    for (int64_t i = 0; i < 131; i++) {
+        /* the k-th entry must be the k-th smallest of the dense row, lowest index first on ties */
+        int64_t last = -1;
+        float lastd = -1;
+        for (int x = 0; x < K; x++) {
+            const tsk_pair *p = &top[i * K + x];
+            cr_assert_eq(p->query, i);
+            int64_t smaller = 0;
+            for (int64_t j = 0; j < 259; j++) {
+                float v = d[i * 259 + j];
+                smaller += v < p->dist || (v == p->dist && j < p->ref);
+            }
+            cr_assert_eq(smaller, x, "query %ld slot %d has %ld better pairs", (long)i, x, (long)smaller);
+            cr_assert_eq(p->dist, d[i * 259 + p->ref]);
+            cr_assert(p->dist > lastd || (p->dist == lastd && p->ref > last));
+            last = p->ref, lastd = p->dist;
+        }
+    }
+    float thr = top[0 * K + K - 1].dist;  /* about K pairs per query survive */
+    tsk_pair *pairs = NULL;
+    int64_t np = 0, cap = 0, expect = 0;
+    cr_assert_eq(tsk_gpu_dist_within(g, 0, 131, thr, TSK_PAIRS_ALL, &pairs, &np, &cap), 0);
+    for (int64_t i = 0; i < 131; i++)
+        for (int64_t j = 0; j < 259; j++)
+            if (d[i * 259 + j] <= thr) {
+                cr_assert(expect < np && pairs[expect].query == i && pairs[expect].ref == j, "pair (%ld,%ld)", (long)i,
+                          (long)j);
+                expect++;
+            }
+    cr_assert_eq(np, expect);
+    free(pairs);
+    free(d);
+    tsk_gpu_dist_close(g);
+    drop(&q);
+    drop(&r);
+}
+
+Test(gpu_dist, l2_whole_records) { check_all(0, TSK_METRIC_L2); }
+Test(gpu_dist, cosine_whole_records) { check_all(0, TSK_METRIC_COSINE); }
+Test(gpu_dist, l2_slide_rows) { check_all(1, TSK_METRIC_L2); }
+Test(gpu_dist, cosine_slide_rows) { check_all(1, TSK_METRIC_COSINE); }
+
+Test(gpu_dist, self_upper_pairs_once)
+{
+    if (!have_gpu()) return;
+    set_t a = make(200, 96, 0, 9);
+    char err[256];
+    tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, NULL, 0, err, sizeof err);
+    cr_assert_not_null(g, "%s", err);
+    tsk_pair *pairs = NULL;
+    int64_t np = 0, cap = 0;
+    cr_assert_eq(tsk_gpu_dist_within(g, 0, 200, 1e30f, TSK_PAIRS_UPPER, &pairs, &np, &cap), 0);
+    cr_assert_eq(np, 200 * 199 / 2);
+    for (int64_t x = 0; x < np; x++) cr_assert(pairs[x].ref > pairs[x].query);
+    tsk_pair top[200];
+    cr_assert_eq(tsk_gpu_dist_topk(g, 0, 200, 1, TSK_PAIRS_NOT_SELF, top), 0);
+    for (int64_t i = 0; i < 200; i++) cr_assert_neq(top[i].ref, i, "self excluded");
+    free(pairs);
+    tsk_gpu_dist_close(g);
+    drop(&a);
+}

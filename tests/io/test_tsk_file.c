@@ -1,0 +1,446 @@
+/* test_tsk_file.c: the .tsk format: bit-exact round trips, the bytes docs/format.md fixes, every
+ * damaged-file message, temporary files, parameter comparison. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <zlib.h>
+
+#include "../../io/atomic_file.h"
+#include "../../io/seqio.h"
+#include "../../io/tsk_file.h"
+#include "io_test.h"
+
+static uint64_t rng = 0x1234567;
+static double next_value(void)
+{
+    rng = rng * 6364136223846793005u + 1442695040888963407u;
+    return ((double)(rng >> 11) / 9007199254740992.0 - 0.5) * 3.0;
+}
+
+typedef struct {
+    char name[64], source[64];
+    int64_t raw, clean;
+} rec_spec;
+
+/* Writes n records of p to path; rows are returned (caller frees) for comparison. */
+static void *write_file(const char *path, const tsk_params *p, const rec_spec *recs, int n, int64_t *n_rows_out)
+{
+    char err[TSK_ERRLEN];
+    size_t elem = p->precision == TSK_DOUBLE ? 8 : 4;
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) total += tsk_rows_for_length(p, recs[i].clean);
+    unsigned char *all = calloc((size_t)(total ? total : 1) * p->dim, elem);
+    for (int64_t i = 0; i < total * p->dim; i++) {
+        double v = next_value();
+        if (elem == 8) ((double *)all)[i] = v;
+        else ((float *)all)[i] = (float)v;
+    }
+    tsk_writer *w = tsk_writer_open(path, p, "9.9.9-test", "tsketch sketch -o out.tsk 'a b.fa'", err, sizeof err);
+    cr_assert(w, "%s", err);
+    int64_t row = 0;
+    for (int i = 0; i < n; i++) {
+        tsk_record_info r = {recs[i].name, recs[i].source, recs[i].raw, recs[i].clean, recs[i].raw - recs[i].clean,
+                             -1, tsk_rows_for_length(p, recs[i].clean)};
+        if (tsk_writer_add(w, &r, all + (size_t)row * p->dim * elem, err, sizeof err) != 0) cr_assert_fail("%s", err);
+        row += r.n_rows;
+    }
+    cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
+    *n_rows_out = total;
+    return all;
+}
+
+static void check_file(const char *path, const tsk_params *p, const rec_spec *recs, int n, const void *rows, int64_t total)
+{
+    char err[TSK_ERRLEN];
+    tsk_file *f = tsk_file_open(path, err, sizeof err);
+    cr_assert(f, "%s", err);
+    size_t elem = p->precision == TSK_DOUBLE ? 8 : 4;
+    cr_assert_eq(f->elem_size, elem);
+    cr_assert_eq(memcmp(&f->params, p, sizeof *p), 0, "params differ after the round trip");
+    cr_assert_str_eq(f->tool_version, "9.9.9-test");
+    cr_assert_str_eq(f->command_line, "tsketch sketch -o out.tsk 'a b.fa'");
+    cr_assert_eq(f->n_records, n);
+    cr_assert_eq(f->n_rows, total);
+    /* one assertion per file, not per field: Criterion reports every assertion to its runner */
+    int64_t row = 0;
+    int bad = -1;
+    for (int i = 0; i < n && bad < 0; i++) {
+        const tsk_record_info *r = &f->records[i];
+        if (strcmp(r->name, recs[i].name) || strcmp(r->source, recs[i].source) || r->raw_len != recs[i].raw ||
+            r->clean_len != recs[i].clean || r->dropped != recs[i].raw - recs[i].clean || r->first_row != row ||
+            r->n_rows != tsk_rows_for_length(p, recs[i].clean))
+            bad = i;
+        row += r->n_rows;
+    }
+    cr_assert_eq(bad, -1, "record %d differs after the round trip", bad);
+    cr_assert_eq(((uintptr_t)f->data) % 4096, 0, "data not page-aligned");
+    cr_assert_eq(memcmp(f->data, rows, (size_t)total * p->dim * elem), 0, "rows not bit-exact");
+    if (total) cr_assert_eq(memcmp(tsk_file_row(f, total - 1), (const char *)rows + (size_t)(total - 1) * p->dim * elem,
+                                   p->dim * elem), 0);
+    tsk_file_close(f);
+}
+
+static const rec_spec RECS[] = {
+    {"chr1", "genomes/a.fa", 1000, 990}, {"chr2", "genomes/a.fa", 77, 77}, {"", "genomes/a.fa", 0, 0},
+    {"plasmid with spaces", "b.fa.gz", 31, 3}, {"r5", "genomes/a.fa", 500, 500}, {"last", "-", 64, 64},
+};
+#define N_RECS ((int)(sizeof RECS / sizeof RECS[0]))
+
+Test(tsk_file, round_trip_float_whole)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "a.tsk");
+    tsk_params p;
+    tsk_params_default(&p);
+    int64_t total;
+    void *rows = write_file(path, &p, RECS, N_RECS, &total);
+    cr_assert_eq(total, N_RECS);
+    check_file(path, &p, RECS, N_RECS, rows, total);
+    cr_assert_eq(count_entries(dir, ".tmp."), 0, "temporary file left after finish");
+    free(rows);
+    free(path);
+    scratch_rm(dir);
+}
+
+Test(tsk_file, round_trip_double_slide_protein_file_tables)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "b.tsk");
+    tsk_params p;
+    tsk_params_default(&p);
+    p.alphabet = TSK_PROTEIN;
+    p.t = 7;
+    p.dim = 333;
+    p.seed = UINT64_MAX - 5;
+    p.window = 40;
+    p.stride = 7;
+    p.precision = TSK_DOUBLE;
+    tsk_tables_draw(&p);
+    p.hash[6][19] = 332; /* tables that no seed drew */
+    p.sign[0][0] = (int8_t)-p.sign[0][0];
+    p.tables_from_file = 1;
+    int64_t total;
+    void *rows = write_file(path, &p, RECS, N_RECS, &total);
+    cr_assert_eq(total, 990 / 7 + 77 / 7 + 0 + 0 + 500 / 7 + 64 / 7);
+    check_file(path, &p, RECS, N_RECS, rows, total);
+    free(rows);
+    free(path);
+    scratch_rm(dir);
+}
+
+Test(tsk_file, round_trip_canonical_empty_and_large)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "c.tsk");
+    tsk_params p;
+    tsk_params_default(&p);
+    p.canonical = 1;
+    int64_t total;
+    void *rows = write_file(path, &p, RECS, 0, &total); /* no records at all */
+    check_file(path, &p, RECS, 0, rows, 0);
+    free(rows);
+    /* many records (the write buffer fills many times) and one record bigger than the buffer */
+    enum { N = 20000 };
+    rec_spec *many = calloc(N + 1, sizeof *many);
+    for (int i = 0; i < N; i++) {
+        snprintf(many[i].name, sizeof many[i].name, "read/%d", i);
+        snprintf(many[i].source, sizeof many[i].source, "reads_%d.fq", i / 7000);
+        many[i].raw = 100 + i % 50;
+        many[i].clean = 100 + i % 40;
+        if (many[i].clean > many[i].raw) many[i].clean = many[i].raw;
+    }
+    p.window = 100;
+    p.stride = 50; /* two rows per read */
+    p.canonical = 0;
+    p.precision = TSK_DOUBLE;
+    strcpy(many[N].name, "big");
+    strcpy(many[N].source, "big.fa");
+    many[N].raw = many[N].clean = 200000; /* 4000 rows x 96 doubles = 3 MB */
+    void *rows2 = write_file(path, &p, many, N + 1, &total);
+    check_file(path, &p, many, N + 1, rows2, total);
+    free(rows2);
+    free(many);
+    free(path);
+    scratch_rm(dir);
+}
+
+/* The bytes docs/format.md promises, read without the reader. */
+Test(tsk_file, layout_matches_spec)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "d.tsk");
+    tsk_params p;
+    tsk_params_default(&p);
+    int64_t total;
+    float *rows = write_file(path, &p, RECS, 2, &total);
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    const unsigned char magic[8] = {0x89, 'T', 'S', 'K', '\r', '\n', 0x1A, '\n'};
+    cr_assert_eq(memcmp(b, magic, 8), 0);
+    uint32_t u32;
+    uint64_t u64;
+    memcpy(&u32, b + 8, 4);
+    cr_assert_eq(u32, 1); /* version */
+    cr_assert_eq(memcmp(b + 12, "\x04\x03\x02\x01", 4), 0);
+    memcpy(&u32, b + 16, 4);
+    cr_assert_eq(u32, 256 + 4 * 4 * 5); /* header size: fixed part + t*A*(4+1) */
+    memcpy(&u64, b + 24, 8);
+    cr_assert_eq(u64, len);
+    memcpy(&u64, b + 32, 8);
+    cr_assert_eq(u64, 4096);
+    memcpy(&u64, b + 40, 8);
+    cr_assert_eq(u64, 2 * 96 * 4);
+    memcpy(&u32, b + 132, 4);
+    cr_assert_eq(u32, 96);
+    memcpy(&u64, b + 136, 8);
+    cr_assert_eq(u64, 0x5EED);
+    int32_t h;
+    memcpy(&h, b + 256 + 4 * (1 * 4 + 2), 4); /* hash[1][G] */
+    cr_assert_eq(h, p.hash[1][2]);
+    cr_assert_eq((int8_t)b[256 + 4 * 4 * 4 + 3 * 4 + 3], p.sign[3][3]);
+    cr_assert_eq(memcmp(b + 4096, rows, 2 * 96 * 4), 0);
+    /* CRC over header (CRC field as zero), data, trailer */
+    uint32_t stored;
+    memcpy(&stored, b + 20, 4);
+    uint64_t toff, tsize;
+    memcpy(&toff, b + 64, 8);
+    memcpy(&tsize, b + 72, 8);
+    memset(b + 20, 0, 4);
+    uLong crc = crc32(0, b, 256 + 80);
+    crc = crc32(crc, b + 4096, 2 * 96 * 4);
+    crc = crc32(crc, b + toff, (uInt)tsize);
+    cr_assert_eq((uint32_t)crc, stored);
+    /* first record entry: name "chr1" in the strings */
+    uint64_t name_off;
+    memcpy(&name_off, b + toff, 8);
+    uint64_t n_sources;
+    memcpy(&n_sources, b + 80, 8);
+    cr_assert_eq(n_sources, 1); /* both records come from genomes/a.fa */
+    cr_assert_str_eq((char *)b + toff + 2 * 56 + 16 * n_sources + name_off, "chr1");
+    free(b);
+    free(rows);
+    free(path);
+    scratch_rm(dir);
+}
+
+/* ---- damaged files ---- */
+
+static char *dir_g, *path_g;
+static unsigned char *bytes_g;
+static size_t len_g;
+
+static void damaged_setup(void)
+{
+    dir_g = scratch_dir();
+    path_g = path_in(dir_g, "g.tsk");
+    tsk_params p;
+    tsk_params_default(&p);
+    int64_t total;
+    free(write_file(path_g, &p, RECS, N_RECS, &total));
+    bytes_g = slurp(path_g, &len_g);
+}
+static void damaged_teardown(void)
+{
+    free(bytes_g);
+    free(path_g);
+    scratch_rm(dir_g);
+}
+
+/* Writes the damaged copy and returns the reader's message (with the path stripped). */
+static const char *open_damaged(const unsigned char *b, size_t len)
+{
+    static char err[TSK_ERRLEN];
+    char *p = path_in(dir_g, "damaged.tsk");
+    cr_assert_eq(spit(p, b, len), 0);
+    tsk_file *f = tsk_file_open(p, err, sizeof err);
+    cr_assert_null(f, "damaged file opened");
+    size_t k = strlen(p);
+    cr_assert_eq(strncmp(err, p, k), 0, "message does not name the file: %s", err);
+    free(p);
+    return err + k + 2;
+}
+
+Test(tsk_file, truncated, .init = damaged_setup, .fini = damaged_teardown)
+{
+    char want[256];
+    size_t cuts[] = {300, 4096, 4096 + 100, len_g - 1};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(want, sizeof want, "truncated (expected %zu bytes, found %zu)", len_g, cuts[i]);
+        cr_assert_str_eq(open_damaged(bytes_g, cuts[i]), want);
+    }
+    cr_assert_str_eq(open_damaged(bytes_g, 100), "truncated (100 bytes, shorter than the header)");
+    cr_assert_str_eq(open_damaged(bytes_g, 5), "not a tsketch sketch file");
+    cr_assert_str_eq(open_damaged(bytes_g, 0), "not a tsketch sketch file (empty file)");
+}
+
+Test(tsk_file, flipped_bytes, .init = damaged_setup, .fini = damaged_teardown)
+{
+    /* a bit in the data, in the trailer (a name), in a parameter (D), in the tables */
+    size_t where[] = {4096 + 5, len_g - 3, 132, 256 + 3};
+    for (size_t i = 0; i < 4; i++) {
+        bytes_g[where[i]] ^= 0x10;
+        cr_assert_str_eq(open_damaged(bytes_g, len_g), "checksum mismatch (the file is corrupt)", "byte %zu", where[i]);
+        bytes_g[where[i]] ^= 0x10;
+    }
+    /* sanity: the undamaged copy opens */
+    char *p = path_in(dir_g, "ok.tsk"), err[TSK_ERRLEN];
+    spit(p, bytes_g, len_g);
+    tsk_file *f = tsk_file_open(p, err, sizeof err);
+    cr_assert(f, "%s", err);
+    tsk_file_close(f);
+    free(p);
+}
+
+Test(tsk_file, header_damage_named, .init = damaged_setup, .fini = damaged_teardown)
+{
+    unsigned char *b = malloc(len_g + 8);
+    memcpy(b, bytes_g, len_g);
+    b[8] = 2;
+    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 2 (this tsketch reads version 1): written by a newer tsketch");
+    b[8] = 1;
+    memcpy(b + 12, "\x01\x02\x03\x04", 4);
+    cr_assert_str_eq(open_damaged(b, len_g), "written in big-endian byte order, which this tsketch does not read");
+    memcpy(b + 12, "\x04\x03\x02\x01", 4);
+    memcpy(b + len_g, "garbage!", 8);
+    char want[128];
+    snprintf(want, sizeof want, "corrupt (%zu bytes, 8 more than the header records)", len_g + 8);
+    cr_assert_str_eq(open_damaged(b, len_g + 8), want);
+    b[40] ^= 1; /* data size */
+    cr_assert_str_eq(open_damaged(b, len_g), "corrupt header (trailer offset out of range)");
+    free(b);
+}
+
+Test(tsk_file, not_a_sketch)
+{
+    char err[TSK_ERRLEN], want[TSK_ERRLEN];
+    cr_assert_null(tsk_file_open(td("good.fa"), err, sizeof err));
+    snprintf(want, sizeof want, "%s: not a tsketch sketch file", td("good.fa"));
+    cr_assert_str_eq(err, want);
+    cr_assert_null(tsk_file_open(td("nope.tsk"), err, sizeof err));
+    cr_assert(strstr(err, "nope.tsk: no such file"), "%s", err);
+    cr_assert_null(tsk_file_open(TSK_TESTDATA, err, sizeof err));
+    cr_assert(strstr(err, "is a directory"), "%s", err);
+}
+
+/* ---- writer failures ---- */
+
+Test(tsk_file, abort_and_bad_records)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "x.tsk"), err[TSK_ERRLEN];
+    tsk_params p;
+    tsk_params_default(&p);
+    tsk_writer *w = tsk_writer_open(path, &p, "v", "cmd", err, sizeof err);
+    cr_assert(w, "%s", err);
+    cr_assert_eq(count_entries(dir, "x.tsk.tmp."), 1, "the temporary file exists while writing");
+    float row[96] = {0};
+    tsk_record_info r = {"r", "s", 10, 8, 2, 0, 1};
+    cr_assert_eq(tsk_writer_add(w, &r, row, err, sizeof err), 0, "%s", err);
+    r.n_rows = 2;
+    cr_assert_eq(tsk_writer_add(w, &r, row, err, sizeof err), -1);
+    cr_assert(strstr(err, "record 'r': 2 rows given where its length 8 gives 1"), "%s", err);
+    r.n_rows = 1;
+    r.dropped = 1;
+    cr_assert_eq(tsk_writer_add(w, &r, row, err, sizeof err), -1);
+    cr_assert(strstr(err, "inconsistent lengths"), "%s", err);
+    tsk_writer_abort(w);
+    cr_assert_eq(count_entries(dir, "x.tsk"), 0, "abort left a file");
+    tsk_writer_abort(NULL);
+
+    /* what a signal handler calls: the file goes, the writer can still be aborted after */
+    w = tsk_writer_open(path, &p, "v", "cmd", err, sizeof err);
+    cr_assert_eq(count_entries(dir, "x.tsk.tmp."), 1);
+    tsk_tmp_unlink_all();
+    cr_assert_eq(count_entries(dir, "x.tsk"), 0, "tsk_tmp_unlink_all left the temporary file");
+    tsk_writer_abort(w);
+
+    char *nodir = path_in(dir, "missing/x.tsk");
+    cr_assert_null(tsk_writer_open(nodir, &p, "v", "cmd", err, sizeof err));
+    char want[TSK_ERRLEN];
+    snprintf(want, sizeof want, "%s: cannot create: No such file or directory", nodir);
+    cr_assert_str_eq(err, want);
+    p.t = 0;
+    cr_assert_null(tsk_writer_open(path, &p, "v", "cmd", err, sizeof err));
+    cr_assert(strstr(err, "invalid parameters: tuple length t"), "%s", err);
+    free(nodir);
+    free(path);
+    scratch_rm(dir);
+}
+
+/* A full disk, simulated with a file-size limit: the write fails with a message and nothing stays. */
+Test(tsk_file, write_failure_removes_temp)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "full.tsk"), err[TSK_ERRLEN];
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {64 * 1024, 64 * 1024};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    tsk_params p;
+    tsk_params_default(&p);
+    tsk_writer *w = tsk_writer_open(path, &p, "v", "cmd", err, sizeof err);
+    cr_assert(w);
+    static float rows[4000 * 96];
+    tsk_record_info r = {"r", "s", 1000, 1000, 0, 0, 1};
+    int failed = 0;
+    for (int i = 0; i < 4000 && !failed; i++) failed = tsk_writer_add(w, &r, rows + i * 96, err, sizeof err) != 0;
+    if (!failed) failed = tsk_writer_finish(w, err, sizeof err) != 0;
+    else tsk_writer_abort(w);
+    cr_assert(failed, "writing 1.5 MB under a 64 KB limit succeeded");
+    cr_assert(strstr(err, "full.tsk: write failed: File too large"), "%s", err);
+    cr_assert_eq(count_entries(dir, "full.tsk"), 0, "a file was left behind");
+    free(path);
+    scratch_rm(dir);
+}
+
+/* ---- comparing parameters ---- */
+
+Test(tsk_file, params_diff)
+{
+    char msg[2048];
+    tsk_params a, b;
+    tsk_params_default(&a);
+    tsk_params_default(&b);
+    cr_assert_eq(tsk_params_diff(&a, "a.tsk", &b, "b.tsk", msg, sizeof msg), 0);
+    cr_assert_str_eq(msg, "");
+    b.precision = TSK_DOUBLE; /* storage only */
+    cr_assert_eq(tsk_params_diff(&a, "a.tsk", &b, "b.tsk", msg, sizeof msg), 0);
+
+    b.t = 5;
+    b.dim = 128;
+    b.seed = 7;
+    b.canonical = 1;
+    b.window = 100;
+    b.stride = 10;
+    tsk_tables_draw(&b);
+    cr_assert_eq(tsk_params_diff(&a, "a.tsk", &b, "b.tsk", msg, sizeof msg), 6);
+    cr_assert_str_eq(msg, "t (tuple length): 4 in a.tsk, 5 in b.tsk; D (dimension): 96 in a.tsk, 128 in b.tsk; "
+                          "canonical: off in a.tsk, on in b.tsk; window: 0 in a.tsk, 100 in b.tsk; "
+                          "stride: 0 in a.tsk, 10 in b.tsk; seed: 24301 in a.tsk, 7 in b.tsk");
+    /* a short buffer is cut, never overrun, and the count stays right */
+    char small[20];
+    cr_assert_eq(tsk_params_diff(&a, "a.tsk", &b, "b.tsk", small, sizeof small), 6);
+    cr_assert_eq(strlen(small), sizeof small - 1);
+
+    tsk_params_default(&b);
+    b.alphabet = TSK_PROTEIN;
+    tsk_tables_draw(&b);
+    cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 1);
+    cr_assert_str_eq(msg, "alphabet: dna in x, protein in y");
+
+    /* tables from files: compared value by value */
+    tsk_params_default(&b);
+    a.tables_from_file = b.tables_from_file = 1;
+    cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 0, "%s", msg);
+    b.hash[2][1] = (b.hash[2][1] + 1) % 96;
+    cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 1);
+    char want[512];
+    snprintf(want, sizeof want, "tables (both read from files): differ at level 2, character C: hash %d sign %+d in x, "
+             "hash %d sign %+d in y", a.hash[2][1], a.sign[2][1], b.hash[2][1], b.sign[2][1]);
+    cr_assert_str_eq(msg, want);
+    /* a file holding the seed's own tables is the same function */
+    tsk_params_default(&b);
+    cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 0, "%s", msg);
+    b.sign[0][3] = (int8_t)-b.sign[0][3];
+    b.tables_from_file = 0;
+    cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 1);
+    cr_assert_str_eq(msg, "tables: read from a file in x, drawn from the seed in y (they differ at level 0, character T)");
+    /* same seed, different tables: one of them is damaged */
+    a.tables_from_file = 0;
+    cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 1);
+    cr_assert(strstr(msg, "although both come from seed 24301"), "%s", msg);
+}
