@@ -22,19 +22,6 @@
 extern "C" {
 #endif
 
-/* Which (query q, reference r) pairs of a block take part, by global item indices. The last three
- * are for one set compared with itself (query and reference are the same set).
- * gpu/gpu_dist.h carries the same definition under the same guard. */
-#ifndef TSK_PAIR_FILTER_DEFINED
-#define TSK_PAIR_FILTER_DEFINED
-typedef enum {
-    TSK_PAIRS_ALL = 0,        /* every q x r (two different sets) */
-    TSK_PAIRS_UPPER = 1,      /* r > q: each unordered pair once, no self pair */
-    TSK_PAIRS_UPPER_SELF = 2, /* r >= q: as above plus the self pairs (--with-self) */
-    TSK_PAIRS_NOT_SELF = 3,   /* r != q: the neighbours of each item (top-k) */
-} tsk_pair_filter;
-#endif
-
 typedef struct tsk_cpu_dist tsk_cpu_dist;
 
 /* Prepares the comparison of query with ref under metric m (float64 prefix norms of every item's

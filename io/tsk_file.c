@@ -705,3 +705,14 @@ int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b
     }
     return d.n;
 }
+
+int tsk_file_is_sketch(const char *path)
+{
+    if (!strcmp(path, "-")) return 0; /* stdin is read as sequences */
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    unsigned char m[8];
+    int is = fread(m, 1, 8, f) == 8 && !memcmp(m, TSK_MAGIC, 8);
+    fclose(f);
+    return is;
+}

@@ -45,6 +45,10 @@ typedef struct {
     size_t map_len;
 } tsk_file;
 
+/* 1 when path is a regular file that starts with the .tsk magic (so a command can take .tsk and
+ * FASTA inputs alike, told apart by content, not by name); 0 otherwise, "-" included. */
+int tsk_file_is_sketch(const char *path);
+
 /* Maps path and validates magic, version, byte order, sizes, offsets, parameters and checksum.
  * Returns NULL with a message naming the file and the reason ("g.tsk: not a tsketch sketch file",
  * "g.tsk: truncated (expected 81920 bytes, found 4096)", "g.tsk: checksum mismatch"). */

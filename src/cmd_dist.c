@@ -20,7 +20,7 @@
 #define BLOCK_BYTES (64 << 20)     /* dense result rows held per block */
 #define LARGE_RUN_PAIRS 1e7        /* a note on stderr above this */
 
-enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER };
+enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK };
 
 /* run_blocks' internal code for a failed write (reported there, with errno, as a runtime error). */
 #define TSK_EXIT_WRITE 100
@@ -93,7 +93,46 @@ typedef struct {
     double max_dist;     /* -d; INFINITY when not given */
     int64_t top_k;       /* 0 when not given */
     int with_self, header, triangle;
+    int64_t block_i, block_n; /* --block I/N: this run computes part I of N (1-based); 1/1 = all */
 } dist_opts;
+
+/* Pairs of query row q that a one-set run writes: the later rows (and itself with --with-self). */
+static long double pairs_before(int64_t q, int64_t n, int with_self)
+{
+    long double lq = (long double)q;
+    return lq * (long double)(n - 1) - lq * (lq - 1) / 2 + (with_self ? lq : 0);
+}
+
+/* --block I/N: the query rows [*begin, *end) of part I. Parts split the rows so that each holds
+ * about 1/N of the pairs (a one-set run's row q has n-1-q of them; otherwise every row has as
+ * many), are disjoint, cover every row and come in output order: concatenating parts 1..N gives
+ * the single run's output byte for byte. */
+static void block_rows(const dist_opts *o, int one_set, int64_t n, int64_t *begin, int64_t *end)
+{
+    int64_t bound[2];
+    for (int side = 0; side < 2; side++) {
+        int64_t part = o->block_i - 1 + side;
+        if (part == 0 || part == o->block_n) {
+            bound[side] = part == 0 ? 0 : n;
+            continue;
+        }
+        if (!one_set || o->top_k > 0) {
+            bound[side] = (int64_t)((long double)n * (long double)part / (long double)o->block_n);
+            continue;
+        }
+        /* first row whose preceding pairs reach part/N of them all */
+        long double target = pairs_before(n, n, o->with_self) * (long double)part / (long double)o->block_n;
+        int64_t lo = 0, hi = n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (pairs_before(mid, n, o->with_self) < target) lo = mid + 1;
+            else hi = mid;
+        }
+        bound[side] = lo;
+    }
+    *begin = bound[0];
+    *end = bound[1];
+}
 
 /* tsv lines of one query block. One set against itself writes "name_i TAB name_j" for i < j (the
  * oracle's and mash's order); otherwise "reference TAB query" for every query, then every ref. */
@@ -105,6 +144,8 @@ static int write_pair(tsk_dist_out *o, int one_set, int64_t q, int64_t r, float 
 static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_set, int64_t n_query, int64_t n_ref,
                       int threads)
 {
+    int64_t q_begin = 0, q_end = n_query;
+    block_rows(o, one_set, n_query, &q_begin, &q_end);
     const int streaming_pairs = o->fmt == TSK_DIST_TSV;
     tsk_pair_filter filter = !one_set ? TSK_PAIRS_ALL : o->with_self ? TSK_PAIRS_UPPER_SELF : TSK_PAIRS_UPPER;
     int rc = TSK_EXIT_OK;
@@ -117,8 +158,8 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
         int64_t block = 8192;
         int k = (int)o->top_k;
         if (!(pairs = malloc((size_t)block * (size_t)k * sizeof *pairs))) goto oom;
-        for (int64_t q0 = 0; q0 < n_query && rc == TSK_EXIT_OK; q0 += block) {
-            int64_t nq = n_query - q0 < block ? n_query - q0 : block;
+        for (int64_t q0 = q_begin; q0 < q_end && rc == TSK_EXIT_OK; q0 += block) {
+            int64_t nq = q_end - q0 < block ? q_end - q0 : block;
             if (engine_topk(e, q0, nq, k, f, pairs)) {
                 rc = engine_failed(e);
                 break;
@@ -132,8 +173,8 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
         int64_t block = (int64_t)(256 << 20) / (16 * (n_ref > 0 ? n_ref : 1));
         if (block > 4096) block = 4096;
         if (block < 192 * (int64_t)threads) block = 192 * (int64_t)threads;
-        for (int64_t q0 = 0; q0 < n_query && rc == TSK_EXIT_OK; q0 += block) {
-            int64_t nq = n_query - q0 < block ? n_query - q0 : block, n = 0;
+        for (int64_t q0 = q_begin; q0 < q_end && rc == TSK_EXIT_OK; q0 += block) {
+            int64_t nq = q_end - q0 < block ? q_end - q0 : block, n = 0;
             if (engine_within(e, q0, nq, (float)o->max_dist, filter, &pairs, &n, &cap)) {
                 rc = engine_failed(e);
                 break;
@@ -148,8 +189,8 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
         if (block < 1) block = 1;
         if (block > n_query) block = n_query > 0 ? n_query : 1;
         if (!(dense = malloc((size_t)block * (size_t)ld * sizeof *dense))) goto oom;
-        for (int64_t q0 = 0; q0 < n_query && rc == TSK_EXIT_OK; q0 += block) {
-            int64_t nq = n_query - q0 < block ? n_query - q0 : block;
+        for (int64_t q0 = q_begin; q0 < q_end && rc == TSK_EXIT_OK; q0 += block) {
+            int64_t nq = q_end - q0 < block ? q_end - q0 : block;
             /* Only the columns the format shows: r >= q0 for the upper triangle, r < q0+nq for
              * phylip's lower one. */
             int64_t r0 = 0, r1 = n_ref;
@@ -235,7 +276,9 @@ static void usage(FILE *f, int triangle)
                    "  -d, --max-dist X      only pairs at distance <= X (tsv)\n"
                    "      --top-k K         only the K nearest references of each query (tsv)\n"
                    "      --with-self       one input: include the pairs of a record with itself\n"
-                   "      --header          a header line (tsv)\n");
+                   "      --header          a header line (tsv)\n"
+                   "      --block I/N       compute part I of N disjoint parts of the pairs (tsv): run the N\n"
+                   "                        parts anywhere and concatenate their outputs in order\n");
     fprintf(f, "      --metric M        l2 (default) or cosine\n"
                "  -o, --output FILE     write to FILE (via a temporary file) instead of stdout\n"
                "  -q, --quiet           no notes or warnings on stderr\n"
@@ -262,11 +305,12 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         {"top-k", required_argument, 0, OPT_TOPK},
         {"with-self", no_argument, 0, OPT_WITH_SELF},
         {"header", no_argument, 0, OPT_HEADER},
+        {"block", required_argument, 0, OPT_BLOCK},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    dist_opts o = {triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0, triangle};
+    dist_opts o = {triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0, triangle, 1, 1};
     tsk_sketch_job job;
     tsk_sketch_job_init(&job);
     int opt, rc = TSK_EXIT_OK, params_given = 0;
@@ -283,7 +327,8 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             break;
         }
         char *end;
-        if (triangle && (opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == 'f' || opt == 'd'))
+        if (triangle && (opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == OPT_BLOCK ||
+                         opt == 'f' || opt == 'd'))
             opt = '?';
         switch (opt) {
         case 'o': o.output = optarg; break;
@@ -321,6 +366,16 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             break;
         case OPT_WITH_SELF: o.with_self = 1; break;
         case OPT_HEADER: o.header = 1; break;
+        case OPT_BLOCK: {
+            long long i, n;
+            char tail;
+            if (sscanf(optarg, "%lld/%lld%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n) {
+                tsk_error("option --block: '%s' is not I/N with 1 <= I <= N", optarg);
+                rc = TSK_EXIT_USAGE;
+            }
+            o.block_i = i, o.block_n = n;
+            break;
+        }
         default:
             usage(stderr, triangle);
             rc = TSK_EXIT_USAGE;
@@ -351,6 +406,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             why = "--top-k and -d/--max-dist select pairs: they need -f tsv";
         else if (o.with_self && !one_set) why = "--with-self applies to one input compared with itself";
         else if (o.fmt == TSK_DIST_NPY && !o.output) why = "-f npy needs -o FILE";
+        else if (o.block_n > 1 && o.fmt != TSK_DIST_TSV) why = "--block splits pair lists: it needs -f tsv";
         if (why) {
             tsk_error("%s", why);
             rc = TSK_EXIT_USAGE;
@@ -371,7 +427,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         char err[TSK_ERRLEN];
         if (rc == TSK_EXIT_OK &&
             !(out = tsk_dist_out_open(o.output, o.fmt, query->names, query->set.n_items, ref->names, ref->set.n_items,
-                                      o.header, err, sizeof err))) {
+                                      o.header && o.block_i == 1, err, sizeof err))) {
             tsk_error("%s", err);
             rc = TSK_EXIT_RUNTIME;
         }

@@ -8,21 +8,6 @@
 #include "../io/tsk_file.h"
 #include "cli.h"
 
-/* The first 8 bytes of every .tsk file (docs/format.md; the reader's copy is private to
- * io/tsk_file.c). */
-static const unsigned char TSK_MAGIC[8] = {0x89, 'T', 'S', 'K', '\r', '\n', 0x1A, '\n'};
-
-int tsk_source_is_sketch_file(const char *path)
-{
-    if (!strcmp(path, "-")) return 0; /* stdin is read as sequences */
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    unsigned char m[8];
-    int is = fread(m, 1, 8, f) == 8 && !memcmp(m, TSK_MAGIC, 8);
-    fclose(f);
-    return is;
-}
-
 /* ---- growing a group ---- */
 
 static int add_name(tsk_sketch_source *s, const char *name, size_t *offset)
@@ -136,7 +121,7 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
     /* Open every .tsk first: the first fixes the parameters unless the command line did. */
     const char *origin = NULL;
     for (size_t i = 0; i < n_inputs; i++) {
-        if (!tsk_source_is_sketch_file(inputs[i].path)) continue;
+        if (!tsk_file_is_sketch(inputs[i].path)) continue;
         if (!(files[i] = tsk_file_open(inputs[i].path, err, sizeof err))) {
             tsk_error("%s", err);
             rc = TSK_EXIT_INPUT;

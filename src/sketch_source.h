@@ -36,9 +36,6 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
 
 void tsk_source_free(tsk_sketch_source *s);
 
-/* 1 when path starts with the .tsk magic, 0 when not (or unreadable: the reader will say why). */
-int tsk_source_is_sketch_file(const char *path);
-
 /* The run behind `dist` (triangle = 0) and `triangle` (1), in cmd_dist.c: argv as the
  * subcommand receives it. Returns a TSK_EXIT_* code. */
 int tsk_dist_main(int argc, char **argv, int triangle);

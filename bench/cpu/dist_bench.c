@@ -2,8 +2,7 @@
  * the accuracy argument for its design: the same blocked loop computing a.b for the expansion
  * |a|^2 + |b|^2 - 2ab (float32) against the direct sum of (a-b)^2, on near-identical sketches.
  *
- *   gcc -std=c17 -D_GNU_SOURCE -O3 -march=x86-64-v2 -fopenmp -I. bench/cpu/dist_bench.c \
- *       cpu/cpu_dist.c core/tsk_def.c -lm -o dist_bench && ./dist_bench 8000 96
+ *   ninja -C build bench/cpu/dist_bench && build/bench/cpu/dist_bench 8000 96
  */
 #include <immintrin.h>
 #include <math.h>
@@ -11,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cpu/cpu_dist.h"
+#include "cpu_dist.h"
 
 static uint64_t rng = 88172645463325252ULL;
 static float uniform(void)
