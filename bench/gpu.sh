@@ -9,7 +9,10 @@
 #   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
 #     build-gpus/tests/gpu/test_gpu_sketch_test -- shared/bench/*.py testdata shared/data/...
 # and the device call is: bash bench/gpu.sh .device/gpus   (carry: [".device/gpus"])
+# STEPS (default "tests san time seed dist") picks the parts to run.
 set -uo pipefail
+STEPS=${STEPS:-tests san time seed dist}
+want() { [[ " $STEPS " == *" $1 "* ]]; }
 B=${1:-.device/gpus}
 out=${OUT:-/tmp/gpu_bench}
 mkdir -p "$out"
@@ -30,17 +33,23 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 step "workloads"
 python3 "$B/make_workloads.py" /tmp/w && python3 "$B/make_workloads.py" /tmp/ws --scale 0.002 || exit 1
 
-step "Criterion tests (GPU vs CPU reference vs golden)"
+want tests && step "Criterion tests (GPU vs CPU reference vs golden)" &&
 run tests.log env TESTDATA="$B/testdata" "$B/bin/test_gpu_sketch_test" --jobs 1 --verbose=0
 
+if want san; then
 step "compute-sanitizer memcheck + racecheck (small inputs; fast and generic kernels, chunks, slide, canonical)"
 small="/tmp/ws/seed-heterogeneous.fa /tmp/ws/long-records.fa /tmp/ws/short-reads.fa"
-for tool in memcheck racecheck; do
-    run "san_${tool}_fast.log" "$san" --tool $tool --error-exitcode 9 "$bench" --repeats 1 $small
-    run "san_${tool}_generic.log" "$san" --tool $tool --error-exitcode 9 "$bench" --repeats 1 --dim 100 --t 5 --canonical $small
-    run "san_${tool}_slide.log" "$san" --tool $tool --error-exitcode 9 "$bench" --repeats 1 --window 20000 --stride 7000 --canonical /tmp/ws/long-records.fa
-done
+# racecheck instruments every shared-memory access of the generic kernel: tiny inputs there
+tiny="$B/testdata/gpu/MT-human.fa $B/testdata/gpu/acgt.fa"
+run san_memcheck_fast.log "$san" --tool memcheck --error-exitcode 9 "$bench" --repeats 1 $small
+run san_memcheck_generic.log "$san" --tool memcheck --error-exitcode 9 "$bench" --repeats 1 --dim 100 --t 5 --canonical $small
+run san_memcheck_slide.log "$san" --tool memcheck --error-exitcode 9 "$bench" --repeats 1 --window 20000 --stride 7000 --canonical /tmp/ws/long-records.fa
+run san_racecheck_fast.log "$san" --tool racecheck --error-exitcode 9 "$bench" --repeats 1 $small
+run san_racecheck_generic.log "$san" --tool racecheck --error-exitcode 9 "$bench" --repeats 1 --dim 100 --t 5 --canonical $tiny
+run san_racecheck_slide.log "$san" --tool racecheck --error-exitcode 9 "$bench" --repeats 1 --window 3000 --stride 1000 --double $tiny
+fi
 
+if want time; then
 step "t=4 D=96 float32, the four workloads (kernel-only and end-to-end Gbp/s; errors vs CPU float64)"
 run bench_default.log "$bench" --repeats 5 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
 step "long records: 4 x 50 Mbp through the split path (accuracy bound 1e-4)"
@@ -65,16 +74,26 @@ step "real genomes"
 real=$(ls "$B"/data/* 2>/dev/null)
 [ -n "$real" ] && run bench_real.log "$bench" --repeats 3 $real
 
+fi
+
+if want seed; then
 step "seed baseline (Numba, t=4 D=96)"
-run seed.log python3 "$B/seed_numba.py" --repeats 3 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
-run seed_long.log python3 "$B/seed_numba.py" --repeats 1 /tmp/w/long-records.fa
+# one process per file: numba keeps every launch's buffers and streams until the end of a run
+for w in seed-homogeneous seed-heterogeneous short-reads; do
+    run "seed_$w.log" python3 "$B/seed_numba.py" --repeats 3 "/tmp/w/$w.fa"
+done
+run seed_long-records.log python3 "$B/seed_numba.py" --repeats 1 /tmp/w/long-records.fa
+
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 dist_bin=${DIST_BENCH:-.device/gpud/bin/dist_bench}
-if [ -f "$here/gpu/dist.sh" ]; then
+if want dist && [ -f "$here/gpu/dist.sh" ]; then
     step "distance engine (bench/gpu/dist.sh $dist_bin)"
     if [ -x "$dist_bin" ]; then bash "$here/gpu/dist.sh" "$dist_bin" || status=1
     else echo "skipped: $dist_bin not carried" | tee -a "$out/summary.txt"; fi
 fi
 step "done, status $status"
+# only 8 files come back from the device: pack the logs
+(cd "$out" && tar czf logs.tgz --exclude=logs.tgz -- *) && find "$out" -type f ! -name logs.tgz ! -name summary.txt -delete
 exit $status

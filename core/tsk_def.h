@@ -118,15 +118,12 @@ typedef struct {
 
 /* Which (query q, reference r) pairs of a block take part, by global item indices. The last three
  * are for one set compared with itself (query and reference are the same set). */
-#ifndef TSK_PAIR_FILTER_DEFINED
-#define TSK_PAIR_FILTER_DEFINED
 typedef enum {
     TSK_PAIRS_ALL = 0,        /* every q x r (two different sets) */
     TSK_PAIRS_UPPER = 1,      /* r > q: each unordered pair once, no self pair */
     TSK_PAIRS_UPPER_SELF = 2, /* r >= q: as above plus the self pairs (--with-self) */
     TSK_PAIRS_NOT_SELF = 3,   /* r != q: the neighbours of each item (top-k) */
 } tsk_pair_filter;
-#endif
 
 /* Distance of two rows' worth of values, in float64, as SKETCH.md defines it: the reference that
  * both engines' tests compare with. */

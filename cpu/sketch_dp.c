@@ -21,6 +21,66 @@ double tsk_binom_frexp(int64_t n, int d, int *e)
     return m;
 }
 
+/* The kernel choice: forced (tsk_cpu_kernel_force, or TSK_CPU_KERNEL=generic|portable|avx2|avx512
+ * in the environment, read once, for benches), else AUTO. Relaxed atomics: a plain int read by
+ * every thread, set before sketching. */
+static int kernel_forced = -1; /* -1: not yet read from the environment */
+
+static int kernel_available(tsk_cpu_kernel k)
+{
+    switch (k) {
+    case TSK_KERNEL_AUTO:
+    case TSK_KERNEL_GENERIC:
+    case TSK_KERNEL_PORTABLE: return 1;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    case TSK_KERNEL_AVX2: return __builtin_cpu_supports("avx2");
+    case TSK_KERNEL_AVX512: return __builtin_cpu_supports("avx512f");
+#endif
+    default: return 0;
+    }
+}
+
+static tsk_cpu_kernel kernel_forced_now(void)
+{
+    int k = __atomic_load_n(&kernel_forced, __ATOMIC_RELAXED);
+    if (k >= 0) return (tsk_cpu_kernel)k;
+    static const char *const names[] = {"auto", "generic", "portable", "avx2", "avx512"};
+    const char *env = getenv("TSK_CPU_KERNEL");
+    k = TSK_KERNEL_AUTO;
+    for (int i = 0; env && i < (int)(sizeof names / sizeof *names); i++)
+        if (!strcmp(env, names[i]) && kernel_available((tsk_cpu_kernel)i)) k = i;
+    __atomic_store_n(&kernel_forced, k, __ATOMIC_RELAXED);
+    return (tsk_cpu_kernel)k;
+}
+
+int tsk_cpu_kernel_force(tsk_cpu_kernel k)
+{
+    if ((int)k < 0 || k > TSK_KERNEL_AVX512 || !kernel_available(k)) return -1;
+    __atomic_store_n(&kernel_forced, (int)k, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* AUTO takes the padded layout only with AVX2 or better: the 16-byte kernel is slower than the
+ * compiler-vectorized generic loop at D = 96 (13 vs 19.5 Mbp/s on SSE4.2, docs/benchmarks.md). */
+int counts_padded(int dim)
+{
+    const tsk_cpu_kernel forced = kernel_forced_now();
+    if (dim % 8 != 0 || forced == TSK_KERNEL_GENERIC) return 0;
+    return forced != TSK_KERNEL_AUTO || kernel_available(TSK_KERNEL_AVX2);
+}
+
+tsk_cpu_kernel tsk_cpu_kernel_used(int dim, int in_double)
+{
+    if (!counts_padded(dim)) return TSK_KERNEL_GENERIC;
+    const tsk_cpu_kernel forced = kernel_forced_now();
+    /* AVX-512 holds 16 floats, which D must be a multiple of; every other width divides 8 */
+    const int fits512 = in_double || dim % 16 == 0;
+    if (forced == TSK_KERNEL_AVX512 && !fits512) return TSK_KERNEL_AVX2;
+    if (forced != TSK_KERNEL_AUTO) return forced;
+    if (fits512 && kernel_available(TSK_KERNEL_AVX512)) return TSK_KERNEL_AVX512;
+    return TSK_KERNEL_AVX2;
+}
+
 #define REAL float
 #define KFN(name) name##_f
 #include "sketch_kernel.h"
@@ -46,7 +106,9 @@ int tsk_cpu_counts_in_double(const tsk_params *p, tsk_precision prec)
 
 size_t tsk_cpu_chunk_scratch(const tsk_params *p, int starts)
 {
-    size_t bytes = (size_t)counts_rows(p->t, starts) * (size_t)counts_ld(p->dim) * sizeof(double);
+    /* either layout, whatever kernel is forced later */
+    const int ld = (2 * p->dim + COUNTS_PAD + 15) / 16 * 16;
+    size_t bytes = (size_t)counts_rows(p->t, starts) * (size_t)ld * sizeof(double);
     return (bytes + 63) / 64 * 64;
 }
 

@@ -17,8 +17,38 @@
 /* Number of stored count rows for start levels 0 .. starts-1 (start j owns t - j rows). */
 static inline int counts_rows(int t, int starts) { return starts * t - starts * (starts - 1) / 2; }
 
-/* Stride of a doubled count row (sketch_kernel.h): 2 D rounded up to 64 bytes of floats. */
-static inline int counts_ld(int dim) { return (2 * dim + 15) / 16 * 16; }
+/* Count rows come in two layouts (sketch_kernel.h). Padded, for D a multiple of 8 (the SIMD
+ * kernels): each row once plus a pad of COUNTS_PAD values that repeats its start, row[D + m] =
+ * row[m], so that a vector of the circularly shifted row starting anywhere is one load. Doubled,
+ * for any other D (the generic kernel): row[D + l] = row[l] for all l. */
+#define COUNTS_PAD 16
+
+/* The kernels of the count DP; all give the same bits (exact products, one rounding per value). */
+typedef enum {
+    TSK_KERNEL_AUTO = 0,     /* with AVX2, padded: the widest vectors the CPU has that divide D;
+                                else generic */
+    TSK_KERNEL_GENERIC = 1,  /* doubled layout, compiler-vectorized loop (any D) */
+    TSK_KERNEL_PORTABLE = 2, /* padded, 16-byte vectors in plain C (GCC vector extensions) */
+    TSK_KERNEL_AVX2 = 3,     /* padded, 32-byte vectors */
+    TSK_KERNEL_AVX512 = 4,   /* padded, 64-byte vectors */
+} tsk_cpu_kernel;
+
+/* Forces kernel k for every D that is a multiple of 8 (process-wide, for tests and benches: call it
+ * before sketching, never during). Returns 0, or -1 when this CPU or build lacks k. Without a call,
+ * the environment's TSK_CPU_KERNEL=auto|generic|portable|avx2|avx512 (read once) does the same. */
+int tsk_cpu_kernel_force(tsk_cpu_kernel k);
+
+/* The kernel that runs float (in_double 0) or double counts of dimension dim now (never AUTO). */
+tsk_cpu_kernel tsk_cpu_kernel_used(int dim, int in_double);
+
+/* Whether rows of dimension dim use the padded layout (D a multiple of 8, GENERIC not forced). */
+int counts_padded(int dim);
+
+/* Stride of a count row, rounded up to 64 bytes of floats. */
+static inline int counts_ld(int dim)
+{
+    return counts_padded(dim) ? (dim + COUNTS_PAD + 15) / 16 * 16 : (2 * dim + 15) / 16 * 16;
+}
 
 /* Packed index of V[j..p] (0 <= j <= p <= t) in a levels array: all rows of start 0 first, so
  * that a prefix state T[0..t] (start level 0 only) is the first t+1 rows. */

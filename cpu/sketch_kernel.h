@@ -12,32 +12,44 @@
  * makes the normalized float DP drift linearly with the length (7e-3 at 1 Mbp, measured); here the
  * only rounding is the addition, unbiased. Rows of equal d share a power-of-two scale 2^-e[d]
  * (rescaled every KERNEL_RESCALE characters, exactly), so the coefficient is +-2^k and b * x is
- * exact: the float and double paths, SSE and AVX2, FMA or not, all round the same way. */
+ * exact: every kernel rounds the same way. (Exact barring underflow to subnormals, so no kernel
+ * fuses the multiply and add into an FMA: with one, a t = 16 float run could round differently.)
+ *
+ * Kernels, all bit-identical (tests/cpu/test_kernel.c holds each to the frozen pre-SIMD kernel):
+ *  - generic: the character loop below on the doubled layout, compiler-vectorized; any D.
+ *  - SIMD (sketch_kernel_vec.h): the padded layout, D a multiple of 8; AVX-512, AVX2 or 16-byte
+ *    vectors, picked per call by tsk_cpu_kernel_used (sketch_dp.h). D = 32, 64, 96, 128 have
+ *    instances with constant trip counts that also run blocks of characters row by row. */
 
 #ifndef KERNEL_RESCALE
 /* Characters between two rescalings of the counts: counts of length d grow at most 2^16-fold over
  * 64 characters once 64 are read, far inside the float range. */
 #define KERNEL_RESCALE 64
 
-/* The kernel is built twice, for AVX2 and for the baseline (x86-64-v2), and picked at load time
- * (an ifunc, i.e. __builtin_cpu_supports under the hood). Both round identically: the kernel has
- * only exact products and one addition per value. */
+/* The generic kernel is built twice, for AVX2 and for the baseline (x86-64-v2), and picked at load
+ * time (an ifunc, i.e. __builtin_cpu_supports under the hood). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(TSK_NO_CLONES)
 #define KERNEL_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define KERNEL_CLONES
 #endif
+#define KERNEL_INLINE static inline __attribute__((always_inline))
 #endif
 
 /* The count state: rows N[j][d] for start levels j < starts and lengths d = 1 .. t-j (N[j][0] is
- * e_0 and not stored), each scaled by 2^-e[d]; len characters read. Each row is stored twice in a
- * row (row[l + D] = row[l], stride counts_ld(D)), so that the circularly shifted read
- * row[(l - h) mod D] = row[l - h + D] is one contiguous slice: the loop over l then has the same
- * trip count for every hash value, with no data-dependent remainders to mispredict (that alone
- * made the two-slice form 4x slower). */
+ * e_0 and not stored), each scaled by 2^-e[d]; len characters read. The circularly shifted read
+ * row[(l - h) mod D] must not depend on h in its control flow (a two-slice loop with
+ * data-dependent remainders was 4x slower, mispredicted), hence two layouts (sketch_dp.h):
+ *  - padded (D a multiple of 8): each row once plus a pad repeating its first COUNTS_PAD values;
+ *    the SIMD kernels of sketch_kernel_vec.h read the shifted row vector by vector, each vector one
+ *    unaligned load at (l - h) mod D. One store per value.
+ *  - doubled (other D): row[l + D] = row[l], so the shifted row is the contiguous slice
+ *    row[D - h .. 2D - h), a plain loop the compiler vectorizes; two stores per value.
+ * Stride counts_ld(D) either way. */
 typedef struct {
     int t, dim, ld, starts;
-    int dup_top;         /* 1: keep the copy of the top rows N[j][t-j] too (removal reads them shifted) */
+    int padded;          /* layout: 1 padded, 0 doubled */
+    int dup_top;         /* 1: keep the copy/pad of the top rows N[j][t-j] too (removal reads them shifted) */
     int64_t len;
     int e[TSK_MAX_T + 1];
     int row0[TSK_MAX_T]; /* row of N[j][1] */
@@ -49,6 +61,7 @@ static void KFN(counts_init)(KFN(counts) *k, int t, int dim, int starts, REAL *r
     k->t = t;
     k->dim = dim;
     k->ld = counts_ld(dim);
+    k->padded = counts_padded(dim);
     k->dup_top = 0;
     k->starts = starts;
     k->len = 0;
@@ -71,7 +84,7 @@ static void KFN(counts_rescale)(KFN(counts) *k)
         const REAL f = (REAL)ldexp(1.0, k->e[d] - e);
         for (int j = 0; j < k->starts && d <= k->t - j; j++) {
             REAL *row = k->rows + (size_t)(k->row0[j] + d - 1) * (size_t)k->ld;
-            for (int l = 0; l < 2 * k->dim; l++) row[l] *= f;
+            for (int l = 0; l < k->ld; l++) row[l] *= f; /* copy or pad too (zeros beyond) */
         }
         k->e[d] = e;
     }
@@ -93,8 +106,7 @@ static void KFN(counts_mean)(const KFN(counts) *k, int j, int d, double *out)
 }
 
 /* dst[l] += b * src[(l - h) mod D] on doubled rows (both copies of dst written). */
-static inline __attribute__((always_inline)) void KFN(shift_add)(REAL *restrict dst, const REAL *restrict src,
-                                                                 int dim, int h, REAL b)
+KERNEL_INLINE void KFN(shift_add)(REAL *restrict dst, const REAL *restrict src, int dim, int h, REAL b)
 {
     const REAL *restrict from = src + dim - h;
     REAL *restrict copy = dst + dim;
@@ -106,23 +118,22 @@ static inline __attribute__((always_inline)) void KFN(shift_add)(REAL *restrict 
 }
 
 /* shift_add for a top row, which nothing reads shifted: one store per value instead of two. */
-static inline __attribute__((always_inline)) void KFN(shift_add_top)(REAL *restrict dst, const REAL *restrict src,
-                                                                     int dim, int h, REAL b)
+KERNEL_INLINE void KFN(shift_add_top)(REAL *restrict dst, const REAL *restrict src, int dim, int h, REAL b)
 {
     const REAL *restrict from = src + dim - h;
     for (int l = 0; l < dim; l++) dst[l] += b * from[l];
 }
 
-/* dst[h] += b for d = 1, whose source N[j][0] is e_0. */
-static inline void KFN(bump)(REAL *dst, int dim, int h, REAL b)
+/* dst[h] += b for d = 1, whose source N[j][0] is e_0; keeps the copy or pad of either layout. */
+KERNEL_INLINE void KFN(bump)(REAL *dst, int dim, int padded, int h, REAL b)
 {
     dst[h] += b;
-    dst[h + dim] = dst[h];
+    if (!padded || h < COUNTS_PAD) dst[h + dim] = dst[h];
 }
 
-/* Reads codes[0..n) into the count state k (see sketch_dp.h), continuing from k->len characters.
- * Compiled for AVX2 and for the build's baseline, chosen at load time by the CPU. */
-KERNEL_CLONES void KFN(kernel_consume)(KFN(counts) *k, const tsk_params *p, const uint8_t *codes, int64_t n)
+/* The generic kernel: reads codes[0..n) into the count state k (doubled layout), continuing from
+ * k->len characters. Compiled for AVX2 and for the build's baseline, chosen at load time. */
+KERNEL_CLONES static void KFN(consume_generic)(KFN(counts) *k, const tsk_params *p, const uint8_t *codes, int64_t n)
 {
     const int t = k->t, dim = k->dim, ld = k->ld, starts = k->starts;
     REAL coef[TSK_MAX_T + 1];
@@ -140,16 +151,75 @@ KERNEL_CLONES void KFN(kernel_consume)(KFN(counts) *k, const tsk_params *p, cons
                 if (dmax > have) dmax = (int)have; /* longer subsequences are still all zero */
                 for (int d = dmax; d >= 2; d--) {
                     const int lvl = j + d - 1;
-                    const REAL b = p->sign[lvl][c] > 0 ? coef[d] : -coef[d];
+                    const REAL b = coef[d] * (REAL)p->sign[lvl][c]; /* exact; a branch here is mispredicted */
                     REAL *dst = rows + (size_t)(d - 1) * ld;
                     const REAL *src = rows + (size_t)(d - 2) * ld;
                     if (d == t - j && !k->dup_top) KFN(shift_add_top)(dst, src, dim, p->hash[lvl][c], b);
                     else KFN(shift_add)(dst, src, dim, p->hash[lvl][c], b);
                 }
-                KFN(bump)(rows, dim, p->hash[j][c], p->sign[j][c] > 0 ? coef[1] : -coef[1]);
+                KFN(bump)(rows, dim, 0, p->hash[j][c], coef[1] * (REAL)p->sign[j][c]);
             }
         }
         k->len += until;
         KFN(counts_rescale)(k);
+    }
+}
+
+/* The SIMD kernels of the padded layout: AVX-512 and AVX2 (x86-64 GCC, picked at run time by
+ * tsk_cpu_kernel_used), and 16-byte vectors for the baseline and any other machine. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define VB 64
+#define VNAME(name) KFN(name##_avx512)
+#define VTARGET __attribute__((target("avx512f")))
+#include "sketch_kernel_vec.h"
+#undef VB
+#undef VNAME
+#undef VTARGET
+#define VB 32
+#define VNAME(name) KFN(name##_avx2)
+#define VTARGET __attribute__((target("avx2")))
+#include "sketch_kernel_vec.h"
+#undef VB
+#undef VNAME
+#undef VTARGET
+#endif
+#define VB 16
+#define VNAME(name) KFN(name##_portable)
+#define VTARGET
+#include "sketch_kernel_vec.h"
+#undef VB
+#undef VNAME
+#undef VTARGET
+
+/* Reads codes[0..n) into the count state k (see sketch_dp.h), continuing from k->len characters,
+ * with the kernel of k's layout and this CPU. */
+static void KFN(kernel_consume)(KFN(counts) *k, const tsk_params *p, const uint8_t *codes, int64_t n)
+{
+    if (!k->padded) {
+        KFN(consume_generic)(k, p, codes, n);
+        return;
+    }
+    switch (tsk_cpu_kernel_used(k->dim, sizeof(REAL) == sizeof(double))) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    case TSK_KERNEL_AVX512: KFN(consume_avx512)(k, p, codes, n); break;
+    case TSK_KERNEL_AVX2: KFN(consume_avx2)(k, p, codes, n); break;
+#endif
+    default: KFN(consume_portable)(k, p, codes, n); break;
+    }
+}
+
+/* dst += b * shift_h(src) on rows of k's layout, copy or pad kept (removal in sketch_slide.c). */
+__attribute__((unused)) static void KFN(row_shift_add)(const KFN(counts) *k, REAL *dst, const REAL *src, int h, REAL b)
+{
+    if (!k->padded) {
+        KFN(shift_add)(dst, src, k->dim, h, b);
+        return;
+    }
+    switch (tsk_cpu_kernel_used(k->dim, sizeof(REAL) == sizeof(double))) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    case TSK_KERNEL_AVX512: KFN(shift_add_row_avx512)(dst, src, k->dim, h, b); break;
+    case TSK_KERNEL_AVX2: KFN(shift_add_row_avx2)(dst, src, k->dim, h, b); break;
+#endif
+    default: KFN(shift_add_row_portable)(dst, src, k->dim, h, b); break;
     }
 }

@@ -58,11 +58,11 @@ static void counts_remove_front(counts_d *k, const tsk_params *p, int c)
         double *rows = k->rows + (size_t)k->row0[j] * (size_t)ld;
         const int h = p->hash[j][c];
         const double s = p->sign[j][c] > 0 ? 1.0 : -1.0;
-        bump_d(rows, dim, h, -s * coef[1]);
+        bump_d(rows, dim, k->padded, h, -s * coef[1]);
         if (j + 1 < t) {
             const double *next = k->rows + (size_t)k->row0[j + 1] * (size_t)ld; /* N[j+1][d-1] */
             for (int d = 2; d <= t - j; d++)
-                shift_add_d(rows + (size_t)(d - 1) * ld, next + (size_t)(d - 2) * ld, dim, h, -s * coef[d]);
+                row_shift_add_d(k, rows + (size_t)(d - 1) * ld, next + (size_t)(d - 2) * ld, h, -s * coef[d]);
         }
     }
     k->len--;

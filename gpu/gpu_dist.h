@@ -29,17 +29,6 @@
 extern "C" {
 #endif
 
-/* Same definition as cpu/cpu_dist.h (under the same guard, so both headers may be included). */
-#ifndef TSK_PAIR_FILTER_DEFINED
-#define TSK_PAIR_FILTER_DEFINED
-typedef enum {
-    TSK_PAIRS_ALL = 0,        /* every q x r (two different sets) */
-    TSK_PAIRS_UPPER = 1,      /* r > q: each unordered pair once, no self pair */
-    TSK_PAIRS_UPPER_SELF = 2, /* r >= q: as above plus the self pairs (--with-self) */
-    TSK_PAIRS_NOT_SELF = 3,   /* r != q: the neighbours of each item (top-k) */
-} tsk_pair_filter;
-#endif
-
 /* Largest k that top-k reduces inside the kernel; larger k still works (dense blocks, host
  * selection), only slower. */
 #define TSK_GPU_DIST_MAX_FUSED_K 64

@@ -106,11 +106,15 @@ __device__ __forceinline__ void sk_stream(const uint8_t *codes, int64_t lo, int6
             ws[2] = __byte_perm(w.y, 0, 0x0123) ^ 0x03030303u;
             ws[3] = __byte_perm(w.x, 0, 0x0123) ^ 0x03030303u;
         }
-        bool full = base >= lo && base + 16 <= hi;
+        if (base >= lo && base + 16 <= hi) {  /* all but the first and last block: no checks */
 #pragma unroll
-        for (int k = 0; k < 16; k++) {
-            int64_t pos = rev ? base + 15 - k : base + k;
-            if (full || (pos >= lo && pos < hi)) f((int)((ws[k >> 2] >> (8 * (k & 3))) & 0xffu));
+            for (int k = 0; k < 16; k++) f((int)((ws[k >> 2] >> (8 * (k & 3))) & 0xffu));
+        } else {
+#pragma unroll
+            for (int k = 0; k < 16; k++) {
+                int64_t pos = rev ? base + 15 - k : base + k;
+                if (pos >= lo && pos < hi) f((int)((ws[k >> 2] >> (8 * (k & 3))) & 0xffu));
+            }
         }
         if ((b % SK_FOLD_BLOCKS) == SK_FOLD_BLOCKS - 1) f(-1);  /* fold point */
     }
@@ -264,7 +268,8 @@ template <typename F>
 __device__ void sk_generic_dp(const sk_tables &tab, const uint8_t *codes, int64_t lo, int64_t hi, bool rev,
                               int lane, int J, F *N, F *A)
 {
-    const int T = tab.t, D = tab.dim, NV = sk_nvec(T);
+    /* whole rows keep the t vectors of start level 0, chunks all t(t+1)/2 (layout sk_vidx) */
+    const int T = tab.t, D = tab.dim, NV = J == 1 ? T : sk_nvec(T);
     const bool acc = sizeof(F) == 4;  /* double needs no two-level accumulation */
     for (int i = lane; i < NV * D; i += 32) {
         N[i] = 0;

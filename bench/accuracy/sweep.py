@@ -45,7 +45,8 @@ def main():
             key = (str(t), str(dim), str(w), str(s), str(canon), seed)
             if key in done:
                 continue
-            prefix = os.path.join(args.cache, f"sw_s{seed}")
+            # one scratch file per (config, seed): sweeps run side by side in one cache
+            prefix = os.path.join(args.cache, "sw_" + "_".join(key))
             cmd = [os.path.join(args.cache, "tss_rows"), "-t", str(t), "-D", str(dim), "-p", args.threads]
             if w:
                 cmd += ["-w", str(w), "-s", str(s)]

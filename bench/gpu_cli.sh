@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# bench/gpu_cli.sh [BUNDLE]: the tsketch binary itself on a GPU machine, end to end: GPU vs CPU
+# sketches and distances through the CLI (the kernels' own checks are in bench/gpu.sh), sanitizers
+# on the CLI paths, end-to-end sketch timings from uncompressed FASTA in the page cache to a written
+# .tsk next to the seed kernel, and dist at scale. Logs and a summary go to $OUT.
+#
+# Bundle (on the build machine, with a CUDA build in build/):
+#   ../shared/device/bundle.sh .device/cli build/src/tsketch build/tests/cli/tsv_compare \
+#       build/bench/gpu/dist_bench -- ../shared/bench/make_workloads.py ../shared/bench/seed_numba.py \
+#       testdata ../shared/data/eukaryote/vt_GRCh37_chr20.fa.gz
+# Device call: bash bench/gpu_cli.sh .device/cli   (carry: [".device/cli"])
+set -uo pipefail
+B=${1:-.device/cli}
+T=$B/bin/tsketch
+CMP=$B/bin/tsv_compare
+out=${OUT:-/tmp/gpu_cli}
+W=/tmp/gpu_cli_work
+mkdir -p "$out" "$W"
+fail=0
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+check() { # desc cmd...: PASS/FAIL line
+    local d=$1
+    shift
+    if "$@" >>"$out/checks.log" 2>&1; then say "PASS $d"; else say "FAIL $d"; fail=1; fi
+}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
+nproc | sed 's/^/cpu cores: /' | tee -a "$out/summary.txt"
+scale=${GPU_CLI_SCALE:-1}  # a smaller scale only to try the script out
+python3 "$B/make_workloads.py" "$W/full" --scale "$scale" >/dev/null &&
+    python3 "$B/make_workloads.py" "$W/small" --scale 0.01 >/dev/null
+
+# 1. GPU vs CPU through the CLI: every row within 1e-5 (single) / 1e-12 (double)
+gpu_vs_cpu() { # name tol input sketch-args...
+    local name=$1 tol=$2 in=$3
+    shift 3
+    "$T" sketch -q --device cuda "$@" "$in" -o "$W/g.tsk" && "$T" export "$W/g.tsk" >"$W/g.tsv" &&
+        "$T" sketch -q --device cpu -p "$(nproc)" "$@" "$in" -o "$W/c.tsk" && "$T" export "$W/c.tsk" >"$W/c.tsv" &&
+        "$CMP" "$W/c.tsv" "$W/g.tsv" "$tol"
+}
+say "== sketch: GPU vs CPU engine through tsketch"
+for f in "$W"/small/*.fa "$B"/testdata/genomes/*.fa "$B"/testdata/golden/mixed.fa; do
+    n=$(basename "$f")
+    check "$n t=4 D=96" gpu_vs_cpu "$n" 1e-5 "$f"
+    check "$n double" gpu_vs_cpu "$n" 1e-12 "$f" --precision double
+    check "$n canonical t=3 D=64" gpu_vs_cpu "$n" 1e-5 "$f" --canonical -k 3 -s 64
+    check "$n slide w=1000 s=100" gpu_vs_cpu "$n" 1e-5 "$f" --window 1000 --stride 100
+done
+check "protein t=3 D=32" gpu_vs_cpu protein 1e-5 "$B/testdata/golden/protein.fa" --alphabet protein -k 3 -s 32
+check "chr20 (63 Mbp, BGZF, one record: split path) 1e-4" gpu_vs_cpu chr20 1e-4 "$B/vt_GRCh37_chr20.fa.gz"
+check "golden file through the GPU (oracle, 1e-5)" bash -c "'$T' sketch -q --device cuda '$B/testdata/golden/mixed.fa' -o '$W/o.tsk' && '$T' export '$W/o.tsk' >'$W/o.tsv' && '$CMP' '$B/testdata/golden/mixed_t4_D96.tsv' '$W/o.tsv' 1e-5"
+check "--device cuda:7 (no such device) exits 5" bash -c "'$T' sketch -q --device cuda:7 '$B/testdata/golden/mixed.fa' -o '$W/x.tsk'; [ \$? -eq 5 ]"
+
+say "== compute-sanitizer on the CLI paths (tiny inputs)"
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck; do
+    check "sanitizer $tool: sketch" "$san" --tool $tool --error-exitcode 9 "$T" sketch -q --device cuda \
+        "$B/testdata/golden/mixed.fa" "$B/testdata/genomes/MT-human.fa" -o "$W/s.tsk"
+    check "sanitizer $tool: slide + canonical" "$san" --tool $tool --error-exitcode 9 "$T" sketch -q --device cuda \
+        --canonical --window 500 --stride 70 "$B/testdata/genomes/NC_045512.2.fa" -o "$W/s2.tsk"
+    "$T" sketch -q --device cpu "$W/small/short-reads.fa" -o "$W/reads_small.tsk"
+    check "sanitizer $tool: dist top-k" "$san" --tool $tool --error-exitcode 9 "$T" dist -q --device cuda --top-k 5 \
+        "$W/reads_small.tsk" -o "$W/tk.tsv"
+done
+check "sanitizer racecheck: dist_bench small" timeout 200 "$san" --tool racecheck --error-exitcode 9 "$B/bin/dist_bench" small
+
+say "== dist: GPU vs CPU through tsketch (10,000 short reads)"
+"$T" sketch -q --device cuda "$W/small/short-reads.fa" -o "$W/reads.tsk"
+same_pairs() { # a b: same lines but for distance ties; distances within 1e-5 relative
+    paste "$1" "$2" | awk -F'\t' '{ d = $3 - $6; if (d < 0) d = -d; m = $3 > $6 ? $3 : $6;
+        if (d > 1e-5 * m + 1e-7) bad++; if ($1 != $4 || $2 != $5) swapped++ }
+        END { printf "%d lines, %d distances off, %d tie swaps\n", NR, bad, swapped; exit bad > 0 }'
+}
+for args in "--top-k 10" "-d 0.03" "--metric cosine --top-k 3" ""; do
+    "$T" dist -q --device cuda $args "$W/reads.tsk" -o "$W/dg.tsv"
+    "$T" dist -q --device cpu -p "$(nproc)" $args "$W/reads.tsk" -o "$W/dc.tsv"
+    check "dist $args: GPU = CPU ($(wc -l <"$W/dc.tsv") lines)" same_pairs "$W/dc.tsv" "$W/dg.tsv"
+done
+"$T" sketch -q --device cuda --window 2000 --stride 500 "$W/small/seed-heterogeneous.fa" -o "$W/slide.tsk"
+"$T" dist -q --device cuda "$W/slide.tsk" -o "$W/sg.tsv"
+"$T" dist -q --device cpu "$W/slide.tsk" -o "$W/sc.tsv"
+check "dist of slide sketches (rows compared over the shorter record): GPU = CPU" same_pairs "$W/sc.tsv" "$W/sg.tsv"
+
+say "== sketch end to end: uncompressed FASTA (page cache) -> .tsk, t=4 D=96, GPU"
+for f in seed-homogeneous seed-heterogeneous long-records short-reads; do
+    in=$W/full/$f.fa
+    cat "$in" >/dev/null
+    bp=$(grep -v '^>' "$in" | tr -d '\n' | wc -c)
+    best=
+    for rep in 1 2 3; do
+        s=$(date +%s.%N)
+        "$T" sketch -q --device cuda -p "$(nproc)" "$in" -o "$W/e2e.tsk" || fail=1
+        e=$(date +%s.%N)
+        sec=$(elapsed "$s" "$e")
+        if [ -z "$best" ] || awk -v a="$sec" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$sec; fi
+    done
+    say "$(awk -v f=$f -v bp="$bp" -v t="$best" 'BEGIN { printf "%-20s %6.1f Mbp  best of 3: %6.3f s  %6.2f Gbp/s", f, bp / 1e6, t, bp / t / 1e9 }')"
+done
+say "== same, CPU engine ($(nproc) threads), seed-heterogeneous"
+s=$(date +%s.%N); "$T" sketch -q --device cpu -p "$(nproc)" "$W/full/seed-heterogeneous.fa" -o "$W/cpu.tsk"; e=$(date +%s.%N)
+say "cpu seed-heterogeneous: $(elapsed "$s" "$e") s"
+say "== where end-to-end time goes: the same run with almost no sketch work"
+s=$(date +%s.%N); "$T" sketch -q --device cuda -k 1 -s 1 "$W/full/short-reads.fa" -o "$W/k1.tsk"; e=$(date +%s.%N)
+say "short-reads with t=1 D=1 (parse + write, ~no sketch work): $(elapsed "$s" "$e") s"
+
+say "== dist at scale: top-10 of 200,000 read sketches (4e10 pairs), end to end with output written"
+python3 "$B/make_workloads.py" "$W/r200" --scale "$(awk -v s="$scale" 'BEGIN { print 0.2 * s }')" >/dev/null
+"$T" sketch -q --device cuda "$W/r200/short-reads.fa" -o "$W/r200.tsk"
+s=$(date +%s.%N); "$T" dist -q --device cuda --top-k 10 "$W/r200.tsk" -o "$W/top10.tsv"; e=$(date +%s.%N)
+say "top-10, 200000 sketches: $(elapsed "$s" "$e") s, $(wc -l <"$W/top10.tsv") lines"
+
+say "== seed kernel (Numba) in the same call"
+python3 "$B/seed_numba.py" --repeats 1 "$W/full/seed-homogeneous.fa" "$W/full/short-reads.fa" 2>&1 | tail -4 | tee -a "$out/summary.txt"
+say "== done: $([ $fail = 0 ] && echo all checks passed || echo SOME CHECKS FAILED)"
+exit $fail

@@ -1,0 +1,57 @@
+/* genome_dist.h: genome-level distance between two records' slide rows, compared as SETS.
+ *
+ * The positional slide distance of SKETCH.md compares row r of one record with row r of the
+ * other, which is meaningless for genomes that differ by rearrangements, different start points
+ * or strand. Here every row of A looks for its nearest row of B and vice versa (an all-rows x
+ * all-rows minimum search, N_a x N_b x D), and the nearest distances are summarised:
+ *
+ *   mean nearest-row L2   (0.5 * (mean_a min_b |a - b| + mean_b min_a |b - a|)), or
+ *   unmatched fraction    (share of rows whose nearest distance exceeds match_radius, averaged over
+ *                          both directions: the complement of ANI's mapped fraction).
+ *
+ * With `chord`, the nearest "row" of B may be any point on the segment between two consecutive
+ * rows of B: a homologous window that starts between two strides of B lies close to that chord,
+ * so the distance is less dominated by the stride offset between the two records.
+ * Rows should be canonical (--canonical) so that either strand matches.
+ * docs/accuracy.md measures how these rank genome pairs against ANI and SNP distances. */
+#ifndef TSK_GENOME_DIST_H
+#define TSK_GENOME_DIST_H
+
+#include "../core/tsk_def.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { TSK_GENOME_MEAN_NEAREST = 0, TSK_GENOME_UNMATCHED = 1 } tsk_genome_summary;
+
+typedef struct {
+    tsk_genome_summary summary;
+    double match_radius;   /* TSK_GENOME_UNMATCHED: a row is matched when its nearest L2 <= this */
+    int chord;             /* 1: nearest point on the chords between consecutive rows of the other */
+    int threads;           /* OpenMP threads, >= 1 */
+} tsk_genome_opts;
+
+/* Defaults measured in docs/accuracy.md: mean nearest-row L2 with chords, 1 thread. */
+void tsk_genome_opts_default(tsk_genome_opts *o);
+
+/* For each of the na rows of a (row-major, dim floats each): the L2 distance, in double, to its
+ * nearest row of b (or nearest chord point with `chord` and nb >= 2), written to nearest[0..na).
+ * nb == 0 gives +infinity. Returns 0, or -1 on bad arguments. */
+int tsk_genome_nearest(const float *rows_a, int64_t na, const float *rows_b, int64_t nb, int dim,
+                       int chord, int threads, double *nearest);
+
+/* The summarised, symmetric genome distance of A and B (see the top of this file).
+ * Either set empty: 1.0 for the unmatched fraction, +infinity for the mean; both empty: 0.
+ * Returns a negative value only for bad arguments or when memory runs out. */
+double tsk_genome_distance(const float *rows_a, int64_t na, const float *rows_b, int64_t nb, int dim,
+                           const tsk_genome_opts *o);
+
+/* All pairs of a sketch set: out[i * n + j] (n = s->n_items, symmetric, 0 on the diagonal).
+ * Pairs are spread over o->threads. Returns 0, or -1 when memory runs out. */
+int tsk_genome_distance_matrix(const tsk_sketch_set *s, const tsk_genome_opts *o, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
