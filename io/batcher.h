@@ -31,6 +31,7 @@ typedef struct {
     /* what it needs of the parameters */
     tsk_params params;
     uint8_t lut[256];
+    int plain_dna;             /* lut is DNA's: the vectorized encoder applies */
 } tsk_batcher;
 
 void tsk_batcher_init(tsk_batcher *b, const tsk_params *p);
@@ -40,6 +41,12 @@ void tsk_batcher_free(tsk_batcher *b);
  * last record when join_last is set). Returns 0 or -1 when memory runs out. */
 int tsk_batcher_add(tsk_batcher *b, const char *name, const char *source, const char *seq, size_t len,
                     int join_last);
+
+/* Like tsk_batcher_add, for a sequence given as text with line breaks in (tsk_reader_next_text):
+ * text[0..text_len) is cleaned, len (the characters other than '\n' and '\r') is the record's
+ * raw length. */
+int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, const char *text,
+                         size_t text_len, size_t len, int join_last);
 
 /* 1 when the batch has reached a limit and should be sketched before more is added. */
 int tsk_batcher_full(const tsk_batcher *b);

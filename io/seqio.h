@@ -47,6 +47,13 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
  * record gives "x.fa: no records". */
 int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen);
 
+/* Like tsk_reader_next, but without copying the sequence where the input allows (plain FASTA):
+ * rec->seq[0..*text_len) is then the sequence text as in the file, line breaks ('\n', '\r')
+ * included and not NUL-terminated, while rec->len still counts the characters without them
+ * (*text_len == rec->len when there are none). For callers that clean the sequence anyway
+ * (tsk_encode drops the line breaks). */
+int tsk_reader_next_text(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char *err, size_t errlen);
+
 /* Records read so far. */
 int64_t tsk_reader_count(const tsk_reader *r);
 

@@ -13,6 +13,10 @@
 #include "engine.h"
 
 #define NBUF 3           /* batches in flight: one sketching, one filling, one spare */
+/* Bases per batch: small enough that reading batch k+1 overlaps sketching batch k from the start
+ * of a run and that the NBUF buffers are reused (warm pages) rather than first touched, large
+ * enough that an engine's per-batch cost vanishes. A longer record still forms one batch. */
+#define BATCH_BASES (INT64_C(1) << 24)
 #define MAX_SHORT_WARNINGS 5
 
 typedef struct {
@@ -89,7 +93,8 @@ static int read_all(shared_state *s, int *cur)
         }
         tsk_seq_record rec;
         int rc, first = 1;
-        while ((rc = tsk_reader_next(r, &rec, err, sizeof err)) == TSK_IO_RECORD) {
+        size_t text_len;
+        while ((rc = tsk_reader_next_text(r, &rec, &text_len, err, sizeof err)) == TSK_IO_RECORD) {
             tsk_batcher *b = &s->buf[*cur];
             /* A --per-file sketch is one record: only start a new batch between files. */
             if ((first || !job->per_file) && tsk_batcher_full(b)) {
@@ -98,7 +103,7 @@ static int read_all(shared_state *s, int *cur)
                 b = &s->buf[*cur];
             }
             const char *name = job->per_file ? file_name : rec.name;
-            if (tsk_batcher_add(b, name, in->path, rec.seq, rec.len, job->per_file && !first)) {
+            if (tsk_batcher_add_text(b, name, in->path, rec.seq, text_len, rec.len, job->per_file && !first)) {
                 tsk_error("%s: out of memory", in->path);
                 rc = TSK_IO_SYSTEM;
                 break;
@@ -172,6 +177,7 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
     pthread_cond_init(&s.cv, NULL);
     for (int i = 0; i < NBUF; i++) {
         tsk_batcher_init(&s.buf[i], &job->params);
+        s.buf[i].max_bases = BATCH_BASES;
         s.is_free[i] = 1;
     }
     pthread_t reader;
