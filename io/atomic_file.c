@@ -1,5 +1,6 @@
 /* atomic_file.c: temporary files renamed into place (see atomic_file.h). */
 #include "atomic_file.h"
+#include "io_error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,16 +17,6 @@
  * string is complete, so a signal handler sees either NULL or a whole path. */
 static char *volatile tmp_slots[TMP_SLOTS];
 static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void tmp_register(char *p)
 {
@@ -59,7 +50,7 @@ int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, s
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!tmp) {
-        set_err(err, errlen, "%s: out of memory", path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
         return -1;
     }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
@@ -70,7 +61,7 @@ int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, s
         fd = open(tmp, (read_too ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     }
     if (fd < 0) {
-        set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         free(tmp);
         return -1;
     }
@@ -91,12 +82,12 @@ void tsk_tmp_discard(int fd, char *tmp_path)
 int tsk_tmp_commit(int fd, char *tmp_path, const char *path, char *err, size_t errlen)
 {
     if (close(fd) != 0) {
-        set_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
         tsk_tmp_discard(-1, tmp_path);
         return -1;
     }
     if (rename(tmp_path, path) != 0) {
-        set_err(err, errlen, "%s: cannot rename the finished output into place: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: cannot rename the finished output into place: %s", path, strerror(errno));
         tsk_tmp_discard(-1, tmp_path);
         return -1;
     }
@@ -155,7 +146,7 @@ tsk_atomic_file *tsk_atomic_open(const char *path, char *err, size_t errlen)
     tsk_atomic_file *f = calloc(1, sizeof *f);
     if (!f || !(f->path = strdup(path))) {
         free(f);
-        set_err(err, errlen, "%s: out of memory", path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
         return NULL;
     }
     if (strcmp(path, "-") == 0) {
@@ -170,7 +161,7 @@ tsk_atomic_file *tsk_atomic_open(const char *path, char *err, size_t errlen)
     }
     f->fp = fdopen(fd, "w");
     if (!f->fp) {
-        set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         tsk_tmp_discard(fd, f->tmp_path);
         free(f->path);
         free(f);
@@ -187,7 +178,7 @@ int tsk_atomic_commit(tsk_atomic_file *f, char *err, size_t errlen)
     int rc = 0;
     if (!f->tmp_path) {
         if (fflush(f->fp) != 0 || ferror(f->fp)) {
-            set_err(err, errlen, "stdout: write failed: %s", strerror(errno));
+            tsk_io_set_err(err, errlen, "stdout: write failed: %s", strerror(errno));
             rc = -1;
         }
     } else {
@@ -199,11 +190,11 @@ int tsk_atomic_commit(tsk_atomic_file *f, char *err, size_t errlen)
             e = errno;
         }
         if (bad) {
-            set_err(err, errlen, "%s: write failed: %s", f->path, strerror(e));
+            tsk_io_set_err(err, errlen, "%s: write failed: %s", f->path, strerror(e));
             tsk_tmp_discard(-1, f->tmp_path);
             rc = -1;
         } else if (rename(f->tmp_path, f->path) != 0) {
-            set_err(err, errlen, "%s: cannot rename the finished output into place: %s", f->path, strerror(errno));
+            tsk_io_set_err(err, errlen, "%s: cannot rename the finished output into place: %s", f->path, strerror(errno));
             tsk_tmp_discard(-1, f->tmp_path);
             rc = -1;
         } else {

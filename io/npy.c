@@ -2,6 +2,7 @@
  * version 1.0, a little-endian uint16 header length, then a Python dict literal padded with spaces
  * and ended by '\n' so that the data start at a multiple of 64 bytes. */
 #include "npy.h"
+#include "io_error.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,16 +26,6 @@ struct tsk_npy_writer {
     int64_t written;           /* values written by appends and blocks (atomic) */
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static void npy_free(tsk_npy_writer *w)
 {
     free(w->path);
@@ -45,13 +36,13 @@ tsk_npy_writer *tsk_npy_open(const char *path, int64_t rows, int64_t cols, int e
 {
     if (rows < 0 || cols < 0 || (elem_size != 4 && elem_size != 8) ||
         (cols && rows > INT64_MAX / cols / elem_size)) {
-        set_err(err, errlen, "%s: invalid array shape (%" PRId64 ", %" PRId64 ") of %d-byte values", path, rows, cols, elem_size);
+        tsk_io_set_err(err, errlen, "%s: invalid array shape (%" PRId64 ", %" PRId64 ") of %d-byte values", path, rows, cols, elem_size);
         return NULL;
     }
     tsk_npy_writer *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path))) {
         free(w);
-        set_err(err, errlen, "%s: out of memory", path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
         return NULL;
     }
     w->rows = rows;
@@ -79,7 +70,7 @@ tsk_npy_writer *tsk_npy_open(const char *path, int64_t rows, int64_t cols, int e
      * that reserve (else at the first write). */
     if (tsk_write_all(w->fd, header, (size_t)total) != 0 ||
         ftruncate(w->fd, (off_t)(total + rows * cols * elem_size)) != 0) {
-        set_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
         tsk_npy_abort(w);
         return NULL;
     }
@@ -91,13 +82,13 @@ int64_t tsk_npy_data_offset(const tsk_npy_writer *w) { return w->header_len; }
 int tsk_npy_append(tsk_npy_writer *w, const void *values, int64_t n_rows, char *err, size_t errlen)
 {
     if (n_rows < 0 || n_rows > w->rows - w->appended) {
-        set_err(err, errlen, "%s: %" PRId64 " rows appended to an array of %" PRId64 " rows after %" PRId64,
+        tsk_io_set_err(err, errlen, "%s: %" PRId64 " rows appended to an array of %" PRId64 " rows after %" PRId64,
                 w->path, n_rows, w->rows, w->appended);
         return -1;
     }
     size_t n = (size_t)(n_rows * w->cols * w->elem);
     if (tsk_pwrite_all(w->fd, values, n, w->header_len + w->appended * w->cols * w->elem) != 0) {
-        set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
         return -1;
     }
     w->appended += n_rows;
@@ -110,7 +101,7 @@ int tsk_npy_write_block(tsk_npy_writer *w, int64_t row, int64_t col, const void 
 {
     if (row < 0 || col < 0 || n_rows < 0 || n_cols < 0 || ld < n_cols || row > w->rows - n_rows ||
         col > w->cols - n_cols) {
-        set_err(err, errlen, "%s: block of %" PRId64 " x %" PRId64 " at (%" PRId64 ", %" PRId64
+        tsk_io_set_err(err, errlen, "%s: block of %" PRId64 " x %" PRId64 " at (%" PRId64 ", %" PRId64
                 ") outside the %" PRId64 " x %" PRId64 " array", w->path, n_rows, n_cols, row, col, w->rows, w->cols);
         return -1;
     }
@@ -119,7 +110,7 @@ int tsk_npy_write_block(tsk_npy_writer *w, int64_t row, int64_t col, const void 
     for (int64_t i = 0; i < n_rows && line; i++) {
         int64_t off = w->header_len + ((row + i) * w->cols + col) * w->elem;
         if (tsk_pwrite_all(w->fd, src + (size_t)(i * ld * w->elem), line, off) != 0) {
-            set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+            tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
             return -1;
         }
     }
@@ -131,7 +122,7 @@ int tsk_npy_finish(tsk_npy_writer *w, char *err, size_t errlen)
 {
     int64_t written = __atomic_load_n(&w->written, __ATOMIC_RELAXED);
     if (written < w->rows * w->cols) {
-        set_err(err, errlen, "%s: incomplete array (%" PRId64 " of %" PRId64 " values written)", w->path, written,
+        tsk_io_set_err(err, errlen, "%s: incomplete array (%" PRId64 " of %" PRId64 " values written)", w->path, written,
                 w->rows * w->cols);
         tsk_npy_abort(w);
         return -1;

@@ -7,6 +7,7 @@
  * bytes are sniffed here before kseq sees them, the read callback records I/O errors instead of
  * passing them on, and each record is checked against the kind of file it came from. */
 #include "seqio.h"
+#include "io_error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,16 +94,6 @@ static int reader_fill(tsk_reader *r, void *buf, int len)
     return (int)got;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static void quiet_htslib(void)
 {
     /* Every message the user sees is ours; htslib would otherwise print its own to stderr. */
@@ -139,7 +130,7 @@ static int set_read_failure(tsk_reader *r, int saved_errno, char *err, size_t er
 {
     char msg[256];
     int code = describe_failure(r, saved_errno, msg, sizeof msg);
-    set_err(err, errlen, "%s: %s", r->display, msg);
+    tsk_io_set_err(err, errlen, "%s: %s", r->display, msg);
     return code;
 }
 
@@ -175,7 +166,7 @@ static int try_fast_open(tsk_reader *r, const char *path, char *err, size_t errl
     for (ssize_t i = 0; i < got && i < SNIFF_BYTES; i++)
         if (is_binary_byte(head[i])) {
             close(fd);
-            set_err(err, errlen, "%s: not FASTA or FASTQ (binary data)", r->display);
+            tsk_io_set_err(err, errlen, "%s: not FASTA or FASTQ (binary data)", r->display);
             return -1;
         }
     ssize_t i = 0;
@@ -185,7 +176,7 @@ static int try_fast_open(tsk_reader *r, const char *path, char *err, size_t errl
         return 0;
     }
     if (!(r->fast = tsk_fasta_open(fd, (size_t)i))) {
-        set_err(err, errlen, "%s: %s", r->display, errno == ENOMEM ? "out of memory" : strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: %s", r->display, errno == ENOMEM ? "out of memory" : strerror(errno));
         return -2;
     }
     return 1;
@@ -197,7 +188,7 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
     int is_stdin = strcmp(path, "-") == 0, regular = 0;
     tsk_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->display = strdup(is_stdin ? "stdin" : path))) {
-        set_err(err, errlen, "%s: out of memory", path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
         free(r);
         if (code) *code = TSK_IO_SYSTEM;
         return NULL;
@@ -206,17 +197,17 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
         struct stat st;
         if (stat(path, &st) != 0) {
             if (errno == ENOENT)
-                set_err(err, errlen, "%s: no such file", path);
+                tsk_io_set_err(err, errlen, "%s: no such file", path);
             else
-                set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+                tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
             return fail_open(r, code, TSK_IO_BAD);
         }
         if (S_ISDIR(st.st_mode)) {
-            set_err(err, errlen, "%s: is a directory, not a sequence file", path);
+            tsk_io_set_err(err, errlen, "%s: is a directory, not a sequence file", path);
             return fail_open(r, code, TSK_IO_BAD);
         }
         if (S_ISREG(st.st_mode) && st.st_size == 0) {
-            set_err(err, errlen, "%s: empty file", path);
+            tsk_io_set_err(err, errlen, "%s: empty file", path);
             return fail_open(r, code, TSK_IO_BAD);
         }
         regular = S_ISREG(st.st_mode);
@@ -232,17 +223,17 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
     if (!r->fp) {
         int e = errno;
         if (e == ENOENT)
-            set_err(err, errlen, "%s: no such file", r->display);
+            tsk_io_set_err(err, errlen, "%s: no such file", r->display);
         else if (e == EACCES)
-            set_err(err, errlen, "%s: cannot open: %s", r->display, strerror(e));
+            tsk_io_set_err(err, errlen, "%s: cannot open: %s", r->display, strerror(e));
         else
-            set_err(err, errlen, "%s: cannot open%s%s", r->display, e ? ": " : "", e ? strerror(e) : " (unreadable data)");
+            tsk_io_set_err(err, errlen, "%s: cannot open%s%s", r->display, e ? ": " : "", e ? strerror(e) : " (unreadable data)");
         return fail_open(r, code, e == ENOENT || e == EACCES || !e ? TSK_IO_BAD : TSK_IO_SYSTEM);
     }
     /* A BGZF file cut at a block boundary decompresses cleanly; only its missing end-of-file
      * block tells. (Not checkable on pipes, where bgzf_check_EOF answers 2.) */
     if (!is_stdin && bgzf_compression(r->fp) == 2 && bgzf_check_EOF(r->fp) == 0) {
-        set_err(err, errlen, "%s: truncated BGZF data (end-of-file marker missing)", r->display);
+        tsk_io_set_err(err, errlen, "%s: truncated BGZF data (end-of-file marker missing)", r->display);
         return fail_open(r, code, TSK_IO_BAD);
     }
 
@@ -250,7 +241,7 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
      * character must open a record. Whitespace-only stretches are read past (and dropped). */
     unsigned char *buf = malloc(SNIFF_BYTES);
     if (!buf) {
-        set_err(err, errlen, "%s: out of memory", r->display);
+        tsk_io_set_err(err, errlen, "%s: out of memory", r->display);
         return fail_open(r, code, TSK_IO_SYSTEM);
     }
     int64_t total = 0;
@@ -265,7 +256,7 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
         if (total == 0) {
             for (ssize_t i = 0; i < got; i++)
                 if (is_binary_byte(buf[i])) {
-                    set_err(err, errlen, "%s: not FASTA or FASTQ (binary data)", r->display);
+                    tsk_io_set_err(err, errlen, "%s: not FASTA or FASTQ (binary data)", r->display);
                     free(buf);
                     return fail_open(r, code, TSK_IO_BAD);
                 }
@@ -273,10 +264,10 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
         if (got == 0) {
             free(buf);
             if (total == 0)
-                set_err(err, errlen, "%s: empty file%s", r->display,
+                tsk_io_set_err(err, errlen, "%s: empty file%s", r->display,
                         bgzf_compression(r->fp) ? " (after decompression)" : "");
             else
-                set_err(err, errlen, "%s: no records", r->display);
+                tsk_io_set_err(err, errlen, "%s: no records", r->display);
             return fail_open(r, code, TSK_IO_BAD);
         }
         total += got;
@@ -284,7 +275,7 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
         while (i < got && is_blank(buf[i])) i++;
         if (i == got) continue;
         if (buf[i] != '>' && buf[i] != '@') {
-            set_err(err, errlen, "%s: not FASTA or FASTQ (first character '%c' is neither '>' nor '@')",
+            tsk_io_set_err(err, errlen, "%s: not FASTA or FASTQ (first character '%c' is neither '>' nor '@')",
                     r->display, buf[i]);
             free(buf);
             return fail_open(r, code, TSK_IO_BAD);
@@ -297,7 +288,7 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
     }
     r->ks = kseq_init(r);
     if (!r->ks || !((kseq_t *)r->ks)->f || !((kseq_t *)r->ks)->f->buf) {
-        set_err(err, errlen, "%s: out of memory", r->display);
+        tsk_io_set_err(err, errlen, "%s: out of memory", r->display);
         return fail_open(r, code, TSK_IO_SYSTEM);
     }
     return r;
@@ -337,26 +328,26 @@ static int next_fast(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char 
     int rc = tsk_fasta_next(r->fast, &v);
     if (rc < 0) {
         if (errno == ENOMEM)
-            set_err(err, errlen, "%s: out of memory", r->display);
+            tsk_io_set_err(err, errlen, "%s: out of memory", r->display);
         else
-            set_err(err, errlen, "%s: read error: %s", r->display, strerror(errno));
+            tsk_io_set_err(err, errlen, "%s: read error: %s", r->display, strerror(errno));
         return TSK_IO_SYSTEM;
     }
     if (rc == TSK_FASTA_END) {
         if (r->count == 0) {
-            set_err(err, errlen, "%s: no records", r->display);
+            tsk_io_set_err(err, errlen, "%s: no records", r->display);
             return TSK_IO_BAD;
         }
         return TSK_IO_EOF;
     }
     if (reserve(&r->name_buf, &r->name_cap, v.name_len + 1)) {
-        set_err(err, errlen, "%s: out of memory", r->display);
+        tsk_io_set_err(err, errlen, "%s: out of memory", r->display);
         return TSK_IO_SYSTEM;
     }
     memcpy(r->name_buf, v.name, v.name_len);
     r->name_buf[v.name_len] = '\0';
     if (v.stop == '+') {
-        set_err(err, errlen, "%s: record '%s': FASTQ '+' line in a FASTA file", r->display, r->name_buf);
+        tsk_io_set_err(err, errlen, "%s: record '%s': FASTQ '+' line in a FASTA file", r->display, r->name_buf);
         return TSK_IO_BAD;
     }
     r->count++;
@@ -384,7 +375,7 @@ int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen
         int rc = next_fast(r, rec, &text_len, err, errlen);
         if (rc != TSK_IO_RECORD) return rc;
         if (reserve(&r->seq_buf, &r->seq_cap, rec->len + 1)) {
-            set_err(err, errlen, "%s: out of memory", r->display);
+            tsk_io_set_err(err, errlen, "%s: out of memory", r->display);
             return TSK_IO_SYSTEM;
         }
         size_t n = 0;
@@ -403,21 +394,21 @@ int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen
     ks->name.l = 0;
     int ret = kseq_read(ks);
     if (r->read_error) {
-        set_err(err, errlen, "%s: %s", r->display, r->read_msg);
+        tsk_io_set_err(err, errlen, "%s: %s", r->display, r->read_msg);
         return r->read_error;
     }
     /* kseq returns the length as an int: a record of 2^32-1 characters would read as -1 (EOF);
      * seq.l (a size_t) tells them apart. */
     if (ret == -1 && (int)ks->seq.l != -1) {
         if (r->count == 0) {
-            set_err(err, errlen, "%s: no records", r->display);
+            tsk_io_set_err(err, errlen, "%s: no records", r->display);
             return TSK_IO_BAD;
         }
         return TSK_IO_EOF;
     }
     const char *name = ks->name.s ? ks->name.s : "";
     if (ret == -3) {
-        set_err(err, errlen, "%s: record '%s': sequence too long", r->display, name);
+        tsk_io_set_err(err, errlen, "%s: record '%s': sequence too long", r->display, name);
         return TSK_IO_BAD;
     }
     ks->seq.l = strip_cr(ks->seq.s, ks->seq.l);
@@ -426,24 +417,24 @@ int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen
             /* a '+' line was seen */
             size_t ql = ks->qual.s ? strip_cr(ks->qual.s, ks->qual.l) : 0;
             if (ret == -2 && ks_eof(ks->f) && ql < ks->seq.l) {
-                set_err(err, errlen, "%s: record '%s': truncated FASTQ record (end of file after %zu of %zu quality characters)",
+                tsk_io_set_err(err, errlen, "%s: record '%s': truncated FASTQ record (end of file after %zu of %zu quality characters)",
                         r->display, name, ql, ks->seq.l);
                 return TSK_IO_BAD;
             }
             if (ql != ks->seq.l) {
-                set_err(err, errlen, "%s: record '%s': quality length %zu differs from sequence length %zu",
+                tsk_io_set_err(err, errlen, "%s: record '%s': quality length %zu differs from sequence length %zu",
                         r->display, name, ql, ks->seq.l);
                 return TSK_IO_BAD;
             }
         } else {
             if (ks_eof(ks->f))
-                set_err(err, errlen, "%s: record '%s': truncated FASTQ record (no '+' line)", r->display, name);
+                tsk_io_set_err(err, errlen, "%s: record '%s': truncated FASTQ record (no '+' line)", r->display, name);
             else
-                set_err(err, errlen, "%s: record '%s': FASTQ record without a '+' line", r->display, name);
+                tsk_io_set_err(err, errlen, "%s: record '%s': FASTQ record without a '+' line", r->display, name);
             return TSK_IO_BAD;
         }
     } else if (ret == -2 || ks->last_char == 0) {
-        set_err(err, errlen, "%s: record '%s': FASTQ '+' line in a FASTA file", r->display, name);
+        tsk_io_set_err(err, errlen, "%s: record '%s': FASTQ '+' line in a FASTA file", r->display, name);
         return TSK_IO_BAD;
     }
     r->count++;
@@ -494,9 +485,9 @@ int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, ch
     FILE *fp = is_stdin ? stdin : fopen(list_path, "r");
     if (!fp) {
         if (errno == ENOENT)
-            set_err(err, errlen, "%s: no such file", list_path);
+            tsk_io_set_err(err, errlen, "%s: no such file", list_path);
         else
-            set_err(err, errlen, "%s: cannot open: %s", list_path, strerror(errno));
+            tsk_io_set_err(err, errlen, "%s: cannot open: %s", list_path, strerror(errno));
         return TSK_IO_BAD;
     }
     char *line = NULL;
@@ -507,7 +498,7 @@ int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, ch
     while ((len = getline(&line, &cap, fp)) >= 0) {
         lineno++;
         if (memchr(line, '\0', (size_t)len)) {
-            set_err(err, errlen, "%s:%ld: binary data in a list of paths", shown, lineno);
+            tsk_io_set_err(err, errlen, "%s:%ld: binary data in a list of paths", shown, lineno);
             rc = TSK_IO_BAD;
             break;
         }
@@ -519,19 +510,19 @@ int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, ch
             name = trim(s, 0);
             path = trim(tab + 1, 0);
             if (strchr(path, '\t')) {
-                set_err(err, errlen, "%s:%ld: expected 'path' or 'name<TAB>path', found more than one tab", shown, lineno);
+                tsk_io_set_err(err, errlen, "%s:%ld: expected 'path' or 'name<TAB>path', found more than one tab", shown, lineno);
                 rc = TSK_IO_BAD;
                 break;
             }
             if (!*name || !*path) {
-                set_err(err, errlen, "%s:%ld: empty %s in 'name<TAB>path'", shown, lineno, *name ? "path" : "name");
+                tsk_io_set_err(err, errlen, "%s:%ld: empty %s in 'name<TAB>path'", shown, lineno, *name ? "path" : "name");
                 rc = TSK_IO_BAD;
                 break;
             }
         }
         tsk_input *grown = realloc(*inputs, (*n + 1) * sizeof **inputs);
         if (!grown) {
-            set_err(err, errlen, "%s: out of memory", shown);
+            tsk_io_set_err(err, errlen, "%s: out of memory", shown);
             rc = TSK_IO_SYSTEM;
             break;
         }
@@ -542,7 +533,7 @@ int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, ch
         if (!in->path || (name && !in->name)) {
             free(in->path);
             free(in->name);
-            set_err(err, errlen, "%s: out of memory", shown);
+            tsk_io_set_err(err, errlen, "%s: out of memory", shown);
             rc = TSK_IO_SYSTEM;
             break;
         }
@@ -550,11 +541,11 @@ int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, ch
         added++;
     }
     if (rc == 0 && ferror(fp)) {
-        set_err(err, errlen, "%s: read error: %s", shown, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: read error: %s", shown, strerror(errno));
         rc = TSK_IO_SYSTEM;
     }
     if (rc == 0 && added == 0) {
-        set_err(err, errlen, "%s: no paths in the list", shown);
+        tsk_io_set_err(err, errlen, "%s: no paths in the list", shown);
         rc = TSK_IO_BAD;
     }
     free(line);

@@ -1,21 +1,12 @@
 /* tables_file.c: the --tables text format (see tables_file.h). */
 #include "tables_file.h"
+#include "io_error.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Next whitespace-separated integer of *s; 0 on success, -1 when there is none or it is not an
  * integer. */
@@ -41,15 +32,15 @@ static int only_blanks(const char *s)
 int tsk_tables_read(tsk_params *p, const char *path, char *err, size_t errlen)
 {
     if (p->t < 1 || p->t > TSK_MAX_T || p->dim < 1 || p->dim > TSK_MAX_DIM) {
-        set_err(err, errlen, "%s: cannot read tables for t=%d, D=%d", path, p->t, p->dim);
+        tsk_io_set_err(err, errlen, "%s: cannot read tables for t=%d, D=%d", path, p->t, p->dim);
         return -1;
     }
     FILE *fp = fopen(path, "r");
     if (!fp) {
         if (errno == ENOENT)
-            set_err(err, errlen, "%s: no such file", path);
+            tsk_io_set_err(err, errlen, "%s: no such file", path);
         else
-            set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+            tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     const int a = tsk_alphabet_size(p->alphabet);
@@ -72,31 +63,31 @@ int tsk_tables_read(tsk_params *p, const char *path, char *err, size_t errlen)
         if (key == 'A' || key == 't' || key == 'D') {
             long long want = key == 'A' ? a : key == 't' ? p->t : p->dim;
             if (next_int(&s, &v) || !only_blanks(s)) {
-                set_err(err, errlen, "%s:%ld: expected '%c NUMBER'", path, lineno, key);
+                tsk_io_set_err(err, errlen, "%s:%ld: expected '%c NUMBER'", path, lineno, key);
                 rc = -1;
                 break;
             }
             if (v != want) {
-                set_err(err, errlen, "%s:%ld: '%c %lld' in the file but %s is %lld", path, lineno, key, v,
+                tsk_io_set_err(err, errlen, "%s:%ld: '%c %lld' in the file but %s is %lld", path, lineno, key, v,
                         key == 'A' ? "the alphabet size" : key == 't' ? "t" : "D", want);
                 rc = -1;
                 break;
             }
         } else if (key == 'h' || key == 's') {
             if (next_int(&s, &v)) {
-                set_err(err, errlen, "%s:%ld: expected '%c LEVEL VALUES...'", path, lineno, key);
+                tsk_io_set_err(err, errlen, "%s:%ld: expected '%c LEVEL VALUES...'", path, lineno, key);
                 rc = -1;
                 break;
             }
             if (v < 0 || v >= p->t) {
-                set_err(err, errlen, "%s:%ld: level %lld outside 0..%d (t is %d)", path, lineno, v, p->t - 1, p->t);
+                tsk_io_set_err(err, errlen, "%s:%ld: level %lld outside 0..%d (t is %d)", path, lineno, v, p->t - 1, p->t);
                 rc = -1;
                 break;
             }
             int k = (int)v;
             int *have = key == 'h' ? have_hash : have_sign;
             if (have[k]) {
-                set_err(err, errlen, "%s:%ld: second '%c' line for level %d", path, lineno, key, k);
+                tsk_io_set_err(err, errlen, "%s:%ld: second '%c' line for level %d", path, lineno, key, k);
                 rc = -1;
                 break;
             }
@@ -108,12 +99,12 @@ int tsk_tables_read(tsk_params *p, const char *path, char *err, size_t errlen)
                     break;
                 }
                 if (key == 'h' && (v < 0 || v >= p->dim)) {
-                    set_err(err, errlen, "%s:%ld: hash value %lld outside [0, %d)", path, lineno, v, p->dim);
+                    tsk_io_set_err(err, errlen, "%s:%ld: hash value %lld outside [0, %d)", path, lineno, v, p->dim);
                     rc = -1;
                     break;
                 }
                 if (key == 's' && v != 1 && v != -1) {
-                    set_err(err, errlen, "%s:%ld: sign value %lld is not +1 or -1", path, lineno, v);
+                    tsk_io_set_err(err, errlen, "%s:%ld: sign value %lld is not +1 or -1", path, lineno, v);
                     rc = -1;
                     break;
                 }
@@ -123,26 +114,26 @@ int tsk_tables_read(tsk_params *p, const char *path, char *err, size_t errlen)
             }
             if (rc) break;
             if (c != a || !only_blanks(s)) {
-                set_err(err, errlen, "%s:%ld: level %d needs exactly %d integer %s values (alphabet size)", path,
+                tsk_io_set_err(err, errlen, "%s:%ld: level %d needs exactly %d integer %s values (alphabet size)", path,
                         lineno, k, a, key == 'h' ? "hash" : "sign");
                 rc = -1;
                 break;
             }
         } else {
-            set_err(err, errlen, "%s:%ld: unknown line (expected 'A', 't', 'D', 'h' or 's')", path, lineno);
+            tsk_io_set_err(err, errlen, "%s:%ld: unknown line (expected 'A', 't', 'D', 'h' or 's')", path, lineno);
             rc = -1;
             break;
         }
     }
     if (rc == 0 && ferror(fp)) {
-        set_err(err, errlen, "%s: read error: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: read error: %s", path, strerror(errno));
         rc = -1;
     }
     free(line);
     fclose(fp);
     for (int k = 0; rc == 0 && k < p->t; k++)
         if (!have_hash[k] || !have_sign[k]) {
-            set_err(err, errlen, "%s: no '%c' line for level %d (t is %d)", path, have_hash[k] ? 's' : 'h', k, p->t);
+            tsk_io_set_err(err, errlen, "%s: no '%c' line for level %d (t is %d)", path, have_hash[k] ? 's' : 'h', k, p->t);
             rc = -1;
         }
     if (rc) return -1;

@@ -4,6 +4,7 @@
  * not depend on struct layout; only the data rows are used in place, which is why a big-endian
  * host is refused at compile time. */
 #include "tsk_file.h"
+#include "io_error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,16 +70,6 @@ static uint64_t get_u64(const unsigned char *p)
 }
 
 static uint64_t align8(uint64_t x) { return (x + 7) & ~(uint64_t)7; }
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* zlib's crc32 takes a uInt length: feed large spans in pieces. */
 static uLong crc_update(uLong crc, const unsigned char *p, uint64_t n)
@@ -159,12 +150,12 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
 {
     const char *bad = tsk_params_check(p);
     if (bad) {
-        set_err(err, errlen, "%s: invalid parameters: %s", path, bad);
+        tsk_io_set_err(err, errlen, "%s: invalid parameters: %s", path, bad);
         return NULL;
     }
     tsk_writer *w = calloc(1, sizeof *w);
     if (!w) {
-        set_err(err, errlen, "%s: out of memory", path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
         return NULL;
     }
     w->fd = -1;
@@ -174,7 +165,7 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
     if (!(w->path = strdup(path)) || !(w->buf = malloc(TSK_WRITE_BUFFER)) ||
         bytes_add_string(&w->strings, tool_version ? tool_version : "", &w->version_off, &w->version_len) ||
         bytes_add_string(&w->strings, command_line ? command_line : "", &w->cmdline_off, &w->cmdline_len)) {
-        set_err(err, errlen, "%s: out of memory", path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
         writer_free(w);
         return NULL;
     }
@@ -185,7 +176,7 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
     }
     /* The first page is left for the header, written last; rows start at TSK_PAGE. */
     if (lseek(w->fd, TSK_PAGE, SEEK_SET) != (off_t)TSK_PAGE) {
-        set_err(err, errlen, "%s: cannot seek: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: cannot seek: %s", path, strerror(errno));
         tsk_writer_abort(w);
         return NULL;
     }
@@ -195,7 +186,7 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
 static int writer_flush(tsk_writer *w, char *err, size_t errlen)
 {
     if (w->buf_len && tsk_write_all(w->fd, w->buf, w->buf_len) != 0) {
-        set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
         return -1;
     }
     w->buf_len = 0;
@@ -207,13 +198,13 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
     const char *name = rec->name ? rec->name : "";
     if (rec->raw_len < 0 || rec->clean_len < 0 || rec->clean_len > rec->raw_len ||
         rec->dropped != rec->raw_len - rec->clean_len) {
-        set_err(err, errlen, "%s: record '%s': inconsistent lengths (raw %" PRId64 ", cleaned %" PRId64
+        tsk_io_set_err(err, errlen, "%s: record '%s': inconsistent lengths (raw %" PRId64 ", cleaned %" PRId64
                 ", dropped %" PRId64 ")", w->path, name, rec->raw_len, rec->clean_len, rec->dropped);
         return -1;
     }
     int64_t want = tsk_rows_for_length(&w->params, rec->clean_len);
     if (rec->n_rows != want) {
-        set_err(err, errlen, "%s: record '%s': %" PRId64 " rows given where its length %" PRId64 " gives %" PRId64,
+        tsk_io_set_err(err, errlen, "%s: record '%s': %" PRId64 " rows given where its length %" PRId64 " gives %" PRId64,
                 w->path, name, rec->n_rows, rec->clean_len, want);
         return -1;
     }
@@ -225,7 +216,7 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
         char *copy = strdup(source);
         if (!copy || bytes_add_string(&w->strings, source, &off, &len) || bytes_reserve(&w->sources, TSK_SOURCE_ENTRY)) {
             free(copy);
-            set_err(err, errlen, "%s: out of memory", w->path);
+            tsk_io_set_err(err, errlen, "%s: out of memory", w->path);
             return -1;
         }
         put_u64(w->sources.p + w->sources.len, off);
@@ -237,11 +228,11 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
     }
     uint64_t name_off, name_len;
     if (bytes_add_string(&w->strings, name, &name_off, &name_len) || bytes_reserve(&w->records, TSK_RECORD_ENTRY)) {
-        set_err(err, errlen, "%s: out of memory", w->path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", w->path);
         return -1;
     }
     if (name_len > UINT32_MAX || w->n_sources - 1 > UINT32_MAX) {
-        set_err(err, errlen, "%s: record '%.100s...': name too long", w->path, name);
+        tsk_io_set_err(err, errlen, "%s: record '%.100s...': name too long", w->path, name);
         return -1;
     }
     unsigned char *e = w->records.p + w->records.len;
@@ -266,7 +257,7 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
         } else {
             if (writer_flush(w, err, errlen)) return -1;
             if (tsk_write_all(w->fd, rows, n) != 0) {
-                set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+                tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
                 return -1;
             }
         }
@@ -314,7 +305,7 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     uint64_t trailer_size = w->records.len + w->sources.len + w->strings.len;
     trailer = malloc(trailer_size + 8);
     if (!trailer) {
-        set_err(err, errlen, "%s: out of memory", w->path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", w->path);
         goto fail;
     }
     memset(trailer, 0, trailer_offset - data_end);
@@ -323,7 +314,7 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     memcpy(t + w->records.len, w->sources.p, w->sources.len);
     memcpy(t + w->records.len + w->sources.len, w->strings.p, w->strings.len);
     if (tsk_write_all(w->fd, trailer, trailer_offset - data_end + trailer_size) != 0) {
-        set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
         goto fail;
     }
 
@@ -349,7 +340,7 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     crc = crc_update(crc, t, trailer_size);
     put_u32(header + H_CRC, (uint32_t)crc);
     if (tsk_pwrite_all(w->fd, header, TSK_PAGE, 0) != 0) {
-        set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
         goto fail;
     }
     free(trailer);
@@ -394,38 +385,38 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
 {
     tsk_file *f = calloc(1, sizeof *f);
     if (!f) {
-        set_err(err, errlen, "%s: out of memory", path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
         return NULL;
     }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
-            set_err(err, errlen, "%s: no such file", path);
+            tsk_io_set_err(err, errlen, "%s: no such file", path);
         else
-            set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+            tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return open_fail(f, fd);
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return open_fail(f, fd);
     }
     if (S_ISDIR(st.st_mode)) {
-        set_err(err, errlen, "%s: is a directory, not a tsketch sketch file", path);
+        tsk_io_set_err(err, errlen, "%s: is a directory, not a tsketch sketch file", path);
         return open_fail(f, fd);
     }
     if (!S_ISREG(st.st_mode)) {
-        set_err(err, errlen, "%s: not a regular file (a sketch file must be mappable)", path);
+        tsk_io_set_err(err, errlen, "%s: not a regular file (a sketch file must be mappable)", path);
         return open_fail(f, fd);
     }
     uint64_t actual = (uint64_t)st.st_size;
     if (actual < 8) {
-        set_err(err, errlen, "%s: not a tsketch sketch file%s", path, actual == 0 ? " (empty file)" : "");
+        tsk_io_set_err(err, errlen, "%s: not a tsketch sketch file%s", path, actual == 0 ? " (empty file)" : "");
         return open_fail(f, fd);
     }
     void *map = mmap(NULL, (size_t)actual, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
-        set_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+        tsk_io_set_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
         return open_fail(f, fd);
     }
     close(fd);
@@ -435,34 +426,34 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     const unsigned char *m = map;
 
     if (memcmp(m, TSK_MAGIC, 8) != 0) {
-        set_err(err, errlen, "%s: not a tsketch sketch file", path);
+        tsk_io_set_err(err, errlen, "%s: not a tsketch sketch file", path);
         return open_fail(f, fd);
     }
     if (actual < TSK_FIXED_HEADER) {
-        set_err(err, errlen, "%s: truncated (%" PRIu64 " bytes, shorter than the header)", path, actual);
+        tsk_io_set_err(err, errlen, "%s: truncated (%" PRIu64 " bytes, shorter than the header)", path, actual);
         return open_fail(f, fd);
     }
     uint32_t bom = get_u32(m + H_BOM);
     if (bom != TSK_BYTE_ORDER_MARK) {
         if (bom == 0x04030201u)
-            set_err(err, errlen, "%s: written in big-endian byte order, which this tsketch does not read", path);
+            tsk_io_set_err(err, errlen, "%s: written in big-endian byte order, which this tsketch does not read", path);
         else
-            set_err(err, errlen, "%s: corrupt header (bad byte-order mark)", path);
+            tsk_io_set_err(err, errlen, "%s: corrupt header (bad byte-order mark)", path);
         return open_fail(f, fd);
     }
     uint32_t version = get_u32(m + H_VERSION);
     if (version != TSK_FORMAT_VERSION) {
-        set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads version %d)%s", path,
+        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads version %d)%s", path,
                 version, TSK_FORMAT_VERSION, version > TSK_FORMAT_VERSION ? ": written by a newer tsketch" : "");
         return open_fail(f, fd);
     }
     uint64_t file_size = get_u64(m + H_FILE_SIZE);
     if (actual < file_size) {
-        set_err(err, errlen, "%s: truncated (expected %" PRIu64 " bytes, found %" PRIu64 ")", path, file_size, actual);
+        tsk_io_set_err(err, errlen, "%s: truncated (expected %" PRIu64 " bytes, found %" PRIu64 ")", path, file_size, actual);
         return open_fail(f, fd);
     }
     if (actual > file_size) {
-        set_err(err, errlen, "%s: corrupt (%" PRIu64 " bytes, %" PRIu64 " more than the header records)", path,
+        tsk_io_set_err(err, errlen, "%s: corrupt (%" PRIu64 " bytes, %" PRIu64 " more than the header records)", path,
                 actual, actual - file_size);
         return open_fail(f, fd);
     }
@@ -478,7 +469,7 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     else if (trailer_offset != align8(data_offset + data_size)) what = "trailer offset";
     else if (trailer_offset > file_size || trailer_size != file_size - trailer_offset) what = "trailer size";
     if (what) {
-        set_err(err, errlen, "%s: corrupt header (%s out of range)", path, what);
+        tsk_io_set_err(err, errlen, "%s: corrupt header (%s out of range)", path, what);
         return open_fail(f, fd);
     }
 
@@ -492,7 +483,7 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     crc = crc_update(crc, m + trailer_offset, trailer_size);
     madvise(map, f->map_len, MADV_NORMAL);
     if ((uint32_t)crc != get_u32(m + H_CRC)) {
-        set_err(err, errlen, "%s: checksum mismatch (the file is corrupt)", path);
+        tsk_io_set_err(err, errlen, "%s: checksum mismatch (the file is corrupt)", path);
         return open_fail(f, fd);
     }
 
@@ -502,7 +493,7 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     uint32_t t = get_u32(m + H_T), dim = get_u32(m + H_DIM), alphabet = get_u32(m + H_ALPHABET);
     uint32_t precision = get_u32(m + H_PRECISION), elem = get_u32(m + H_ELEM_SIZE);
     if (t < 1 || t > TSK_MAX_T || dim < 1 || dim > TSK_MAX_DIM || alphabet > TSK_PROTEIN || precision > TSK_DOUBLE) {
-        set_err(err, errlen, "%s: corrupt header (t %u, D %u, alphabet %u, precision %u out of range)", path,
+        tsk_io_set_err(err, errlen, "%s: corrupt header (t %u, D %u, alphabet %u, precision %u out of range)", path,
                 t, dim, alphabet, precision);
         return open_fail(f, fd);
     }
@@ -519,7 +510,7 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     if (get_u32(m + H_ALPHABET_SIZE) != (uint32_t)a || elem != (precision == TSK_DOUBLE ? 8u : 4u) ||
         get_u32(m + H_TABLES_OFFSET) != TSK_FIXED_HEADER || get_u32(m + H_TABLES_SIZE) != tables_size(p) ||
         header_size != TSK_FIXED_HEADER + tables_size(p) || p->canonical > 1 || p->tables_from_file > 1) {
-        set_err(err, errlen, "%s: corrupt header (inconsistent parameter fields)", path);
+        tsk_io_set_err(err, errlen, "%s: corrupt header (inconsistent parameter fields)", path);
         return open_fail(f, fd);
     }
     const unsigned char *hash = m + TSK_FIXED_HEADER, *sign = hash + (size_t)t * a * 4;
@@ -530,14 +521,14 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
         }
     const char *bad = tsk_params_check(p);
     if (bad) {
-        set_err(err, errlen, "%s: corrupt header (invalid parameters: %s)", path, bad);
+        tsk_io_set_err(err, errlen, "%s: corrupt header (invalid parameters: %s)", path, bad);
         return open_fail(f, fd);
     }
     if (!p->tables_from_file) {
         tsk_params drawn = *p;
         tsk_tables_draw(&drawn);
         if (memcmp(drawn.hash, p->hash, sizeof p->hash) || memcmp(drawn.sign, p->sign, sizeof p->sign)) {
-            set_err(err, errlen, "%s: corrupt header (tables differ from those of seed %" PRIu64 ")", path, p->seed);
+            tsk_io_set_err(err, errlen, "%s: corrupt header (tables differ from those of seed %" PRIu64 ")", path, p->seed);
             return open_fail(f, fd);
         }
     }
@@ -548,14 +539,14 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     uint64_t n_sources = get_u64(m + H_N_SOURCES), strings_size = get_u64(m + H_STRINGS_SIZE);
     uint64_t row_bytes = (uint64_t)dim * elem;
     if (n_rows > data_size / row_bytes || n_rows * row_bytes != data_size) {
-        set_err(err, errlen, "%s: corrupt header (%" PRIu64 " rows of D=%u do not fill %" PRIu64 " data bytes)",
+        tsk_io_set_err(err, errlen, "%s: corrupt header (%" PRIu64 " rows of D=%u do not fill %" PRIu64 " data bytes)",
                 path, n_rows, dim, data_size);
         return open_fail(f, fd);
     }
     if (n_records > trailer_size / TSK_RECORD_ENTRY || n_sources > trailer_size / TSK_SOURCE_ENTRY ||
         strings_size > trailer_size ||
         n_records * TSK_RECORD_ENTRY + n_sources * TSK_SOURCE_ENTRY + strings_size != trailer_size) {
-        set_err(err, errlen, "%s: corrupt header (record table sizes)", path);
+        tsk_io_set_err(err, errlen, "%s: corrupt header (record table sizes)", path);
         return open_fail(f, fd);
     }
     const unsigned char *records = m + trailer_offset;
@@ -564,19 +555,19 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     uint64_t voff = get_u64(m + H_VERSION_OFF), vlen = get_u64(m + H_VERSION_LEN);
     uint64_t coff = get_u64(m + H_CMDLINE_OFF), clen = get_u64(m + H_CMDLINE_LEN);
     if (!string_ok(voff, vlen, strings, strings_size) || !string_ok(coff, clen, strings, strings_size)) {
-        set_err(err, errlen, "%s: corrupt record table (version or command line string)", path);
+        tsk_io_set_err(err, errlen, "%s: corrupt record table (version or command line string)", path);
         return open_fail(f, fd);
     }
     if (!(f->tool_version = strdup((const char *)strings + voff)) ||
         !(f->command_line = strdup((const char *)strings + coff)) ||
         (n_records && !(f->records = malloc(n_records * sizeof *f->records)))) {
-        set_err(err, errlen, "%s: out of memory", path);
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
         return open_fail(f, fd);
     }
     for (uint64_t i = 0; i < n_sources; i++) {
         const unsigned char *s = sources + i * TSK_SOURCE_ENTRY;
         if (!string_ok(get_u64(s), get_u64(s + 8), strings, strings_size)) {
-            set_err(err, errlen, "%s: corrupt record table (source %" PRIu64 ")", path, i);
+            tsk_io_set_err(err, errlen, "%s: corrupt record table (source %" PRIu64 ")", path, i);
             return open_fail(f, fd);
         }
     }
@@ -592,13 +583,13 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
         r->first_row = (int64_t)get_u64(e + R_FIRST_ROW);
         r->n_rows = (int64_t)get_u64(e + R_N_ROWS);
         if (!string_ok(noff, nlen, strings, strings_size) || src >= n_sources) {
-            set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": name or source)", path, i);
+            tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": name or source)", path, i);
             return open_fail(f, fd);
         }
         if (r->raw_len < 0 || r->clean_len < 0 || r->clean_len > r->raw_len || r->dropped != r->raw_len - r->clean_len ||
             r->first_row != row || r->n_rows != tsk_rows_for_length(p, r->clean_len) ||
             (uint64_t)r->n_rows > n_rows - (uint64_t)row) {
-            set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": lengths or rows inconsistent)", path, i);
+            tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": lengths or rows inconsistent)", path, i);
             return open_fail(f, fd);
         }
         r->name = (const char *)strings + noff;
@@ -606,7 +597,7 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
         row += r->n_rows;
     }
     if ((uint64_t)row != n_rows) {
-        set_err(err, errlen, "%s: corrupt record table (records cover %" PRId64 " of %" PRIu64 " rows)", path, row, n_rows);
+        tsk_io_set_err(err, errlen, "%s: corrupt record table (records cover %" PRId64 " of %" PRIu64 " rows)", path, row, n_rows);
         return open_fail(f, fd);
     }
     f->n_records = (int64_t)n_records;
