@@ -11,7 +11,8 @@
  *
  * With `chord`, the nearest "row" of B may be any point on the segment between two consecutive
  * rows of B: a homologous window that starts between two strides of B lies close to that chord,
- * so the distance is less dominated by the stride offset between the two records.
+ * so the distance is less dominated by the stride offset between the two records (in practice a
+ * small and inconsistent effect, so it is off by default; a finer stride is what helps).
  * Rows should be canonical (--canonical) so that either strand matches.
  * docs/accuracy.md measures how these rank genome pairs against ANI and SNP distances. */
 #ifndef TSK_GENOME_DIST_H
@@ -32,7 +33,7 @@ typedef struct {
     int threads;           /* OpenMP threads, >= 1 */
 } tsk_genome_opts;
 
-/* Defaults measured in docs/accuracy.md: mean nearest-row L2 with chords, 1 thread. */
+/* Defaults measured in docs/accuracy.md: mean nearest-row L2, no chords, 1 thread. */
 void tsk_genome_opts_default(tsk_genome_opts *o);
 
 /* For each of the na rows of a (row-major, dim floats each): the L2 distance, in double, to its

@@ -24,6 +24,7 @@ tool() {  # build a harness tool once
 }
 tool edit_distance -O3 -o "$C/edit_distance" "$SHARED/eval/edit_distance.c"
 tool tss_rows -std=c17 -O3 -fopenmp -D_GNU_SOURCE -Icore -o "$C/tss_rows" $HERE/tss_rows.c core/tsk_def.c -lz -lm
+[ "$C/genome_matrix" -nt bench/accuracy/genome_matrix.c ] || rm -f "$C/genome_matrix"
 tool genome_matrix -std=c17 -O3 -fopenmp -D_GNU_SOURCE -Icore -Icpu -o "$C/genome_matrix" \
     $HERE/genome_matrix.c cpu/genome_dist.c core/tsk_def.c -lm
 
@@ -113,7 +114,7 @@ if echo "$SECTIONS" | grep -qw genomes; then
             $T export --format tsv "$C/g.tsk" -o "$C/g_rows.tsv"
             $PY $HERE/rows_tsv2f32.py "$C/g_rows.tsv" "$C/g_rows"
             for mode in chord nochord; do
-                flag=; [ $mode = nochord ] && flag=-n
+                flag=; [ $mode = chord ] && flag=-c
                 [ "$4" = 50 ] && [ $mode = nochord ] && continue
                 "$C/genome_matrix" -p 2 $flag "$C/g_rows" "$2" > "$C/g.tsv"
                 $PY $HERE/score_genomes.py $set "$C/g.tsv" |

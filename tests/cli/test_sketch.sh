@@ -105,6 +105,14 @@ expect_same <(cut -f1 "$WORK/plain.tsv") "$WORK/m.npy.names" "npy names file lis
 "$T" sketch -q --window 50 --stride 25 "$M" -o "$WORK/slide.tsk"
 expect_true "slide rows are named record:start-end" -- bash -c "'$T' export '$WORK/slide.tsk' | cut -f1 | grep -q ':26-75$'"
 
+# --slide: the tuned slide-sketch defaults (docs/accuracy.md), each still overridable
+"$T" sketch -q --slide "$M" -o "$WORK/sl.tsk" && "$T" info --json "$WORK/sl.tsk" >"$WORK/sl.json"
+expect_true "--slide sets t=2 D=32 window 500 stride 50" -- bash -c "grep -q '\"t\": 2,' '$WORK/sl.json' &&
+    grep -q '\"dim\": 32,' '$WORK/sl.json' && grep -q '\"window\": 500,' '$WORK/sl.json' && grep -q '\"stride\": 50,' '$WORK/sl.json'"
+"$T" sketch -q --slide -k 3 --window 200 "$M" -o "$WORK/sl2.tsk" && "$T" info --json "$WORK/sl2.tsk" >"$WORK/sl2.json"
+expect_true "--slide defaults yield to -k and --window" -- bash -c "grep -q '\"t\": 3,' '$WORK/sl2.json' &&
+    grep -q '\"window\": 200,' '$WORK/sl2.json' && grep -q '\"stride\": 50,' '$WORK/sl2.json'"
+
 # 6. version and help touch nothing and succeed
 expect_exit 0 "" "--version" -- "$T" --version
 expect_true "--version is one line" -- bash -c "[ \$('$T' --version | wc -l) -eq 1 ]"
