@@ -154,3 +154,13 @@ double test_rel_err(const double *a, const double *b, int64_t n)
     }
     return bb > 0 ? sqrt(dd / bb) : sqrt(dd);
 }
+
+uint8_t *test_random_codes(int64_t n, int alphabet, unsigned seed)
+{
+    uint8_t *x = malloc((size_t)n + 1);
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x[i] = (uint8_t)((seed >> 16) % (unsigned)alphabet);
+    }
+    return x;
+}

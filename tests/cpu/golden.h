@@ -40,6 +40,10 @@ void test_read_tables(const char *relpath, tsk_params *p);
 /* ||a - b|| / ||b||, or ||a - b|| when b is all zeros. */
 double test_rel_err(const double *a, const double *b, int64_t n);
 
+/* n pseudo-random codes in [0, alphabet) from seed (an LCG: the same input on every machine);
+ * malloc'd with one spare byte. */
+uint8_t *test_random_codes(int64_t n, int alphabet, unsigned seed);
+
 /* Full path of a file in testdata/ (static buffer). */
 const char *test_path(const char *relpath);
 

@@ -9,16 +9,6 @@
 #include "golden.h"
 #include "sketch_dp.h"
 
-static uint8_t *random_codes(int64_t n, int alphabet, unsigned seed)
-{
-    uint8_t *x = malloc((size_t)n + 1);
-    for (int64_t i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        x[i] = (uint8_t)((seed >> 16) % (unsigned)alphabet);
-    }
-    return x;
-}
-
 /* A batch of records of the given lengths over one random code array. */
 typedef struct {
     uint8_t *codes;
@@ -33,7 +23,7 @@ static void make_batch(batch *m, const tsk_params *p, const int64_t *lens, int n
         m->offset[i + 1] = m->offset[i] + lens[i];
         m->row_offset[i + 1] = m->row_offset[i] + tsk_rows_for_length(p, lens[i]);
     }
-    m->codes = random_codes(m->offset[n], tsk_alphabet_size(p->alphabet), seed);
+    m->codes = test_random_codes(m->offset[n], tsk_alphabet_size(p->alphabet), seed);
     m->b = (tsk_batch){n, m->codes, m->offset, m->row_offset};
 }
 

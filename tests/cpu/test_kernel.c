@@ -7,22 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "golden.h"
 #include "kernel_v1.h"
 #include "sketch_dp.h"
 
 static const tsk_cpu_kernel kernels[] = {TSK_KERNEL_AUTO, TSK_KERNEL_GENERIC, TSK_KERNEL_PORTABLE, TSK_KERNEL_AVX2,
                                          TSK_KERNEL_AVX512};
 static const char *const kernel_names[] = {"auto", "generic", "portable", "avx2", "avx512"};
-
-static uint8_t *random_codes(int64_t n, int alphabet, unsigned seed)
-{
-    uint8_t *x = malloc((size_t)n + 1);
-    for (int64_t i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        x[i] = (uint8_t)((seed >> 16) % (unsigned)alphabet);
-    }
-    return x;
-}
 
 static tsk_params params(int t, int dim, tsk_alphabet alphabet, uint64_t seed)
 {
@@ -72,7 +63,7 @@ Test(kernel, chunk_levels_bit_identical_to_v1, .timeout = 240)
             const tsk_alphabet alphabet = (a + b) % 3 == 0 ? TSK_PROTEIN : TSK_DNA;
             const tsk_params p = params(t, dim, alphabet, 1000u + seed);
             const int64_t q = lens[(a + 3 * b) % (sizeof lens / sizeof *lens)];
-            uint8_t *x = random_codes(q, tsk_alphabet_size(alphabet), seed++);
+            uint8_t *x = test_random_codes(q, tsk_alphabet_size(alphabet), seed++);
             for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
                 if (tsk_cpu_kernel_force(kernels[k])) continue; /* not on this CPU */
                 for (int starts = 1; starts <= t; starts += t > 1 ? t - 1 : 1)
@@ -94,7 +85,7 @@ Test(kernel, long_chunk_the_engine_uses)
     /* t=4 D=96 on a whole chunk, the default workload: float counts, one and all starts */
     const tsk_params p = params(4, 96, TSK_DNA, 7);
     const int64_t q = TSK_CPU_CHUNK;
-    uint8_t *x = random_codes(q, 4, 99);
+    uint8_t *x = test_random_codes(q, 4, 99);
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++) {
         if (tsk_cpu_kernel_force(kernels[k])) continue;
         cr_expect(levels_agree(&p, x, q, 1, 0, kernels[k]), "kernel %s differs (starts 1)", kernel_names[k]);
@@ -117,7 +108,7 @@ Test(kernel, slide_rows_bit_identical_to_v1, .timeout = 120)
         p.stride = cfg[c][3];
         p.canonical = cfg[c][4];
         const int64_t n = 3000;
-        uint8_t *x = random_codes(n, 4, 5u + (unsigned)c);
+        uint8_t *x = test_random_codes(n, 4, 5u + (unsigned)c);
         const int64_t rows = tsk_rows_for_length(&p, n);
         const size_t bytes = (size_t)rows * (size_t)p.dim * sizeof(double);
         double *want = malloc(bytes), *got = malloc(bytes);

@@ -8,16 +8,6 @@
 #include "golden.h"
 #include "sketch_dp.h"
 
-static uint8_t *random_codes(int64_t n, int alphabet, unsigned seed)
-{
-    uint8_t *x = malloc((size_t)n + 1);
-    for (int64_t i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        x[i] = (uint8_t)((seed >> 16) % (unsigned)alphabet);
-    }
-    return x;
-}
-
 static void compare_modes(tsk_params p, const uint8_t *x, int64_t n, double tol)
 {
     const int64_t rows = tsk_rows_for_length(&p, n);
@@ -62,7 +52,7 @@ Test(slide, incremental_equals_recompute)
         p.canonical = cfg[k][4];
         tsk_tables_draw(&p);
         cr_assert_null(tsk_params_check(&p));
-        uint8_t *x = random_codes(1500, 4, 11u + (unsigned)k);
+        uint8_t *x = test_random_codes(1500, 4, 11u + (unsigned)k);
         compare_modes(p, x, 1500, 1e-12);
         compare_modes(p, x, p.t > 1 ? p.t - 1 : 0, 0); /* too short: all rows zero */
         free(x);
@@ -79,7 +69,7 @@ Test(slide, protein_incremental)
     p.window = 80;
     p.stride = 2;
     tsk_tables_draw(&p);
-    uint8_t *x = random_codes(1000, 20, 3u);
+    uint8_t *x = test_random_codes(1000, 20, 3u);
     compare_modes(p, x, 1000, 1e-12);
     free(x);
 }
@@ -92,7 +82,7 @@ Test(slide, revcomp_tables_sketch_the_reverse_complement)
     p.dim = 29;
     tsk_tables_draw(&p);
     tsk_cpu_revcomp_tables(&p, &rc);
-    uint8_t *x = random_codes(400, 4, 8u), *y = malloc(400);
+    uint8_t *x = test_random_codes(400, 4, 8u), *y = malloc(400);
     tsk_revcomp_codes(x, 400, y);
     double a[29], b[29];
     tsk_cpu_sketch_reference(&p, y, 400, a);
@@ -111,7 +101,7 @@ Test(slide, no_drift_over_a_long_record, .timeout = 120)
     p.stride = 1000;
     tsk_tables_draw(&p);
     const int64_t n = 1000000, rows = n / p.stride;
-    uint8_t *x = random_codes(n, 4, 21u);
+    uint8_t *x = test_random_codes(n, 4, 21u);
     double *a = malloc((size_t)rows * (size_t)p.dim * sizeof *a), ref[96];
     cr_assert_eq(tsk_cpu_slide_rows(&p, x, n, 0, rows, TSK_SLIDE_INCREMENTAL, TSK_DOUBLE, a), 0);
     const int64_t check[] = {25, rows / 2, rows - 1};

@@ -8,16 +8,6 @@
 #include "golden.h"
 #include "sketch_dp.h"
 
-static uint8_t *random_codes(int64_t n, int alphabet, unsigned seed)
-{
-    uint8_t *x = malloc((size_t)n + 1);
-    for (int64_t i = 0; i < n; i++) {
-        seed = seed * 1103515245u + 12345u;
-        x[i] = (uint8_t)((seed >> 16) % (unsigned)alphabet);
-    }
-    return x;
-}
-
 static tsk_params params(int t, int dim, tsk_alphabet a)
 {
     tsk_params p;
@@ -60,7 +50,7 @@ Test(split, brute_force_equals_reference_and_engine)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         tsk_params p = params(cases[c][0], cases[c][1], cases[c][2] ? TSK_PROTEIN : TSK_DNA);
         const int n = 14;
-        uint8_t *x = random_codes(n, tsk_alphabet_size(p.alphabet), 7u + (unsigned)c);
+        uint8_t *x = test_random_codes(n, tsk_alphabet_size(p.alphabet), 7u + (unsigned)c);
         double want[64], ref[64], got[64];
         brute(&p, x, n, want);
         tsk_cpu_sketch_reference(&p, x, n, ref);
@@ -78,7 +68,7 @@ Test(split, chunked_equals_direct_dp_in_double)
     for (int t = 1; t <= 6; t++) {
         tsk_params p = params(t, 24 + t, TSK_DNA);
         const int64_t n = 600;
-        uint8_t *x = random_codes(n, 4, 99u + (unsigned)t);
+        uint8_t *x = test_random_codes(n, 4, 99u + (unsigned)t);
         double ref[64], got[64];
         tsk_cpu_sketch_reference(&p, x, n, ref);
         const int64_t chunks[] = {1, t > 1 ? t - 1 : 1, t, t + 1, 7, 64, 97, 299, 300, 599};
@@ -94,7 +84,7 @@ Test(split, chunked_equals_direct_dp_in_double)
 Test(split, long_t_and_protein)
 {
     tsk_params p = params(16, 40, TSK_DNA), q = params(5, 50, TSK_PROTEIN);
-    uint8_t *x = random_codes(700, 4, 5u), *y = random_codes(700, 20, 6u);
+    uint8_t *x = test_random_codes(700, 4, 5u), *y = test_random_codes(700, 20, 6u);
     double ref[64], got[64];
     tsk_cpu_sketch_reference(&p, x, 700, ref);
     for (int64_t chunk = 15; chunk <= 350; chunk += 67) {
@@ -114,7 +104,7 @@ Test(split, float_counts_within_1e5_at_the_engine_chunk)
 {
     tsk_params p = params(4, 96, TSK_DNA);
     const int64_t n = 300000;
-    uint8_t *x = random_codes(n, 4, 3u);
+    uint8_t *x = test_random_codes(n, 4, 3u);
     double ref[96], got[96];
     tsk_cpu_record_sketch(&p, x, n, n, 1, ref); /* direct DP in double */
     const int64_t chunks[] = {n, 65536, TSK_CPU_CHUNK, 4096, 1000};
