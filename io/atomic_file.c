@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TMP_SLOTS 64
@@ -51,6 +52,13 @@ int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, s
     char *tmp = malloc(n);
     if (!tmp) {
         tsk_io_set_err(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    /* A directory as output would only fail at the final rename, after all the work. */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        tsk_io_set_err(err, errlen, "%s: is a directory (give a file name for the output)", path);
+        free(tmp);
         return -1;
     }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());

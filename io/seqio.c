@@ -25,6 +25,7 @@
 #include <htslib/kseq.h>
 
 #include "fasta_fast.h"
+#include "tsk_file.h"
 
 #define SNIFF_BYTES 1024        /* first decompressed bytes checked for binary data */
 #define KSTREAM_BUFSIZE 65536
@@ -106,6 +107,14 @@ static int is_blank(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '
  * (UTF-8 in headers), so they are allowed. */
 static int is_binary_byte(unsigned char c) { return c == 0x7F || (c < 0x20 && !is_blank(c)); }
 
+/* Why binary data is not sequence: a sketch file handed to `sketch` gets a hint, not a shrug. */
+static const char *binary_reason(const unsigned char *head, size_t n)
+{
+    if (n >= TSK_FILE_MAGIC_LEN && !memcmp(head, TSK_FILE_MAGIC, TSK_FILE_MAGIC_LEN))
+        return "a tsketch sketch file, not sequences (give it to dist, triangle, paste, info or export)";
+    return "not FASTA or FASTQ (binary data)";
+}
+
 /* Reads up to want bytes into buf, looping over short reads. Returns bytes read or -1. */
 static ssize_t read_full(BGZF *fp, unsigned char *buf, size_t want)
 {
@@ -166,7 +175,7 @@ static int try_fast_open(tsk_reader *r, const char *path, char *err, size_t errl
     for (ssize_t i = 0; i < got && i < SNIFF_BYTES; i++)
         if (is_binary_byte(head[i])) {
             close(fd);
-            tsk_io_set_err(err, errlen, "%s: not FASTA or FASTQ (binary data)", r->display);
+            tsk_io_set_err(err, errlen, "%s: %s", r->display, binary_reason(head, (size_t)got));
             return -1;
         }
     ssize_t i = 0;
@@ -256,7 +265,7 @@ tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errle
         if (total == 0) {
             for (ssize_t i = 0; i < got; i++)
                 if (is_binary_byte(buf[i])) {
-                    tsk_io_set_err(err, errlen, "%s: not FASTA or FASTQ (binary data)", r->display);
+                    tsk_io_set_err(err, errlen, "%s: %s", r->display, binary_reason(buf, (size_t)got));
                     free(buf);
                     return fail_open(r, code, TSK_IO_BAD);
                 }

@@ -27,7 +27,7 @@
 
 /* ---- layout (docs/format.md) ---- */
 
-static const unsigned char TSK_MAGIC[8] = {0x89, 'T', 'S', 'K', '\r', '\n', 0x1A, '\n'};
+static const unsigned char TSK_MAGIC[TSK_FILE_MAGIC_LEN] = TSK_FILE_MAGIC;
 #define TSK_BYTE_ORDER_MARK 0x01020304u
 #define TSK_PAGE 4096u
 #define TSK_FIXED_HEADER 256u   /* fixed fields; the tables follow */

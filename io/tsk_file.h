@@ -17,6 +17,9 @@ extern "C" {
 #endif
 
 #define TSK_FORMAT_VERSION 1
+/* The first 8 bytes of every .tsk file (docs/format.md). */
+#define TSK_FILE_MAGIC "\x89TSK\r\n\x1a\n"
+#define TSK_FILE_MAGIC_LEN 8
 
 /* Per-record metadata stored in the file. */
 typedef struct {

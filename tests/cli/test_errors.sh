@@ -63,6 +63,8 @@ expect_exit 2 "" "no output refused" -- "$T" sketch "$G"
 expect_exit 2 "" "unknown option refused" -- "$T" sketch --no-such-option "$G" -o "$WORK/p.tsk"
 expect_exit 2 "unknown command" "unknown command" -- "$T" frobnicate
 expect_exit 1 "nonexistent-dir" "unwritable output path" -- "$T" sketch -q "$G" -o "$WORK/nonexistent-dir/x.tsk"
+mkdir -p "$WORK/outdir"
+expect_exit 1 "outdir: is a directory" "a directory as output refused before any work" -- "$T" sketch -q "$G" -o "$WORK/outdir"
 expect_exit 5 "GPU|CUDA" "--device cuda without a GPU exits 5" -- env CUDA_VISIBLE_DEVICES= "$T" sketch -q --device cuda "$G" -o "$WORK/p.tsk"
 
 # bad .tsk files
@@ -73,6 +75,7 @@ expect_exit 3 "cut\.tsk.*truncated" "truncated .tsk (end cut)" -- "$T" info "$WO
 head -c 200 "$WORK/g.tsk" >"$WORK/cut2.tsk"
 expect_exit 3 "cut2\.tsk.*truncated" "truncated .tsk (inside the header)" -- "$T" info "$WORK/cut2.tsk"
 expect_exit 3 "good\.fa.*not a" "FASTA given as .tsk" -- "$T" info "$WORK/good.fa"
+expect_exit 3 "g\.tsk: a tsketch sketch file" ".tsk given as sequences" -- "$T" sketch -q "$WORK/g.tsk" -o "$WORK/gg.tsk"
 expect_exit 3 "missing\.tsk" "missing .tsk" -- "$T" info "$WORK/missing.tsk"
 cp "$WORK/g.tsk" "$WORK/flip.tsk"
 printf '\x55' | dd of="$WORK/flip.tsk" bs=1 seek=4200 conv=notrunc 2>/dev/null
