@@ -129,3 +129,9 @@ double tsk_distance_ref(const float *a, const float *b, int64_t len, tsk_metric 
     if (aa == 0.0 || bb == 0.0) return 1.0;
     return 1.0 - ab / (sqrt(aa) * sqrt(bb));
 }
+
+double tsk_item_distance_ref(const tsk_sketch_set *a, int64_t i, const tsk_sketch_set *b, int64_t j, tsk_metric m)
+{
+    const int64_t rows = a->n_rows[i] < b->n_rows[j] ? a->n_rows[i] : b->n_rows[j];
+    return tsk_distance_ref(a->rows + a->first_row[i] * a->dim, b->rows + b->first_row[j] * b->dim, rows * a->dim, m);
+}

@@ -129,6 +129,9 @@ typedef enum {
  * both engines' tests compare with. */
 double tsk_distance_ref(const float *a, const float *b, int64_t len, tsk_metric m);
 
+/* tsk_distance_ref of item i of a and item j of b, over their first min(n_rows) rows. */
+double tsk_item_distance_ref(const tsk_sketch_set *a, int64_t i, const tsk_sketch_set *b, int64_t j, tsk_metric m);
+
 #ifdef __cplusplus
 }
 #endif

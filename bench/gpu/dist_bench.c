@@ -88,12 +88,6 @@ static void free_set(owned_set *o)
     free(o->nrows);
 }
 
-static double ref_dist(const tsk_sketch_set *a, int64_t i, const tsk_sketch_set *b, int64_t j, tsk_metric m)
-{
-    int64_t rows = a->n_rows[i] < b->n_rows[j] ? a->n_rows[i] : b->n_rows[j];
-    return tsk_distance_ref(a->rows + a->first_row[i] * a->dim, b->rows + b->first_row[j] * b->dim, rows * a->dim, m);
-}
-
 static int close_enough(double got, double want) { return fabs(got - want) <= 1e-5 * fabs(want) + 1e-6; }
 
 static int passes(tsk_pair_filter f, int64_t q, int64_t r)
@@ -141,7 +135,7 @@ static void validate_case(const char *name, const tsk_sketch_set *q, const tsk_s
     double maxrel = 0;
     for (int64_t i = 0; i < nq; i++)
         for (int64_t j = 0; j < nr; j++) {
-            double want = ref_dist(q, i, r, j, m), got = dense[i * nr + j];
+            double want = tsk_item_distance_ref(q, i, r, j, m), got = dense[i * nr + j];
             check(close_enough(got, want), name, "dense (%lld,%lld) gpu %.9g ref %.9g", (long long)i, (long long)j, got, want);
             if (want != 0) maxrel = fmax(maxrel, fabs(got - want) / fabs(want));
         }
@@ -198,7 +192,7 @@ static void validate_case(const char *name, const tsk_sketch_set *q, const tsk_s
                     if (p->ref < 0 || p->ref >= nr) continue;
                     check(p->dist == kth, name, "topk k=%d f=%d q=%lld slot %d: dist %.9g, expected %.9g", k, f,
                           (long long)i, x, p->dist, kth);
-                    check(close_enough(p->dist, ref_dist(q, i, r, p->ref, m)), name, "topk dist vs ref");
+                    check(close_enough(p->dist, tsk_item_distance_ref(q, i, r, p->ref, m)), name, "topk dist vs ref");
                     if (x > 0 && out[i * k + x - 1].ref >= 0) {
                         const tsk_pair *o = &out[i * k + x - 1];
                         check(o->dist < p->dist || (o->dist == p->dist && o->ref < p->ref), name, "topk order q=%lld slot %d",

@@ -53,12 +53,6 @@ static void free_set(owned_set *o)
     free(o->nrows);
 }
 
-static double ref_dist(const tsk_sketch_set *q, int64_t i, const tsk_sketch_set *r, int64_t j, tsk_metric m)
-{
-    int64_t rows = q->n_rows[i] < r->n_rows[j] ? q->n_rows[i] : r->n_rows[j];
-    return tsk_distance_ref(q->rows + q->first_row[i] * q->dim, r->rows + r->first_row[j] * r->dim, rows * q->dim, m);
-}
-
 static int close_enough(double got, double want) { return fabs(got - want) <= fmax(1e-5 * fabs(want), 1e-6); }
 
 /* Every block entry against the float64 reference. */
@@ -73,7 +67,7 @@ static void check_block(const tsk_sketch_set *q, const tsk_sketch_set *r, tsk_me
     cr_assert_eq(tsk_cpu_dist_block(d, 0, nq, 0, nr, out, ld), 0);
     for (int64_t i = 0; i < nq; i++)
         for (int64_t j = 0; j < nr; j++) {
-            double want = ref_dist(q, i, r, j, m);
+            double want = tsk_item_distance_ref(q, i, r, j, m);
             cr_assert(close_enough(out[i * ld + j], want), "kernel %s metric %d dim %d: (%ld, %ld) got %.9g want %.9g",
                       kernel, (int)m, q->dim, (long)i, (long)j, out[i * ld + j], want);
         }
@@ -127,7 +121,7 @@ Test(cpu_dist, near_identical_accuracy)
     tsk_cpu_dist_block(d, 0, n, 0, n, out, n);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            double want = ref_dist(&o.s, i, &o.s, j, TSK_METRIC_L2);
+            double want = tsk_item_distance_ref(&o.s, i, &o.s, j, TSK_METRIC_L2);
             cr_assert(fabs(out[i * n + j] - want) <= 1e-5 * want, "(%d,%d) %.9g vs %.9g", i, j, out[i * n + j], want);
         }
     tsk_cpu_dist_close(d);
