@@ -104,11 +104,12 @@ int tsk_tmp_commit(int fd, char *tmp_path, const char *path, char *err, size_t e
     return 0;
 }
 
-int tsk_write_all(int fd, const void *buf, size_t n)
+/* write(2) (offset < 0) or pwrite(2) of all n bytes, retrying short writes and EINTR. */
+static int write_fully(int fd, const void *buf, size_t n, long long offset)
 {
     const char *p = buf;
     while (n) {
-        ssize_t w = write(fd, p, n);
+        ssize_t w = offset < 0 ? write(fd, p, n) : pwrite(fd, p, n, (off_t)offset);
         if (w < 0) {
             if (errno == EINTR) continue;
             return -1;
@@ -119,28 +120,20 @@ int tsk_write_all(int fd, const void *buf, size_t n)
         }
         p += w;
         n -= (size_t)w;
+        if (offset >= 0) offset += w;
     }
     return 0;
 }
 
+int tsk_write_all(int fd, const void *buf, size_t n) { return write_fully(fd, buf, n, -1); }
+
 int tsk_pwrite_all(int fd, const void *buf, size_t n, long long offset)
 {
-    const char *p = buf;
-    while (n) {
-        ssize_t w = pwrite(fd, p, n, (off_t)offset);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        if (w == 0) {
-            errno = ENOSPC;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-        offset += w;
+    if (offset < 0) {
+        errno = EINVAL;
+        return -1;
     }
-    return 0;
+    return write_fully(fd, buf, n, offset);
 }
 
 struct tsk_atomic_file {
