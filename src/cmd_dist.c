@@ -323,7 +323,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             continue;
         }
         if (used < 0) {
-            rc = used == -3 ? TSK_EXIT_INPUT : TSK_EXIT_USAGE;
+            rc = -used;
             break;
         }
         char *end;

@@ -59,7 +59,7 @@ int tsk_cmd_sketch(int argc, char **argv)
         int used = tsk_sketch_option(&job, opt, optarg);
         if (used == 1) continue;
         if (used < 0) {
-            rc = used == -3 ? TSK_EXIT_INPUT : TSK_EXIT_USAGE;
+            rc = -used;
             break;
         }
         switch (opt) {

@@ -71,7 +71,8 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 
 /* Parses the sketch options shared by sketch/dist/triangle (-k -s -S --alphabet --canonical
  * --window --stride --tables --precision -p --device -l --per-file -I). Used through getopt_long:
- * returns 1 if opt was one of them (consumed), 0 if not, -1 on an invalid value (message printed).
+ * returns 1 if opt was one of them (consumed), 0 if not, or minus an exit code when its value is bad
+ * (-TSK_EXIT_USAGE; -TSK_EXIT_INPUT for an unreadable -l list), the message printed.
  * Call tsk_sketch_job_finish after the options to draw or read tables and check parameters. */
 int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg);
 void tsk_sketch_job_init(tsk_sketch_job *job);

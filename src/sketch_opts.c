@@ -98,11 +98,11 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
     char err[TSK_ERRLEN];
     switch (opt) {
     case 'k':
-        if (tsk_parse_int64("-k/--tuple-len", arg, 1, TSK_MAX_T, &v)) return -1;
+        if (tsk_parse_int64("-k/--tuple-len", arg, 1, TSK_MAX_T, &v)) return -TSK_EXIT_USAGE;
         p->t = (int)v, job->given |= TSK_GIVEN_T;
         return 1;
     case 's':
-        if (tsk_parse_int64("-s/--dim", arg, 1, TSK_MAX_DIM, &v)) return -1;
+        if (tsk_parse_int64("-s/--dim", arg, 1, TSK_MAX_DIM, &v)) return -TSK_EXIT_USAGE;
         p->dim = (int)v, job->given |= TSK_GIVEN_DIM;
         return 1;
     case 'S': {
@@ -110,13 +110,13 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         unsigned long long u = strtoull(arg, &end, 0);
         if (end == arg || *end || arg[0] == '-') {
             tsk_error("option -S/--seed: '%s' is not a non-negative integer", arg);
-            return -1;
+            return -TSK_EXIT_USAGE;
         }
         p->seed = u, job->given |= TSK_GIVEN_SEED;
         return 1;
     }
     case 'p':
-        if (tsk_parse_int64("-p/--threads", arg, 1, 4096, &v)) return -1;
+        if (tsk_parse_int64("-p/--threads", arg, 1, 4096, &v)) return -TSK_EXIT_USAGE;
         job->threads = (int)v;
         return 1;
     case 'l': {
@@ -125,7 +125,7 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         job->n_inputs = n;
         if (rc) {
             tsk_error("%s", err);
-            return -3; /* bad input, not bad usage */
+            return -TSK_EXIT_INPUT; /* the list file is bad input, not bad usage */
         }
         return 1;
     }
@@ -137,18 +137,18 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         else if (!strcmp(arg, "protein")) p->alphabet = TSK_PROTEIN;
         else {
             tsk_error("option --alphabet: '%s' is not dna or protein", arg);
-            return -1;
+            return -TSK_EXIT_USAGE;
         }
         return 1;
     case TSK_OPT_CANONICAL:
         p->canonical = 1;
         return 1;
     case TSK_OPT_WINDOW:
-        if (tsk_parse_int64("--window", arg, 1, INT64_MAX / 4, &v)) return -1;
+        if (tsk_parse_int64("--window", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
         p->window = v, job->given |= TSK_GIVEN_WINDOW;
         return 1;
     case TSK_OPT_STRIDE:
-        if (tsk_parse_int64("--stride", arg, 1, INT64_MAX / 4, &v)) return -1;
+        if (tsk_parse_int64("--stride", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
         p->stride = v, job->given |= TSK_GIVEN_STRIDE;
         return 1;
     case TSK_OPT_SLIDE:
@@ -162,11 +162,11 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         else if (!strcmp(arg, "double")) p->precision = TSK_DOUBLE;
         else {
             tsk_error("option --precision: '%s' is not single or double", arg);
-            return -1;
+            return -TSK_EXIT_USAGE;
         }
         return 1;
     case TSK_OPT_DEVICE:
-        return parse_device(&job->device, arg) ? -1 : 1;
+        return parse_device(&job->device, arg) ? -TSK_EXIT_USAGE : 1;
     case TSK_OPT_PER_FILE:
         job->per_file = 1;
         return 1;
