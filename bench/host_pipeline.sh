@@ -1,20 +1,28 @@
 #!/bin/sh
 # host_pipeline.sh: throughput of tsketch's host side (read + clean + batch + write .tsk).
 #
-#   bench/host_pipeline.sh [BUILD_DIR] [WORKLOAD_DIR] [OLD_BUILD_DIR]
+#   [THREADS="1 2"] [COLUMNS="reader host cpu"] bench/host_pipeline.sh [BUILD_DIR] [WORKLOAD_DIR] [OLD_BUILD_DIR]
 #
 # For each uncompressed FASTA of WORKLOAD_DIR (python3 /work/shared/bench/make_workloads.py DIR)
-# prints MB/s of FASTA (file bytes / wall seconds) for
-#   reader : bench/io/host_read.c, the reader thread's work alone (parse + clean into batches);
-#   host   : `tsketch sketch -q --device cpu -k 1 -s 1 FILE -o X.tsk`, where the engine does almost
-#            nothing and the host side dominates (best of 3);
-#   cpu    : the same at default parameters (CPU engine; one run).
-# With OLD_BUILD_DIR (a build of an older tree) the same for it, for before/after tables. Files
-# come from the page cache (each is read once before timing).
+# and each thread count T of THREADS, prints MB/s of FASTA (file bytes / wall seconds) for
+#   reader : bench/io/host_read.c -t T, the reader's work alone (parse + clean into batches, T
+#            threads parsing as `sketch -p T` does), best of 3: the right measure of the host side;
+#   host   : `tsketch sketch -q -p T --device cpu -k 1 -s 1 FILE -o X.tsk`, best of 3, with
+#            TSKETCH_PARSE_THREADS=T (with the CPU engine tsketch parses with one thread otherwise)
+#            and OMP_WAIT_POLICY=passive (the engine's spinning threads would starve the parse
+#            threads where cores are few). Not a pure host measure: the CPU engine still sketches;
+#   cpu    : the same at default parameters (one run);
+#   gpu    : `tsketch sketch -q -p T --device cuda FILE -o X.tsk`, end to end, best of 3 (a CUDA
+#            build on a GPU machine).
+# COLUMNS picks the columns (default "reader host cpu"). With OLD_BUILD_DIR (a build of an older
+# tree, from before io/feed.c) its sequential reader is measured too, for before/after tables.
+# Files come from the page cache (each is read once before timing).
 set -eu
 BUILD=${1:-build-fast}
 WL=${2:-/tmp/wfull}
 OLD=${3:-}
+THREADS=${THREADS:-1 2}
+COLUMNS=${COLUMNS:-reader host cpu}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -24,29 +32,44 @@ build_reader() { # build_dir out [cflags]
         "$1/io/libtsk_io.a" "$1/libtsk_core.a" -lhts -lz -lm -lpthread
 }
 seconds() { # command...: wall seconds of one run
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc -l
+    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN { print e - s }'
 }
 best3() {
     b=999999
-    for _ in 1 2 3; do t=$(seconds "$@"); b=$(echo "if ($t < $b) $t else $b" | bc -l); done
+    for _ in 1 2 3; do t=$(seconds "$@"); b=$(awk -v t="$t" -v b="$b" 'BEGIN { print t < b ? t : b }'); done
     echo "$b"
 }
-mbps() { echo "scale=0; $1 / $2 / 1000000" | bc -l; }
+mbps() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%d", n / s / 1e6 }'; }
+has() { case " $COLUMNS " in *" $1 "*) return 0 ;; esac; return 1; }
 
-report() { # label build_dir reader_flags
-    label=$1 dir=$2
-    build_reader "$dir" "$TMP/host_read_$label" "${3:-}"
-    printf '%-8s %-22s %9s %9s %9s\n' "$label" file "reader" "host" "cpu"
+if [ -n "$OLD" ]; then
+    build_reader "$OLD" "$TMP/host_read_old" -DHOST_READ_TEXT_API
     for f in "$WL"/*.fa; do
         cat "$f" >/dev/null
-        bytes=$(stat -c %s "$f")
-        r=$(best3 "$TMP/host_read_$label" "$f")
-        h=$(best3 "$dir/src/tsketch" sketch -q --device cpu -k 1 -s 1 "$f" -o "$TMP/x.tsk")
-        c=$(seconds "$dir/src/tsketch" sketch -q --device cpu "$f" -o "$TMP/x.tsk")
-        printf '%-8s %-22s %6s MB/s %4s MB/s %4s MB/s\n' "$label" "$(basename "$f")" \
-            "$(mbps "$bytes" "$r")" "$(mbps "$bytes" "$h")" "$(mbps "$bytes" "$c")"
+        printf '%-8s %-24s %3s %6s MB/s\n' before "$(basename "$f")" 1 \
+            "$(mbps "$(stat -c %s "$f")" "$(best3 "$TMP/host_read_old" "$f")")"
     done
-}
-
-[ -n "$OLD" ] && report before "$OLD" -DHOST_READ_OLD_API
-report after "$BUILD"
+fi
+build_reader "$BUILD" "$TMP/host_read"
+printf '%-8s %-24s %3s' build file T
+for c in $COLUMNS; do printf ' %9s' "$c"; done
+echo
+for f in "$WL"/*.fa; do
+    cat "$f" >/dev/null
+    bytes=$(stat -c %s "$f")
+    for t in $THREADS; do
+        printf '%-8s %-24s %3s' after "$(basename "$f")" "$t"
+        if has reader; then printf ' %4s MB/s' "$(mbps "$bytes" "$(best3 "$TMP/host_read" -t "$t" "$f")")"; fi
+        if has host; then
+            printf ' %4s MB/s' "$(mbps "$bytes" "$(TSKETCH_PARSE_THREADS=$t OMP_WAIT_POLICY=passive best3 \
+                "$BUILD/src/tsketch" sketch -q -p "$t" --device cpu -k 1 -s 1 "$f" -o "$TMP/x.tsk")")"
+        fi
+        if has cpu; then
+            printf ' %4s MB/s' "$(mbps "$bytes" "$(seconds "$BUILD/src/tsketch" sketch -q -p "$t" --device cpu "$f" -o "$TMP/x.tsk")")"
+        fi
+        if has gpu; then
+            printf ' %4s MB/s' "$(mbps "$bytes" "$(best3 "$BUILD/src/tsketch" sketch -q -p "$t" --device cuda "$f" -o "$TMP/x.tsk")")"
+        fi
+        echo
+    done
+done

@@ -4,72 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-/* DNA letters (A C G T U, either case) are the bytes x with (x & 0xDF) one of these five, and
- * their codes ((x >> 1) ^ (x >> 2)) & 3: arithmetic that compilers vectorize, unlike a table
- * lookup with a data-dependent store. */
-static inline int is_dna_letter(uint8_t x)
-{
-    x &= 0xDF;
-    return x == 'A' || x == 'C' || x == 'G' || x == 'T' || x == 'U';
-}
-static inline uint8_t dna_code(uint8_t x) { return (uint8_t)(((x >> 1) ^ (x >> 2)) & 3); }
-
-/* 1 when lut is the table the arithmetic above reproduces (checked, not assumed). */
-static int lut_is_plain_dna(const uint8_t lut[256])
-{
-    for (int c = 0; c < 256; c++) {
-        int letter = is_dna_letter((uint8_t)c);
-        if (letter != (lut[c] != TSK_CODE_SKIP) || (letter && lut[c] != dna_code((uint8_t)c))) return 0;
-    }
-    return 1;
-}
-
-/* tsk_encode for DNA, 16 bytes at a time: a block that starts with k letters stores their codes
- * at once (and garbage after them, overwritten next: codes never run ahead of raw), then the
- * byte that stopped it (a line break, an N) goes through the table. Same result as tsk_encode. */
-static size_t encode_dna(const uint8_t lut[256], const char *raw, size_t len, uint8_t *codes)
-{
-    size_t i = 0, n = 0;
-#if defined(__SSE2__)
-    const __m128i case_mask = _mm_set1_epi8((char)0xDF), three = _mm_set1_epi8(3);
-    const __m128i a = _mm_set1_epi8('A'), c = _mm_set1_epi8('C'), g = _mm_set1_epi8('G'),
-                  t = _mm_set1_epi8('T'), u = _mm_set1_epi8('U');
-    while (i + 16 <= len) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(raw + i));
-        __m128i x = _mm_and_si128(v, case_mask);
-        __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, a), _mm_cmpeq_epi8(x, c)),
-                                  _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, g), _mm_cmpeq_epi8(x, t)),
-                                               _mm_cmpeq_epi8(x, u)));
-        unsigned letters = (unsigned)_mm_movemask_epi8(ok);
-        /* ((x >> 1) ^ (x >> 2)) & 3 per byte; 16-bit shifts only move bits the mask drops */
-        __m128i code = _mm_and_si128(_mm_xor_si128(_mm_srli_epi16(v, 1), _mm_srli_epi16(v, 2)), three);
-        _mm_storeu_si128((__m128i *)(codes + n), code);
-        if (letters == 0xFFFFu) {
-            i += 16;
-            n += 16;
-            continue;
-        }
-        unsigned run = (unsigned)__builtin_ctz(~letters);
-        n += run;
-        i += run;
-        uint8_t k = lut[(uint8_t)raw[i++]];
-        codes[n] = k;
-        n += k != TSK_CODE_SKIP;
-    }
-#endif
-    return n + tsk_encode(lut, raw + i, len - i, codes + n);
-}
+#include "encode.h"
 
 void tsk_batcher_init(tsk_batcher *b, const tsk_params *p)
 {
     memset(b, 0, sizeof *b);
     b->params = *p;
     tsk_encode_table(p->alphabet, b->lut);
-    b->plain_dna = lut_is_plain_dna(b->lut);
+    b->plain_dna = tsk_lut_is_plain_dna(b->lut);
     b->max_bases = INT64_C(1) << 26;   /* 64 Mbp of codes */
     b->max_rows = INT64_C(1) << 20;    /* bounds the output buffer: 1M rows */
     b->max_records = INT64_C(1) << 18;
@@ -115,15 +57,19 @@ int tsk_batcher_add(tsk_batcher *b, const char *name, const char *source, const 
     return tsk_batcher_add_text(b, name, source, seq, len, len, join_last);
 }
 
-int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, const char *text,
-                         size_t text_len, size_t len, int join_last)
+/* Appends a record (or, with join_last, more of the last one) whose codes the caller writes:
+ * returns where n_max codes may go, or NULL when memory runs out; tsk_batcher_commit then says how
+ * many were written. Every add goes through this pair. */
+static uint8_t *reserve_codes(tsk_batcher *b, size_t n_max)
 {
     int64_t base = b->n ? b->offset[b->n] : 0;
-    size_t need = (size_t)base + text_len;
-    if (grow((void **)&b->codes, 1, need, &b->codes_cap)) return -1;
-    /* the line breaks of text are no letters: the table drops them like any other */
-    size_t kept = b->plain_dna ? encode_dna(b->lut, text, text_len, b->codes + base)
-                               : tsk_encode(b->lut, text, text_len, b->codes + base);
+    if (grow((void **)&b->codes, 1, (size_t)base + n_max, &b->codes_cap)) return NULL;
+    return b->codes + base;
+}
+
+static int commit(tsk_batcher *b, const char *name, const char *source, size_t len, size_t kept, int join_last)
+{
+    int64_t base = b->n ? b->offset[b->n] : 0;
     if (join_last && b->n > 0) {
         tsk_record_info *r = &b->info[b->n - 1];
         r->raw_len += (int64_t)len;
@@ -143,7 +89,12 @@ int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, c
             return -1;
         b->cap = (int64_t)c1;
     }
-    size_t name_at = add_string(b, name), source_at = add_string(b, source);
+    size_t name_at = add_string(b, name);
+    /* consecutive records of one input share one copy of its source string (the arena does not
+     * move between here and the compare: add_string grew it above, if at all) */
+    size_t source_at = b->n > 0 && strcmp(b->strings + b->string_at[2 * b->n - 1], source) == 0
+                           ? b->string_at[2 * b->n - 1]
+                           : add_string(b, source);
     if (name_at == (size_t)-1 || source_at == (size_t)-1) return -1;
     tsk_record_info *r = &b->info[b->n];
     memset(r, 0, sizeof *r);
@@ -156,6 +107,39 @@ int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, c
     b->offset[b->n + 1] = base + (int64_t)kept;
     b->n++;
     return 0;
+}
+
+int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, const char *text,
+                         size_t text_len, size_t len, int join_last)
+{
+    uint8_t *at = reserve_codes(b, text_len);
+    if (!at) return -1;
+    /* the line breaks of text are no letters: the table drops them like any other */
+    size_t kept = tsk_encode_text(b->lut, b->plain_dna, text, text_len, at);
+    return commit(b, name, source, len, kept, join_last);
+}
+
+int tsk_batcher_add_codes(tsk_batcher *b, const char *name, const char *source, const uint8_t *codes,
+                          size_t n_codes, size_t len, int join_last)
+{
+    uint8_t *at = reserve_codes(b, n_codes);
+    if (!at) return -1;
+    if (n_codes) memcpy(at, codes, n_codes);
+    return commit(b, name, source, len, n_codes, join_last);
+}
+
+uint8_t *tsk_batcher_add_later(tsk_batcher *b, const char *name, const char *source, size_t n_codes, size_t len,
+                               int join_last)
+{
+    uint8_t *at = reserve_codes(b, n_codes);
+    if (!at || commit(b, name, source, len, n_codes, join_last)) return NULL;
+    return at;
+}
+
+int tsk_batcher_codes_fit(const tsk_batcher *b, size_t n_codes)
+{
+    int64_t base = b->n ? b->offset[b->n] : 0;
+    return (size_t)base + n_codes <= b->codes_cap;
 }
 
 int tsk_batcher_full(const tsk_batcher *b)

@@ -25,6 +25,7 @@
 #include <htslib/kseq.h>
 
 #include "fasta_fast.h"
+#include "fasta_par.h"
 #include "tsk_file.h"
 
 #define SNIFF_BYTES 1024        /* first decompressed bytes checked for binary data */
@@ -41,6 +42,10 @@ struct tsk_reader {
     int64_t count;
     void *ks;                   /* kseq_t (its type is local to this file) */
     tsk_fasta_file *fast;       /* set instead of fp/ks for a plain FASTA file */
+    tsk_fasta_par *par;         /* or this, with several parse threads (tsk_reader_open_par) */
+    int par_threads;            /* asked for by tsk_reader_open_par, with its table and range */
+    const uint8_t *par_lut;
+    size_t par_range;
     char *name_buf, *seq_buf;   /* NUL-terminated copies of the fast path's views */
     size_t name_cap, seq_cap;
 };
@@ -184,6 +189,16 @@ static int try_fast_open(tsk_reader *r, const char *path, char *err, size_t errl
         close(fd);
         return 0;
     }
+    size_t range = r->par_range ? r->par_range : (size_t)TSK_FASTA_PAR_RANGE;
+    if (r->par_threads > 1 && (size_t)st.st_size - (size_t)i > range) { /* more than one range */
+        if (!(r->par = tsk_fasta_par_open(fd, (size_t)i, (size_t)st.st_size, r->par_lut, r->par_threads, range,
+                                          r->display))) {
+            tsk_io_set_err(err, errlen, "%s: %s", r->display,
+                           errno == ENOMEM ? "out of memory" : "cannot start the parse threads");
+            return -2;
+        }
+        return 1;
+    }
     if (!(r->fast = tsk_fasta_open(fd, (size_t)i))) {
         tsk_io_set_err(err, errlen, "%s: %s", r->display, errno == ENOMEM ? "out of memory" : strerror(errno));
         return -2;
@@ -193,9 +208,20 @@ static int try_fast_open(tsk_reader *r, const char *path, char *err, size_t errl
 
 tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errlen)
 {
+    return tsk_reader_open_par(path, 1, NULL, 0, code, err, errlen);
+}
+
+tsk_reader *tsk_reader_open_par(const char *path, int threads, const uint8_t lut[256], size_t range_bytes, int *code,
+                                char *err, size_t errlen)
+{
     quiet_htslib();
     int is_stdin = strcmp(path, "-") == 0, regular = 0;
     tsk_reader *r = calloc(1, sizeof *r);
+    if (r) {
+        r->par_threads = lut ? threads : 1;
+        r->par_lut = lut;
+        r->par_range = range_bytes;
+    }
     if (!r || !(r->display = strdup(is_stdin ? "stdin" : path))) {
         tsk_io_set_err(err, errlen, "%s: out of memory", path);
         free(r);
@@ -369,8 +395,46 @@ static int next_fast(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char 
     return TSK_IO_RECORD;
 }
 
+int tsk_reader_next_piece(tsk_reader *r, tsk_seq_piece *piece, char *err, size_t errlen)
+{
+    if (r->par) {
+        tsk_fasta_piece fp;
+        int rc = tsk_fasta_par_next(r->par, &fp, err, errlen);
+        if (rc != TSK_IO_RECORD) return rc;
+        *piece = (tsk_seq_piece){fp.name, fp.name_len, fp.codes, fp.n_codes, NULL, 0, fp.raw_len, fp.starts_record};
+        return rc;
+    }
+    tsk_seq_record rec;
+    size_t text_len;
+    int rc = tsk_reader_next_text(r, &rec, &text_len, err, errlen);
+    if (rc != TSK_IO_RECORD) return rc;
+    *piece = (tsk_seq_piece){rec.name, rec.name_len, NULL, 0, rec.seq, text_len, rec.len, 1};
+    return rc;
+}
+
+void tsk_reader_copy_codes(tsk_reader *r, const uint8_t *codes, size_t n, uint8_t *dst)
+{
+    if (r->par)
+        tsk_fasta_par_copy(r->par, codes, n, dst);
+    else if (n)
+        memcpy(dst, codes, n);
+}
+
+void tsk_reader_sync(tsk_reader *r)
+{
+    if (r->par) tsk_fasta_par_sync(r->par);
+}
+
+/* A parallel reader hands out pieces of codes only. */
+static int not_for_par(const tsk_reader *r, char *err, size_t errlen)
+{
+    tsk_io_set_err(err, errlen, "%s: internal error: a parallel reader is read with tsk_reader_next_piece", r->display);
+    return TSK_IO_SYSTEM;
+}
+
 int tsk_reader_next_text(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char *err, size_t errlen)
 {
+    if (r->par) return not_for_par(r, err, errlen);
     if (r->fast) return next_fast(r, rec, text_len, err, errlen);
     int rc = tsk_reader_next(r, rec, err, errlen);
     *text_len = rc == TSK_IO_RECORD ? rec->len : 0;
@@ -379,6 +443,7 @@ int tsk_reader_next_text(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, c
 
 int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen)
 {
+    if (r->par) return not_for_par(r, err, errlen);
     if (r->fast) {
         size_t text_len;
         int rc = next_fast(r, rec, &text_len, err, errlen);
@@ -455,13 +520,14 @@ int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen
     return TSK_IO_RECORD;
 }
 
-int64_t tsk_reader_count(const tsk_reader *r) { return r->count; }
+int64_t tsk_reader_count(const tsk_reader *r) { return r->par ? tsk_fasta_par_count(r->par) : r->count; }
 
 void tsk_reader_close(tsk_reader *r)
 {
     if (!r) return;
     if (r->ks) kseq_destroy(r->ks);
     tsk_fasta_close(r->fast);
+    tsk_fasta_par_close(r->par);
     free(r->name_buf);
     free(r->seq_buf);
     if (r->fp) bgzf_close(r->fp);

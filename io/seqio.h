@@ -54,6 +54,39 @@ int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen
  * (tsk_encode drops the line breaks). */
 int tsk_reader_next_text(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char *err, size_t errlen);
 
+/* Like tsk_reader_open, and for a regular uncompressed FASTA file (the same sniffing) the
+ * sequences are parsed and cleaned by threads workers (fasta_par.h) over ranges of range_bytes
+ * (0: the default) with the encode table lut (tsk_encode_table). Such a reader hands out records
+ * only through tsk_reader_next_piece. threads <= 1, other inputs, and files of one range are read
+ * as tsk_reader_open reads them. */
+tsk_reader *tsk_reader_open_par(const char *path, int threads, const uint8_t lut[256], size_t range_bytes, int *code,
+                                char *err, size_t errlen);
+
+/* A record, or a piece of one, as tsk_reader_next_piece gives it. Either codes (cleaned with the
+ * reader's table) or text (as tsk_reader_next_text gives it) is set. */
+typedef struct {
+    const char *name;       /* NUL-terminated name of the record */
+    size_t name_len;
+    const uint8_t *codes;   /* cleaned codes, or NULL: then text */
+    size_t n_codes;
+    const char *text;       /* sequence text with line breaks in (see tsk_reader_next_text) */
+    size_t text_len;
+    size_t raw_len;         /* characters of the piece other than '\n' and '\r' */
+    int starts_record;      /* 1: a record's first piece; 0: more of the last record */
+} tsk_seq_piece;
+
+/* Next piece, for every reader: from a parallel reader a record may come in several pieces of
+ * codes; from any other a whole record comes as one piece of text. Returns like tsk_reader_next. */
+int tsk_reader_next_piece(tsk_reader *r, tsk_seq_piece *piece, char *err, size_t errlen);
+
+/* Writes the codes of the piece tsk_reader_next_piece gave last to dst (n bytes), possibly later
+ * and by another thread (the parallel reader's workers): dst must not move or be read until
+ * tsk_reader_sync. */
+void tsk_reader_copy_codes(tsk_reader *r, const uint8_t *codes, size_t n, uint8_t *dst);
+
+/* Waits until the copies of tsk_reader_copy_codes are done. */
+void tsk_reader_sync(tsk_reader *r);
+
 /* Records read so far. */
 int64_t tsk_reader_count(const tsk_reader *r);
 

@@ -83,3 +83,8 @@ void tsk_engine_close(tsk_engine *e)
     if (e->gpu) tsk_gpu_sketcher_close(e->gpu);
     e->gpu = NULL;
 }
+
+int64_t tsk_engine_batch_bases(int gpu)
+{
+    return gpu ? INT64_C(1) << 28 : INT64_C(1) << 24;
+}

@@ -21,6 +21,11 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
 /* Sketches a batch into out. Returns 0, or a TSK_EXIT_* code with the message printed. */
 int tsk_engine_sketch(tsk_engine *e, const tsk_batch *b, void *out);
 
+/* Bases per batch an engine wants: the CPU engine any size that overlaps reading (16 Mbp), a
+ * GPU enough rows to give every SM several warps of equal work without splitting records (a
+ * 16 Mbp batch of 70 kbp genomes is 230 rows: 2 per SM). */
+int64_t tsk_engine_batch_bases(int gpu);
+
 void tsk_engine_close(tsk_engine *e);
 
 #endif

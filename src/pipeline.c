@@ -1,5 +1,6 @@
-/* pipeline.c: a reader thread fills batches (parse + clean) while the engine sketches the previous
- * one; results go to the sink in input order. See pipeline.h. */
+/* pipeline.c: a reader thread fills batches (parse + clean, io/feed.c; for a plain FASTA file with
+ * -p threads parsing beside it) while the engine sketches the previous one; results go to the sink
+ * in input order. See pipeline.h. */
 #include "pipeline.h"
 
 #include <pthread.h>
@@ -9,14 +10,11 @@
 #include <unistd.h>
 
 #include "../io/batcher.h"
+#include "../io/feed.h"
 #include "cli.h"
 #include "engine.h"
 
 #define NBUF 3           /* batches in flight: one sketching, one filling, one spare */
-/* Bases per batch: small enough that reading batch k+1 overlaps sketching batch k from the start
- * of a run and that the NBUF buffers are reused (warm pages) rather than first touched, large
- * enough that an engine's per-batch cost vanishes. A longer record still forms one batch. */
-#define BATCH_BASES (INT64_C(1) << 24)
 #define MAX_SHORT_WARNINGS 5
 
 typedef struct {
@@ -26,6 +24,8 @@ typedef struct {
     int n_filled, head;
     int is_free[NBUF];
     int reader_done, reader_rc, stop;
+    int cur;             /* the batch the reader fills (reader thread only) */
+    int parse_threads;   /* threads that parse a plain FASTA file (parse_threads()) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } shared_state;
@@ -72,52 +72,43 @@ static int reader_stopped(shared_state *s)
     return stop;
 }
 
-/* Reads every input into batches. Returns a TSK_EXIT_* code (message printed). */
-static int read_all(shared_state *s, int *cur)
+/* tsk_feed_opts callbacks: hand the batch being filled over, take a free one. */
+static tsk_batcher *swap_batch(void *ctx)
+{
+    shared_state *s = ctx;
+    hand_over(s, s->cur);
+    s->cur = take_free(s);
+    return s->cur < 0 ? NULL : &s->buf[s->cur];
+}
+
+static int feed_stopped(void *ctx) { return reader_stopped(ctx); }
+
+/* Reads every input into batches (io/feed.c: in input order, with the same batches for every
+ * thread count). Returns a TSK_EXIT_* code (message printed). */
+static int read_all(shared_state *s)
 {
     const tsk_sketch_job *job = s->job;
     char err[TSK_ERRLEN];
+    tsk_feed_opts opts = {s->parse_threads, 0, swap_batch, feed_stopped, s};
     for (size_t f = 0; f < job->n_inputs; f++) {
         const tsk_input *in = &job->inputs[f];
-        int code;
-        tsk_reader *r = tsk_reader_open(in->path, &code, err, sizeof err);
-        if (!r) {
-            tsk_error("%s", err);
-            return code == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
-        }
         char *stem = NULL;
         const char *file_name = NULL;
         if (job->per_file) {
             file_name = in->name ? in->name : job->per_file_name;
-            if (!file_name) file_name = stem = tsk_path_stem(in->path);
-        }
-        tsk_seq_record rec;
-        int rc, first = 1;
-        size_t text_len;
-        while ((rc = tsk_reader_next_text(r, &rec, &text_len, err, sizeof err)) == TSK_IO_RECORD) {
-            tsk_batcher *b = &s->buf[*cur];
-            /* A --per-file sketch is one record: only start a new batch between files. */
-            if ((first || !job->per_file) && tsk_batcher_full(b)) {
-                hand_over(s, *cur);
-                if ((*cur = take_free(s)) < 0) break;
-                b = &s->buf[*cur];
-            }
-            const char *name = job->per_file ? file_name : rec.name;
-            if (tsk_batcher_add_text(b, name, in->path, rec.seq, text_len, rec.len, job->per_file && !first)) {
+            if (!file_name && !(file_name = stem = tsk_path_stem(in->path))) {
                 tsk_error("%s: out of memory", in->path);
-                rc = TSK_IO_SYSTEM;
-                break;
+                return TSK_EXIT_RUNTIME;
             }
-            first = 0;
-            if (reader_stopped(s)) break;
         }
+        tsk_batcher *b = &s->buf[s->cur];
+        int rc = tsk_feed_file(in->path, file_name, &opts, &b, err, sizeof err);
         free(stem);
-        tsk_reader_close(r);
         if (rc < 0) {
-            if (rc != TSK_IO_SYSTEM || err[0]) tsk_error("%s", err);
+            tsk_error("%s", err);
             return rc == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
         }
-        if (*cur < 0 || reader_stopped(s)) return TSK_EXIT_OK;
+        if (s->cur < 0 || reader_stopped(s)) return TSK_EXIT_OK;
     }
     return TSK_EXIT_OK;
 }
@@ -125,9 +116,9 @@ static int read_all(shared_state *s, int *cur)
 static void *reader_main(void *arg)
 {
     shared_state *s = arg;
-    int cur = take_free(s);
-    int rc = cur < 0 ? TSK_EXIT_OK : read_all(s, &cur);
-    if (rc == TSK_EXIT_OK && cur >= 0 && s->buf[cur].n > 0) hand_over(s, cur);
+    s->cur = take_free(s);
+    int rc = s->cur < 0 ? TSK_EXIT_OK : read_all(s);
+    if (rc == TSK_EXIT_OK && s->cur >= 0 && s->buf[s->cur].n > 0) hand_over(s, s->cur);
     reader_finish(s, rc);
     return NULL;
 }
@@ -164,27 +155,64 @@ static void stop_reader(shared_state *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* Threads that parse a plain FASTA file (io/fasta_par.c; the output is the same for any number).
+ * A GPU engine waits for the host: it gets all -p threads. The CPU engine's -p threads sketch far
+ * slower than one thread parses (1-2 GB/s), so more parse threads would only take cores from them
+ * (its OpenMP barriers stall when a thread is descheduled): it is read by one, as before.
+ * TSKETCH_PARSE_THREADS=N overrides both (tests, benchmarks). */
+static int parse_threads(const tsk_sketch_job *job, int gpu)
+{
+    const char *env = getenv("TSKETCH_PARSE_THREADS");
+    if (env && *env) {
+        char *end;
+        long n = strtol(env, &end, 10);
+        if (!*end && n >= 1 && n <= 4096) return (int)n;
+    }
+    return gpu ? job->threads : 1;
+}
+
+/* Whether the engine about to open will be a GPU, decided before it opens so that reading starts
+ * while the CUDA context is made (~0.3-0.5 s). A wrong guess (a GPU that then fails) only costs
+ * batch size and parse threads, never results. */
+static int expect_gpu(const tsk_sketch_job *job)
+{
+    if (job->device.kind == TSK_DEVICE_CPU) return 0;
+    if (job->device.kind == TSK_DEVICE_CUDA) return 1;
+    return tsk_gpu_device_count(NULL, 0) > 0;
+}
+
 int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 {
-    tsk_engine engine;
-    int rc = tsk_engine_open(&engine, &job->params, &job->device, job->threads);
-    if (rc) return rc;
-
+    const int gpu = expect_gpu(job);
     shared_state s;
     memset(&s, 0, sizeof s);
     s.job = job;
+    s.parse_threads = parse_threads(job, gpu);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     for (int i = 0; i < NBUF; i++) {
         tsk_batcher_init(&s.buf[i], &job->params);
-        s.buf[i].max_bases = BATCH_BASES;
+        /* the engine's size (tsk_engine_batch_bases): 16 Mbp for the CPU engine, small enough that
+         * reading batch k+1 overlaps sketching batch k from the start; more for a GPU, which needs
+         * many records at once. A longer record still forms one batch. */
+        s.buf[i].max_bases = tsk_engine_batch_bases(gpu);
         s.is_free[i] = 1;
     }
     pthread_t reader;
     if (pthread_create(&reader, NULL, reader_main, &s)) {
         tsk_error("cannot start the reader thread");
-        tsk_engine_close(&engine);
+        for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
         return TSK_EXIT_RUNTIME;
+    }
+    tsk_engine engine;
+    int rc = tsk_engine_open(&engine, &job->params, &job->device, job->threads);
+    if (rc) {
+        stop_reader(&s);
+        pthread_join(reader, NULL);
+        for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
+        pthread_mutex_destroy(&s.mu);
+        pthread_cond_destroy(&s.cv);
+        return rc;
     }
 
     const int progress = !tsk_quiet && isatty(STDERR_FILENO);

@@ -117,7 +117,7 @@ Test(fasta_fast, same_records_as_kseq_on_random_texts)
     scratch_rm(dir);
 }
 
-/* Records longer than the first read buffer (8 MiB): the buffer grows and the parse restarts. */
+/* Records longer than the first read buffer (1 MiB): the buffer grows and the parse restarts. */
 Test(fasta_fast, records_beyond_the_first_buffer)
 {
     char *dir = scratch_dir();
