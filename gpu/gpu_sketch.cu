@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #define SK_MAX_DIM 1024                 /* tsk_gpu_max_dim: the generic kernel's shared memory */
@@ -26,9 +27,38 @@
 #define SK_WARPS_PER_SM_TARGET 8        /* warps per SM the work is cut for */
 
 typedef void (*sk_fast_fn)(sk_tables, const uint8_t *, const sk_item *, int, int *, void *, int, double *);
-#define SK_ROW(T) {sk_fast_kernel<T, 1>, sk_fast_kernel<T, 2>, sk_fast_kernel<T, 3>, sk_fast_kernel<T, 4>}
-static const sk_fast_fn SK_FAST[8][4] = {SK_ROW(1), SK_ROW(2), SK_ROW(3), SK_ROW(4),
-                                         SK_ROW(5), SK_ROW(6), SK_ROW(7), SK_ROW(8)};
+/* [chunks][dna][t - 1][D / 32 - 1]; chunk states exist for t <= 4 only, so larger t reuse the
+ * whole-row kernels (their chunk branch would be empty anyway). */
+#define SK_ROW(T, C, A) {sk_fast_kernel<T, 1, C, A>, sk_fast_kernel<T, 2, C, A>, sk_fast_kernel<T, 3, C, A>, \
+                         sk_fast_kernel<T, 4, C, A>}
+#define SK_TABLE(C, A) {SK_ROW(1, C, A), SK_ROW(2, C, A), SK_ROW(3, C, A), SK_ROW(4, C, A), \
+                        SK_ROW(5, false, A), SK_ROW(6, false, A), SK_ROW(7, false, A), SK_ROW(8, false, A)}
+/* chunks run on the fast kernel for DNA only (protein chunks take the generic kernel): the
+ * protein row of the chunk table is the whole-row one and is never asked for chunks */
+static const sk_fast_fn SK_FAST[2][2][8][4] = {{SK_TABLE(false, false), SK_TABLE(false, true)},
+                                               {SK_TABLE(false, false), SK_TABLE(true, true)}};
+
+/* memcpy through a few threads for the large copies into and out of pinned memory (a part's
+ * codes, up to 128 MB, and its rows): one thread copies ~5-10 GB/s, which at the kernels' speed
+ * would make the copy, not the GPU, the bound. */
+static void copy_parallel(void *dst, const void *src, size_t n)
+{
+    const size_t slice = (size_t)8 << 20;
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const size_t nt = std::min<size_t>(std::min<size_t>(hw, 8), (n + slice - 1) / slice);
+    if (nt <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+    const size_t per = (n + nt - 1) / nt;
+    std::vector<std::thread> workers;
+    for (size_t i = 1; i < nt; i++) {
+        const size_t lo = i * per, len = std::min(n, lo + per) - lo;
+        workers.emplace_back([=] { memcpy((char *)dst + lo, (const char *)src + lo, len); });
+    }
+    memcpy(dst, src, per);
+    for (std::thread &w : workers) w.join();
+}
 
 /* A device buffer and its pinned host twin of the same capacity. */
 struct sk_buf {
@@ -158,7 +188,7 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
         }
     g->elt = p->precision == TSK_DOUBLE ? 8 : 4;
     g->fast_whole = p->precision == TSK_SINGLE && p->dim % 32 == 0 && p->dim <= 128 && p->t <= 8;
-    g->fast_chunk = g->fast_whole && p->t <= 4;
+    g->fast_chunk = g->fast_whole && p->t <= 4 && p->alphabet == TSK_DNA;
     g->part_bases = SK_PART_BASES;
     g->part_out = SK_PART_OUT;
     size_t min_optin = SIZE_MAX;
@@ -202,6 +232,9 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
         return NULL;
     }
     g->can_split = g->fast_chunk || generic_bytes(g, sk_nvec(p->t)) <= min_optin;
+    /* the fast kernel keeps the first level as float counts, exact below 2^24 characters a row:
+     * rows that long are always split (SK_MAX_SPLIT), which needs can_split */
+    if (!g->can_split) g->fast_whole = false;
     return g;
 }
 
@@ -326,9 +359,11 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
         f.fwd = segs[f.fwd][0];
         if (f.rev >= 0) f.rev = segs[f.rev][0];
     }
-    /* chunks first when they need their own kernel, then largest first within each kernel */
+    /* With the fast kernel, chunks get their own launch (the generic kernel, or the fast one in
+     * its chunk layout, which costs whole rows ~2x: docs/gpu.md), whole rows the next one;
+     * largest first within each launch. */
     size_t n_chunk = 0;
-    if (!(g->fast_whole == g->fast_chunk || node_len.empty())) {
+    if (g->fast_whole && !node_len.empty()) {
         std::stable_partition(g->items.begin(), g->items.end(),
                               [](const sk_item &w) { return (w.flags & SK_FLAG_CHUNK) != 0; });
         for (const sk_item &w : g->items) n_chunk += (w.flags & SK_FLAG_CHUNK) != 0;
@@ -345,12 +380,12 @@ static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, const sk_item *d_items, 
                        bool chunks, char *err, size_t errlen)
 {
     if (n == 0) return 0;
-    const int threads = 32 * SK_WARPS_PER_BLOCK;
     int per_sm = 0;
     if (fast) {
-        sk_fast_fn k = SK_FAST[g->p.t - 1][g->p.dim / 32 - 1];
+        const int wpb = SK_WARPS_PER_BLOCK, threads = 32 * wpb;
+        sk_fast_fn k = SK_FAST[chunks][g->p.alphabet == TSK_DNA][g->p.t - 1][g->p.dim / 32 - 1];
         SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
-        int blocks = std::max(1, std::min(per_sm * s.sms, (n + SK_WARPS_PER_BLOCK - 1) / SK_WARPS_PER_BLOCK));
+        int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
         k<<<blocks, threads, 0, s.st>>>(g->tab, (const uint8_t *)s.codes.d, d_items, n, counter, s.out.d,
                                         g->p.precision == TSK_DOUBLE, s.nodes);
     } else {
@@ -385,7 +420,7 @@ static int slot_finish(tsk_gpu_sketcher *g, sk_slot &s, char *err, size_t errlen
     SK_CK(cudaEventElapsedTime(&ms, s.ev0, s.ev1));
     g->kernel_ms += ms;
     g->bases += s.bases;
-    memcpy(s.dst, s.out.h, s.out_bytes);
+    copy_parallel(s.dst, s.out.h, s.out_bytes);
     return 0;
 }
 
@@ -422,7 +457,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     }
     SK_CK(e);
 
-    memcpy(s.codes.h, b->codes + b->offset[r0], (size_t)bases);
+    copy_parallel(s.codes.h, b->codes + b->offset[r0], (size_t)bases);
     memset((char *)s.codes.h + bases, 0, 64);
     char *plan = (char *)s.plan.h;
     memcpy(plan, g->items.data(), g->items.size() * sizeof(sk_item));
@@ -437,8 +472,8 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     const sk_final *d_fin = (const sk_final *)((char *)s.plan.d + items_b + pairs_b);
     const int n_items = (int)g->items.size();
     SK_CK(cudaEventRecord(s.ev0, s.st));
-    if (n_chunk_sep > 0) {  /* chunks on the generic kernel, whole rows on the fast one */
-        if (launch_work(g, s, d_items, n_chunk_sep, s.counter, false, true, err, errlen)) return -1;
+    if (n_chunk_sep > 0) {  /* chunks first, then whole rows on the fast kernel */
+        if (launch_work(g, s, d_items, n_chunk_sep, s.counter, g->fast_chunk, true, err, errlen)) return -1;
         if (launch_work(g, s, d_items + n_chunk_sep, n_items - n_chunk_sep, s.counter + 1, true, false, err, errlen))
             return -1;
     } else if (launch_work(g, s, d_items, n_items, s.counter, g->fast_whole, n_nodes > 0, err, errlen)) {

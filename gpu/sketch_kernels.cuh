@@ -121,17 +121,96 @@ __device__ __forceinline__ void sk_stream(const uint8_t *codes, int64_t lo, int6
 }
 
 /* ---------------- fast kernel: D = 32K, state in registers, shifts by warp shuffles ----------------
- * Lane L holds bins L + 32k, k < K. Shifting a vector by h = 32 hq + hr: shuffle every register
- * from lane (L - hr) mod 32, then rotate the K registers by hq (+1 in lanes L < hr, which wrapped):
- * K shuffles and ~2K selects, no shared memory, no barrier. */
+ * Two layouts of the K registers per lane, chosen per launch (measured on the H100, docs/gpu.md):
+ *
+ * ROT (whole rows): lane L holds bins L + 32k. Shifting by h = 32 hq + hr: every register comes
+ *   from lane (L - hr) mod 32, then the K registers rotate by d = hq + (L < hr) mod K, a per-lane
+ *   amount, as log2(K) select stages. No branch, so the compiler interleaves the levels of a
+ *   character; the selects are the cost.
+ * BR (chunks): lane L holds the K consecutive bins K*L + k. Shifting by h = K*a + r: output
+ *   register k reads register (k - r) mod K of lane L - a, or of lane L - a - 1 when k < r. r is the
+ *   same in every lane, so a branch picks one of K unrolled variants: K shuffles and no select.
+ *   Chunks update up to t-1 vectors per level under one branch, which pays for it; whole rows
+ *   (one vector per level) lose more to the branch than they save.
+ *
+ * Vectors whose start level is one below their end (V[j..j+1], right above an e_0 start) hold
+ * plain counts: their increments are exactly +-1, so they need neither the beta scale nor the
+ * two-level accumulator (rows are at most 2^20 characters, far below 2^24 where a float count
+ * stops being exact; the host guarantees it). The level above them takes beta^2 to catch up. */
+enum { SK_ROT = 0, SK_BR = 1 };
 
-/* y rotated by d (0 <= d < K) registers: out[k] = y[(k - d) mod K], as log2(K) select stages. */
+/* Shift parameters of one level for one character, for this lane, packed in the low byte:
+ *   bits 0-4  source lane, (L - hr) mod 32 (ROT) or (L - a) mod 32 (BR); shfl reads only these
+ *             bits, so x goes in as it is (and x - 1 is the BR wrap lane);
+ *   bits 5-6  d (ROT: the rotation) or r (BR);
+ *   bit 7     sign of the table entry (replicated into bits 8-31 by the callers).
+ * An e_0 start (one bin, h, gets the sign) lands in this lane iff the source lane is the lane
+ * itself, and then in register d resp. r: (x & 0x7f) == k << 5 in both layouts. */
+template <int LAYOUT>
+__device__ __forceinline__ int sk_pack_shift(const sk_tables &tab, int lev, int c, int lane, int K)
+{
+    const int h = tab.hash[lev][c], sign = tab.sign[lev][c] < 0.f ? 0x80 : 0;
+    if constexpr (LAYOUT == SK_BR) return ((lane - h / K) & 31) | (h % K) << 5 | sign;
+    const int hq = h >> 5, hr = h & 31;
+    int d = hq + (lane < hr);
+    d = d >= K ? d - K : d;
+    return ((lane - hr) & 31) | d << 5 | sign;
+}
+
+/* Register k of lane L holds bin sk_bin(L, k). */
+template <int K, int LAYOUT>
+__device__ __forceinline__ int sk_bin(int lane, int k) { return LAYOUT == SK_BR ? K * lane + k : lane + 32 * k; }
+
+/* DNA (4 codes): the packed bytes of the 4 codes of every level, computed once per thread, so a
+ * character costs one byte permute per level: byte c moved to byte 0 with its sign bit replicated
+ * into bytes 1-3 (prmt selector nibbles c, 8|c, 8|c, 8|c). */
+template <int T, int K, int LAYOUT>
+__device__ __forceinline__ void sk_dna_words(const sk_tables &tab, int lane, uint32_t (&P)[T])
+{
+#pragma unroll
+    for (int lev = 0; lev < T; lev++) {
+        P[lev] = 0;
+        for (int c = 0; c < 4; c++) P[lev] |= (uint32_t)sk_pack_shift<LAYOUT>(tab, lev, c, lane, K) << (8 * c);
+    }
+}
+
+__device__ __forceinline__ uint32_t sk_dna_selector(int c) { return (uint32_t)c * 0x1111u + 0x8880u; }
+
+__device__ __forceinline__ int sk_prmt(uint32_t a, uint32_t sel)
+{
+    uint32_t r;
+    asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(a), "r"(sel));
+    return (int)r;
+}
+
+/* The packed shift of level lev for code c, sign in bit 31. */
+template <int T, int K, bool DNA, int LAYOUT>
+__device__ __forceinline__ int sk_shift_of(const sk_tables &tab, const uint32_t (&P)[T], int lev, int c,
+                                           uint32_t sel, int lane)
+{
+    if constexpr (DNA) {
+        return sk_prmt(P[lev], sel);
+    } else {
+        const int x = sk_pack_shift<LAYOUT>(tab, lev, c, lane, K);
+        return x & 0x80 ? x | (int)0xffffff00 : x;
+    }
+}
+
+/* f with the sign bit of x (f > 0). */
+__device__ __forceinline__ float sk_signed(float f, int x) { return __int_as_float(__float_as_int(f) ^ (x & (int)0x80000000)); }
+
+/* Vector index (j, p) in the layout of sk_vidx, for compile-time T. */
+template <int T>
+__device__ __forceinline__ constexpr int sk_vi(int j, int p) { return j * T - j * (j - 1) / 2 + (p - j - 1); }
+
+/* y rotated by d (0 <= d < K) registers, d = bits 5-6 of x: out[k] = y[(k - d) mod K], as
+ * log2(K) select stages (ROT layout). */
 template <int K>
-__device__ __forceinline__ void sk_rotate(float (&y)[K], int d)
+__device__ __forceinline__ void sk_rotate(float (&y)[K], int x)
 {
 #pragma unroll
     for (int s = 1; s < K; s <<= 1) {  /* no stage at all when K == 1 */
-        bool on = d & s;
+        bool on = x & (s << 5);
         float z[K];
 #pragma unroll
         for (int k = 0; k < K; k++) z[k] = y[(k - s % K + K) % K];
@@ -140,30 +219,43 @@ __device__ __forceinline__ void sk_rotate(float (&y)[K], int d)
     }
 }
 
-/* Shift parameters of level `lev` for code c, for this lane. */
-struct sk_shift {
-    int hq, hr, src, d;
-    float sb;
-};
-template <int K>
-__device__ __forceinline__ sk_shift sk_shift_of(const sk_tables &tab, int lev, int c, int lane, float beta)
+/* Level p's shuffled updates for one character: V[j..p] += sign * beta^(1 or 2) * shift(V[j..p-1])
+ * for every start level j < min(J, p - 1). R: the BR variant (r); ignored by ROT. Reads see the
+ * value before this character because levels go top-down. */
+template <int T, int K, int J, int LAYOUT, int R>
+__device__ __forceinline__ void sk_level(float (&N)[J == 1 ? T : T * (T + 1) / 2][K],
+                                         float (&A)[J == 1 ? T : T * (T + 1) / 2][K], int p, int x, float sb,
+                                         float sb2)
 {
-    sk_shift s;
-    int h = tab.hash[lev][c];
-    s.hq = h >> 5;
-    s.hr = h & 31;
-    s.src = (lane - s.hr) & 31;
-    int d = s.hq + (lane < s.hr);
-    s.d = d >= K ? d - K : d;
-    s.sb = tab.sign[lev][c] * beta;
-    return s;
+#pragma unroll
+    for (int j = 0; j < J && j < p - 1; j++) {
+        const int src = sk_vi<T>(j, p - 1), dst = sk_vi<T>(j, p);
+        const bool counts = p - 1 - j == 1;
+        float y[K];
+        if constexpr (LAYOUT == SK_BR) {
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                const int from = (k - R + K) % K;
+                const float v = counts ? N[src][from] : N[src][from] + A[src][from];
+                y[k] = __shfl_sync(0xffffffffu, v, k >= R ? x : x - 1);
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                y[k] = __shfl_sync(0xffffffffu, counts ? N[src][k] : N[src][k] + A[src][k], x);
+            sk_rotate<K>(y, x);
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++) A[dst][k] = fmaf(counts ? sb2 : sb, y[k], A[dst][k]);
+    }
 }
 
 /* Runs the DP over codes[lo..hi) (rev: backwards complemented) for start levels j < J (J = 1:
- * whole sketch; J = T: chunk), leaving the scaled counts in N (A folded in). */
-template <int T, int K, int J>
-__device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint8_t *codes, int64_t lo, int64_t hi,
-                                           bool rev, int lane, float (&N)[J == 1 ? T : T * (T + 1) / 2][K])
+ * whole sketch; J = T: chunk), leaving in N the counts, scaled by beta^(p-j) where p - j >= 2. */
+template <int T, int K, int J, bool DNA, int LAYOUT>
+__device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t (&P)[T], const uint8_t *codes,
+                                           int64_t lo, int64_t hi, bool rev, int lane,
+                                           float (&N)[J == 1 ? T : T * (T + 1) / 2][K])
 {
     constexpr int NV = J == 1 ? T : T * (T + 1) / 2;
     float A[NV][K];
@@ -171,7 +263,7 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint8_t *
     for (int v = 0; v < NV; v++)
 #pragma unroll
         for (int k = 0; k < K; k++) N[v][k] = 0.f, A[v][k] = 0.f;
-    const float beta = 1.0f / (float)(hi - lo);
+    const float beta = 1.0f / (float)(hi - lo), beta2 = beta * beta;
     sk_stream(codes, lo, hi, rev, [&](int c) {
         if (c < 0) {
 #pragma unroll
@@ -180,26 +272,28 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint8_t *
                 for (int k = 0; k < K; k++) N[v][k] += A[v][k], A[v][k] = 0.f;
             return;
         }
-        /* levels top-down so every read sees the value before this character */
+        const uint32_t sel = sk_dna_selector(c);
 #pragma unroll
         for (int p = T; p >= 1; p--) {
-            sk_shift s = sk_shift_of<K>(tab, p - 1, c, lane, beta);
-#pragma unroll
-            for (int j = 0; j < J && j < p; j++) {
-                const int dst = j * T - j * (j - 1) / 2 + (p - j - 1);
-                if (j == p - 1) {  /* source is e_0: one bin, h, gets sb */
-                    float v = lane == s.hr ? s.sb : 0.f;
-#pragma unroll
-                    for (int k = 0; k < K; k++) A[dst][k] += k == s.hq ? v : 0.f;
+            const int x = sk_shift_of<T, K, DNA, LAYOUT>(tab, P, p - 1, c, sel, lane);
+            if (p >= 2) {
+                const float sb = sk_signed(beta, x), sb2 = sk_signed(beta2, x);
+                if constexpr (LAYOUT == SK_ROT) {
+                    sk_level<T, K, J, SK_ROT, 0>(N, A, p, x, sb, sb2);
                 } else {
-                    const int src = j * T - j * (j - 1) / 2 + (p - 1 - j - 1);
-                    float y[K];
-#pragma unroll
-                    for (int k = 0; k < K; k++) y[k] = __shfl_sync(0xffffffffu, N[src][k] + A[src][k], s.src);
-                    sk_rotate<K>(y, s.d);
-#pragma unroll
-                    for (int k = 0; k < K; k++) A[dst][k] = fmaf(s.sb, y[k], A[dst][k]);
+                    const int r = (x >> 5) & 3;
+                    if (K == 1 || r == 0) sk_level<T, K, J, SK_BR, 0>(N, A, p, x, sb, sb2);
+                    else if (K == 2 || r == 1) sk_level<T, K, J, SK_BR, K >= 2 ? 1 : 0>(N, A, p, x, sb, sb2);
+                    else if (K == 3 || r == 2) sk_level<T, K, J, SK_BR, K >= 3 ? 2 : 0>(N, A, p, x, sb, sb2);
+                    else sk_level<T, K, J, SK_BR, K >= 4 ? 3 : 0>(N, A, p, x, sb, sb2);
                 }
+            }
+            if (p - 1 < J) {  /* V[p-1..p] starts from e_0: one bin, h, gets the sign */
+                const int m = x & 0x7f, dst = sk_vi<T>(p - 1, p);
+                const float one = sk_signed(1.0f, x);
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    if (m == k << 5) N[dst][k] += one;
             }
         }
     });
@@ -209,28 +303,43 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint8_t *
         for (int k = 0; k < K; k++) N[v][k] += A[v][k];
 }
 
-template <int T, int K>
+/* What turns vector V[j..p] of a row of len characters into a mean: counts (p - j = 1) / len,
+ * scaled counts len^r / C(len, r). */
+__device__ static inline double sk_fast_factor(int64_t len, int r)
+{
+    return r == 1 ? 1.0 / (double)len : sk_mean_factor(len, r);
+}
+
+/* CHUNKS: the launch holds chunk items; it runs everything in the BR layout (see above). Launches
+ * of whole rows only run the ROT layout and, without the chunk state (~2x the registers at t=4),
+ * fit more warps per SM. DNA: 4-letter alphabet, shift parameters from the per-lane packed words. */
+template <int T, int K, bool CHUNKS, bool DNA>
 __global__ void __launch_bounds__(32 * SK_WARPS_PER_BLOCK)
 sk_fast_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_item *__restrict__ items, int n_items,
                int *counter, void *out, int out_double, double *nodes)
 {
+    constexpr int LAYOUT = CHUNKS && T <= 4 ? SK_BR : SK_ROT;
     const int lane = threadIdx.x & 31;
     constexpr int D = 32 * K;
+    uint32_t P[T];
+    if constexpr (DNA) sk_dna_words<T, K, LAYOUT>(tab, lane, P);
     for (int it = sk_next_item(counter, lane); it < n_items; it = sk_next_item(counter, lane)) {
         sk_item w = items[it];
         if (w.flags & SK_FLAG_CHUNK) {
-            if constexpr (T <= 4) {
+            if constexpr (CHUNKS && T <= 4) {
                 float N[T * (T + 1) / 2][K];
-                sk_fast_dp<T, K, T>(tab, codes, w.off, w.off + w.len, (w.flags & SK_FLAG_REV) != 0, lane, N);
+                sk_fast_dp<T, K, T, DNA, LAYOUT>(tab, P, codes, w.off, w.off + w.len, (w.flags & SK_FLAG_REV) != 0,
+                                                 lane, N);
                 double *node = nodes + (size_t)w.out * sk_nvec(T) * D;
 #pragma unroll
                 for (int j = 0; j < T; j++)
 #pragma unroll
                     for (int p = j + 1; p <= T; p++) {
-                        double f = sk_mean_factor(w.len, p - j);
+                        double f = sk_fast_factor(w.len, p - j);
 #pragma unroll
                         for (int k = 0; k < K; k++)
-                            node[(size_t)sk_vidx(T, j, p) * D + lane + 32 * k] = (double)N[sk_vidx(T, j, p)][k] * f;
+                            node[(size_t)sk_vidx(T, j, p) * D + sk_bin<K, LAYOUT>(lane, k)] =
+                                (double)N[sk_vidx(T, j, p)][k] * f;
                     }
             }
             continue;
@@ -241,21 +350,18 @@ sk_fast_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_item *
         if (w.len >= T) {
             float N[T][K];
             const int strands = (w.flags & SK_FLAG_CANON) ? 2 : 1;
-            const double f = sk_mean_factor(w.len, T) / strands;
+            const double f = sk_fast_factor(w.len, T) / strands;
             for (int s = 0; s < strands; s++) {
-                sk_fast_dp<T, K, 1>(tab, codes, w.off, w.off + w.len, s == 1, lane, N);
+                sk_fast_dp<T, K, 1, DNA, LAYOUT>(tab, P, codes, w.off, w.off + w.len, s == 1, lane, N);
 #pragma unroll
                 for (int k = 0; k < K; k++) res[k] += (double)N[T - 1][k] * f;
             }
         }
-        if (out_double) {
-            double *o = (double *)out + (size_t)w.out * D;
 #pragma unroll
-            for (int k = 0; k < K; k++) o[lane + 32 * k] = res[k];
-        } else {
-            float *o = (float *)out + (size_t)w.out * D;
-#pragma unroll
-            for (int k = 0; k < K; k++) o[lane + 32 * k] = (float)res[k];
+        for (int k = 0; k < K; k++) {
+            const size_t at = (size_t)w.out * D + sk_bin<K, LAYOUT>(lane, k);
+            if (out_double) ((double *)out)[at] = res[k];
+            else ((float *)out)[at] = (float)res[k];
         }
     }
 }
