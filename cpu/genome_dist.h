@@ -7,7 +7,10 @@
  *
  *   mean nearest-row L2   (0.5 * (mean_a min_b |a - b| + mean_b min_a |b - a|)), or
  *   unmatched fraction    (share of rows whose nearest distance exceeds match_radius, averaged over
- *                          both directions: the complement of ANI's mapped fraction).
+ *                          both directions: the complement of ANI's mapped fraction), or
+ *   anchored              (mean nearest distance of the "anchored" rows, whose neighbour row found
+ *                          its match next to theirs, divided by the share of anchored rows: the
+ *                          CLI's `dist --genome`; genome_dist.c says why).
  *
  * With `chord`, the nearest "row" of B may be any point on the segment between two consecutive
  * rows of B: a homologous window that starts between two strides of B lies close to that chord,
@@ -24,16 +27,19 @@
 extern "C" {
 #endif
 
-typedef enum { TSK_GENOME_MEAN_NEAREST = 0, TSK_GENOME_UNMATCHED = 1 } tsk_genome_summary;
+typedef enum { TSK_GENOME_MEAN_NEAREST = 0, TSK_GENOME_UNMATCHED = 1, TSK_GENOME_ANCHORED = 2 } tsk_genome_summary;
 
 typedef struct {
     tsk_genome_summary summary;
     double match_radius;   /* TSK_GENOME_UNMATCHED: a row is matched when its nearest L2 <= this */
     int chord;             /* 1: nearest point on the chords between consecutive rows of the other */
     int threads;           /* OpenMP threads, >= 1 */
+    int64_t skip_rows;     /* set functions (_block, _matrix): rows 0 .. skip_rows-1 of an item, the
+                              growing prefix windows shorter than the window, are left out, unless
+                              the item has no other row */
 } tsk_genome_opts;
 
-/* Defaults measured in docs/accuracy.md: mean nearest-row L2, no chords, 1 thread. */
+/* Defaults measured in docs/accuracy.md: mean nearest-row L2, no chords, 1 thread, no rows skipped. */
 void tsk_genome_opts_default(tsk_genome_opts *o);
 
 /* For each of the na rows of a (row-major, dim floats each): the L2 distance, in double, to its
@@ -42,15 +48,32 @@ void tsk_genome_opts_default(tsk_genome_opts *o);
 int tsk_genome_nearest(const float *rows_a, int64_t na, const float *rows_b, int64_t nb, int dim,
                        int chord, int threads, double *nearest);
 
+/* tsk_genome_nearest, and in index[0..na) (when not NULL) the index of each row's nearest row of
+ * b (with chords: the first row of the nearest chord); the lowest index wins ties; -1 when nb == 0. */
+int tsk_genome_nearest_index(const float *rows_a, int64_t na, const float *rows_b, int64_t nb, int dim,
+                             int chord, int threads, double *nearest, int64_t *index);
+
 /* The summarised, symmetric genome distance of A and B (see the top of this file).
  * Either set empty: 1.0 for the unmatched fraction, +infinity for the mean; both empty: 0.
  * Returns a negative value only for bad arguments or when memory runs out. */
 double tsk_genome_distance(const float *rows_a, int64_t na, const float *rows_b, int64_t nb, int dim,
                            const tsk_genome_opts *o);
 
+/* The skip_rows that leaves out exactly the partial windows of slide rows (window w, stride s):
+ * ceil(w / s) - 1; 0 for whole-record sketches (w == 0). */
+int64_t tsk_genome_partial_rows(int64_t window, int64_t stride);
+
 /* All pairs of a sketch set: out[i * n + j] (n = s->n_items, symmetric, 0 on the diagonal).
  * Pairs are spread over o->threads. Returns 0, or -1 when memory runs out. */
 int tsk_genome_distance_matrix(const tsk_sketch_set *s, const tsk_genome_opts *o, double *out);
+
+/* Items q0 .. q0+nq-1 of q against items r0 .. r0+nr-1 of r (same dim): out[i * ld + j] =
+ * distance(q0 + i, r0 + j) as float. q == r marks one set against itself (0 on the diagonal, each
+ * pair computed once). Threads over pairs (or inside the pair when there are fewer pairs than
+ * threads); the values do not depend on the thread count. Returns 0, or -1 on bad arguments or
+ * when memory runs out. */
+int tsk_genome_distance_block(const tsk_sketch_set *q, int64_t q0, int64_t nq, const tsk_sketch_set *r, int64_t r0,
+                              int64_t nr, const tsk_genome_opts *o, float *out, int64_t ld);
 
 #ifdef __cplusplus
 }

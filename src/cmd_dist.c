@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../cpu/cpu_dist.h"
+#include "../cpu/genome_dist.h"
 #include "../gpu/gpu_dist.h"
 #include "../io/dist_out.h"
 #include "cli.h"
@@ -20,7 +21,14 @@
 #define BLOCK_BYTES (64 << 20)     /* dense result rows held per block */
 #define LARGE_RUN_PAIRS 1e7        /* a note on stderr above this */
 
-enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK };
+enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK, OPT_GENOME };
+
+/* --genome sketches FASTA inputs with these unless the command line says otherwise: tuned on the
+ * Blochmannia fastANI set (docs/accuracy.md, section 2). */
+#define GENOME_T 3
+#define GENOME_DIM 64
+#define GENOME_WINDOW 1000
+#define GENOME_STRIDE 100
 
 /* run_blocks' internal code for a failed write (reported there, with errno, as a runtime error). */
 #define TSK_EXIT_WRITE 100
@@ -30,7 +38,22 @@ enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT
 typedef struct {
     tsk_cpu_dist *cpu;
     tsk_gpu_dist *gpu;
+    /* --genome: items are genomes whose slide rows are compared as sets (cpu/genome_dist.h) */
+    const tsk_sketch_set *genome_q, *genome_r;
+    tsk_genome_opts genome_opts;
 } engine;
+
+static void engine_open_genome(engine *e, const tsk_sketch_set *q, const tsk_sketch_set *r, const tsk_params *p,
+                               int threads)
+{
+    memset(e, 0, sizeof *e);
+    e->genome_q = q;
+    e->genome_r = r;
+    tsk_genome_opts_default(&e->genome_opts);
+    e->genome_opts.summary = TSK_GENOME_ANCHORED;
+    e->genome_opts.threads = threads;
+    e->genome_opts.skip_rows = tsk_genome_partial_rows(p->window, p->stride);
+}
 
 static int engine_open(engine *e, const tsk_sketch_set *q, const tsk_sketch_set *r, tsk_metric m,
                        const tsk_sketch_job *job)
@@ -63,12 +86,17 @@ static void engine_close(engine *e)
 
 static int engine_failed(const engine *e)
 {
+    if (e->genome_q) {
+        tsk_error("genome distance computation failed: out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
     tsk_error("distance computation failed: %s", e->gpu ? tsk_gpu_dist_error(e->gpu) : "out of memory");
     return TSK_EXIT_RUNTIME;
 }
 
 static int engine_block(engine *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
 {
+    if (e->genome_q) return tsk_genome_distance_block(e->genome_q, q0, nq, e->genome_r, r0, nr, &e->genome_opts, out, ld);
     return e->gpu ? tsk_gpu_dist_block(e->gpu, q0, nq, r0, nr, out, ld) : tsk_cpu_dist_block(e->cpu, q0, nq, r0, nr, out, ld);
 }
 
@@ -93,6 +121,7 @@ typedef struct {
     double max_dist;     /* -d; INFINITY when not given */
     int64_t top_k;       /* 0 when not given */
     int with_self, header, triangle;
+    int genome;          /* --genome: one distance per genome from its slide rows as a set */
     int64_t block_i, block_n; /* --block I/N: this run computes part I of N (1-based); 1/1 = all */
 } dist_opts;
 
@@ -169,7 +198,7 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
                     tsk_dist_out_pair(out, pairs[i].query, pairs[i].ref, pairs[i].dist))
                     rc = TSK_EXIT_WRITE;
         }
-    } else if (streaming_pairs && isfinite(o->max_dist)) {
+    } else if (streaming_pairs && isfinite(o->max_dist) && !o->genome) {
         int64_t block = (int64_t)(256 << 20) / (16 * (n_ref > 0 ? n_ref : 1));
         if (block > 4096) block = 4096;
         if (block < 192 * (int64_t)threads) block = 192 * (int64_t)threads;
@@ -208,7 +237,7 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
                 int64_t q = q0 + i;
                 int64_t from = !one_set ? 0 : o->with_self ? q : q + 1;
                 for (int64_t r = from; r < n_ref; r++)
-                    if (write_pair(out, one_set, q, r, dense[i * ld + r])) {
+                    if (dense[i * ld + r] <= o->max_dist && write_pair(out, one_set, q, r, dense[i * ld + r])) {
                         rc = TSK_EXIT_WRITE;
                         break;
                     }
@@ -279,12 +308,53 @@ static void usage(FILE *f, int triangle)
                    "      --header          a header line (tsv)\n"
                    "      --block I/N       compute part I of N disjoint parts of the pairs (tsv): run the N\n"
                    "                        parts anywhere and concatenate their outputs in order\n");
+    fprintf(f, "      --genome          one distance per genome (record, or file with --per-file) from its\n"
+               "                        slide rows compared as sets, both strands; ranks pairs like ANI.\n"
+               "                        FASTA inputs default to --canonical -k %d -s %d --window %d --stride %d\n",
+            GENOME_T, GENOME_DIM, GENOME_WINDOW, GENOME_STRIDE);
     fprintf(f, "      --metric M        l2 (default) or cosine\n"
                "  -o, --output FILE     write to FILE (via a temporary file) instead of stdout\n"
                "  -q, --quiet           no notes or warnings on stderr\n"
                "  -h, --help            this help\n"
                "%s",
             tsk_sketch_options_help);
+}
+
+/* --genome with FASTA inputs and no --window/--slide: the genome defaults, each parameter only
+ * where the command line left it alone. (A .tsk input's parameters still win when no sketch
+ * option was given at all: sketch_source.h.) */
+static void genome_sketch_defaults(tsk_sketch_job *job)
+{
+    if (job->slide || (job->given & TSK_GIVEN_WINDOW)) return;
+    tsk_params *p = &job->params;
+    if (!(job->given & TSK_GIVEN_T)) p->t = GENOME_T;
+    if (!(job->given & TSK_GIVEN_DIM)) p->dim = GENOME_DIM;
+    p->window = GENOME_WINDOW;
+    if (!(job->given & TSK_GIVEN_STRIDE)) p->stride = GENOME_STRIDE;
+    if (p->alphabet == TSK_DNA) p->canonical = 1;
+}
+
+/* --genome needs slide rows: whole-record sketches are one row per record, so there is no set to
+ * compare (exit 4, naming the first input, whose parameters the others share). Genomes without a
+ * row (shorter than the stride) get a warning: their distances are inf. */
+static int genome_check(const tsk_input *inputs, size_t n_inputs, const tsk_sketch_source *groups, int n_groups,
+                        const tsk_params *params)
+{
+    const char *first = n_inputs ? inputs[0].path : "input";
+    if (params->window == 0) {
+        tsk_error("%s: whole-record sketches (no --window): --genome compares slide rows; sketch with "
+                  "--canonical --window W --stride S (or give dist --genome the FASTA files)",
+                  first);
+        return TSK_EXIT_INCOMPATIBLE;
+    }
+    if (!params->canonical && params->alphabet == TSK_DNA)
+        tsk_warn("%s: rows are not --canonical: genomes on opposite strands will not match", first);
+    for (int g = 0; g < n_groups; g++)
+        for (int64_t i = 0; i < groups[g].set.n_items; i++)
+            if (groups[g].set.n_rows[i] == 0)
+                tsk_warn("%s: shorter than the stride (%lld): no slide rows, its genome distances are inf",
+                         groups[g].names[i], (long long)params->stride);
+    return TSK_EXIT_OK;
 }
 
 /* Sketch options that change the function (not -p, --device, -l, --per-file, -I). */
@@ -306,11 +376,13 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         {"with-self", no_argument, 0, OPT_WITH_SELF},
         {"header", no_argument, 0, OPT_HEADER},
         {"block", required_argument, 0, OPT_BLOCK},
+        {"genome", no_argument, 0, OPT_GENOME},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    dist_opts o = {triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0, triangle, 1, 1};
+    dist_opts o = {triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0, triangle, 0, 1, 1};
+    int metric_given = 0;
     tsk_sketch_job job;
     tsk_sketch_job_init(&job);
     int opt, rc = TSK_EXIT_OK, params_given = 0;
@@ -354,6 +426,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             }
             break;
         case OPT_METRIC:
+            metric_given = 1;
             if (!strcmp(optarg, "l2")) o.metric = TSK_METRIC_L2;
             else if (!strcmp(optarg, "cosine")) o.metric = TSK_METRIC_COSINE;
             else {
@@ -366,6 +439,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             break;
         case OPT_WITH_SELF: o.with_self = 1; break;
         case OPT_HEADER: o.header = 1; break;
+        case OPT_GENOME: o.genome = 1; break;
         case OPT_BLOCK: {
             long long i, n;
             char tail;
@@ -381,6 +455,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             rc = TSK_EXIT_USAGE;
         }
     }
+    if (rc == TSK_EXIT_OK && o.genome) genome_sketch_defaults(&job);
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&job);
     /* Inputs: the positional arguments, then those of -l lists. */
     size_t n_inputs = (size_t)(argc - optind) + job.n_inputs;
@@ -407,6 +482,9 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         else if (o.with_self && !one_set) why = "--with-self applies to one input compared with itself";
         else if (o.fmt == TSK_DIST_NPY && !o.output) why = "-f npy needs -o FILE";
         else if (o.block_n > 1 && o.fmt != TSK_DIST_TSV) why = "--block splits pair lists: it needs -f tsv";
+        else if (o.genome && o.top_k > 0) why = "--genome and --top-k exclude each other";
+        else if (o.genome && metric_given && o.metric != TSK_METRIC_L2)
+            why = "--genome compares slide rows by l2: --metric cosine does not apply";
         if (why) {
             tsk_error("%s", why);
             rc = TSK_EXIT_USAGE;
@@ -420,10 +498,12 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         rc = tsk_sources_load(inputs, n_inputs, group_of, groups, one_set ? 1 : 2, &job, params_given, &params);
     engine e = {0};
     tsk_dist_out *out = NULL;
+    if (rc == TSK_EXIT_OK && o.genome) rc = genome_check(inputs, n_inputs, groups, one_set ? 1 : 2, &params);
     if (rc == TSK_EXIT_OK) {
         const tsk_sketch_source *ref = &groups[0], *query = one_set ? &groups[0] : &groups[1];
         if (query->set.n_items == 0 && !tsk_quiet) tsk_warn("no query sketches: the output has no distances");
-        rc = engine_open(&e, &query->set, &ref->set, o.metric, &job);
+        if (o.genome) engine_open_genome(&e, &query->set, &ref->set, &params, job.threads);
+        else rc = engine_open(&e, &query->set, &ref->set, o.metric, &job);
         char err[TSK_ERRLEN];
         if (rc == TSK_EXIT_OK &&
             !(out = tsk_dist_out_open(o.output, o.fmt, query->names, query->set.n_items, ref->names, ref->set.n_items,

@@ -1,10 +1,10 @@
 /* genome_matrix.c: all-pairs genome distances with cpu/genome_dist.c, for the accuracy bench.
  *
- *   genome_matrix [-p THREADS] [-c] [-u RADIUS] ROWS_PREFIX DIM > pairs.tsv
+ *   genome_matrix [-p THREADS] [-c] [-u RADIUS | -a] ROWS_PREFIX DIM > pairs.tsv
  *
  * ROWS_PREFIX.f32 / ROWS_PREFIX.idx as tss_rows writes them (rows_tsv2f32.py converts a
  * `tsketch export --format tsv` file). -c: nearest point on chords between consecutive rows; -u: unmatched fraction
- * within RADIUS instead of the mean nearest distance. Prints name_i TAB name_j TAB distance for
+ * within RADIUS instead of the mean nearest distance; -a: the anchored distance of `dist --genome`. Prints name_i TAB name_j TAB distance for
  * i < j. */
 #include "genome_dist.h"
 
@@ -19,6 +19,7 @@ int main(int argc, char **argv)
     int ai = 1;
     for (; ai < argc && argv[ai][0] == '-'; ai++) {
         if (!strcmp(argv[ai], "-c")) o.chord = 1;
+        else if (!strcmp(argv[ai], "-a")) o.summary = TSK_GENOME_ANCHORED;
         else if (!strcmp(argv[ai], "-p") && ai + 1 < argc) o.threads = atoi(argv[++ai]);
         else if (!strcmp(argv[ai], "-u") && ai + 1 < argc) {
             o.summary = TSK_GENOME_UNMATCHED;
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
         }
     }
     if (argc - ai != 2) {
-        fprintf(stderr, "usage: genome_matrix [-p THREADS] [-c] [-u RADIUS] ROWS_PREFIX DIM\n");
+        fprintf(stderr, "usage: genome_matrix [-p THREADS] [-c] [-u RADIUS | -a] ROWS_PREFIX DIM\n");
         return 2;
     }
     int dim = atoi(argv[ai + 1]);

@@ -39,9 +39,10 @@ def blochmannia_mash():
     return out
 
 
-def blochmannia_anim():
-    """pyani ANIm percentage identity (6 genomes), averaged over the two directions."""
-    path = os.path.join(DATA, "truth", "pyani_blochmannia", "ANIm_mpl_Linux_3.1", "ANIm_percentage_identity.tab")
+def blochmannia_anim(method="ANIm"):
+    """pyani ANIm (or ANIb) percentage identity (6 genomes), averaged over the two directions."""
+    sub = {"ANIm": "ANIm_mpl_Linux_3.1", "ANIb": "ANIb_mpl"}[method]
+    path = os.path.join(DATA, "truth", "pyani_blochmannia", sub, f"{method}_percentage_identity.tab")
     lines = [line.rstrip("\n").split("\t") for line in open(path)]
     cols = lines[0][1:]
     acc = {}

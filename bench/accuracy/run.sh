@@ -1,7 +1,7 @@
 #!/bin/sh
 # The accuracy bench of docs/accuracy.md, end to end. From the repository root:
 #   bench/accuracy/run.sh [BUILD_DIR]          (default build-acc; needs BUILD_DIR/src/tsketch)
-# Sections (ACC_SECTIONS, default "protocol mash genomes"; add "sweep" for the tuning grid).
+# Sections (ACC_SECTIONS, default "protocol mash genomes genome_cli"; add "sweep" for the tuning grid).
 # Caches generated pairs and tools in BUILD_DIR/acc-cache; exact edit distances are cached in
 # testdata/accuracy/edit_seedN.tsv (recomputed with /work/shared/eval/edit_distance.c when missing).
 # Results go to bench/accuracy/results/*.tsv. Uses Debian's /usr/bin/python3 (numpy).
@@ -13,7 +13,7 @@ HERE=bench/accuracy
 RES=$HERE/results
 C=$BUILD/acc-cache
 T=$BUILD/src/tsketch
-SECTIONS=${ACC_SECTIONS:-protocol mash genomes}
+SECTIONS=${ACC_SECTIONS:-protocol mash genomes genome_cli}
 TUNE_SEEDS="1 2"
 HELD_SEEDS="3 4 5 6"
 mkdir -p "$C" "$RES"
@@ -121,6 +121,45 @@ if echo "$SECTIONS" | grep -qw genomes; then
                     sed "s/^/$set	set: mean nearest-row l2 ($mode) t=$1 D=$2 w=$3 s=$4 canonical	/" >> "$out.tmp"
             done
         done
+    done
+    mv "$out.tmp" "$out"
+fi
+if echo "$SECTIONS" | grep -qw genome_cli; then
+    # `tsketch dist --genome` (defaults: --canonical -k 3 -s 64 --window 1000 --stride 100, chosen
+    # on Blochmannia/fastANI = the tuning set) and Mash (k=21, s=10000) on the same genomes.
+    # Held out: SARS-CoV-2 SNPs, and two synthetic sets with known ANI (genome_synth.py: one real
+    # ancestor, rearranged, reverse-complemented, cut into contigs; genomes are files, --per-file).
+    [ -s "$C/bloch.fa" ] || for f in "$SHARED"/data/bacteria/blochmannia/*.fna.gz; do
+        zcat "$f" | sed "1s/.*/>$(basename "$f" .fna.gz)/"
+    done > "$C/bloch.fa"
+    cp "$SHARED/data/viral/viralwasm_example_sc2_seqs_100.fas" "$C/sc2.fa"
+    ANC="$SHARED/data/bacteria/blochmannia/GCF_000011745.1_ASM1174v1_genomic.fna.gz"
+    [ -s "$C/synth_near/truth.tsv" ] ||
+        $PY $HERE/genome_synth.py "$ANC" "$C/synth_near" --seed 101 --min-rate 0 --max-rate 0.05
+    [ -s "$C/synth_far/truth.tsv" ] ||
+        $PY $HERE/genome_synth.py "$ANC" "$C/synth_far" --seed 102 --min-rate 0.05 --max-rate 0.35 --indel-share 0.667
+    out=$RES/genome_cli.tsv
+    echo "set	split	method	truth	pairs	spearman" > "$out.tmp"
+    mash_set() {  # label FASTA... -> pairs in $C/m.tsv
+        mash sketch -p 2 -k 21 -s 10000 -o "$C/m" "$@" > /dev/null 2>&1
+        mash dist "$C/m.msh" "$C/m.msh" | awk -F'\t' -v OFS='\t' '{print $1, $2, $3}' > "$C/m.tsv"
+    }
+    $T dist -q -p 2 --genome "$C/bloch.fa" > "$C/g.tsv"
+    $PY $HERE/score_genomes.py bloch "$C/g.tsv" | sed "s/^/bloch	tuned	tsketch dist --genome	/" >> "$out.tmp"
+    mash_set "$SHARED"/data/bacteria/blochmannia/*.fna.gz
+    sed -e 's#[^\t]*/##g' -e 's/\.fna\.gz//g' "$C/m.tsv" > "$C/m2.tsv"
+    $PY $HERE/score_genomes.py bloch "$C/m2.tsv" | sed "s/^/bloch	-	mash k=21 s=10000	/" >> "$out.tmp"
+    $T dist -q -p 2 --genome "$C/sc2.fa" > "$C/g.tsv"
+    $PY $HERE/score_genomes.py sc2 "$C/g.tsv" | sed "s/^/sc2	held-out	tsketch dist --genome	/" >> "$out.tmp"
+    mash sketch -i -p 2 -k 21 -s 10000 -o "$C/m" "$C/sc2.fa" > /dev/null 2>&1
+    mash dist "$C/m.msh" "$C/m.msh" | awk -F'\t' -v OFS='\t' '{print $1, $2, $3}' > "$C/m.tsv"
+    $PY $HERE/score_genomes.py sc2 "$C/m.tsv" | sed "s/^/sc2	-	mash k=21 s=10000	/" >> "$out.tmp"
+    for set in synth_near synth_far; do
+        $T sketch -q -p 2 --per-file --canonical -k 3 -s 64 --window 1000 --stride 100 "$C/$set"/g*.fa -o "$C/$set.tsk"
+        $T dist -q -p 2 --genome "$C/$set.tsk" > "$C/g.tsv"
+        echo "$set	held-out	tsketch dist --genome	ANI	$($PY $HERE/score_truth.py "$C/$set/truth.tsv" "$C/g.tsv")" >> "$out.tmp"
+        mash_set "$C/$set"/g*.fa
+        echo "$set	-	mash k=21 s=10000	ANI	$($PY $HERE/score_truth.py "$C/$set/truth.tsv" "$C/m.tsv")" >> "$out.tmp"
     done
     mv "$out.tmp" "$out"
 fi

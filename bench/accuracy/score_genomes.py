@@ -14,6 +14,7 @@ import genome_truth  # noqa: E402
 if sys.argv[1] == "bloch":
     truths = {"fastANI": {k: 100 - v for k, v in genome_truth.blochmannia_fastani().items()},
               "ANIm(6 genomes)": {k: 100 - v for k, v in genome_truth.blochmannia_anim().items()},
+              "ANIb(6 genomes)": {k: 100 - v for k, v in genome_truth.blochmannia_anim("ANIb").items()},
               "mash": genome_truth.blochmannia_mash()}
 else:
     truths = {"SNPs": genome_truth.sarscov2_snps()}

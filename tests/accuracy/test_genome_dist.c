@@ -168,3 +168,176 @@ Test(genome_dist, matrix_equals_pairwise_and_ignores_threads)
         }
     free(rows);
 }
+
+/* ---- nearest index and the anchored summary (dist --genome) ---- */
+
+static int64_t brute_argmin(const float *a, const float *b, int64_t nb, int dim)
+{
+    int64_t best = 0;
+    for (int64_t j = 1; j < nb; j++)
+        if (d2_point(a, b + j * dim, dim) < d2_point(a, b + best * dim, dim)) best = j;
+    return best;
+}
+
+/* One direction from the definition: nearest distance and index by brute force; a row is anchored
+ * when a neighbour's match is next to its own (or either side has a single row). */
+static void brute_direction(const float *a, int64_t na, const float *b, int64_t nb, int dim, double *mean_all,
+                            double *share, double *mean_anch)
+{
+    int64_t *j = malloc(sizeof *j * (size_t)na);
+    double *d = malloc(sizeof *d * (size_t)na), s = 0, sa = 0;
+    int64_t c = 0;
+    for (int64_t i = 0; i < na; i++) {
+        j[i] = brute_argmin(a + i * dim, b, nb, dim);
+        d[i] = sqrt(d2_point(a + i * dim, b + j[i] * dim, dim));
+    }
+    for (int64_t i = 0; i < na; i++) {
+        int anch = na < 2 || nb < 2 || (i > 0 && llabs(j[i - 1] - j[i]) == 1) || (i + 1 < na && llabs(j[i + 1] - j[i]) == 1);
+        s += d[i];
+        if (anch) sa += d[i], c++;
+    }
+    *mean_all = s / (double)na;
+    *share = (double)c / (double)na;
+    *mean_anch = c ? sa / (double)c : 0.0;
+    free(j);
+    free(d);
+}
+
+static double brute_anchored(const float *a, int64_t na, const float *b, int64_t nb, int dim)
+{
+    double ma, fa, aa, mb, fb, ab;
+    brute_direction(a, na, b, nb, dim, &ma, &fa, &aa);
+    brute_direction(b, nb, a, na, dim, &mb, &fb, &ab);
+    double m = fa > 0 && fb > 0 ? 0.5 * (aa + ab) : fa > 0 ? aa : fb > 0 ? ab : 0.5 * (ma + mb);
+    double share = 0.5 * (fa + fb), fl = 1.0 / (double)(na + nb);
+    return m / (share > fl ? share : fl);
+}
+
+/* B: A's rows in reverse order (the other strand) with noise, a random block moved elsewhere
+ * (a rearrangement) and extra unrelated rows: partly anchored, partly not. */
+static float *related_rows(const float *a, int64_t na, int64_t extra, int dim, double noise)
+{
+    int64_t nb = na + extra;
+    float *b = malloc(sizeof *b * (size_t)(nb * dim));
+    for (int64_t i = 0; i < na; i++)
+        for (int k = 0; k < dim; k++)
+            b[(na - 1 - i) * dim + k] = a[i * dim + k] + (float)(noise * (uniform() - 0.5));
+    for (int64_t i = na * dim; i < nb * dim; i++) b[i] = (float)(uniform() - 0.5);
+    for (int64_t i = 0; i < na / 4; i++) /* swap rows: breaks some chains */
+        for (int k = 0; k < dim; k++) {
+            int64_t x = (int64_t)(uniform() * (double)nb), y = (int64_t)(uniform() * (double)nb);
+            float t = b[x * dim + k];
+            b[x * dim + k] = b[y * dim + k];
+            b[y * dim + k] = t;
+        }
+    return b;
+}
+
+Test(genome_dist, nearest_index_matches_brute_force)
+{
+    int64_t sizes[][2] = {{1, 1}, {17, 5}, {40, 33}};
+    for (size_t s = 0; s < 3; s++) {
+        int64_t na = sizes[s][0], nb = sizes[s][1];
+        int dim = 9;
+        float *a = random_rows(na, dim, 1.0), *b = random_rows(nb, dim, 1.0);
+        double *near = malloc(sizeof *near * (size_t)na);
+        int64_t *idx = malloc(sizeof *idx * (size_t)na);
+        cr_assert_eq(tsk_genome_nearest_index(a, na, b, nb, dim, 0, 2, near, idx), 0);
+        for (int64_t i = 0; i < na; i++) {
+            cr_assert_eq(idx[i], brute_argmin(a + i * dim, b, nb, dim), "row %lld", (long long)i);
+            cr_assert_float_eq(near[i], sqrt(d2_point(a + i * dim, b + idx[i] * dim, dim)), 1e-6);
+        }
+        free(a);
+        free(b);
+        free(near);
+        free(idx);
+    }
+}
+
+Test(genome_dist, anchored_matches_brute_force)
+{
+    tsk_genome_opts o;
+    tsk_genome_opts_default(&o);
+    o.summary = TSK_GENOME_ANCHORED;
+    int64_t nas[] = {1, 2, 15, 40, 77};
+    int64_t extras[] = {0, 3, 1, 12, 30};
+    for (int s = 0; s < 5; s++) {
+        int dim = 16;
+        float *a = random_rows(nas[s], dim, 1.0);
+        float *b = related_rows(a, nas[s], extras[s], dim, 0.05);
+        int64_t nb = nas[s] + extras[s];
+        for (int threads = 1; threads <= 3; threads += 2) {
+            o.threads = threads;
+            double got = tsk_genome_distance(a, nas[s], b, nb, dim, &o);
+            double want = brute_anchored(a, nas[s], b, nb, dim);
+            cr_assert(fabs(got - want) <= 1e-6 * want, "na %lld: got %.15g want %.15g", (long long)nas[s], got, want);
+        }
+        free(a);
+        free(b);
+    }
+}
+
+Test(genome_dist, anchored_known_answers)
+{
+    /* A: 4 rows on a line (a collinear stretch). B = A reversed (the other strand): every row
+     * finds itself, every match is next to its neighbour's: distance 0. */
+    const float a[] = {0, 0, 1, 0, 2, 0, 3, 0};
+    const float rev[] = {3, 0, 2, 0, 1, 0, 0, 0};
+    tsk_genome_opts o;
+    tsk_genome_opts_default(&o);
+    o.summary = TSK_GENOME_ANCHORED;
+    cr_assert_float_eq(tsk_genome_distance(a, 4, rev, 4, 2, &o), 0.0, 0.0);
+    /* B shifted by (0, 0.5): every nearest distance is 0.5, all anchored: 0.5 / 1 */
+    const float up[] = {0, 0.5f, 1, 0.5f, 2, 0.5f, 3, 0.5f};
+    cr_assert_float_eq(tsk_genome_distance(a, 4, up, 4, 2, &o), 0.5, 1e-12);
+    /* B = rows 0, 2, 1, 3 of `up`: A's matches are 0, 2, 1, 3; only rows 1 and 2 have a
+     * neighbour matched next to their own match (2 and 1). B -> A is the same. Share 1/2, anchored
+     * mean 0.5: distance 1.0. */
+    const float mixed[] = {0, 0.5f, 2, 0.5f, 1, 0.5f, 3, 0.5f};
+    cr_assert_float_eq(tsk_genome_distance(a, 4, mixed, 4, 2, &o), 1.0, 1e-12);
+    /* one direction anchored only: A's matches in B are 0, 0, 2, 2 (never adjacent: share 0);
+     * B's rows match A's rows 0, 3, 2, 3, so B's rows 1, 2, 3 are anchored (share 3/4) with
+     * distances sqrt(149), 0.5, sqrt(689). Share (0 + 3/4) / 2, mean of the anchored direction. */
+    const float far[] = {0, 0.5f, 10, 10, 2, 0.5f, 20, 20};
+    double want = (sqrt(149.0) + 0.5 + sqrt(689.0)) / 3.0 / 0.375;
+    cr_assert_float_eq(tsk_genome_distance(a, 4, far, 4, 2, &o), want, 1e-5);
+}
+
+Test(genome_dist, block_equals_pairwise_skips_partial_rows_and_ignores_threads)
+{
+    int64_t n_rows[] = {3, 1, 12, 20, 9}, first[5], total = 0;
+    for (int i = 0; i < 5; i++) {
+        first[i] = total;
+        total += n_rows[i];
+    }
+    int dim = 6;
+    float *rows = random_rows(total, dim, 2.0);
+    tsk_sketch_set s = {5, dim, rows, first, n_rows};
+    tsk_genome_opts o;
+    tsk_genome_opts_default(&o);
+    o.summary = TSK_GENOME_ANCHORED;
+    o.skip_rows = 2;
+    cr_assert_eq(tsk_genome_partial_rows(300, 30), 9);
+    cr_assert_eq(tsk_genome_partial_rows(1000, 300), 3);
+    cr_assert_eq(tsk_genome_partial_rows(0, 0), 0);
+    float full[25], part[25], t3[25];
+    cr_assert_eq(tsk_genome_distance_block(&s, 0, 5, &s, 0, 5, &o, full, 5), 0);
+    /* rows 1..3 against columns 2..4 of another set object with the same rows: no mirroring */
+    tsk_sketch_set s2 = s;
+    cr_assert_eq(tsk_genome_distance_block(&s, 1, 3, &s2, 2, 3, &o, part, 3), 0);
+    o.threads = 3;
+    cr_assert_eq(tsk_genome_distance_block(&s, 0, 5, &s, 0, 5, &o, t3, 5), 0);
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++) {
+            /* items with more than 2 rows lose their first 2; the others keep all */
+            int64_t si = n_rows[i] > 2 ? 2 : 0, sj = n_rows[j] > 2 ? 2 : 0;
+            double want = i == j ? 0.0
+                                 : brute_anchored(rows + (first[i] + si) * dim, n_rows[i] - si,
+                                                  rows + (first[j] + sj) * dim, n_rows[j] - sj, dim);
+            cr_assert(fabsf(full[i * 5 + j] - (float)want) <= 1e-6f * (float)want, "[%d][%d] %g %g", i, j,
+                      full[i * 5 + j], want);
+            cr_assert(t3[i * 5 + j] == full[i * 5 + j]);
+            if (i >= 1 && i < 4 && j >= 2) cr_assert(fabsf(part[(i - 1) * 3 + j - 2] - full[i * 5 + j]) <= 1e-6f * full[i * 5 + j] + 1e-30f);
+        }
+    free(rows);
+}

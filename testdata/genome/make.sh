@@ -1,0 +1,19 @@
+#!/bin/sh
+# Regenerates the golden files of tests/cli/test_genome.sh from the rows tsketch exports and the
+# independent float64 reference genome_ref.py (the rows themselves are checked against the
+# oracle by test_sketch.sh). The genomes g0*.fa came from
+#   bench/accuracy/genome_synth.py testdata/genomes/MT-human.fa testdata/genome --seed 7 \
+#       --min-rate 0 --max-rate 0.08 --genomes 4 --length 6000
+# (truth.tsv: their ANI). Run from the repository root: testdata/genome/make.sh build/src/tsketch
+set -eu
+T=$1
+D=testdata/genome
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+P="--canonical -k 3 -s 16 --window 300 --stride 30"
+"$T" sketch -q --per-file $P $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa -o "$TMP/f.tsk"
+"$T" export "$TMP/f.tsk" >"$TMP/f.tsv"
+/usr/bin/python3 $D/genome_ref.py "$TMP/f.tsv" 300 >$D/perfile.golden.tsv
+"$T" sketch -q $P $D/g00.fa -o "$TMP/c.tsk"
+"$T" export "$TMP/c.tsk" >"$TMP/c.tsv"
+/usr/bin/python3 $D/genome_ref.py "$TMP/c.tsv" 300 >$D/contigs.golden.tsv
