@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench/gpu_multi.sh [BUNDLE]: tsketch on a machine with several GPUs (the device tool's
+# nvidia-h200-x2 kind). Checks that spreading work over GPUs changes nothing (sketches byte for
+# byte, distances pair for pair) and times one GPU against all of them, for sketch and dist,
+# including the full 50k x 50k matrix written as npy next to the disk's own write speed.
+#
+# Bundle (on the build machine, with a CUDA build in build/):
+#   ../shared/device/bundle.sh .device/cli build/src/tsketch build/tests/cli/tsv_compare \
+#       -- ../shared/bench/make_workloads.py testdata
+# Device call: bash bench/gpu_multi.sh .device/cli   (carry: [".device/cli"], kind nvidia-h200-x2)
+set -uo pipefail
+B=${1:-.device/cli}
+T=$B/bin/tsketch
+out=${OUT:-/tmp/gpu_multi}
+W=${GPU_MULTI_WORK:-/tmp/gpu_multi_work}
+mkdir -p "$out" "$W"
+fail=0
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+check() { # desc cmd...
+    local d=$1
+    shift
+    if "$@" >>"$out/checks.log" 2>&1; then say "PASS $d"; else say "FAIL $d"; fail=1; fi
+}
+timed() { # label cmd...: wall seconds of one run, printed with the label
+    local label=$1 s e
+    shift
+    s=$(date +%s.%N)
+    "$@" || fail=1
+    e=$(date +%s.%N)
+    say "$(awk -v l="$label" -v a="$s" -v b="$e" 'BEGIN { printf "%-48s %8.3f s", l, b - a }')"
+}
+nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
+scale=${GPU_MULTI_SCALE:-1}
+python3 "$B/make_workloads.py" "$W/full" --scale "$scale" >/dev/null || exit 1
+python3 "$B/make_workloads.py" "$W/r50" --scale "$(awk -v s="$scale" 'BEGIN { print 0.05 * s }')" >/dev/null || exit 1
+
+say "== sketch: one GPU vs all GPUs (.tsk byte for byte)"
+for f in seed-homogeneous seed-heterogeneous long-records short-reads; do
+    in=$W/full/$f.fa
+    cat "$in" >/dev/null
+    timed "$f cuda:0" "$T" sketch -q --device cuda:0 -p "$(nproc)" "$in" -o "$W/one.tsk"
+    timed "$f cuda:all" "$T" sketch -q --device cuda:all -p "$(nproc)" "$in" -o "$W/all.tsk"
+    check "$f: cuda:all .tsk = cuda:0 .tsk" cmp "$W/one.tsk" "$W/all.tsk"
+done
+"$T" sketch -q --device cuda:0,1 --canonical --window 2000 --stride 500 "$W/full/seed-heterogeneous.fa" -o "$W/s01.tsk"
+"$T" sketch -q --device cuda:0 --canonical --window 2000 --stride 500 "$W/full/seed-heterogeneous.fa" -o "$W/s0.tsk"
+check "slide + canonical: cuda:0,1 = cuda:0" cmp "$W/s0.tsk" "$W/s01.tsk"
+check "--device cuda:0,7 (one missing) exits 5" bash -c "'$T' sketch -q --device cuda:0,7 '$B/testdata/golden/mixed.fa' -o '$W/x.tsk'; [ \$? -eq 5 ]"
+
+say "== dist: one GPU vs all GPUs (same pairs, same distances)"
+"$T" sketch -q --device cuda "$W/full/short-reads.fa" -o "$W/reads.tsk"
+"$T" sketch -q --device cuda "$W/r50/short-reads.fa" -o "$W/r50.tsk"
+timed "dist --top-k 10, 1e6 sketches, cuda:0" "$T" dist -q --device cuda:0 --top-k 10 "$W/reads.tsk" -o "$W/d0.tsv"
+timed "dist --top-k 10, 1e6 sketches, cuda:all" "$T" dist -q --device cuda:all --top-k 10 "$W/reads.tsk" -o "$W/d1.tsv"
+check "dist --top-k 10: cuda:all = cuda:0 ($(wc -l <"$W/d0.tsv") lines)" cmp "$W/d0.tsv" "$W/d1.tsv"
+"$T" dist -q --device cuda:0 -d 0.005 "$W/r50.tsk" "$W/reads.tsk" -o "$W/d0.tsv"
+"$T" dist -q --device cuda:all -d 0.005 "$W/r50.tsk" "$W/reads.tsk" -o "$W/d1.tsv"
+check "dist -d 0.005, 5e4 x 1e6: cuda:all = cuda:0 ($(wc -l <"$W/d0.tsv") lines)" cmp "$W/d0.tsv" "$W/d1.tsv"
+rm -f "$W"/d0.tsv "$W"/d1.tsv
+say "== full matrix 50k x 50k to npy (10 GB) vs the disk"
+timed "dd 10 GB to disk (conv=fdatasync)" dd if=/dev/zero of="$W/zero.bin" bs=64M count=150 conv=fdatasync status=none
+rm -f "$W/zero.bin"
+n=$("$T" info "$W/r50.tsk" | awk -F"\t" '$1 == "records" { print $2 }')
+say "sketches in r50.tsk: $n"
+timed "dist -f npy 50k, cuda:0 (page cache)" "$T" dist -q --device cuda:0 -f npy "$W/r50.tsk" -o "$W/m0.npy"
+timed "dist -f npy 50k, cuda:all (page cache)" "$T" dist -q --device cuda:all -f npy "$W/r50.tsk" -o "$W/m1.npy"
+check "npy cuda:all = cuda:0" cmp "$W/m0.npy" "$W/m1.npy"
+ls -la "$W/m0.npy" | tee -a "$out/summary.txt"
+say "== done: $([ $fail = 0 ] && echo all checks passed || echo SOME CHECKS FAILED)"
+exit $fail
