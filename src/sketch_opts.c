@@ -28,7 +28,7 @@ const char tsk_sketch_options_help[] =
     "                        each still overridable; docs/accuracy.md)\n"
     "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
     "      --precision P     single (default) or double\n"
-    "  -p, --threads N       CPU threads (default 1)\n"
+    "  -p, --threads N       CPU threads (default 1); with a GPU, threads parsing plain FASTA\n"
     "      --device DEV      auto (default), cpu, cuda, cuda:N, cuda:0,1 or cuda:all\n"
     "  -l, --list FILE       read input paths from FILE (one per line, or NAME<TAB>PATH)\n"
     "      --per-file        one sketch per input file (its records joined in order)\n"
