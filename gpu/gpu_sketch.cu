@@ -52,9 +52,17 @@ static void copy_parallel(void *dst, const void *src, size_t n)
     }
     const size_t per = (n + nt - 1) / nt;
     std::vector<std::thread> workers;
-    for (size_t i = 1; i < nt; i++) {
-        const size_t lo = i * per, len = std::min(n, lo + per) - lo;
-        workers.emplace_back([=] { memcpy((char *)dst + lo, (const char *)src + lo, len); });
+    size_t i = 1;
+    try {
+        for (; i < nt; i++) {
+            const size_t lo = i * per, len = std::min(n, lo + per) - lo;
+            workers.emplace_back([=] { memcpy((char *)dst + lo, (const char *)src + lo, len); });
+        }
+    } catch (...) {  /* no thread to be had: this one copies the slices nobody took */
+        for (size_t j = i; j < nt; j++) {
+            const size_t lo = j * per;
+            memcpy((char *)dst + lo, (const char *)src + lo, std::min(n, lo + per) - lo);
+        }
     }
     memcpy(dst, src, per);
     for (std::thread &w : workers) w.join();
@@ -76,6 +84,7 @@ struct sk_slot {
     size_t nodes_cap = 0;  /* doubles */
     int *counter = nullptr;
     bool busy = false;
+    int64_t tag = 0;       /* the caller's batch the part belongs to (tsk_gpu_sketch_begin) */
     char *dst = nullptr;   /* where the part's rows go in the caller's buffer */
     size_t out_bytes = 0;
     int64_t bases = 0;
@@ -88,6 +97,7 @@ struct tsk_gpu_sketcher {
     size_t elt;            /* bytes per output value */
     bool fast_whole, fast_chunk, can_split;
     int64_t part_bases, part_out;
+    size_t next_slot;      /* parts go round-robin over the slots, across calls */
     double kernel_ms;
     int64_t bases;
     /* host planning scratch */
@@ -499,11 +509,24 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     return 0;
 }
 
-extern "C" int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err, size_t errlen)
+/* Finishes every busy slot (all of them, or with only_tag those of batches up to tag). */
+static int finish_slots(tsk_gpu_sketcher *g, bool only_tag, int64_t tag, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (sk_slot &s : g->slots) {
+        if (only_tag && s.tag > tag) continue;
+        char e2[256];
+        if (slot_finish(g, s, rc ? e2 : err, rc ? sizeof e2 : errlen) != 0 && rc == 0) rc = -1;
+    }
+    return rc;
+}
+
+extern "C" int tsk_gpu_sketch_begin(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, int64_t tag, char *err,
+                                    size_t errlen)
 {
     if (!g) SK_FAIL("no GPU sketcher");
     const size_t row_bytes = (size_t)g->p.dim * g->elt;
-    int64_t r0 = 0, k = 0;
+    int64_t r0 = 0;
     int rc = 0;
     while (r0 < b->n_records && rc == 0) {
         /* the part: whole records while both limits hold (at least one record); the bases left
@@ -515,8 +538,9 @@ extern "C" int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out
         while (r1 < b->n_records && b->offset[r1 + 1] - b->offset[r0] <= target &&
                (int64_t)((b->row_offset[r1 + 1] - b->row_offset[r0]) * row_bytes) <= g->part_out)
             r1++;
-        sk_slot &s = g->slots[k % g->slots.size()];
+        sk_slot &s = g->slots[g->next_slot % g->slots.size()];
         if ((rc = slot_finish(g, s, err, errlen)) != 0) break;
+        s.tag = tag;
         rc = slot_start(g, s, b, r0, r1, (char *)out, err, errlen);
         if (rc == 1) {  /* out of device memory: free the idle slot's buffers, then cut the part */
             rc = 0;
@@ -540,11 +564,23 @@ extern "C" int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out
             continue;
         }
         r0 = r1;
-        k++;
+        g->next_slot++;
     }
-    for (sk_slot &s : g->slots) {
+    if (rc) {  /* nothing may still write into the caller's buffers after a failure */
         char e2[256];
-        if (slot_finish(g, s, rc ? e2 : err, rc ? sizeof e2 : errlen) != 0 && rc == 0) rc = -1;
+        finish_slots(g, false, 0, e2, sizeof e2);
     }
     return rc;
+}
+
+extern "C" int tsk_gpu_sketch_wait(tsk_gpu_sketcher *g, int64_t tag, char *err, size_t errlen)
+{
+    if (!g) SK_FAIL("no GPU sketcher");
+    return finish_slots(g, true, tag, err, errlen);
+}
+
+extern "C" int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err, size_t errlen)
+{
+    if (tsk_gpu_sketch_begin(g, b, out, 0, err, errlen)) return -1;
+    return finish_slots(g, false, 0, err, errlen);
 }

@@ -28,6 +28,15 @@ int tsk_gpu_max_dim(void);
  * with a message. Batches larger than device memory are processed in parts. */
 int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err, size_t errlen);
 
+/* The same in two halves, so that the host works on one batch while the GPU sketches the next:
+ * begin queues all of batch b (it returns once every part is handed to a stream; the last ones may
+ * still run), wait returns when the rows of every batch begun with a tag <= tag are in their out
+ * buffers. b may be reused once begin returns; out must stay valid until wait. Tags increase from
+ * call to call. After a failure nothing is left running. Returns 0 or -1 with a message. */
+int tsk_gpu_sketch_begin(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, int64_t tag, char *err,
+                         size_t errlen);
+int tsk_gpu_sketch_wait(tsk_gpu_sketcher *g, int64_t tag, char *err, size_t errlen);
+
 void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g);
 
 /* For benchmarks: milliseconds the devices spent in sketch kernels (CUDA events around each

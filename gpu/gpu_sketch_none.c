@@ -27,6 +27,20 @@ int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err
     return -1;
 }
 
+int tsk_gpu_sketch_begin(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, int64_t tag, char *err,
+                         size_t errlen)
+{
+    (void)tag;
+    return tsk_gpu_sketch(g, b, out, err, errlen);
+}
+
+int tsk_gpu_sketch_wait(tsk_gpu_sketcher *g, int64_t tag, char *err, size_t errlen)
+{
+    (void)g, (void)tag;
+    snprintf(err, errlen, "this tsketch was built without CUDA");
+    return -1;
+}
+
 void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g) { (void)g; }
 
 void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t *bases)

@@ -78,6 +78,24 @@ int tsk_engine_sketch(tsk_engine *e, const tsk_batch *b, void *out)
     return TSK_EXIT_OK;
 }
 
+int tsk_engine_begin(tsk_engine *e, const tsk_batch *b, void *out, int64_t tag)
+{
+    if (!e->gpu) return tsk_engine_sketch(e, b, out);
+    char err[TSK_ERRLEN];
+    if (tsk_gpu_sketch_begin(e->gpu, b, out, tag, err, sizeof err) == 0) return TSK_EXIT_OK;
+    tsk_error("GPU sketch failed: %s", err);
+    return TSK_EXIT_RUNTIME;
+}
+
+int tsk_engine_wait(tsk_engine *e, int64_t tag)
+{
+    if (!e->gpu) return TSK_EXIT_OK;
+    char err[TSK_ERRLEN];
+    if (tsk_gpu_sketch_wait(e->gpu, tag, err, sizeof err) == 0) return TSK_EXIT_OK;
+    tsk_error("GPU sketch failed: %s", err);
+    return TSK_EXIT_RUNTIME;
+}
+
 void tsk_engine_close(tsk_engine *e)
 {
     if (e->gpu) tsk_gpu_sketcher_close(e->gpu);

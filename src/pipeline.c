@@ -1,6 +1,6 @@
 /* pipeline.c: a reader thread fills batches (parse + clean, io/feed.c; for a plain FASTA file with
- * -p threads parsing beside it) while the engine sketches the previous one; results go to the sink
- * in input order. See pipeline.h. */
+ * -p threads parsing beside it) while the engine sketches the previous one, and the rows of the
+ * one before that go to the sink, in input order. See pipeline.h. */
 #include "pipeline.h"
 
 #include <pthread.h>
@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "engine.h"
 
-#define NBUF 3           /* batches in flight: one sketching, one filling, one spare */
+#define NBUF 4           /* batches in flight: one written out, one sketching, two filling */
 #define MAX_SHORT_WARNINGS 5
 
 typedef struct {
@@ -171,6 +171,19 @@ static int parse_threads(const tsk_sketch_job *job, int gpu)
     return gpu ? job->threads : 1;
 }
 
+/* Bases per batch: the engine's size; TSKETCH_BATCH_BASES=N overrides it (tests: many small
+ * batches through the begin/wait overlap of tsk_pipeline_run). */
+static int64_t batch_bases(int gpu)
+{
+    const char *env = getenv("TSKETCH_BATCH_BASES");
+    if (env && *env) {
+        char *end;
+        long long n = strtoll(env, &end, 10);
+        if (!*end && n >= 1) return n;
+    }
+    return tsk_engine_batch_bases(gpu);
+}
+
 /* Whether the engine about to open will be a GPU, decided before it opens so that reading starts
  * while the CUDA context is made (~0.3-0.5 s). A wrong guess (a GPU that then fails) only costs
  * batch size and parse threads, never results. */
@@ -179,6 +192,31 @@ static int expect_gpu(const tsk_sketch_job *job)
     if (job->device.kind == TSK_DEVICE_CPU) return 0;
     if (job->device.kind == TSK_DEVICE_CUDA) return 1;
     return tsk_gpu_device_count(NULL, 0) > 0;
+}
+
+/* Hands a sketched batch's rows to the sink, in order. */
+typedef struct {
+    const tsk_sketch_job *job;
+    tsk_record_sink sink;
+    void *ctx;
+    size_t row_bytes;
+    int64_t records, bases, short_records;
+} writer;
+
+static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
+{
+    int rc = TSK_EXIT_OK;
+    for (int64_t r = 0; rc == TSK_EXIT_OK && r < b->n; r++) {
+        const tsk_record_info *info = &b->info[r];
+        if (info->clean_len < w->job->params.t && w->short_records++ < MAX_SHORT_WARNINGS)
+            tsk_warn("%s: record '%s' has %lld usable character%s, fewer than t=%d: its sketch is zero",
+                     info->source, info->name, (long long)info->clean_len, info->clean_len == 1 ? "" : "s",
+                     w->job->params.t);
+        rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes);
+        w->bases += info->clean_len;
+    }
+    w->records += b->n;
+    return rc;
 }
 
 int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
@@ -195,7 +233,7 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         /* the engine's size (tsk_engine_batch_bases): 16 Mbp for the CPU engine, small enough that
          * reading batch k+1 overlaps sketching batch k from the start; more for a GPU, which needs
          * many records at once. A longer record still forms one batch. */
-        s.buf[i].max_bases = tsk_engine_batch_bases(gpu);
+        s.buf[i].max_bases = batch_bases(gpu);
         s.is_free[i] = 1;
     }
     pthread_t reader;
@@ -217,47 +255,56 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 
     const int progress = !tsk_quiet && isatty(STDERR_FILENO);
     const size_t elem = job->params.precision == TSK_DOUBLE ? sizeof(double) : sizeof(float);
-    const size_t row_bytes = (size_t)job->params.dim * elem;
-    void *out = NULL;
-    size_t out_cap = 0;
-    int64_t records = 0, bases = 0, short_records = 0;
-    int i;
+    writer w = {job, sink, ctx, (size_t)job->params.dim * elem, 0, 0, 0};
+    /* Batch k is begun on the engine before batch k-1 is written out, so the GPU sketches while
+     * the host writes (the CPU engine finishes in begin); two row buffers alternate. */
+    void *out[2] = {NULL, NULL};
+    size_t out_cap[2] = {0, 0};
+    int64_t seq = 0;
+    int i, pending = -1;
     while (rc == TSK_EXIT_OK && (i = take_filled(&s)) >= 0) {
-        tsk_batcher *b = &s.buf[i];
-        tsk_batch batch = tsk_batcher_batch(b);
-        size_t need = (size_t)batch.row_offset[batch.n_records] * row_bytes;
-        if (need > out_cap) {
-            free(out);
-            out_cap = need + need / 4;
-            if (!(out = malloc(out_cap ? out_cap : 1))) {
-                tsk_error("out of memory for %zu bytes of sketches", out_cap);
+        tsk_batch batch = tsk_batcher_batch(&s.buf[i]);
+        const int side = (int)(seq & 1);
+        size_t need = (size_t)batch.row_offset[batch.n_records] * w.row_bytes;
+        if (need > out_cap[side]) {
+            free(out[side]);
+            out_cap[side] = need + need / 4;
+            if (!(out[side] = malloc(out_cap[side] ? out_cap[side] : 1))) {
+                tsk_error("out of memory for %zu bytes of sketches", out_cap[side]);
+                out_cap[side] = 0;
                 rc = TSK_EXIT_RUNTIME;
-                break;
             }
         }
-        rc = tsk_engine_sketch(&engine, &batch, out);
-        for (int64_t r = 0; rc == TSK_EXIT_OK && r < batch.n_records; r++) {
-            const tsk_record_info *info = &b->info[r];
-            if (info->clean_len < job->params.t && short_records++ < MAX_SHORT_WARNINGS)
-                tsk_warn("%s: record '%s' has %lld usable character%s, fewer than t=%d: its sketch is zero",
-                         info->source, info->name, (long long)info->clean_len, info->clean_len == 1 ? "" : "s",
-                         job->params.t);
-            rc = sink(ctx, info, (const char *)out + (size_t)batch.row_offset[r] * row_bytes);
-            bases += info->clean_len;
+        if (rc == TSK_EXIT_OK) rc = tsk_engine_begin(&engine, &batch, out[side], seq);
+        if (rc != TSK_EXIT_OK) {
+            give_back(&s, i);
+            break;
         }
-        records += batch.n_records;
-        if (progress)
-            fprintf(stderr, "\rtsketch: %lld records, %.1f Mbp sketched (%s)", (long long)records, bases / 1e6,
-                    engine.name);
-        give_back(&s, i);
+        if (pending >= 0) {
+            rc = tsk_engine_wait(&engine, seq - 1);
+            if (rc == TSK_EXIT_OK) rc = write_batch(&w, &s.buf[pending], out[side ^ 1]);
+            if (progress)
+                fprintf(stderr, "\rtsketch: %lld records, %.1f Mbp sketched (%s)", (long long)w.records,
+                        w.bases / 1e6, engine.name);
+            give_back(&s, pending);
+        }
+        pending = i;
+        seq++;
+    }
+    if (pending >= 0) {  /* the last batch; after a failure only wait, so nothing writes into out */
+        int wrc = tsk_engine_wait(&engine, seq - 1);
+        if (rc == TSK_EXIT_OK) rc = wrc;
+        if (rc == TSK_EXIT_OK) rc = write_batch(&w, &s.buf[pending], out[(seq - 1) & 1]);
+        give_back(&s, pending);
     }
     if (progress) fputc('\n', stderr);
     stop_reader(&s);
     pthread_join(reader, NULL);
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;
-    if (rc == TSK_EXIT_OK && short_records > MAX_SHORT_WARNINGS)
-        tsk_warn("%lld records in all were shorter than t=%d", (long long)short_records, job->params.t);
-    free(out);
+    if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
+        tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
+    free(out[0]);
+    free(out[1]);
     for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);

@@ -2,8 +2,9 @@
  *
  * Used by `sketch` (rows go to a .tsk writer) and by `dist`/`triangle` (rows of FASTA inputs
  * sketched on the fly go to memory). Reading and cleaning run on their own thread while the
- * engine computes the previous batch; a plain FASTA file is parsed and cleaned by -p threads
- * (io/fasta_par.c), with the same batches and output for every thread count. */
+ * engine computes the previous batch, and a GPU engine computes batch k while the rows of batch
+ * k-1 go to the sink; a plain FASTA file is parsed and cleaned by -p threads (io/fasta_par.c),
+ * with the same batches and output for every thread count. */
 #ifndef TSK_PIPELINE_H
 #define TSK_PIPELINE_H
 

@@ -67,6 +67,19 @@ printf 'first\t%s\n%s\n' "$WORK/crlf.fa" "$WORK/big.fa" >"$WORK/list.txt"
 same_tsk "-l list with names, --per-file, -p 1 = -p 4" -- $P --per-file -l "$WORK/list.txt"
 same_tsk "slide rows, -p 1 = -p 4" -- --device cpu -k 2 -s 4 --window 20000 --stride 10000 "$WORK/big.fa"
 
+# many small batches: each batch is begun on the engine before the previous one is written out
+# (src/pipeline.c); the file must not change (but for the -o name in the recorded command line)
+"$T" sketch -q $P "$WORK/big.fa" "$WORK/crlf.fa" -o "$WORK/bat_one.tsk"
+TSKETCH_BATCH_BASES=300000 "$T" sketch -q $P "$WORK/big.fa" "$WORK/crlf.fa" -o "$WORK/bat_two.tsk"
+masked "$WORK/bat_one.tsk" "$WORK/bat_one.m" && masked "$WORK/bat_two.tsk" "$WORK/bat_two.m"
+expect_same "$WORK/bat_one.m" "$WORK/bat_two.m" "batches of 300 kbp give the same .tsk as one batch"
+printf '>short\nAC\n' >"$WORK/short.fa"
+TSKETCH_BATCH_BASES=1000 "$T" sketch -q $P "$WORK/short.fa" "$WORK/crlf.fa" "$WORK/short.fa" -o "$WORK/b1.tsk" 2>"$WORK/b1.err"
+"$T" sketch -q $P "$WORK/short.fa" "$WORK/crlf.fa" "$WORK/short.fa" -o "$WORK/b0.tsk" 2>"$WORK/b0.err"
+masked "$WORK/b0.tsk" "$WORK/b0.m" && masked "$WORK/b1.tsk" "$WORK/b1.m"
+expect_same "$WORK/b0.m" "$WORK/b1.m" "batches of 1 kbp (most one record) give the same .tsk"
+expect_same "$WORK/b0.err" "$WORK/b1.err" "the same warnings, in the same order, whatever the batch size"
+
 for p in 1 4; do
     TSKETCH_PARSE_THREADS=$p "$T" sketch -q -p $p $P "$WORK/bad.fa" -o "$WORK/bad$p.tsk" 2>"$WORK/bad$p.err"
     echo $? >"$WORK/bad$p.rc"
