@@ -94,6 +94,75 @@ int tsk_dist_out_pair(tsk_dist_out *o, int64_t q, int64_t r, float dist)
     return putc('\n', o->f) == EOF ? -1 : 0;
 }
 
+/* One tsv line into b (room for it reserved by the caller); returns its length. */
+static size_t format_line(char *b, const char *ref, const char *query, float dist)
+{
+    size_t a = strlen(ref), q = strlen(query);
+    memcpy(b, ref, a);
+    b[a] = '\t';
+    memcpy(b + a + 1, query, q);
+    b[a + 1 + q] = '\t';
+    size_t at = a + q + 2;
+    at += (size_t)snprintf(b + at, 32, "%.9g", (double)dist);
+    b[at++] = '\n';
+    return at;
+}
+
+#define LINE_EXTRA 40 /* 2 tabs, the distance (at most 15 characters with %.9g), newline, NUL */
+
+int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int swap, double max_dist, int threads)
+{
+    if (n <= 0) return 0;
+    int nt = threads < 1 ? 1 : threads;
+    if (n < 4096 * (int64_t)nt) nt = (int)(n / 4096) + 1;  /* a slice is worth a thread */
+    if (nt == 1) {  /* straight to the stream: no buffer, no second pass */
+        for (int64_t i = 0; i < n; i++) {
+            const tsk_pair *p = &pairs[i];
+            if (p->ref < 0 || !((double)p->dist <= max_dist)) continue;
+            if (swap ? tsk_dist_out_pair(o, p->ref, p->query, p->dist) : tsk_dist_out_pair(o, p->query, p->ref, p->dist))
+                return -1;
+        }
+        return 0;
+    }
+    char **buf = calloc((size_t)nt, sizeof *buf);
+    size_t *len = calloc((size_t)nt, sizeof *len);
+    int failed = !buf || !len;
+    if (!failed) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+        for (int t = 0; t < nt; t++) {
+            const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+            size_t cap = 0;
+            for (int64_t i = lo; i < hi; i++) {
+                const tsk_pair *p = &pairs[i];
+                if (p->ref < 0 || !((double)p->dist <= max_dist)) continue;
+                const int64_t q = swap ? p->ref : p->query, r = swap ? p->query : p->ref;
+                cap += strlen(o->rn[r]) + strlen(o->qn[q]) + LINE_EXTRA;
+            }
+            char *b = malloc(cap + 1);
+            if (!b) {
+#pragma omp atomic write
+                failed = 1;
+                continue;
+            }
+            size_t at = 0;
+            for (int64_t i = lo; i < hi; i++) {
+                const tsk_pair *p = &pairs[i];
+                if (p->ref < 0 || !((double)p->dist <= max_dist)) continue;
+                const int64_t q = swap ? p->ref : p->query, r = swap ? p->query : p->ref;
+                at += format_line(b + at, o->rn[r], o->qn[q], p->dist);
+            }
+            buf[t] = b;
+            len[t] = at;
+        }
+    }
+    for (int t = 0; !failed && t < nt; t++)
+        if (len[t] && fwrite(buf[t], 1, len[t], o->f) != len[t]) failed = 1;
+    for (int t = 0; buf && t < nt; t++) free(buf[t]);
+    free(buf);
+    free(len);
+    return failed ? -1 : 0;
+}
+
 int tsk_dist_out_rows(tsk_dist_out *o, int64_t q0, int64_t nq, const float *d, int64_t ld)
 {
     if (q0 != o->next_row || q0 + nq > o->n_query) return -1;

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/tsk_def.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,6 +40,12 @@ tsk_dist_out *tsk_dist_out_open(const char *path, tsk_dist_format fmt, const cha
 
 /* tsv: one line "ref_names[r] TAB query_names[q] TAB dist" (%.9g). 0 or -1 (write error). */
 int tsk_dist_out_pair(tsk_dist_out *o, int64_t q, int64_t r, float dist);
+
+/* tsv: the lines of pairs[0..n) in order, as tsk_dist_out_pair(o, query, ref, dist) would write
+ * them (with swap: (ref, query) taken as (query, ref)), skipping pairs with ref < 0 or
+ * dist > max_dist. Formats on up to `threads` threads (formatting a float with %.9g is what bounds
+ * a single-threaded writer: ~1 M lines/s), writes in order. 0 or -1 (write error, out of memory). */
+int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int swap, double max_dist, int threads);
 
 /* Matrix formats: rows q0 .. q0+nq-1 of the full matrix, which must come in order;
  * d[(q - q0) * ld + r] for every reference r (phylip reads only r < q). 0 or -1. */

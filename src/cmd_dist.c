@@ -193,10 +193,7 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
                 rc = engine_failed(e);
                 break;
             }
-            for (int64_t i = 0; i < nq * k && rc == TSK_EXIT_OK; i++)
-                if (pairs[i].ref >= 0 && pairs[i].dist <= o->max_dist &&
-                    tsk_dist_out_pair(out, pairs[i].query, pairs[i].ref, pairs[i].dist))
-                    rc = TSK_EXIT_WRITE;
+            if (tsk_dist_out_pairs(out, pairs, nq * k, 0, o->max_dist, threads)) rc = TSK_EXIT_WRITE;
         }
     } else if (streaming_pairs && isfinite(o->max_dist) && !o->genome) {
         int64_t block = (int64_t)(256 << 20) / (16 * (n_ref > 0 ? n_ref : 1));
@@ -208,8 +205,7 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
                 rc = engine_failed(e);
                 break;
             }
-            for (int64_t i = 0; i < n && rc == TSK_EXIT_OK; i++)
-                if (write_pair(out, one_set, pairs[i].query, pairs[i].ref, pairs[i].dist)) rc = TSK_EXIT_WRITE;
+            if (tsk_dist_out_pairs(out, pairs, n, one_set, INFINITY, threads)) rc = TSK_EXIT_WRITE;
         }
     } else {
         /* Dense row blocks: all pairs (tsv) or the matrix formats. */
