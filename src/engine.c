@@ -63,13 +63,19 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
     return TSK_EXIT_OK;
 }
 
-int tsk_engine_sketch(tsk_engine *e, const tsk_batch *b, void *out)
+/* The GPU engine's answer as an exit code, its message printed. */
+static int gpu_result(int rc, const char *err)
+{
+    if (rc == 0) return TSK_EXIT_OK;
+    tsk_error("GPU sketch failed: %s", err);
+    return TSK_EXIT_RUNTIME;
+}
+
+int tsk_engine_begin(tsk_engine *e, const tsk_batch *b, void *out, int64_t tag)
 {
     if (e->gpu) {
         char err[TSK_ERRLEN];
-        if (tsk_gpu_sketch(e->gpu, b, out, err, sizeof err) == 0) return TSK_EXIT_OK;
-        tsk_error("GPU sketch failed: %s", err);
-        return TSK_EXIT_RUNTIME;
+        return gpu_result(tsk_gpu_sketch_begin(e->gpu, b, out, tag, err, sizeof err), err);
     }
     if (tsk_cpu_sketch(e->params, b, out, e->threads)) {
         tsk_error("out of memory while sketching");
@@ -78,22 +84,11 @@ int tsk_engine_sketch(tsk_engine *e, const tsk_batch *b, void *out)
     return TSK_EXIT_OK;
 }
 
-int tsk_engine_begin(tsk_engine *e, const tsk_batch *b, void *out, int64_t tag)
-{
-    if (!e->gpu) return tsk_engine_sketch(e, b, out);
-    char err[TSK_ERRLEN];
-    if (tsk_gpu_sketch_begin(e->gpu, b, out, tag, err, sizeof err) == 0) return TSK_EXIT_OK;
-    tsk_error("GPU sketch failed: %s", err);
-    return TSK_EXIT_RUNTIME;
-}
-
 int tsk_engine_wait(tsk_engine *e, int64_t tag)
 {
     if (!e->gpu) return TSK_EXIT_OK;
     char err[TSK_ERRLEN];
-    if (tsk_gpu_sketch_wait(e->gpu, tag, err, sizeof err) == 0) return TSK_EXIT_OK;
-    tsk_error("GPU sketch failed: %s", err);
-    return TSK_EXIT_RUNTIME;
+    return gpu_result(tsk_gpu_sketch_wait(e->gpu, tag, err, sizeof err), err);
 }
 
 void tsk_engine_close(tsk_engine *e)

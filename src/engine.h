@@ -18,12 +18,10 @@ typedef struct {
  * printed. */
 int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads);
 
-/* Sketches a batch into out. Returns 0, or a TSK_EXIT_* code with the message printed. */
-int tsk_engine_sketch(tsk_engine *e, const tsk_batch *b, void *out);
-
-/* The same in two halves (the GPU computes batch k while the host writes batch k-1): begin starts
- * batch b, whose rows are in out once tsk_engine_wait(e, tag) returns; b itself may be reused as
- * soon as begin returns. Tags increase from call to call. The CPU engine finishes in begin. */
+/* Sketches a batch into out, in two halves so that the GPU computes batch k while the host writes
+ * batch k-1: begin starts batch b, whose rows are in out once tsk_engine_wait(e, tag) returns; b
+ * itself may be reused as soon as begin returns. Tags increase from call to call. The CPU engine
+ * finishes in begin. Both return 0, or a TSK_EXIT_* code with the message printed. */
 int tsk_engine_begin(tsk_engine *e, const tsk_batch *b, void *out, int64_t tag);
 int tsk_engine_wait(tsk_engine *e, int64_t tag);
 
