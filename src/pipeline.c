@@ -155,6 +155,17 @@ static void stop_reader(shared_state *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* The value of environment variable name when it is a whole number in [1, max], else fallback.
+ * For the knobs tests and benchmarks turn (TSKETCH_PARSE_THREADS, TSKETCH_BATCH_BASES). */
+static long long env_count(const char *name, long long max, long long fallback)
+{
+    const char *env = getenv(name);
+    if (!env || !*env) return fallback;
+    char *end;
+    long long n = strtoll(env, &end, 10);
+    return !*end && n >= 1 && n <= max ? n : fallback;
+}
+
 /* Threads that parse a plain FASTA file (io/fasta_par.c; the output is the same for any number).
  * A GPU engine waits for the host: it gets all -p threads. The CPU engine's -p threads sketch far
  * slower than one thread parses (1-2 GB/s), so more parse threads would only take cores from them
@@ -162,26 +173,14 @@ static void stop_reader(shared_state *s)
  * TSKETCH_PARSE_THREADS=N overrides both (tests, benchmarks). */
 static int parse_threads(const tsk_sketch_job *job, int gpu)
 {
-    const char *env = getenv("TSKETCH_PARSE_THREADS");
-    if (env && *env) {
-        char *end;
-        long n = strtol(env, &end, 10);
-        if (!*end && n >= 1 && n <= 4096) return (int)n;
-    }
-    return gpu ? job->threads : 1;
+    return (int)env_count("TSKETCH_PARSE_THREADS", 4096, gpu ? job->threads : 1);
 }
 
 /* Bases per batch: the engine's size; TSKETCH_BATCH_BASES=N overrides it (tests: many small
  * batches through the begin/wait overlap of tsk_pipeline_run). */
 static int64_t batch_bases(int gpu)
 {
-    const char *env = getenv("TSKETCH_BATCH_BASES");
-    if (env && *env) {
-        char *end;
-        long long n = strtoll(env, &end, 10);
-        if (!*end && n >= 1) return n;
-    }
-    return tsk_engine_batch_bases(gpu);
+    return env_count("TSKETCH_BATCH_BASES", INT64_MAX, tsk_engine_batch_bases(gpu));
 }
 
 /* Whether the engine about to open will be a GPU, decided before it opens so that reading starts
