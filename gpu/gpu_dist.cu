@@ -190,6 +190,25 @@ static long long query_capacity(tsk_gpu_dist *g, dev_ctx &dc)
     return std::max<long long>(1, std::min(n, fit));
 }
 
+/* Grows a device block (rows, inverse norms, squared norms) to alloc items; the old contents are
+ * dropped. On failure the block is left empty (cap 0) and the CUDA error returned. */
+static cudaError_t grow_block(const tsk_gpu_dist *g, float *&X, float *&inv, double *&norm, long long &cap,
+                              long long alloc)
+{
+    if (alloc <= cap) return cudaSuccess;
+    cudaFree(X);
+    cudaFree(inv);
+    cudaFree(norm);
+    X = inv = nullptr;
+    norm = nullptr;
+    cap = 0;
+    cudaError_t e = cudaMalloc(&X, (size_t)alloc * std::max(g->Lp, 1) * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc(&inv, alloc * sizeof(float));
+    if (e == cudaSuccess) e = cudaMalloc(&norm, alloc * sizeof(double));
+    if (e == cudaSuccess) cap = alloc;
+    return e;
+}
+
 /* Makes reference items [lo, lo + want) resident, loading a block starting at lo if needed.
  * Returns the number of items resident from lo on (>= 1), or -1. */
 static long long ensure_ref(tsk_gpu_dist *g, dev_ctx &dc, long long lo, long long want)
@@ -199,21 +218,12 @@ static long long ensure_ref(tsk_gpu_dist *g, dev_ctx &dc, long long lo, long lon
     long long n = std::min(cap, g->ref->n_items - lo);
     long long alloc = round_tile(cap) + DIST_TILE;
     if (alloc > dc.r_alloc) {
-        cudaFree(dc.R);
-        cudaFree(dc.Rinv);
-        cudaFree(dc.Rnorm);
-        dc.R = dc.Rinv = nullptr;
-        dc.Rnorm = nullptr;
-        dc.r_alloc = 0;
-        dc.r_n = -1;
-        if (cudaMalloc(&dc.R, (size_t)alloc * std::max(g->Lp, 1) * sizeof(float)) != cudaSuccess ||
-            cudaMalloc(&dc.Rinv, alloc * sizeof(float)) != cudaSuccess ||
-            cudaMalloc(&dc.Rnorm, alloc * sizeof(double)) != cudaSuccess) {
+        dc.r_n = -1;  /* the resident block goes with its buffers */
+        if (grow_block(g, dc.R, dc.Rinv, dc.Rnorm, dc.r_alloc, alloc) != cudaSuccess) {
             cudaGetLastError();
             fail(dc, "device %d: out of memory for %lld reference sketches", dc.dev, alloc);
             return -1;
         }
-        dc.r_alloc = alloc;
     }
     if (upload_items(g, dc, g->ref, lo, n, dc.R, dc.r_alloc) ||
         upload_norms(g, dc, g->rnorm, g->rinv, lo, n, dc.Rnorm, dc.Rinv))
@@ -247,18 +257,7 @@ static int make_args(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, lo
         return 0;
     }
     long long alloc = round_tile(nq) + DIST_TILE;
-    if (alloc > dc.q_alloc) {
-        cudaFree(dc.Q);
-        cudaFree(dc.Qinv);
-        cudaFree(dc.Qnorm);
-        dc.Q = dc.Qinv = nullptr;
-        dc.Qnorm = nullptr;
-        dc.q_alloc = 0;
-        CK(dc, cudaMalloc(&dc.Q, (size_t)alloc * std::max(g->Lp, 1) * sizeof(float)), "query buffer");
-        CK(dc, cudaMalloc(&dc.Qinv, alloc * sizeof(float)), "query buffer");
-        CK(dc, cudaMalloc(&dc.Qnorm, alloc * sizeof(double)), "query buffer");
-        dc.q_alloc = alloc;
-    }
+    CK(dc, grow_block(g, dc.Q, dc.Qinv, dc.Qnorm, dc.q_alloc, alloc), "query buffer");
     if (upload_items(g, dc, g->query, q, nq, dc.Q, dc.q_alloc) ||
         upload_norms(g, dc, g->qnorm, g->qinv, q, nq, dc.Qnorm, dc.Qinv))
         return -1;

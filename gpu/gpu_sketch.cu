@@ -135,16 +135,27 @@ extern "C" void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_m
     if (bases) *bases = g ? g->bases : 0;
 }
 
+static void buf_free(sk_buf &b)
+{
+    cudaFree(b.d);
+    cudaFreeHost(b.h);
+    b.d = b.h = nullptr;
+    b.cap = 0;
+}
+
+/* Frees a slot's part buffers (they grow again with the next part). */
+static void slot_drop_buffers(sk_slot &s)
+{
+    for (sk_buf *b : {&s.codes, &s.plan, &s.out}) buf_free(*b);
+    cudaFree(s.nodes);
+    s.nodes = nullptr;
+    s.nodes_cap = 0;
+}
+
 static void slot_free(sk_slot &s)
 {
     cudaSetDevice(s.dev);
-    for (sk_buf *b : {&s.codes, &s.plan, &s.out}) {
-        cudaFree(b->d);
-        cudaFreeHost(b->h);
-        b->d = b->h = nullptr;
-        b->cap = 0;
-    }
-    cudaFree(s.nodes);
+    slot_drop_buffers(s);
     cudaFree(s.counter);
     if (s.ev0) cudaEventDestroy(s.ev0);
     if (s.ev1) cudaEventDestroy(s.ev1);
@@ -254,10 +265,7 @@ static cudaError_t grow(sk_buf &b, size_t need, bool pinned)
 {
     if (b.cap >= need) return cudaSuccess;
     need += need / 4;
-    cudaFree(b.d);
-    cudaFreeHost(b.h);
-    b.d = b.h = nullptr;
-    b.cap = 0;
+    buf_free(b);
     cudaError_t e = cudaMalloc(&b.d, need);
     if (e == cudaSuccess && pinned) e = cudaMallocHost(&b.h, need);
     if (e != cudaSuccess) {
@@ -544,15 +552,7 @@ extern "C" int tsk_gpu_sketch_begin(tsk_gpu_sketcher *g, const tsk_batch *b, voi
         rc = slot_start(g, s, b, r0, r1, (char *)out, err, errlen);
         if (rc == 1) {  /* out of device memory: free the idle slot's buffers, then cut the part */
             rc = 0;
-            for (sk_buf *bf : {&s.codes, &s.plan, &s.out}) {
-                cudaFree(bf->d);
-                cudaFreeHost(bf->h);
-                bf->d = bf->h = nullptr;
-                bf->cap = 0;
-            }
-            cudaFree(s.nodes);
-            s.nodes = nullptr;
-            s.nodes_cap = 0;
+            slot_drop_buffers(s);
             if (r1 - r0 == 1 && g->part_bases < 1024) {
                 snprintf(err, errlen, "record %lld does not fit in GPU memory", (long long)r0);
                 rc = -1;

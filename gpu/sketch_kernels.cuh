@@ -199,10 +199,6 @@ __device__ __forceinline__ int sk_shift_of(const sk_tables &tab, const uint32_t 
 /* f with the sign bit of x (f > 0). */
 __device__ __forceinline__ float sk_signed(float f, int x) { return __int_as_float(__float_as_int(f) ^ (x & (int)0x80000000)); }
 
-/* Vector index (j, p) in the layout of sk_vidx, for compile-time T. */
-template <int T>
-__device__ __forceinline__ constexpr int sk_vi(int j, int p) { return j * T - j * (j - 1) / 2 + (p - j - 1); }
-
 /* y rotated by d (0 <= d < K) registers, d = bits 5-6 of x: out[k] = y[(k - d) mod K], as
  * log2(K) select stages (ROT layout). */
 template <int K>
@@ -229,7 +225,7 @@ __device__ __forceinline__ void sk_level(float (&N)[J == 1 ? T : T * (T + 1) / 2
 {
 #pragma unroll
     for (int j = 0; j < J && j < p - 1; j++) {
-        const int src = sk_vi<T>(j, p - 1), dst = sk_vi<T>(j, p);
+        const int src = sk_vidx(T, j, p - 1), dst = sk_vidx(T, j, p);
         const bool counts = p - 1 - j == 1;
         float y[K];
         if constexpr (LAYOUT == SK_BR) {
@@ -289,7 +285,7 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t 
                 }
             }
             if (p - 1 < J) {  /* V[p-1..p] starts from e_0: one bin, h, gets the sign */
-                const int m = x & 0x7f, dst = sk_vi<T>(p - 1, p);
+                const int m = x & 0x7f, dst = sk_vidx(T, p - 1, p);
                 const float one = sk_signed(1.0f, x);
 #pragma unroll
                 for (int k = 0; k < K; k++)
