@@ -76,22 +76,28 @@ fail:
     return NULL;
 }
 
-/* Distances print with %.9g: enough digits to read back the exact float32. */
+/* Distances print with %.9g: enough digits to read back the exact float32. b has room for 32. */
+static size_t format_dist(char *b, float d) { return (size_t)snprintf(b, 32, "%.9g", (double)d); }
+
 static void put_dist(FILE *f, float d)
 {
     char buf[32];
-    int n = snprintf(buf, sizeof buf, "%.9g", (double)d);
-    fwrite(buf, 1, (size_t)n, f);
+    fwrite(buf, 1, format_dist(buf, d), f);
+}
+
+static int write_line(FILE *f, const char *ref, const char *query, float dist)
+{
+    fputs(ref, f);
+    putc('\t', f);
+    fputs(query, f);
+    putc('\t', f);
+    put_dist(f, dist);
+    return putc('\n', f) == EOF ? -1 : 0;
 }
 
 int tsk_dist_out_pair(tsk_dist_out *o, int64_t q, int64_t r, float dist)
 {
-    fputs(o->rn[r], o->f);
-    putc('\t', o->f);
-    fputs(o->qn[q], o->f);
-    putc('\t', o->f);
-    put_dist(o->f, dist);
-    return putc('\n', o->f) == EOF ? -1 : 0;
+    return write_line(o->f, o->rn[r], o->qn[q], dist);
 }
 
 /* One tsv line into b (room for it reserved by the caller); returns its length. */
@@ -103,9 +109,20 @@ static size_t format_line(char *b, const char *ref, const char *query, float dis
     memcpy(b + a + 1, query, q);
     b[a + 1 + q] = '\t';
     size_t at = a + q + 2;
-    at += (size_t)snprintf(b + at, 32, "%.9g", (double)dist);
+    at += format_dist(b + at, dist);
     b[at++] = '\n';
     return at;
+}
+
+/* The names on pair p's line, or 0 when the pair has no line (an empty top-k slot, or farther
+ * than max_dist); swap: the pair's query is the line's reference and the other way round. */
+static int line_names(const tsk_dist_out *o, const tsk_pair *p, int swap, double max_dist, const char **ref,
+                      const char **query)
+{
+    if (p->ref < 0 || !((double)p->dist <= max_dist)) return 0;
+    *ref = o->rn[swap ? p->query : p->ref];
+    *query = o->qn[swap ? p->ref : p->query];
+    return 1;
 }
 
 #define LINE_EXTRA 40 /* 2 tabs, the distance (at most 15 characters with %.9g), newline, NUL */
@@ -116,12 +133,10 @@ int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int sw
     int nt = threads < 1 ? 1 : threads;
     if (n < 4096 * (int64_t)nt) nt = (int)(n / 4096) + 1;  /* a slice is worth a thread */
     if (nt == 1) {  /* straight to the stream: no buffer, no second pass */
-        for (int64_t i = 0; i < n; i++) {
-            const tsk_pair *p = &pairs[i];
-            if (p->ref < 0 || !((double)p->dist <= max_dist)) continue;
-            if (swap ? tsk_dist_out_pair(o, p->ref, p->query, p->dist) : tsk_dist_out_pair(o, p->query, p->ref, p->dist))
+        const char *ref, *query;
+        for (int64_t i = 0; i < n; i++)
+            if (line_names(o, &pairs[i], swap, max_dist, &ref, &query) && write_line(o->f, ref, query, pairs[i].dist))
                 return -1;
-        }
         return 0;
     }
     char **buf = calloc((size_t)nt, sizeof *buf);
@@ -131,13 +146,11 @@ int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int sw
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
         for (int t = 0; t < nt; t++) {
             const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+            const char *ref, *query;
             size_t cap = 0;
-            for (int64_t i = lo; i < hi; i++) {
-                const tsk_pair *p = &pairs[i];
-                if (p->ref < 0 || !((double)p->dist <= max_dist)) continue;
-                const int64_t q = swap ? p->ref : p->query, r = swap ? p->query : p->ref;
-                cap += strlen(o->rn[r]) + strlen(o->qn[q]) + LINE_EXTRA;
-            }
+            for (int64_t i = lo; i < hi; i++)
+                if (line_names(o, &pairs[i], swap, max_dist, &ref, &query))
+                    cap += strlen(ref) + strlen(query) + LINE_EXTRA;
             char *b = malloc(cap + 1);
             if (!b) {
 #pragma omp atomic write
@@ -145,12 +158,9 @@ int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int sw
                 continue;
             }
             size_t at = 0;
-            for (int64_t i = lo; i < hi; i++) {
-                const tsk_pair *p = &pairs[i];
-                if (p->ref < 0 || !((double)p->dist <= max_dist)) continue;
-                const int64_t q = swap ? p->ref : p->query, r = swap ? p->query : p->ref;
-                at += format_line(b + at, o->rn[r], o->qn[q], p->dist);
-            }
+            for (int64_t i = lo; i < hi; i++)
+                if (line_names(o, &pairs[i], swap, max_dist, &ref, &query))
+                    at += format_line(b + at, ref, query, pairs[i].dist);
             buf[t] = b;
             len[t] = at;
         }
