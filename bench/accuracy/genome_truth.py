@@ -5,7 +5,7 @@ import os
 DATA = os.environ.get("TSK_DATA", "/work/shared/data")
 
 
-def _stem(path):
+def stem(path):
     base = os.path.basename(path)
     for ext in (".gz", ".fna", ".fa", ".fasta"):
         if base.endswith(ext):
@@ -20,7 +20,7 @@ def blochmannia_fastani():
         f = line.rstrip("\n").split("\t")
         if f[0] == "query":
             continue
-        a, b = _stem(f[0]), _stem(f[1])
+        a, b = stem(f[0]), stem(f[1])
         if a == b:
             continue
         acc.setdefault(tuple(sorted((a, b))), []).append(float(f[2]))
@@ -33,7 +33,7 @@ def blochmannia_mash():
         f = line.rstrip("\n").split("\t")
         if f[0] == "query":
             continue
-        a, b = _stem(f[0]), _stem(f[1])
+        a, b = stem(f[0]), stem(f[1])
         if a != b:
             out[tuple(sorted((a, b)))] = float(f[2])
     return out
@@ -49,7 +49,7 @@ def blochmannia_anim(method="ANIm"):
     for row in lines[1:]:
         for c, v in zip(cols, row[1:]):
             if c != row[0]:
-                acc.setdefault(tuple(sorted((_stem(row[0]), _stem(c)))), []).append(float(v))
+                acc.setdefault(tuple(sorted((stem(row[0]), stem(c)))), []).append(float(v))
     return {k: sum(v) / len(v) for k, v in acc.items()}
 
 

@@ -9,14 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import acclib  # noqa: E402
-
-
-def stem(name):
-    base = os.path.basename(name)
-    for ext in (".gz", ".fa", ".fna", ".fasta"):
-        if base.endswith(ext):
-            base = base[: -len(ext)]
-    return base
+from genome_truth import stem  # noqa: E402
 
 
 def table(path, transform):

@@ -22,6 +22,20 @@ static float *random_rows(int64_t n, int dim, double scale)
     return r;
 }
 
+/* *s: a set of 5 items with n_rows[i] random rows each (first[] is filled in). Returns the rows,
+ * the caller's to free. */
+static float *random_set(const int64_t n_rows[5], int64_t first[5], int dim, tsk_sketch_set *s)
+{
+    int64_t total = 0;
+    for (int i = 0; i < 5; i++) {
+        first[i] = total;
+        total += n_rows[i];
+    }
+    float *rows = random_rows(total, dim, 2.0);
+    *s = (tsk_sketch_set){5, dim, rows, first, n_rows};
+    return rows;
+}
+
 static double d2_point(const float *a, const float *b, int dim)
 {
     double s = 0;
@@ -144,14 +158,10 @@ Test(genome_dist, empty_sets)
 Test(genome_dist, matrix_equals_pairwise_and_ignores_threads)
 {
     /* 5 items with 0, 1, 3, 20 and 9 rows */
-    int64_t n_rows[] = {0, 1, 3, 20, 9}, first[5], total = 0;
-    for (int i = 0; i < 5; i++) {
-        first[i] = total;
-        total += n_rows[i];
-    }
+    int64_t n_rows[] = {0, 1, 3, 20, 9}, first[5];
     int dim = 10;
-    float *rows = random_rows(total, dim, 2.0);
-    tsk_sketch_set s = {5, dim, rows, first, n_rows};
+    tsk_sketch_set s;
+    float *rows = random_set(n_rows, first, dim, &s);
     double m1[25], m3[25];
     tsk_genome_opts o;
     tsk_genome_opts_default(&o);
@@ -305,14 +315,10 @@ Test(genome_dist, anchored_known_answers)
 
 Test(genome_dist, block_equals_pairwise_skips_partial_rows_and_ignores_threads)
 {
-    int64_t n_rows[] = {3, 1, 12, 20, 9}, first[5], total = 0;
-    for (int i = 0; i < 5; i++) {
-        first[i] = total;
-        total += n_rows[i];
-    }
+    int64_t n_rows[] = {3, 1, 12, 20, 9}, first[5];
     int dim = 6;
-    float *rows = random_rows(total, dim, 2.0);
-    tsk_sketch_set s = {5, dim, rows, first, n_rows};
+    tsk_sketch_set s;
+    float *rows = random_set(n_rows, first, dim, &s);
     tsk_genome_opts o;
     tsk_genome_opts_default(&o);
     o.summary = TSK_GENOME_ANCHORED;

@@ -118,6 +118,19 @@ static size_t check_npy_header(const unsigned char *b, size_t len, const char *d
     return off;
 }
 
+/* The file at path is an npy array of the given type and shape holding exactly data[0..bytes). */
+static void expect_npy_file(const char *path, const char *descr, int64_t rows, int64_t cols, const void *data,
+                            size_t bytes)
+{
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    cr_assert_not_null(b, "%s", path);
+    size_t off = check_npy_header(b, len, descr, rows, cols);
+    cr_assert_eq(len, off + bytes);
+    cr_assert_eq(memcmp(b + off, data, bytes), 0);
+    free(b);
+}
+
 Test(npy, append_f4)
 {
     char *dir = scratch_dir(), *path = path_in(dir, "m.npy"), err[TSK_ERRLEN];
@@ -135,12 +148,7 @@ Test(npy, append_f4)
     cr_assert_eq(count_entries(dir, "m.npy.tmp."), 1, "the output appears only at finish");
     cr_assert_eq(tsk_npy_finish(w, err, sizeof err), 0, "%s", err);
     cr_assert_eq(count_entries(dir, ".tmp."), 0);
-    size_t len = 0;
-    unsigned char *b = slurp(path, &len);
-    size_t off = check_npy_header(b, len, "<f4", R, C);
-    cr_assert_eq(len, off + sizeof v);
-    cr_assert_eq(memcmp(b + off, v, sizeof v), 0);
-    free(b);
+    expect_npy_file(path, "<f4", R, C, v, sizeof v);
     free(path);
     scratch_rm(dir);
 }
@@ -167,12 +175,7 @@ Test(npy, tiles_f8)
     cr_assert_eq(tsk_npy_write_block(w, 6, 6, &one, 1, 2, 2, err, sizeof err), -1);
     cr_assert(strstr(err, "block of 1 x 2 at (6, 6) outside the 7 x 7 array"), "%s", err);
     cr_assert_eq(tsk_npy_finish(w, err, sizeof err), 0, "%s", err);
-    size_t len = 0;
-    unsigned char *b = slurp(path, &len);
-    size_t off = check_npy_header(b, len, "<f8", N, N);
-    cr_assert_eq(len, off + sizeof full);
-    cr_assert_eq(memcmp(b + off, full, sizeof full), 0);
-    free(b);
+    expect_npy_file(path, "<f8", N, N, full, sizeof full);
     free(path);
     scratch_rm(dir);
 }
@@ -194,10 +197,7 @@ Test(npy, incomplete_and_abort_leave_nothing)
     /* an empty array is valid */
     w = tsk_npy_open(path, 0, 96, 4, err, sizeof err);
     cr_assert_eq(tsk_npy_finish(w, err, sizeof err), 0, "%s", err);
-    size_t len = 0;
-    unsigned char *b = slurp(path, &len);
-    cr_assert_eq(len, check_npy_header(b, len, "<f4", 0, 96));
-    free(b);
+    expect_npy_file(path, "<f4", 0, 96, "", 0);
     free(path);
     scratch_rm(dir);
 }
