@@ -120,6 +120,19 @@ for p in 1 4; do
     s=$(date +%s.%N); "$T" sketch -q --device cuda -p $p "$W/big.fa" -o "$W/e2e.tsk"; e=$(date +%s.%N)
     say "t=4 D=96 with -p $p: $(elapsed "$s" "$e") s"
 done
+# the pipeline's own breakdown (TSKETCH_TIMING=1: seconds per stage, see src/pipeline.c)
+for args in "-k 1 -s 32" ""; do
+    s=$(date +%s.%N)
+    TSKETCH_TIMING=1 "$T" sketch -q --device cuda -p "$(nproc)" $args "$W/big.fa" -o "$W/e2e.tsk" 2>"$W/timing.txt"
+    e=$(date +%s.%N)
+    say "stages ${args:-t=4 D=96}, wall $(elapsed "$s" "$e") s:"
+    sed 's/^/    /' "$W/timing.txt" | tee -a "$out/summary.txt"
+done
+for f in seed-homogeneous short-reads; do
+    TSKETCH_TIMING=1 "$T" sketch -q --device cuda -p "$(nproc)" "$W/full/$f.fa" -o "$W/e2e.tsk" 2>"$W/timing.txt"
+    say "stages $f:"
+    sed 's/^/    /' "$W/timing.txt" | tee -a "$out/summary.txt"
+done
 rm -f "$W/big.fa"
 s=$(date +%s.%N); "$T" sketch -q --device cpu -p "$(nproc)" "$W/full/seed-heterogeneous.fa" -o "$W/cpu.tsk"; e=$(date +%s.%N)
 say "cpu engine, seed-heterogeneous, -p $(nproc): $(elapsed "$s" "$e") s"

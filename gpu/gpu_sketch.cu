@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -100,6 +101,7 @@ struct tsk_gpu_sketcher {
     size_t next_slot;      /* parts go round-robin over the slots, across calls */
     double kernel_ms;
     int64_t bases;
+    tsk_gpu_host_times host;
     /* host planning scratch */
     std::vector<sk_item> items, tmp;
     std::vector<sk_pair> pairs;
@@ -128,6 +130,16 @@ extern "C" int tsk_gpu_device_count(char *why, size_t whylen)
 }
 
 extern "C" int tsk_gpu_max_dim(void) { return SK_MAX_DIM; }
+
+static double seconds_now()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+extern "C" void tsk_gpu_sketch_host_times(const tsk_gpu_sketcher *g, tsk_gpu_host_times *t)
+{
+    *t = g ? g->host : tsk_gpu_host_times{};
+}
 
 extern "C" void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t *bases)
 {
@@ -433,12 +445,16 @@ static int slot_finish(tsk_gpu_sketcher *g, sk_slot &s, char *err, size_t errlen
     if (!s.busy) return 0;
     s.busy = false;
     SK_CK(cudaSetDevice(s.dev));
+    const double t0 = seconds_now();
     SK_CK(cudaStreamSynchronize(s.st));
+    const double t1 = seconds_now();
+    g->host.slot_wait_s += t1 - t0;
     float ms = 0.f;
     SK_CK(cudaEventElapsedTime(&ms, s.ev0, s.ev1));
     g->kernel_ms += ms;
     g->bases += s.bases;
     copy_parallel(s.dst, s.out.h, s.out_bytes);
+    g->host.unpack_s += seconds_now() - t1;
     return 0;
 }
 
@@ -459,6 +475,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     const size_t nodes_need = (size_t)n_nodes * sk_nvec(g->p.t) * g->p.dim;
     if (g->items.size() > (size_t)INT32_MAX) SK_FAIL("too many rows in one part");
 
+    const double t0 = seconds_now();
     cudaError_t e = grow(s.codes, (size_t)bases + 64, true);
     if (e == cudaSuccess) e = grow(s.plan, items_b + pairs_b + fin_b + 16, true);
     if (e == cudaSuccess) e = grow(s.out, out_bytes + 16, true);
@@ -474,6 +491,8 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
         return 1;
     }
     SK_CK(e);
+    const double t1 = seconds_now();
+    g->host.alloc_s += t1 - t0;
 
     copy_parallel(s.codes.h, b->codes + b->offset[r0], (size_t)bases);
     memset((char *)s.codes.h + bases, 0, 64);
@@ -481,6 +500,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     memcpy(plan, g->items.data(), g->items.size() * sizeof(sk_item));
     memcpy(plan + items_b, g->pairs.data(), g->pairs.size() * sizeof(sk_pair));
     memcpy(plan + items_b + pairs_b, g->finals.data(), g->finals.size() * sizeof(sk_final));
+    g->host.pack_s += seconds_now() - t1;
     SK_CK(cudaMemcpyAsync(s.codes.d, s.codes.h, (size_t)bases + 64, cudaMemcpyHostToDevice, s.st));
     SK_CK(cudaMemcpyAsync(s.plan.d, s.plan.h, items_b + pairs_b + fin_b, cudaMemcpyHostToDevice, s.st));
     SK_CK(cudaMemsetAsync(s.counter, 0, 2 * sizeof(int), s.st));

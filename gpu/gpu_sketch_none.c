@@ -49,3 +49,9 @@ void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t 
     if (kernel_ms) *kernel_ms = 0.0;
     if (bases) *bases = 0;
 }
+
+void tsk_gpu_sketch_host_times(const tsk_gpu_sketcher *g, tsk_gpu_host_times *t)
+{
+    (void)g;
+    *t = (tsk_gpu_host_times){0};
+}
