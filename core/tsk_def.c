@@ -50,6 +50,12 @@ const char *tsk_params_check(const tsk_params *p)
     if (p->window == 0 && p->stride != 0) return "stride needs a window";
     if (p->window > 0 && p->stride <= 0) return "stride must be positive";
     if (p->stride > p->window) return "stride must not exceed window";
+    if (p->anchor_k != 0) {
+        if (p->anchor_k < 2 || p->anchor_k > 32 || p->anchor_k % 2) return "anchor k must be even, 2..32";
+        if (p->window == 0) return "anchored windows need a window";
+        if (p->alphabet != TSK_DNA) return "anchored windows need the dna alphabet";
+        if (p->window < p->anchor_k) return "window must not be shorter than the anchor k-mer";
+    }
     int a = tsk_alphabet_size(p->alphabet);
     for (int k = 0; k < p->t; k++)
         for (int c = 0; c < a; c++) {
@@ -107,6 +113,38 @@ double tsk_split_weight(int64_t m, int64_t q, int j, int p)
 int64_t tsk_rows_for_length(const tsk_params *p, int64_t n)
 {
     return p->window > 0 ? n / p->stride : 1;
+}
+
+static uint64_t splitmix64_mix(uint64_t z)
+{
+    return splitmix64_next(&z);
+}
+
+int64_t tsk_anchor_windows(const tsk_params *p, const uint8_t *codes, int64_t n, int64_t *starts, int64_t cap)
+{
+    const int k = p->anchor_k;
+    const int64_t w = p->window;
+    if (k <= 0 || n < k || n < w) return 0;
+    /* below 2^64 / stride: floor((2^64 - 1) / stride) */
+    const uint64_t limit = UINT64_MAX / (uint64_t)p->stride;
+    const uint64_t mask = k == 32 ? UINT64_MAX : (UINT64_C(1) << (2 * k)) - 1;
+    const int rc_shift = 2 * (k - 1);
+    uint64_t fw = 0, rc = 0;
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t c = codes[i] & 3;
+        fw = ((fw << 2) | c) & mask;
+        rc = (rc >> 2) | ((3 - c) << rc_shift);
+        if (i + 1 < k) continue;
+        const int64_t at = i + 1 - k;                 /* the k-mer codes[at .. i] */
+        const int64_t first = at + k / 2 - w / 2;
+        if (first < 0) continue;
+        if (first + w > n) break;                     /* every later window ends later */
+        if (splitmix64_mix((fw < rc ? fw : rc) ^ p->seed) >= limit) continue;
+        if (count < cap) starts[count] = first;
+        count++;
+    }
+    return count;
 }
 
 void tsk_slide_row_span(const tsk_params *p, int64_t r, int64_t *first, int64_t *last)

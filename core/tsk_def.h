@@ -35,6 +35,8 @@ typedef struct {
     tsk_alphabet alphabet;
     int canonical;            /* 1: mean of the sketch of x and of its reverse complement (DNA) */
     int64_t window, stride;   /* Tensor Slide Sketch; window 0 = one whole-record sketch */
+    int anchor_k;             /* > 0: anchored windows (tsk_anchor_windows), stride their mean
+                               * spacing; 0: a window every stride (SKETCH.md) */
     tsk_precision precision;  /* element type of the output rows: float32 or float64 */
     int tables_from_file;     /* 1 when the tables were read (--tables) rather than drawn */
     int32_t hash[TSK_MAX_T][TSK_MAX_ALPHA];  /* hash[k][c] in [0, dim): level k, code c */
@@ -74,6 +76,19 @@ double tsk_split_weight(int64_t m, int64_t q, int j, int p);
 /* Rows a record of cleaned length n yields: 1 for a whole-record sketch, floor(n/stride) with
  * a window (possibly 0). */
 int64_t tsk_rows_for_length(const tsk_params *p, int64_t n);
+
+/* Anchored windows (a tsketch extension of the slide sketch, docs/algorithm.md): position i of
+ * the cleaned DNA codes[0..n) is an anchor when the canonical k-mer at i (k = p->anchor_k, even;
+ * the smaller of its 2-bit code and its reverse complement's, A=0 C=1 G=2 T=3, first letter most
+ * significant) hashes below 2^64 / stride: h = SplitMix64's output function of (code XOR seed).
+ * Its window is the W = p->window codes centred on the k-mer, [c - W/2, c - W/2 + W) with
+ * c = i + k/2 (W/2 rounded down); windows that do not fit in [0, n) are skipped. Because the
+ * centre of the reverse complement's k-mer is n - c, the windows of a record's reverse complement
+ * are those of the record, mirrored (for even W), and a window's place depends only on the
+ * sequence around it, never on where the record starts: the same stretch of two genomes gives the
+ * same rows. Writes the start of every window, in order, to starts[0..cap) and returns how many
+ * there are (call with cap 0 to count). */
+int64_t tsk_anchor_windows(const tsk_params *p, const uint8_t *codes, int64_t n, int64_t *starts, int64_t cap);
 
 /* Row r of a slide sketch covers cleaned positions [first, last] (0-based, inclusive):
  * last = (r+1)*stride - 1, first = max(0, last - window + 1). */

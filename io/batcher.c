@@ -25,6 +25,9 @@ void tsk_batcher_free(tsk_batcher *b)
     free(b->info);
     free(b->string_at);
     free(b->strings);
+    free(b->win_codes);
+    free(b->win_offset);
+    free(b->win_rows);
     memset(b, 0, sizeof *b);
 }
 
@@ -149,7 +152,38 @@ int tsk_batcher_full(const tsk_batcher *b)
     int64_t rows = 0;
     if (b->params.window > 0) rows = b->offset[b->n] / b->params.stride;
     else rows = b->n;
+    /* anchored windows are copied out for the engine: about rows x W codes */
+    if (b->params.anchor_k > 0 && rows * b->params.window >= b->max_bases) return 1;
     return rows >= b->max_rows;
+}
+
+/* The anchored windows of every record as the engine's batch (see tsk_batcher_batch). */
+static tsk_batch window_batch(tsk_batcher *b, int64_t rows)
+{
+    tsk_batch bad = {-1, NULL, NULL, NULL};
+    const int64_t w = b->params.window;
+    size_t cap1 = b->win_cap, cap2 = b->win_cap, cap3 = b->win_codes_cap;
+    if (grow((void **)&b->win_offset, sizeof *b->win_offset, (size_t)rows + 1, &cap1) ||
+        grow((void **)&b->win_rows, sizeof *b->win_rows, cap1, &cap2) ||
+        grow((void **)&b->win_codes, 1, (size_t)(rows * w) + 1, &cap3))
+        return bad;
+    b->win_cap = cap1;
+    b->win_codes_cap = cap3;
+    int64_t row = 0;
+    for (int64_t i = 0; i < b->n; i++) {
+        const uint8_t *rec = b->codes + b->offset[i];
+        /* the starts go where their windows' offsets will be, then become those offsets */
+        int64_t *starts = b->win_offset + row;
+        tsk_anchor_windows(&b->params, rec, b->info[i].clean_len, starts, b->info[i].n_rows);
+        for (int64_t r = 0; r < b->info[i].n_rows; r++, row++) {
+            memcpy(b->win_codes + row * w, rec + starts[r], (size_t)w);
+            b->win_offset[row] = row * w;
+            b->win_rows[row] = row;
+        }
+    }
+    b->win_offset[rows] = rows * w;
+    b->win_rows[rows] = rows;
+    return (tsk_batch){rows, b->win_codes, b->win_offset, b->win_rows};
 }
 
 tsk_batch tsk_batcher_batch(tsk_batcher *b)
@@ -161,11 +195,14 @@ tsk_batch tsk_batcher_batch(tsk_batcher *b)
         r->name = b->strings + b->string_at[2 * i];
         r->source = b->strings + b->string_at[2 * i + 1];
         b->row_offset[i] = rows;
-        r->n_rows = tsk_rows_for_length(&b->params, r->clean_len);
+        r->n_rows = b->params.anchor_k > 0
+                        ? tsk_anchor_windows(&b->params, b->codes + b->offset[i], r->clean_len, NULL, 0)
+                        : tsk_rows_for_length(&b->params, r->clean_len);
         rows += r->n_rows;
         b->short_records += r->clean_len < b->params.t;
     }
     if (b->n) b->row_offset[b->n] = rows;
+    if (b->params.anchor_k > 0 && b->n) return window_batch(b, rows);
     tsk_batch batch = {b->n, b->codes, b->offset, b->row_offset};
     if (!b->n) {
         static const int64_t zero = 0;

@@ -28,6 +28,11 @@ typedef struct {
     size_t codes_cap;
     int64_t cap;
     int64_t short_records;     /* records of this batch shorter than t */
+    /* anchored windows (params.anchor_k > 0): every window becomes a record of the engine's batch,
+     * its W codes copied out, so that the engines only ever sketch whole records */
+    uint8_t *win_codes;
+    int64_t *win_offset, *win_rows;  /* n_windows + 1 each; win_rows is 0, 1, 2, ... */
+    size_t win_codes_cap, win_cap;
     /* what it needs of the parameters */
     tsk_params params;
     uint8_t lut[256];
@@ -66,7 +71,10 @@ int tsk_batcher_codes_fit(const tsk_batcher *b, size_t n_codes);
 int tsk_batcher_full(const tsk_batcher *b);
 
 /* The batch as an engine takes it (views into b; valid until the next add or reset). Fills in
- * the rows of every record first. */
+ * the rows of every record first (info[i].n_rows, row_offset). With anchored windows the engine's
+ * batch is the windows, each a record of W codes to sketch whole (engine parameters without the
+ * window, stride and anchor_k), in record order, so that its rows are the records' rows; n_records
+ * is -1 when memory for them runs out. */
 tsk_batch tsk_batcher_batch(tsk_batcher *b);
 
 /* Empties the batch, keeping its buffers. */

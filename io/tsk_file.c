@@ -42,6 +42,7 @@ enum { /* header field offsets */
     H_CMDLINE_OFF = 112, H_CMDLINE_LEN = 120, H_T = 128, H_DIM = 132, H_SEED = 136, H_ALPHABET = 144,
     H_ALPHABET_SIZE = 148, H_CANONICAL = 152, H_PRECISION = 156, H_ELEM_SIZE = 160,
     H_TABLES_FROM_FILE = 164, H_WINDOW = 168, H_STRIDE = 176, H_TABLES_OFFSET = 184, H_TABLES_SIZE = 188,
+    H_ANCHOR_K = 192,
 };
 enum { /* record entry field offsets */
     R_NAME_OFF = 0, R_NAME_LEN = 8, R_SOURCE = 12, R_RAW_LEN = 16, R_CLEAN_LEN = 24, R_DROPPED = 32,
@@ -193,6 +194,14 @@ static int writer_flush(tsk_writer *w, char *err, size_t errlen)
     return 0;
 }
 
+/* Whether a record of clean_len codes may have n_rows rows: exactly tsk_rows_for_length, or for
+ * anchored windows at most one per window position (their number depends on the sequence). */
+static int rows_fit(const tsk_params *p, int64_t clean_len, int64_t n_rows)
+{
+    if (p->anchor_k > 0) return n_rows >= 0 && n_rows <= (clean_len >= p->window ? clean_len - p->window + 1 : 0);
+    return n_rows == tsk_rows_for_length(p, clean_len);
+}
+
 int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
 {
     const char *name = rec->name ? rec->name : "";
@@ -203,7 +212,7 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
         return -1;
     }
     int64_t want = tsk_rows_for_length(&w->params, rec->clean_len);
-    if (rec->n_rows != want) {
+    if (!rows_fit(&w->params, rec->clean_len, rec->n_rows)) {
         tsk_io_set_err(err, errlen, "%s: record '%s': %" PRId64 " rows given where its length %" PRId64 " gives %" PRId64,
                 w->path, name, rec->n_rows, rec->clean_len, want);
         return -1;
@@ -285,6 +294,7 @@ static void encode_header(unsigned char *h, const tsk_params *p)
     put_u32(h + H_TABLES_FROM_FILE, (uint32_t)(p->tables_from_file != 0));
     put_u64(h + H_WINDOW, (uint64_t)p->window);
     put_u64(h + H_STRIDE, (uint64_t)p->stride);
+    put_u32(h + H_ANCHOR_K, (uint32_t)p->anchor_k);
     put_u32(h + H_TABLES_OFFSET, TSK_FIXED_HEADER);
     put_u32(h + H_TABLES_SIZE, (uint32_t)tables_size(p));
     unsigned char *hash = h + TSK_FIXED_HEADER, *sign = hash + (size_t)p->t * a * 4;
@@ -506,6 +516,7 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     p->tables_from_file = (int)get_u32(m + H_TABLES_FROM_FILE);
     p->window = (int64_t)get_u64(m + H_WINDOW);
     p->stride = (int64_t)get_u64(m + H_STRIDE);
+    p->anchor_k = (int)get_u32(m + H_ANCHOR_K);
     int a = tsk_alphabet_size(p->alphabet);
     if (get_u32(m + H_ALPHABET_SIZE) != (uint32_t)a || elem != (precision == TSK_DOUBLE ? 8u : 4u) ||
         get_u32(m + H_TABLES_OFFSET) != TSK_FIXED_HEADER || get_u32(m + H_TABLES_SIZE) != tables_size(p) ||
@@ -587,7 +598,7 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
             return open_fail(f, fd);
         }
         if (r->raw_len < 0 || r->clean_len < 0 || r->clean_len > r->raw_len || r->dropped != r->raw_len - r->clean_len ||
-            r->first_row != row || r->n_rows != tsk_rows_for_length(p, r->clean_len) ||
+            r->first_row != row || !rows_fit(p, r->clean_len, r->n_rows) ||
             (uint64_t)r->n_rows > n_rows - (uint64_t)row) {
             tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": lengths or rows inconsistent)", path, i);
             return open_fail(f, fd);
@@ -657,10 +668,18 @@ static int tables_differ(const tsk_params *a, const tsk_params *b, int *level, i
     return 0;
 }
 
+static const char *anchor_name(int k, char buf[16])
+{
+    if (k == 0) return "off";
+    snprintf(buf, 16, "k=%d", k);
+    return buf;
+}
+
 int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b, const char *name_b,
                     char *msg, size_t msglen)
 {
     diff_out d = {msg, msglen, 0, 0};
+    char ka[16], kb[16];
     if (msg && msglen) msg[0] = '\0';
     if (a->t != b->t) diff_add(&d, "t (tuple length): %d in %s, %d in %s", a->t, name_a, b->t, name_b);
     if (a->dim != b->dim) diff_add(&d, "D (dimension): %d in %s, %d in %s", a->dim, name_a, b->dim, name_b);
@@ -672,9 +691,13 @@ int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b
         diff_add(&d, "window: %" PRId64 " in %s, %" PRId64 " in %s", a->window, name_a, b->window, name_b);
     if (a->stride != b->stride)
         diff_add(&d, "stride: %" PRId64 " in %s, %" PRId64 " in %s", a->stride, name_a, b->stride, name_b);
+    if (a->anchor_k != b->anchor_k)
+        diff_add(&d, "anchored windows: %s in %s, %s in %s", anchor_name(a->anchor_k, ka), name_a,
+                 anchor_name(b->anchor_k, kb), name_b);
     /* Precision is not compared: it is the storage type of the rows, not the function. */
     int both_drawn = !a->tables_from_file && !b->tables_from_file;
-    if (both_drawn && a->seed != b->seed)
+    /* the seed also places anchored windows, whatever the tables */
+    if ((both_drawn || (a->anchor_k && b->anchor_k)) && a->seed != b->seed)
         diff_add(&d, "seed: %" PRIu64 " in %s, %" PRIu64 " in %s", a->seed, name_a, b->seed, name_b);
     /* Tables of different shapes differ anyway (reported above as t, D or alphabet); tables drawn
      * from different seeds too. Otherwise the tables themselves decide. */

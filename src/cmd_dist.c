@@ -52,7 +52,8 @@ static void engine_open_genome(engine *e, const tsk_sketch_set *q, const tsk_ske
     tsk_genome_opts_default(&e->genome_opts);
     e->genome_opts.summary = TSK_GENOME_ANCHORED;
     e->genome_opts.threads = threads;
-    e->genome_opts.skip_rows = tsk_genome_partial_rows(p->window, p->stride);
+    /* anchored windows are always whole: none to skip */
+    e->genome_opts.skip_rows = p->anchor_k ? 0 : tsk_genome_partial_rows(p->window, p->stride);
 }
 
 static int engine_open(engine *e, const tsk_sketch_set *q, const tsk_sketch_set *r, tsk_metric m,
@@ -306,7 +307,8 @@ static void usage(FILE *f, int triangle)
                    "                        parts anywhere and concatenate their outputs in order\n");
     fprintf(f, "      --genome          one distance per genome (record, or file with --per-file) from its\n"
                "                        slide rows compared as sets, both strands; ranks pairs like ANI.\n"
-               "                        FASTA inputs default to --canonical -k %d -s %d --window %d --stride %d\n",
+               "                        FASTA inputs default to --canonical -k %d -s %d --window %d --stride %d;\n"
+               "                        add --anchored for near-identical genomes (strains, outbreaks)\n",
             GENOME_T, GENOME_DIM, GENOME_WINDOW, GENOME_STRIDE);
     fprintf(f, "      --metric M        l2 (default) or cosine\n"
                "  -o, --output FILE     write to FILE (via a temporary file) instead of stdout\n"
@@ -357,7 +359,8 @@ static int genome_check(const tsk_input *inputs, size_t n_inputs, const tsk_sket
 static int is_param_option(int opt)
 {
     return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
-           opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE;
+           opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE ||
+           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K;
 }
 
 int tsk_dist_main(int argc, char **argv, int triangle)

@@ -17,7 +17,8 @@ static void usage(FILE *f)
           "\n"
           "Writes the rows of a sketch file.\n"
           "  tsv: one line per row, 'name TAB v0 .. v(D-1)' (%.9g; %.17g for double sketches);\n"
-          "       slide rows are named record:start-end (1-based, inclusive, on the cleaned sequence)\n"
+          "       slide rows are named record:start-end (1-based, inclusive, on the cleaned sequence),\n"
+          "       anchored rows (--anchored) record:windowN\n"
           "  npy: a float32 rows x D matrix that numpy.load reads, and OUT.names with one row name\n"
           "       per line beside it\n"
           "\n"
@@ -32,6 +33,10 @@ static void row_name(const tsk_file *f, const tsk_record_info *rec, int64_t r, c
 {
     if (f->params.window == 0) {
         snprintf(buf, len, "%s", rec->name);
+        return;
+    }
+    if (f->params.anchor_k) { /* anchored windows: their places are not stored, only their order */
+        snprintf(buf, len, "%s:window%" PRId64, rec->name, r + 1);
         return;
     }
     int64_t first, last;

@@ -61,12 +61,13 @@ static void print_json(FILE *out, const char *path, const tsk_file *f, int recor
     fprintf(out,
             ",\n  \"t\": %d,\n  \"dim\": %d,\n  \"seed\": %llu,\n  \"tables\": \"%s\",\n"
             "  \"alphabet\": \"%s\",\n  \"canonical\": %s,\n  \"window\": %lld,\n  \"stride\": %lld,\n"
+            "  \"anchor_k\": %d,\n"
             "  \"precision\": \"%s\",\n  \"records\": %lld,\n  \"rows\": %lld,\n"
             "  \"raw_length\": %lld,\n  \"clean_length\": %lld,\n  \"dropped\": %lld",
             p->t, p->dim, (unsigned long long)p->seed, p->tables_from_file ? "file" : "splitmix64",
             p->alphabet == TSK_PROTEIN ? "protein" : "dna", p->canonical ? "true" : "false",
-            (long long)p->window, (long long)p->stride, p->precision == TSK_DOUBLE ? "double" : "single",
-            (long long)f->n_records, (long long)f->n_rows, t.raw, t.clean, t.dropped);
+            (long long)p->window, (long long)p->stride, p->anchor_k,
+            p->precision == TSK_DOUBLE ? "double" : "single", (long long)f->n_records, (long long)f->n_rows, t.raw, t.clean, t.dropped);
     if (records) {
         fputs(",\n  \"record_list\": [", out);
         for (int64_t i = 0; i < f->n_records; i++) {
@@ -96,6 +97,7 @@ static void print_text(FILE *out, const char *path, const tsk_file *f, int recor
     fprintf(out, "alphabet\t%s\ncanonical\t%s\n", p->alphabet == TSK_PROTEIN ? "protein" : "dna",
             p->canonical ? "yes" : "no");
     if (p->window) fprintf(out, "window\t%lld\nstride\t%lld\n", (long long)p->window, (long long)p->stride);
+    if (p->anchor_k) fprintf(out, "anchored windows\tk=%d (stride: their mean spacing)\n", p->anchor_k);
     else fprintf(out, "window\tnone (one sketch per record)\n");
     fprintf(out, "precision\t%s\nrecords\t%lld\nrows\t%lld\nraw length\t%lld\nclean length\t%lld\ndropped\t%lld\n",
             p->precision == TSK_DOUBLE ? "double" : "single", (long long)f->n_records, (long long)f->n_rows, t.raw,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../io/batcher.h"
@@ -17,6 +18,20 @@
 #define NBUF 4           /* batches in flight: one written out, one sketching, two filling */
 #define MAX_SHORT_WARNINGS 5
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Seconds each side of the pipeline spent where (TSKETCH_TIMING=1 prints them): what bounds a run
+ * is the stage the others wait for. */
+typedef struct {
+    double open, take, begin, wait, write;  /* main thread: engine open, waiting for a batch, ... */
+    double reader_blocked;                  /* reader thread: waiting for a free batch */
+} stage_times;
+
 typedef struct {
     const tsk_sketch_job *job;
     tsk_batcher buf[NBUF];
@@ -26,6 +41,7 @@ typedef struct {
     int reader_done, reader_rc, stop;
     int cur;             /* the batch the reader fills (reader thread only) */
     int parse_threads;   /* threads that parse a plain FASTA file (parse_threads()) */
+    double reader_blocked; /* seconds the reader waited for a free batch */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } shared_state;
@@ -33,6 +49,7 @@ typedef struct {
 /* Waits for a free batch; returns its index or -1 when the consumer stopped. */
 static int take_free(shared_state *s)
 {
+    const double t0 = now_s();
     pthread_mutex_lock(&s->mu);
     int got = -1;
     while (!s->stop) {
@@ -42,6 +59,7 @@ static int take_free(shared_state *s)
         pthread_cond_wait(&s->cv, &s->mu);
     }
     if (got >= 0) s->is_free[got] = 0;
+    s->reader_blocked += now_s() - t0;
     pthread_mutex_unlock(&s->mu);
     return got;
 }
@@ -193,6 +211,27 @@ static int expect_gpu(const tsk_sketch_job *job)
     return tsk_gpu_device_count(NULL, 0) > 0;
 }
 
+/* The TSKETCH_TIMING=1 report on stderr: one line, seconds since the pipeline started. */
+static void print_times(const stage_times *st, const tsk_engine *e, double total, int64_t bases)
+{
+    double kernel_ms = 0.0;
+    tsk_gpu_host_times h = {0};
+    if (e->gpu) {
+        tsk_gpu_sketch_stats(e->gpu, &kernel_ms, NULL);
+        tsk_gpu_sketch_host_times(e->gpu, &h);
+    }
+    fprintf(stderr,
+            "tsketch: timing: %.3f s for %.1f Mbp: engine open %.3f, waiting for parsed input %.3f, "
+            "engine begin %.3f, waiting for the engine %.3f, writing rows %.3f; the reader waited %.3f "
+            "for a free batch\n",
+            total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, st->reader_blocked);
+    if (e->gpu)
+        fprintf(stderr,
+                "tsketch: timing: GPU kernels %.3f; host: buffer growth %.3f, codes into pinned memory %.3f, "
+                "rows out of it %.3f, waiting for a slot %.3f\n",
+                kernel_ms / 1e3, h.alloc_s, h.pack_s, h.unpack_s, h.slot_wait_s);
+}
+
 /* Hands a sketched batch's rows to the sink, in order. */
 typedef struct {
     const tsk_sketch_job *job;
@@ -241,8 +280,14 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
         return TSK_EXIT_RUNTIME;
     }
+    stage_times st = {0};
+    const double t_start = now_s();
+    /* anchored windows reach the engine as records of their own (io/batcher.h) */
+    tsk_params engine_params = job->params;
+    if (engine_params.anchor_k > 0) engine_params.window = engine_params.stride = engine_params.anchor_k = 0;
     tsk_engine engine;
-    int rc = tsk_engine_open(&engine, &job->params, &job->device, job->threads);
+    int rc = tsk_engine_open(&engine, &engine_params, &job->device, job->threads);
+    st.open = now_s() - t_start;
     if (rc) {
         stop_reader(&s);
         pthread_join(reader, NULL);
@@ -261,8 +306,16 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
     size_t out_cap[2] = {0, 0};
     int64_t seq = 0;
     int i, pending = -1;
+    double t0 = now_s();
     while (rc == TSK_EXIT_OK && (i = take_filled(&s)) >= 0) {
+        st.take += now_s() - t0;
         tsk_batch batch = tsk_batcher_batch(&s.buf[i]);
+        if (batch.n_records < 0) {
+            tsk_error("out of memory for the anchored windows of a batch");
+            give_back(&s, i);
+            rc = TSK_EXIT_RUNTIME;
+            break;
+        }
         const int side = (int)(seq & 1);
         size_t need = (size_t)batch.row_offset[batch.n_records] * w.row_bytes;
         if (need > out_cap[side]) {
@@ -274,14 +327,20 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
                 rc = TSK_EXIT_RUNTIME;
             }
         }
+        t0 = now_s();
         if (rc == TSK_EXIT_OK) rc = tsk_engine_begin(&engine, &batch, out[side], seq);
+        st.begin += now_s() - t0;
         if (rc != TSK_EXIT_OK) {
             give_back(&s, i);
             break;
         }
         if (pending >= 0) {
+            t0 = now_s();
             rc = tsk_engine_wait(&engine, seq - 1);
+            const double t1 = now_s();
+            st.wait += t1 - t0;
             if (rc == TSK_EXIT_OK) rc = write_batch(&w, &s.buf[pending], out[side ^ 1]);
+            st.write += now_s() - t1;
             if (progress)
                 fprintf(stderr, "\rtsketch: %lld records, %.1f Mbp sketched (%s)", (long long)w.records,
                         w.bases / 1e6, engine.name);
@@ -289,17 +348,24 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         }
         pending = i;
         seq++;
+        t0 = now_s();
     }
     if (pending >= 0) {  /* the last batch; after a failure only wait, so nothing writes into out */
+        t0 = now_s();
         int wrc = tsk_engine_wait(&engine, seq - 1);
+        const double t1 = now_s();
+        st.wait += t1 - t0;
         if (rc == TSK_EXIT_OK) rc = wrc;
         if (rc == TSK_EXIT_OK) rc = write_batch(&w, &s.buf[pending], out[(seq - 1) & 1]);
+        st.write += now_s() - t1;
         give_back(&s, pending);
     }
     if (progress) fputc('\n', stderr);
     stop_reader(&s);
     pthread_join(reader, NULL);
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;
+    st.reader_blocked = s.reader_blocked;
+    if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, &engine, now_s() - t_start, w.bases);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
         tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
     free(out[0]);

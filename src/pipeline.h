@@ -27,7 +27,7 @@ typedef struct {
 /* getopt_long codes of the shared sketch options without a short form. */
 enum {
     TSK_OPT_ALPHABET = 1000, TSK_OPT_CANONICAL, TSK_OPT_WINDOW, TSK_OPT_STRIDE, TSK_OPT_TABLES,
-    TSK_OPT_PRECISION, TSK_OPT_DEVICE, TSK_OPT_PER_FILE, TSK_OPT_SLIDE,
+    TSK_OPT_PRECISION, TSK_OPT_DEVICE, TSK_OPT_PER_FILE, TSK_OPT_SLIDE, TSK_OPT_ANCHORED, TSK_OPT_ANCHOR_K,
     TSK_OPT_FIRST_FREE = 1100 /* subcommands number their own long-only options from here */
 };
 #define TSK_SKETCH_SHORT_OPTS "k:s:S:p:l:I:"
@@ -39,7 +39,8 @@ enum {
     {"window", required_argument, 0, TSK_OPT_WINDOW}, {"stride", required_argument, 0, TSK_OPT_STRIDE}, \
     {"tables", required_argument, 0, TSK_OPT_TABLES}, {"precision", required_argument, 0, TSK_OPT_PRECISION}, \
     {"device", required_argument, 0, TSK_OPT_DEVICE}, {"per-file", no_argument, 0, TSK_OPT_PER_FILE}, \
-    {"slide", no_argument, 0, TSK_OPT_SLIDE}
+    {"slide", no_argument, 0, TSK_OPT_SLIDE}, {"anchored", no_argument, 0, TSK_OPT_ANCHORED}, \
+    {"anchor-k", required_argument, 0, TSK_OPT_ANCHOR_K}
 /* Help text of the shared sketch options, for the subcommands' usage messages. */
 extern const char tsk_sketch_options_help[];
 
@@ -59,7 +60,13 @@ typedef struct {
     size_t n_owned;
 } tsk_sketch_job;
 
-enum { TSK_GIVEN_T = 1, TSK_GIVEN_DIM = 2, TSK_GIVEN_WINDOW = 4, TSK_GIVEN_STRIDE = 8, TSK_GIVEN_SEED = 16 };
+enum {
+    TSK_GIVEN_T = 1, TSK_GIVEN_DIM = 2, TSK_GIVEN_WINDOW = 4, TSK_GIVEN_STRIDE = 8, TSK_GIVEN_SEED = 16,
+    TSK_GIVEN_ANCHOR = 32 /* --anchored or --anchor-k */
+};
+
+/* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 2) */
+#define TSK_DEFAULT_ANCHOR_K 8
 
 /* Adds a positional input path (strdup'd). Returns 0 or -1 (out of memory). */
 int tsk_sketch_job_add_input(tsk_sketch_job *job, const char *path);

@@ -26,6 +26,10 @@ const char tsk_sketch_options_help[] =
     "      --stride S        stride of the slide rows (default: the window)\n"
     "      --slide           Tensor Slide Sketch with tuned defaults (t=2, D=32, W=500, S=50;\n"
     "                        each still overridable; docs/accuracy.md)\n"
+    "      --anchored        windows centred on anchor k-mers picked by their sequence (one per\n"
+    "                        stride on average), not one every stride: the same stretch of two\n"
+    "                        genomes gives the same rows wherever it lies (docs/algorithm.md)\n"
+    "      --anchor-k K      k-mer length of the anchors, even, 2..32 (default 8; implies --anchored)\n"
     "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
     "      --precision P     single (default) or double\n"
     "  -p, --threads N       CPU threads (default 1); with a GPU, threads parsing plain FASTA\n"
@@ -154,6 +158,18 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
     case TSK_OPT_SLIDE:
         job->slide = 1;
         return 1;
+    case TSK_OPT_ANCHORED:
+        if (!p->anchor_k) p->anchor_k = TSK_DEFAULT_ANCHOR_K;
+        job->given |= TSK_GIVEN_ANCHOR;
+        return 1;
+    case TSK_OPT_ANCHOR_K:
+        if (tsk_parse_int64("--anchor-k", arg, 2, 32, &v)) return -TSK_EXIT_USAGE;
+        if (v % 2) {
+            tsk_error("option --anchor-k: %lld is odd; anchors need an even k (the window's centre)", (long long)v);
+            return -TSK_EXIT_USAGE;
+        }
+        p->anchor_k = (int)v, job->given |= TSK_GIVEN_ANCHOR;
+        return 1;
     case TSK_OPT_TABLES:
         job->tables_path = arg;
         return 1;
@@ -189,6 +205,10 @@ int tsk_sketch_job_finish(tsk_sketch_job *job)
         return TSK_EXIT_USAGE;
     }
     if (p->window > 0 && p->stride == 0) p->stride = p->window;
+    if (p->anchor_k && p->window == 0) {
+        tsk_error("--anchored places slide windows: add --window W (or --slide)");
+        return TSK_EXIT_USAGE;
+    }
     if (p->stride > p->window) {
         tsk_error("--stride %lld exceeds --window %lld", (long long)p->stride, (long long)p->window);
         return TSK_EXIT_USAGE;

@@ -144,20 +144,37 @@ if echo "$SECTIONS" | grep -qw genome_cli; then
         mash sketch -p 2 -k 21 -s 10000 -o "$C/m" "$@" > /dev/null 2>&1
         mash dist "$C/m.msh" "$C/m.msh" | awk -F'\t' -v OFS='\t' '{print $1, $2, $3}' > "$C/m.tsv"
     }
-    $T dist -q -p 2 --genome "$C/bloch.fa" > "$C/g.tsv"
-    $PY $HERE/score_genomes.py bloch "$C/g.tsv" | sed "s/^/bloch	tuned	tsketch dist --genome	/" >> "$out.tmp"
+    # --anchored (windows placed by their sequence) next to the default, on every set
+    for mode in "" --anchored; do
+        $T dist -q -p 2 --genome $mode "$C/bloch.fa" > "$C/g.tsv"
+        $PY $HERE/score_genomes.py bloch "$C/g.tsv" | sed "s/^/bloch	tuned	tsketch dist --genome $mode	/" >> "$out.tmp"
+    done
     mash_set "$SHARED"/data/bacteria/blochmannia/*.fna.gz
     sed -e 's#[^\t]*/##g' -e 's/\.fna\.gz//g' "$C/m.tsv" > "$C/m2.tsv"
     $PY $HERE/score_genomes.py bloch "$C/m2.tsv" | sed "s/^/bloch	-	mash k=21 s=10000	/" >> "$out.tmp"
-    $T dist -q -p 2 --genome "$C/sc2.fa" > "$C/g.tsv"
-    $PY $HERE/score_genomes.py sc2 "$C/g.tsv" | sed "s/^/sc2	held-out	tsketch dist --genome	/" >> "$out.tmp"
+    for mode in "" --anchored; do
+        $T dist -q -p 2 --genome $mode "$C/sc2.fa" > "$C/g.tsv"
+        $PY $HERE/score_genomes.py sc2 "$C/g.tsv" | sed "s/^/sc2	held-out	tsketch dist --genome $mode	/" >> "$out.tmp"
+    done
     mash sketch -i -p 2 -k 21 -s 10000 -o "$C/m" "$C/sc2.fa" > /dev/null 2>&1
     mash dist "$C/m.msh" "$C/m.msh" | awk -F'\t' -v OFS='\t' '{print $1, $2, $3}' > "$C/m.tsv"
     $PY $HERE/score_genomes.py sc2 "$C/m.tsv" | sed "s/^/sc2	-	mash k=21 s=10000	/" >> "$out.tmp"
-    for set in synth_near synth_far; do
-        $T sketch -q -p 2 --per-file --canonical -k 3 -s 64 --window 1000 --stride 100 "$C/$set"/g*.fa -o "$C/$set.tsk"
-        $T dist -q -p 2 --genome "$C/$set.tsk" > "$C/g.tsv"
-        echo "$set	held-out	tsketch dist --genome	ANI	$($PY $HERE/score_truth.py "$C/$set/truth.tsv" "$C/g.tsv")" >> "$out.tmp"
+    # tuning sets for --anchored (another ancestor, B. floridanus; seeds 201-203); 101/102 held out
+    ANC2="$SHARED/data/bacteria/blochmannia/GCF_000043285.1_ASM4328v1_genomic.fna.gz"
+    [ -s "$C/tune_near/truth.tsv" ] ||
+        $PY $HERE/genome_synth.py "$ANC2" "$C/tune_near" --seed 201 --min-rate 0 --max-rate 0.05 --indel-share 0.1
+    [ -s "$C/tune_far/truth.tsv" ] ||
+        $PY $HERE/genome_synth.py "$ANC2" "$C/tune_far" --seed 202 --min-rate 0.05 --max-rate 0.35 --indel-share 0.667
+    [ -s "$C/tune_mid/truth.tsv" ] ||
+        $PY $HERE/genome_synth.py "$ANC2" "$C/tune_mid" --seed 203 --min-rate 0 --max-rate 0.2 --indel-share 0.3
+    for set in tune_near tune_far tune_mid synth_near synth_far; do
+        split=held-out
+        case $set in tune_*) split=tuned ;; esac
+        for mode in "" --anchored; do
+            $T sketch -q -p 2 --per-file --canonical -k 3 -s 64 --window 1000 --stride 100 $mode "$C/$set"/g*.fa -o "$C/$set.tsk"
+            $T dist -q -p 2 --genome "$C/$set.tsk" > "$C/g.tsv"
+            echo "$set	$split	tsketch dist --genome $mode	ANI	$($PY $HERE/score_truth.py "$C/$set/truth.tsv" "$C/g.tsv")" >> "$out.tmp"
+        done
         mash_set "$C/$set"/g*.fa
         echo "$set	-	mash k=21 s=10000	ANI	$($PY $HERE/score_truth.py "$C/$set/truth.tsv" "$C/m.tsv")" >> "$out.tmp"
     done
