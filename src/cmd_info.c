@@ -96,9 +96,12 @@ static void print_text(FILE *out, const char *path, const tsk_file *f, int recor
     else fprintf(out, "seed\t%llu\n", (unsigned long long)p->seed);
     fprintf(out, "alphabet\t%s\ncanonical\t%s\n", p->alphabet == TSK_PROTEIN ? "protein" : "dna",
             p->canonical ? "yes" : "no");
-    if (p->window) fprintf(out, "window\t%lld\nstride\t%lld\n", (long long)p->window, (long long)p->stride);
-    if (p->anchor_k) fprintf(out, "anchored windows\tk=%d (stride: their mean spacing)\n", p->anchor_k);
-    else fprintf(out, "window\tnone (one sketch per record)\n");
+    if (p->window) {
+        fprintf(out, "window\t%lld\nstride\t%lld\n", (long long)p->window, (long long)p->stride);
+        if (p->anchor_k) fprintf(out, "anchored windows\tk=%d (stride: their mean spacing)\n", p->anchor_k);
+    } else {
+        fprintf(out, "window\tnone (one sketch per record)\n");
+    }
     fprintf(out, "precision\t%s\nrecords\t%lld\nrows\t%lld\nraw length\t%lld\nclean length\t%lld\ndropped\t%lld\n",
             p->precision == TSK_DOUBLE ? "double" : "single", (long long)f->n_records, (long long)f->n_rows, t.raw,
             t.clean, t.dropped);

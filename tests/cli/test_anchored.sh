@@ -28,6 +28,10 @@ for cfg in "8 1000 100 24301" "12 301 40 7" "2 50 50 24301"; do
 done
 n=$("$T" info --json "$WORK/a.tsk" | grep -c '"anchor_k": 2')
 [ "$n" = 1 ] && ok "info --json reports anchor_k" || not_ok "info --json reports anchor_k"
+"$T" info "$WORK/a.tsk" >"$WORK/info.txt"
+if grep -qx 'anchored windows	k=2 (stride: their mean spacing)' "$WORK/info.txt" && grep -qx 'window	50' "$WORK/info.txt" &&
+    ! grep -q 'one sketch per record' "$WORK/info.txt"; then ok "info names the window and its anchors"
+else not_ok "info names the window and its anchors" "$(cat "$WORK/info.txt")"; fi
 
 # 2. place and strand: 137 unrelated bases in front change no window away from the start, and the
 # reverse complement gives the same rows in reverse order (canonical rows, even W)
@@ -47,6 +51,9 @@ expect_same "$WORK/g.rows" "$WORK/rc.rows" "reverse complement: the same rows in
 
 # 3. the parameter travels with the file
 "$T" sketch -q --window 1000 --stride 100 "${P[@]}" "$G" -o "$WORK/plain.tsk"
+if "$T" info "$WORK/plain.tsk" | grep -qE 'one sketch per record|anchored'; then
+    not_ok "info of plain slide rows names neither anchors nor whole records"
+else ok "info of plain slide rows names neither anchors nor whole records"; fi
 expect_exit 4 'anchored windows: k=8 in .*, off in' "dist refuses anchored with plain windows" -- \
     "$T" dist "$WORK/g.tsk" "$WORK/plain.tsk"
 "$T" sketch -q "${A[@]}" -p 2 "$TESTDATA/golden/mixed.fa" "$G" -o "$WORK/p2.tsk"
