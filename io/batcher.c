@@ -157,26 +157,38 @@ int tsk_batcher_full(const tsk_batcher *b)
     return rows >= b->max_rows;
 }
 
-/* The anchored windows of every record as the engine's batch (see tsk_batcher_batch). */
+/* tsk_batcher_batch's answer when memory for the anchored windows runs out */
+static const tsk_batch out_of_memory = {-1, NULL, NULL, NULL};
+
+/* The anchored windows of record i, whose first row is row at: their starts go to
+ * win_offset[at ..] (where their offsets will be, window_batch). Returns how many, or -1 when memory
+ * runs out. One pass over the record, unless win_offset has to grow first. */
+static int64_t anchor_starts(tsk_batcher *b, int64_t i, int64_t at)
+{
+    const uint8_t *rec = b->codes + b->offset[i];
+    for (;;) {
+        const int64_t room = (int64_t)b->win_offset_cap - at - 1; /* one more for the end offset */
+        const int64_t n = tsk_anchor_windows(&b->params, rec, b->info[i].clean_len,
+                                             room > 0 ? b->win_offset + at : NULL, room > 0 ? room : 0);
+        if (n <= room) return n;
+        if (grow((void **)&b->win_offset, sizeof *b->win_offset, (size_t)(at + n + 1), &b->win_offset_cap))
+            return -1;
+    }
+}
+
+/* The anchored windows of every record as the engine's batch (see tsk_batcher_batch): the starts
+ * that anchor_starts left in win_offset become the windows' codes and offsets. */
 static tsk_batch window_batch(tsk_batcher *b, int64_t rows)
 {
-    tsk_batch bad = {-1, NULL, NULL, NULL};
     const int64_t w = b->params.window;
-    size_t cap1 = b->win_cap, cap2 = b->win_cap, cap3 = b->win_codes_cap;
-    if (grow((void **)&b->win_offset, sizeof *b->win_offset, (size_t)rows + 1, &cap1) ||
-        grow((void **)&b->win_rows, sizeof *b->win_rows, cap1, &cap2) ||
-        grow((void **)&b->win_codes, 1, (size_t)(rows * w) + 1, &cap3))
-        return bad;
-    b->win_cap = cap1;
-    b->win_codes_cap = cap3;
-    int64_t row = 0;
-    for (int64_t i = 0; i < b->n; i++) {
+    if (grow((void **)&b->win_offset, sizeof *b->win_offset, (size_t)rows + 1, &b->win_offset_cap) ||
+        grow((void **)&b->win_rows, sizeof *b->win_rows, (size_t)rows + 1, &b->win_rows_cap) ||
+        grow((void **)&b->win_codes, 1, (size_t)(rows * w) + 1, &b->win_codes_cap))
+        return out_of_memory;
+    for (int64_t i = 0, row = 0; i < b->n; i++) {
         const uint8_t *rec = b->codes + b->offset[i];
-        /* the starts go where their windows' offsets will be, then become those offsets */
-        int64_t *starts = b->win_offset + row;
-        tsk_anchor_windows(&b->params, rec, b->info[i].clean_len, starts, b->info[i].n_rows);
         for (int64_t r = 0; r < b->info[i].n_rows; r++, row++) {
-            memcpy(b->win_codes + row * w, rec + starts[r], (size_t)w);
+            memcpy(b->win_codes + row * w, rec + b->win_offset[row], (size_t)w);
             b->win_offset[row] = row * w;
             b->win_rows[row] = row;
         }
@@ -188,6 +200,7 @@ static tsk_batch window_batch(tsk_batcher *b, int64_t rows)
 
 tsk_batch tsk_batcher_batch(tsk_batcher *b)
 {
+    const int anchored = b->params.anchor_k > 0;
     int64_t rows = 0;
     b->short_records = 0;
     for (int64_t i = 0; i < b->n; i++) {
@@ -195,14 +208,13 @@ tsk_batch tsk_batcher_batch(tsk_batcher *b)
         r->name = b->strings + b->string_at[2 * i];
         r->source = b->strings + b->string_at[2 * i + 1];
         b->row_offset[i] = rows;
-        r->n_rows = b->params.anchor_k > 0
-                        ? tsk_anchor_windows(&b->params, b->codes + b->offset[i], r->clean_len, NULL, 0)
-                        : tsk_rows_for_length(&b->params, r->clean_len);
+        r->n_rows = anchored ? anchor_starts(b, i, rows) : tsk_rows_for_length(&b->params, r->clean_len);
+        if (r->n_rows < 0) return out_of_memory;
         rows += r->n_rows;
         b->short_records += r->clean_len < b->params.t;
     }
     if (b->n) b->row_offset[b->n] = rows;
-    if (b->params.anchor_k > 0 && b->n) return window_batch(b, rows);
+    if (anchored && b->n) return window_batch(b, rows);
     tsk_batch batch = {b->n, b->codes, b->offset, b->row_offset};
     if (!b->n) {
         static const int64_t zero = 0;

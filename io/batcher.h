@@ -32,7 +32,7 @@ typedef struct {
      * its W codes copied out, so that the engines only ever sketch whole records */
     uint8_t *win_codes;
     int64_t *win_offset, *win_rows;  /* n_windows + 1 each; win_rows is 0, 1, 2, ... */
-    size_t win_codes_cap, win_cap;
+    size_t win_codes_cap, win_offset_cap, win_rows_cap;
     /* what it needs of the parameters */
     tsk_params params;
     uint8_t lut[256];
