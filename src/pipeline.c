@@ -29,7 +29,6 @@ static double now_s(void)
  * is the stage the others wait for. */
 typedef struct {
     double open, take, begin, wait, write;  /* main thread: engine open, waiting for a batch, ... */
-    double reader_blocked;                  /* reader thread: waiting for a free batch */
 } stage_times;
 
 typedef struct {
@@ -212,7 +211,8 @@ static int expect_gpu(const tsk_sketch_job *job)
 }
 
 /* The TSKETCH_TIMING=1 report on stderr: one line, seconds since the pipeline started. */
-static void print_times(const stage_times *st, const tsk_engine *e, double total, int64_t bases)
+static void print_times(const stage_times *st, double reader_blocked, const tsk_engine *e, double total,
+                        int64_t bases)
 {
     double kernel_ms = 0.0;
     tsk_gpu_host_times h = {0};
@@ -224,7 +224,7 @@ static void print_times(const stage_times *st, const tsk_engine *e, double total
             "tsketch: timing: %.3f s for %.1f Mbp: engine open %.3f, waiting for parsed input %.3f, "
             "engine begin %.3f, waiting for the engine %.3f, writing rows %.3f; the reader waited %.3f "
             "for a free batch\n",
-            total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, st->reader_blocked);
+            total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, reader_blocked);
     if (e->gpu)
         fprintf(stderr,
                 "tsketch: timing: GPU kernels %.3f; host: buffer growth %.3f, codes into pinned memory %.3f, "
@@ -254,6 +254,19 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
         w->bases += info->clean_len;
     }
     w->records += b->n;
+    return rc;
+}
+
+/* Waits for the engine's batch tag, then writes batch b's rows (in out) to the sink. */
+static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batcher *b, const void *out,
+                          stage_times *st)
+{
+    const double t0 = now_s();
+    int rc = tsk_engine_wait(e, tag);
+    const double t1 = now_s();
+    st->wait += t1 - t0;
+    if (rc == TSK_EXIT_OK) rc = write_batch(w, b, out);
+    st->write += now_s() - t1;
     return rc;
 }
 
@@ -335,12 +348,7 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
             break;
         }
         if (pending >= 0) {
-            t0 = now_s();
-            rc = tsk_engine_wait(&engine, seq - 1);
-            const double t1 = now_s();
-            st.wait += t1 - t0;
-            if (rc == TSK_EXIT_OK) rc = write_batch(&w, &s.buf[pending], out[side ^ 1]);
-            st.write += now_s() - t1;
+            rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[side ^ 1], &st);
             if (progress)
                 fprintf(stderr, "\rtsketch: %lld records, %.1f Mbp sketched (%s)", (long long)w.records,
                         w.bases / 1e6, engine.name);
@@ -351,21 +359,15 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         t0 = now_s();
     }
     if (pending >= 0) {  /* the last batch; after a failure only wait, so nothing writes into out */
-        t0 = now_s();
-        int wrc = tsk_engine_wait(&engine, seq - 1);
-        const double t1 = now_s();
-        st.wait += t1 - t0;
-        if (rc == TSK_EXIT_OK) rc = wrc;
-        if (rc == TSK_EXIT_OK) rc = write_batch(&w, &s.buf[pending], out[(seq - 1) & 1]);
-        st.write += now_s() - t1;
+        if (rc == TSK_EXIT_OK) rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[(seq - 1) & 1], &st);
+        else tsk_engine_wait(&engine, seq - 1);
         give_back(&s, pending);
     }
     if (progress) fputc('\n', stderr);
     stop_reader(&s);
     pthread_join(reader, NULL);
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;
-    st.reader_blocked = s.reader_blocked;
-    if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, &engine, now_s() - t_start, w.bases);
+    if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, s.reader_blocked, &engine, now_s() - t_start, w.bases);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
         tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
     free(out[0]);
