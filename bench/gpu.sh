@@ -9,9 +9,11 @@
 #   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
 #     build-gpus/tests/gpu/test_gpu_sketch_test -- shared/bench/*.py testdata shared/data/...
 # and the device call is: bash bench/gpu.sh .device/gpus   (carry: [".device/gpus"])
-# STEPS (default "tests san time seed dist") picks the parts to run.
+# STEPS (default "tests san time more seed dist") picks the parts to run: time = the four workloads
+# at t=4 D=96 (and the same with $B/bin/gpu_sketch_bench_old, an earlier build, when carried: a
+# before/after in one call); more = canonical, slide, generic, double, the t/D sweep, real genomes.
 set -uo pipefail
-STEPS=${STEPS:-tests san time seed dist}
+STEPS=${STEPS:-tests san time more seed dist}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 B=${1:-.device/gpus}
 out=${OUT:-/tmp/gpu_bench}
@@ -54,6 +56,14 @@ step "t=4 D=96 float32, the four workloads (kernel-only and end-to-end Gbp/s; er
 run bench_default.log "$bench" --repeats 5 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
 step "long records: 4 x 50 Mbp through the split path (accuracy bound 1e-4)"
 run bench_long.log "$bench" --repeats 5 --tol 1e-4 /tmp/w/long-records.fa
+if [ -x "$B/bin/gpu_sketch_bench_old" ]; then
+    step "the same with the earlier build (gpu_sketch_bench_old)"
+    run bench_old_default.log "$B/bin/gpu_sketch_bench_old" --repeats 5 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
+    run bench_old_long.log "$B/bin/gpu_sketch_bench_old" --repeats 5 --tol 1e-4 /tmp/w/long-records.fa
+fi
+fi
+
+if want more; then
 python3 "$B/make_workloads.py" /tmp/w10 --scale 0.1 >/dev/null
 step "canonical"
 run bench_canonical.log "$bench" --repeats 3 --canonical /tmp/w/seed-homogeneous.fa

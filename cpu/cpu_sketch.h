@@ -22,6 +22,13 @@ int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threa
  * n < t). The slow reference that benches and tests measure against. */
 void tsk_cpu_sketch_reference(const tsk_params *p, const uint8_t *codes, int64_t n, double *out);
 
+/* The backward DP (the GPU engine's last piece of a split row, in plain double): for j = 0..t-1
+ * out[j * dim ..] = V[j..t] of SKETCH.md's split formula over codes[0..n): the mean over the
+ * increasing (t-j)-tuples of levels j+1..t, i.e. the sketch whose tables are levels j+1..t.
+ * Computed right to left: G_q = V[t-q..t] gets level (t-q+1)'s shift of G_(q-1), G_0 = e_0.
+ * Zero vectors where n < t - j. */
+void tsk_cpu_suffix_reference(const tsk_params *p, const uint8_t *codes, int64_t n, double *out);
+
 #ifdef __cplusplus
 }
 #endif

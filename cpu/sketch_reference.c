@@ -35,3 +35,32 @@ void tsk_cpu_sketch_reference(const tsk_params *p, const uint8_t *codes, int64_t
     free(T);
     free(next);
 }
+
+void tsk_cpu_suffix_reference(const tsk_params *p, const uint8_t *codes, int64_t n, double *out)
+{
+    const int t = p->t, dim = p->dim;
+    double *G = calloc((size_t)(t + 1) * (size_t)dim, sizeof *G);
+    double *next = malloc((size_t)dim * sizeof *next);
+    if (!G || !next) {
+        free(G);
+        free(next);
+        abort();
+    }
+    G[0] = 1.0;
+    for (int64_t i = 0; i < n; i++) {  /* i characters seen, from the right */
+        const int c = codes[n - 1 - i];
+        for (int q = (i + 1 < t ? (int)i + 1 : t); q >= 1; q--) {
+            const double z = (double)q / (double)(i + 1);
+            const int lev = t - q;  /* level t-q+1, 0-based */
+            const int h = p->hash[lev][c];
+            const double s = p->sign[lev][c];
+            const double *prev = G + (size_t)(q - 1) * dim;
+            double *cur = G + (size_t)q * dim;
+            for (int l = 0; l < dim; l++) next[l] = (1.0 - z) * cur[l] + z * s * prev[(l - h + dim) % dim];
+            memcpy(cur, next, (size_t)dim * sizeof *next);
+        }
+    }
+    for (int j = 0; j < t; j++) memcpy(out + (size_t)j * dim, G + (size_t)(t - j) * dim, (size_t)dim * sizeof *out);
+    free(G);
+    free(next);
+}

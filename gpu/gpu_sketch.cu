@@ -25,11 +25,15 @@
 #define SK_PART_OUT (512LL << 20)       /* output bytes per part */
 #define SK_MIN_SPLIT 16384              /* rows shorter than this are never split */
 #define SK_MAX_SPLIT (1LL << 20)        /* ... and longer ones always (float accuracy, balance) */
-#define SK_WARPS_PER_SM_TARGET 8        /* warps per SM the work is cut for */
+/* warps per SM the work is cut for: rows longer than total / (SMs x this) are split. 16 measured
+ * best on the H100 (docs/benchmarks.md: seed-heterogeneous 3.8 -> 5.2 Gbp/s against 8, canonical
+ * 1.5 -> 2.9; 71 kbp genomes then go as two pieces, 9.5 -> 9.4) */
+#define SK_WARPS_PER_SM_TARGET 16
 
 typedef void (*sk_fast_fn)(sk_tables, const uint8_t *, const sk_item *, int, int *, void *, int, double *);
-/* [chunks][dna][t - 1][D / 32 - 1]; chunk states exist for t <= 4 only, so larger t reuse the
- * whole-row kernels (their chunk branch would be empty anyway). */
+/* [nodes][dna][t - 1][D / 32 - 1]: the pieces of split rows run on the fast kernel for DNA at
+ * t <= 4 only (elsewhere on the generic kernel), so those are the only node instances; the other
+ * entries of the node half repeat the whole-row ones and are never asked for. */
 #define SK_ROW(T, C, A) {sk_fast_kernel<T, 1, C, A>, sk_fast_kernel<T, 2, C, A>, sk_fast_kernel<T, 3, C, A>, \
                          sk_fast_kernel<T, 4, C, A>}
 #define SK_TABLE(C, A) {SK_ROW(1, C, A), SK_ROW(2, C, A), SK_ROW(3, C, A), SK_ROW(4, C, A), \
@@ -79,7 +83,9 @@ struct sk_slot {
     int dev = 0, sms = 0;
     size_t smem_optin = 0;
     cudaStream_t st = nullptr;
+    cudaStream_t st_rows = nullptr;  /* whole rows, beside the pieces of split rows on st */
     cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+    cudaEvent_t rows_done = nullptr;
     sk_buf codes, plan, out;
     double *nodes = nullptr;
     size_t nodes_cap = 0;  /* doubles */
@@ -107,6 +113,7 @@ struct tsk_gpu_sketcher {
     std::vector<sk_pair> pairs;
     std::vector<sk_final> finals;
     std::vector<int> level_start;
+    size_t n_mid;          /* middle-chunk items of the last plan (they need all t(t+1)/2 vectors) */
 };
 
 #define SK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
@@ -171,7 +178,9 @@ static void slot_free(sk_slot &s)
     cudaFree(s.counter);
     if (s.ev0) cudaEventDestroy(s.ev0);
     if (s.ev1) cudaEventDestroy(s.ev1);
+    if (s.rows_done) cudaEventDestroy(s.rows_done);
     if (s.st) cudaStreamDestroy(s.st);
+    if (s.st_rows) cudaStreamDestroy(s.st_rows);
     s = sk_slot();
 }
 
@@ -223,6 +232,7 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
     g->fast_whole = p->precision == TSK_SINGLE && p->dim % 32 == 0 && p->dim <= 128 && p->t <= 8;
     g->fast_chunk = g->fast_whole && p->t <= 4 && p->alphabet == TSK_DNA;
     g->part_bases = SK_PART_BASES;
+
     g->part_out = SK_PART_OUT;
     size_t min_optin = SIZE_MAX;
     for (int i = 0; i < n_devices; i++) {
@@ -241,6 +251,8 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
             s.sms = prop.multiProcessorCount;
             s.smem_optin = prop.sharedMemPerBlockOptin;
             e = cudaStreamCreateWithFlags(&s.st, cudaStreamNonBlocking);
+            if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s.st_rows, cudaStreamNonBlocking);
+            if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s.rows_done, cudaEventDisableTiming);
             if (e == cudaSuccess) e = cudaEventCreate(&s.ev0);
             if (e == cudaSuccess) e = cudaEventCreate(&s.ev1);
             if (e == cudaSuccess) e = cudaMalloc(&s.counter, 2 * sizeof(int));
@@ -289,7 +301,8 @@ static cudaError_t grow(sk_buf &b, size_t need, bool pinned)
     return cudaSuccess;
 }
 
-/* Cost of an item in "base steps", for largest-first ordering. */
+/* Cost of an item in "base steps", for largest-first ordering (a first or last piece costs what a
+ * whole row of its length does). */
 static inline int64_t item_cost(const sk_item &w, int t)
 {
     if (w.flags & SK_FLAG_CHUNK) return (int64_t)w.len * (t + 1) / 2;
@@ -338,6 +351,8 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
 
     std::vector<std::vector<int32_t>> segs;  /* node lists of split strands, left to right */
     std::vector<int64_t> node_len;
+    std::vector<uint8_t> node_ends;          /* SK_PAIR_LEFT_HEAD: begins its strand; _RIGHT_TAIL: ends it */
+    g->n_mid = 0;
     for (int64_t i = r0; i < r1; i++) {
         int64_t n = tsk_batch_len(b, i), rows = b->row_offset[i + 1] - b->row_offset[i];
         for (int64_t r = 0; r < rows; r++) {
@@ -349,18 +364,26 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
                 g->items.push_back({a, row, (int32_t)len, p->canonical ? SK_FLAG_CANON : 0u});
                 continue;
             }
-            const int64_t nc = (len + chunk - 1) / chunk;
+            /* a first and a last piece (the cost of a whole row), and between them, when the row
+             * is longer than two of them, middle chunks ((t+1)/2 times the cost, so half as long) */
+            const int64_t end = len <= 2 * split ? len / 2 : split;
+            const int64_t mid = len - 2 * end, nm = (mid + chunk - 1) / chunk;
             sk_final f = {row, -1, -1};
             for (int s = 0; s < strands; s++) {
                 segs.emplace_back();
                 (s ? f.rev : f.fwd) = (int32_t)segs.size() - 1;  /* segment id until resolved */
-                for (int64_t c = 0; c < nc; c++) {
-                    int64_t lo = len * c / nc, hi = len * (c + 1) / nc;  /* on this strand */
-                    int64_t off = s ? a + (len - hi) : a + lo;
-                    int32_t node = (int32_t)node_len.size();
+                for (int64_t c = 0; c < nm + 2; c++) {
+                    /* piece [lo, hi) on this strand */
+                    const int64_t lo = c == 0 ? 0 : c == nm + 1 ? len - end : end + mid * (c - 1) / nm;
+                    const int64_t hi = c == 0 ? end : c == nm + 1 ? len : end + mid * c / nm;
+                    const int64_t off = s ? a + (len - hi) : a + lo;
+                    const uint32_t kind = c == 0 ? SK_FLAG_HEAD : c == nm + 1 ? SK_FLAG_TAIL : SK_FLAG_CHUNK;
+                    const int32_t node = (int32_t)node_len.size();
                     node_len.push_back(hi - lo);
+                    node_ends.push_back(c == 0 ? SK_PAIR_LEFT_HEAD : c == nm + 1 ? SK_PAIR_RIGHT_TAIL : 0);
                     segs.back().push_back(node);
-                    g->items.push_back({off, node, (int32_t)(hi - lo), SK_FLAG_CHUNK | (s ? SK_FLAG_REV : 0u)});
+                    g->items.push_back({off, node, (int32_t)(hi - lo), kind | (s ? SK_FLAG_REV : 0u)});
+                    g->n_mid += kind == SK_FLAG_CHUNK;
                 }
             }
             g->finals.push_back(f);
@@ -374,9 +397,11 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
             if (sg.size() < 2) continue;
             std::vector<int32_t> next;
             for (size_t k = 0; k + 1 < sg.size(); k += 2) {
-                int32_t dest = (int32_t)node_len.size();
+                const int32_t dest = (int32_t)node_len.size();
+                const int ends = (node_ends[sg[k]] & SK_PAIR_LEFT_HEAD) | (node_ends[sg[k + 1]] & SK_PAIR_RIGHT_TAIL);
                 node_len.push_back(node_len[sg[k]] + node_len[sg[k + 1]]);
-                g->pairs.push_back({sg[k], sg[k + 1], dest, 0, node_len[sg[k]], node_len[sg[k + 1]]});
+                node_ends.push_back((uint8_t)ends);
+                g->pairs.push_back({sg[k], sg[k + 1], dest, ends, node_len[sg[k]], node_len[sg[k + 1]]});
                 next.push_back(dest);
             }
             if (sg.size() % 2) next.push_back(sg.back());
@@ -389,49 +414,53 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
         f.fwd = segs[f.fwd][0];
         if (f.rev >= 0) f.rev = segs[f.rev][0];
     }
-    /* With the fast kernel, chunks get their own launch (the generic kernel, or the fast one in
-     * its chunk layout, which costs whole rows ~2x: docs/gpu.md), whole rows the next one;
+    /* With the fast kernel, the pieces of split rows get their own launch (the fast kernel's node
+     * instance, or the generic kernel), beside the whole rows' launch on another stream (docs/gpu.md);
      * largest first within each launch. */
-    size_t n_chunk = 0;
+    size_t n_node = 0;
     if (g->fast_whole && !node_len.empty()) {
+        const uint32_t piece = SK_FLAG_CHUNK | SK_FLAG_HEAD | SK_FLAG_TAIL;
         std::stable_partition(g->items.begin(), g->items.end(),
-                              [](const sk_item &w) { return (w.flags & SK_FLAG_CHUNK) != 0; });
-        for (const sk_item &w : g->items) n_chunk += (w.flags & SK_FLAG_CHUNK) != 0;
-        sort_items(g, 0, n_chunk);
+                              [=](const sk_item &w) { return (w.flags & piece) != 0; });
+        for (const sk_item &w : g->items) n_node += (w.flags & piece) != 0;
+        sort_items(g, 0, n_node);
     }
-    sort_items(g, n_chunk, g->items.size());
-    g->level_start.insert(g->level_start.begin(), (int)n_chunk);  /* [0]: chunk items kept apart */
+    sort_items(g, n_node, g->items.size());
+    g->level_start.insert(g->level_start.begin(), (int)n_node);  /* [0]: piece items kept apart */
     return (int64_t)node_len.size();
 }
 
 static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
 
-static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, const sk_item *d_items, int n, int *counter, bool fast,
-                       bool chunks, char *err, size_t errlen)
+/* Launches n items on stream st: the fast kernel (its node instance for pieces of split rows
+ * when nodes) or the generic one, with room for all t(t+1)/2 vectors when middle chunks are
+ * among the items (all_vectors), else for t. */
+static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, cudaStream_t st, const sk_item *d_items, int n,
+                       int *counter, bool fast, bool nodes, bool all_vectors, char *err, size_t errlen)
 {
     if (n == 0) return 0;
     int per_sm = 0;
     if (fast) {
         const int wpb = SK_WARPS_PER_BLOCK, threads = 32 * wpb;
-        sk_fast_fn k = SK_FAST[chunks][g->p.alphabet == TSK_DNA][g->p.t - 1][g->p.dim / 32 - 1];
+        sk_fast_fn k = SK_FAST[nodes][g->p.alphabet == TSK_DNA][g->p.t - 1][g->p.dim / 32 - 1];
         SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
         int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
-        k<<<blocks, threads, 0, s.st>>>(g->tab, (const uint8_t *)s.codes.d, d_items, n, counter, s.out.d,
-                                        g->p.precision == TSK_DOUBLE, s.nodes);
+        k<<<blocks, threads, 0, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items, n, counter, s.out.d,
+                                      g->p.precision == TSK_DOUBLE, s.nodes);
     } else {
-        const int nv = chunks ? sk_nvec(g->p.t) : g->p.t;
+        const int nv = all_vectors ? sk_nvec(g->p.t) : g->p.t;
         const size_t per_warp = generic_bytes(g, nv);
         const int wpb = (int)std::max<size_t>(1, std::min<size_t>(SK_WARPS_PER_BLOCK, s.smem_optin / per_warp));
         const size_t smem = per_warp * wpb;
         if (g->p.precision == TSK_DOUBLE) {
             SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<double>, 32 * wpb, smem));
             int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
-            sk_generic_kernel<double><<<blocks, 32 * wpb, smem, s.st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
+            sk_generic_kernel<double><<<blocks, 32 * wpb, smem, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
                                                                        n, counter, s.out.d, 1, s.nodes, nv);
         } else {
             SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<float>, 32 * wpb, smem));
             int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
-            sk_generic_kernel<float><<<blocks, 32 * wpb, smem, s.st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
+            sk_generic_kernel<float><<<blocks, 32 * wpb, smem, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
                                                                       n, counter, s.out.d, 0, s.nodes, nv);
         }
     }
@@ -465,7 +494,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
 {
     SK_CK(cudaSetDevice(s.dev));
     const int64_t n_nodes = plan_part(g, b, r0, r1, s.sms);
-    const int n_chunk_sep = g->level_start[0];
+    const int n_node_sep = g->level_start[0];
     const int64_t bases = b->offset[r1] - b->offset[r0];
     const int64_t rows = b->row_offset[r1] - b->row_offset[r0];
     const size_t out_bytes = (size_t)rows * g->p.dim * g->elt;
@@ -510,11 +539,21 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     const sk_final *d_fin = (const sk_final *)((char *)s.plan.d + items_b + pairs_b);
     const int n_items = (int)g->items.size();
     SK_CK(cudaEventRecord(s.ev0, s.st));
-    if (n_chunk_sep > 0) {  /* chunks first, then whole rows on the fast kernel */
-        if (launch_work(g, s, d_items, n_chunk_sep, s.counter, g->fast_chunk, true, err, errlen)) return -1;
-        if (launch_work(g, s, d_items + n_chunk_sep, n_items - n_chunk_sep, s.counter + 1, true, false, err, errlen))
+    if (n_node_sep > 0) {
+        /* pieces of split rows on st, whole rows (fast kernel) beside them on st_rows: the few
+         * long pieces alone would leave most of the GPU idle */
+        if (launch_work(g, s, s.st, d_items, n_node_sep, s.counter, g->fast_chunk, true, g->n_mid > 0, err, errlen))
             return -1;
-    } else if (launch_work(g, s, d_items, n_items, s.counter, g->fast_whole, n_nodes > 0, err, errlen)) {
+        if (n_items > n_node_sep) {
+            SK_CK(cudaStreamWaitEvent(s.st_rows, s.ev0, 0));
+            if (launch_work(g, s, s.st_rows, d_items + n_node_sep, n_items - n_node_sep, s.counter + 1, true, false,
+                            false, err, errlen))
+                return -1;
+            SK_CK(cudaEventRecord(s.rows_done, s.st_rows));
+            SK_CK(cudaStreamWaitEvent(s.st, s.rows_done, 0));
+        }
+    } else if (launch_work(g, s, s.st, d_items, n_items, s.counter, g->fast_whole, false, g->n_mid > 0, err,
+                           errlen)) {
         return -1;
     }
     for (size_t l = 1; l + 1 < g->level_start.size(); l++) {

@@ -10,8 +10,13 @@
  * Work comes as items (one warp each, taken from an atomic queue, largest first):
  *   - a whole window/record: the sketch T[t] (and, if canonical, that of the reverse complement),
  *     written straight into the output rows;
- *   - a chunk of a long one: the t(t+1)/2 vectors V[j..p] (start level j < p) of SKETCH.md's
- *     split formula, written in double to a node buffer; sk_combine merges nodes in a tree.
+ *   - a piece of a long one (one strand), written in double to a node buffer; sk_combine merges
+ *     nodes in a tree. A middle chunk needs all t(t+1)/2 vectors V[j..p] (start level j < p) of
+ *     SKETCH.md's split formula. The first piece only ever enters the formula with j = 0, so it
+ *     is the plain DP (t vectors V[0..p]); the last piece only with p = t, and V[j..t] for every j
+ *     comes from the same DP run backwards over the piece with the levels' tables in reverse
+ *     order (G_q = V[t-q..t] gets level t-q+1's shift of G_(q-1)). A row cut in two therefore
+ *     costs no more than a whole one.
  * Vector (j, p) lives at index sk_vidx(t, j, p); with j = 0 that is p - 1, so a whole-record
  * state and a chunk state share one layout. */
 #ifndef TSK_GPU_SKETCH_KERNELS_CUH
@@ -21,11 +26,18 @@
 
 #include "../core/tsk_def.h"
 
-#define SK_FLAG_CHUNK 1u   /* item is a chunk: write V[j..p] to node `out` */
-#define SK_FLAG_REV 2u     /* chunk of the reverse-complement strand */
+#define SK_FLAG_CHUNK 1u   /* item is a middle chunk: write every V[j..p] to node `out` */
+#define SK_FLAG_REV 2u     /* piece of the reverse-complement strand */
 #define SK_FLAG_CANON 4u   /* whole item: average with the reverse complement */
+#define SK_FLAG_HEAD 8u    /* first piece of a strand: write V[0..p], p = 1..t, to node `out` */
+#define SK_FLAG_TAIL 16u   /* last piece of a strand: write V[j..t], j = 0..t-1 (backward DP) */
+#define SK_COMPLEMENT 0x03030303u  /* xor of four packed DNA codes: A<->T, C<->G */
 #define SK_FOLD_BLOCKS 8   /* fold A into N every 8 blocks of 16 characters */
 #define SK_WARPS_PER_BLOCK 4
+/* The node instance holds both layouts' code; left alone ptxas gives it 121 registers (16 warps
+ * per SM), held to 5 blocks per SM (<= 102 registers) it keeps the 20 warps of the chunk-only
+ * kernel it replaced. */
+#define SK_NODE_BLOCKS_PER_SM 5
 
 /* One warp's work. off/len address the part's code buffer; reverse items read it backwards,
  * complemented (codes ^ 3 is A<->T, C<->G). */
@@ -36,9 +48,13 @@ typedef struct {
     uint32_t flags;
 } sk_item;
 
-/* Merge two adjacent nodes of one strand (left covers m characters, right q) into dest. */
+/* Merge two adjacent nodes of one strand (left covers m characters, right q) into dest. A node
+ * that begins its strand holds only V[0..p], one that ends it only V[j..t]: flags say which, and
+ * the merge computes only what its result can hold. */
+#define SK_PAIR_LEFT_HEAD 1   /* left child begins the strand: only j = 0 */
+#define SK_PAIR_RIGHT_TAIL 2  /* right child ends the strand: only p = t */
 typedef struct {
-    int32_t left, right, dest, pad;
+    int32_t left, right, dest, flags;
     int64_t m, q;
 } sk_pair;
 
@@ -84,12 +100,14 @@ __device__ static inline int sk_next_item(int *counter, int lane)
     return __shfl_sync(0xffffffffu, i, 0);
 }
 
-/* Calls f(code) for codes[lo..hi), forwards or (rev) backwards complemented. Reads aligned 16-byte
- * words, the same address in every lane (one broadcast load per 16 characters, no shuffle); the
- * buffer is padded so the last word is readable. f(code, fold) gets fold=true every
- * SK_FOLD_BLOCKS blocks, after the block's last character. */
+/* Calls f(code) for codes[lo..hi), forwards or (back) backwards, every code xor cmask (0, or
+ * SK_COMPLEMENT for the reverse-complement strand). Reads aligned 16-byte words, the same address
+ * in every lane (one broadcast load per 16 characters, no shuffle); the buffer is padded so the
+ * last word is readable. f(-1) comes every SK_FOLD_BLOCKS blocks, after the block's last
+ * character. */
 template <class F>
-__device__ __forceinline__ void sk_stream(const uint8_t *codes, int64_t lo, int64_t hi, bool rev, F &&f)
+__device__ __forceinline__ void sk_stream(const uint8_t *codes, int64_t lo, int64_t hi, bool rev, uint32_t cmask,
+                                          F &&f)
 {
     if (hi <= lo) return;
     int64_t first = lo & ~(int64_t)15, last = (hi - 1) & ~(int64_t)15;
@@ -99,12 +117,12 @@ __device__ __forceinline__ void sk_stream(const uint8_t *codes, int64_t lo, int6
         uint4 w = __ldg((const uint4 *)(codes + base));
         uint32_t ws[4];
         if (!rev) {
-            ws[0] = w.x, ws[1] = w.y, ws[2] = w.z, ws[3] = w.w;
-        } else {  /* byte-reverse the block and complement every code */
-            ws[0] = __byte_perm(w.w, 0, 0x0123) ^ 0x03030303u;
-            ws[1] = __byte_perm(w.z, 0, 0x0123) ^ 0x03030303u;
-            ws[2] = __byte_perm(w.y, 0, 0x0123) ^ 0x03030303u;
-            ws[3] = __byte_perm(w.x, 0, 0x0123) ^ 0x03030303u;
+            ws[0] = w.x ^ cmask, ws[1] = w.y ^ cmask, ws[2] = w.z ^ cmask, ws[3] = w.w ^ cmask;
+        } else {  /* byte-reverse the block */
+            ws[0] = __byte_perm(w.w, 0, 0x0123) ^ cmask;
+            ws[1] = __byte_perm(w.z, 0, 0x0123) ^ cmask;
+            ws[2] = __byte_perm(w.y, 0, 0x0123) ^ cmask;
+            ws[3] = __byte_perm(w.x, 0, 0x0123) ^ cmask;
         }
         if (base >= lo && base + 16 <= hi) {  /* all but the first and last block: no checks */
 #pragma unroll
@@ -161,16 +179,18 @@ __device__ __forceinline__ int sk_pack_shift(const sk_tables &tab, int lev, int 
 template <int K, int LAYOUT>
 __device__ __forceinline__ int sk_bin(int lane, int k) { return LAYOUT == SK_BR ? K * lane + k : lane + 32 * k; }
 
-/* DNA (4 codes): the packed bytes of the 4 codes of every level, computed once per thread, so a
- * character costs one byte permute per level: byte c moved to byte 0 with its sign bit replicated
- * into bytes 1-3 (prmt selector nibbles c, 8|c, 8|c, 8|c). */
+/* DNA (4 codes): the packed bytes of the 4 codes of every level, computed per thread (again when
+ * an item needs the levels in the other order), so a character costs one byte permute per level:
+ * byte c moved to byte 0 with its sign bit replicated into bytes 1-3 (prmt selector nibbles c,
+ * 8|c, 8|c, 8|c). flip: level lev takes table T-1-lev (the backward DP of a last piece). */
 template <int T, int K, int LAYOUT>
-__device__ __forceinline__ void sk_dna_words(const sk_tables &tab, int lane, uint32_t (&P)[T])
+__device__ __forceinline__ void sk_dna_words(const sk_tables &tab, int lane, uint32_t (&P)[T], bool flip)
 {
 #pragma unroll
     for (int lev = 0; lev < T; lev++) {
         P[lev] = 0;
-        for (int c = 0; c < 4; c++) P[lev] |= (uint32_t)sk_pack_shift<LAYOUT>(tab, lev, c, lane, K) << (8 * c);
+        const int from = flip ? T - 1 - lev : lev;
+        for (int c = 0; c < 4; c++) P[lev] |= (uint32_t)sk_pack_shift<LAYOUT>(tab, from, c, lane, K) << (8 * c);
     }
 }
 
@@ -246,11 +266,12 @@ __device__ __forceinline__ void sk_level(float (&N)[J == 1 ? T : T * (T + 1) / 2
     }
 }
 
-/* Runs the DP over codes[lo..hi) (rev: backwards complemented) for start levels j < J (J = 1:
- * whole sketch; J = T: chunk), leaving in N the counts, scaled by beta^(p-j) where p - j >= 2. */
+/* Runs the DP over codes[lo..hi) (rev: backwards; xor cmask) for start levels j < J (J = 1: whole
+ * sketch; J = T: chunk), leaving in N the counts, scaled by beta^(p-j) where p - j >= 2. The
+ * levels' shifts come from P (DNA), so a last piece's flipped levels are in P already. */
 template <int T, int K, int J, bool DNA, int LAYOUT>
 __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t (&P)[T], const uint8_t *codes,
-                                           int64_t lo, int64_t hi, bool rev, int lane,
+                                           int64_t lo, int64_t hi, bool rev, uint32_t cmask, int lane,
                                            float (&N)[J == 1 ? T : T * (T + 1) / 2][K])
 {
     constexpr int NV = J == 1 ? T : T * (T + 1) / 2;
@@ -260,7 +281,7 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t 
 #pragma unroll
         for (int k = 0; k < K; k++) N[v][k] = 0.f, A[v][k] = 0.f;
     const float beta = 1.0f / (float)(hi - lo), beta2 = beta * beta;
-    sk_stream(codes, lo, hi, rev, [&](int c) {
+    sk_stream(codes, lo, hi, rev, cmask, [&](int c) {
         if (c < 0) {
 #pragma unroll
             for (int v = 0; v < NV; v++)
@@ -306,58 +327,93 @@ __device__ static inline double sk_fast_factor(int64_t len, int r)
     return r == 1 ? 1.0 / (double)len : sk_mean_factor(len, r);
 }
 
-/* CHUNKS: the launch holds chunk items; it runs everything in the BR layout (see above). Launches
- * of whole rows only run the ROT layout and, without the chunk state (~2x the registers at t=4),
- * fit more warps per SM. DNA: 4-letter alphabet, shift parameters from the per-lane packed words. */
-template <int T, int K, bool CHUNKS, bool DNA>
-__global__ void __launch_bounds__(32 * SK_WARPS_PER_BLOCK)
+/* Writes a piece's vectors V[j..p] to its node (double, mean-scaled): a middle chunk's all of
+ * them, a first (END, !tail) or last (END, tail) piece's t. */
+template <int T, int K, int LAYOUT, bool END>
+__device__ __forceinline__ void sk_write_node(double *node, const float (&N)[END ? T : T * (T + 1) / 2][K],
+                                              int64_t len, bool tail, int lane)
+{
+    constexpr int D = 32 * K;
+#pragma unroll
+    for (int j = 0; j < T; j++)
+#pragma unroll
+        for (int p = j + 1; p <= T; p++) {
+            int from;  /* which of N holds V[j..p] */
+            if constexpr (END) {  /* first piece: V[0..p]; last piece: level q = t - j is V[j..t] */
+                if (tail ? p != T : j != 0) continue;
+                from = tail ? T - j - 1 : p - 1;
+            } else {
+                from = sk_vidx(T, j, p);
+            }
+            const double f = sk_fast_factor(len, p - j);
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                node[(size_t)sk_vidx(T, j, p) * D + sk_bin<K, LAYOUT>(lane, k)] = (double)N[from][k] * f;
+        }
+}
+
+/* NODES: the launch holds the pieces of split rows (DNA, t <= 4): middle chunks run in the BR
+ * layout, first and last pieces (one vector per level, like whole rows) in the ROT layout, each
+ * with its own packed words (recomputed when the kind of piece changes). The other instances run
+ * whole rows in the ROT layout only; without the chunk state (~2x the registers at t=4) they fit
+ * more warps per SM, and they run concurrently with the pieces' launch. DNA: 4-letter alphabet,
+ * shift parameters from the per-lane packed words. */
+template <int T, int K, bool NODES, bool DNA>
+__global__ void __launch_bounds__(32 * SK_WARPS_PER_BLOCK, NODES ? SK_NODE_BLOCKS_PER_SM : 1)
 sk_fast_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_item *__restrict__ items, int n_items,
                int *counter, void *out, int out_double, double *nodes)
 {
-    constexpr int LAYOUT = CHUNKS && T <= 4 ? SK_BR : SK_ROT;
     const int lane = threadIdx.x & 31;
     constexpr int D = 32 * K;
     uint32_t P[T];
-    if constexpr (DNA) sk_dna_words<T, K, LAYOUT>(tab, lane, P);
-    for (int it = sk_next_item(counter, lane); it < n_items; it = sk_next_item(counter, lane)) {
-        sk_item w = items[it];
-        if (w.flags & SK_FLAG_CHUNK) {
-            if constexpr (CHUNKS && T <= 4) {
+    if constexpr (NODES && DNA && T <= 4) {
+        int words = -1;  /* what P holds: 0 BR, 1 ROT, 2 ROT with the levels flipped */
+        for (int it = sk_next_item(counter, lane); it < n_items; it = sk_next_item(counter, lane)) {
+            const sk_item w = items[it];
+            const bool rev = (w.flags & SK_FLAG_REV) != 0;
+            double *node = nodes + (size_t)w.out * sk_nvec(T) * D;
+            if (w.flags & SK_FLAG_CHUNK) {
+                if (words != 0) sk_dna_words<T, K, SK_BR>(tab, lane, P, false), words = 0;
                 float N[T * (T + 1) / 2][K];
-                sk_fast_dp<T, K, T, DNA, LAYOUT>(tab, P, codes, w.off, w.off + w.len, (w.flags & SK_FLAG_REV) != 0,
+                sk_fast_dp<T, K, T, true, SK_BR>(tab, P, codes, w.off, w.off + w.len, rev, rev ? SK_COMPLEMENT : 0u,
                                                  lane, N);
-                double *node = nodes + (size_t)w.out * sk_nvec(T) * D;
-#pragma unroll
-                for (int j = 0; j < T; j++)
-#pragma unroll
-                    for (int p = j + 1; p <= T; p++) {
-                        double f = sk_fast_factor(w.len, p - j);
-#pragma unroll
-                        for (int k = 0; k < K; k++)
-                            node[(size_t)sk_vidx(T, j, p) * D + sk_bin<K, LAYOUT>(lane, k)] =
-                                (double)N[sk_vidx(T, j, p)][k] * f;
-                    }
-            }
-            continue;
-        }
-        double res[K];
-#pragma unroll
-        for (int k = 0; k < K; k++) res[k] = 0.0;
-        if (w.len >= T) {
-            float N[T][K];
-            const int strands = (w.flags & SK_FLAG_CANON) ? 2 : 1;
-            const double f = sk_fast_factor(w.len, T) / strands;
-            for (int s = 0; s < strands; s++) {
-                sk_fast_dp<T, K, 1, DNA, LAYOUT>(tab, P, codes, w.off, w.off + w.len, s == 1, lane, N);
-#pragma unroll
-                for (int k = 0; k < K; k++) res[k] += (double)N[T - 1][k] * f;
+                sk_write_node<T, K, SK_BR, false>(node, N, w.len, false, lane);
+            } else {
+                /* first piece: the plain DP; last piece: backwards with the tables flipped. On the
+                 * reverse-complement strand "backwards" is the other way round in the code buffer
+                 * (the strand is read backwards already). */
+                const bool tail = (w.flags & SK_FLAG_TAIL) != 0;
+                if (words != 1 + tail) sk_dna_words<T, K, SK_ROT>(tab, lane, P, tail), words = 1 + tail;
+                float N[T][K];
+                sk_fast_dp<T, K, 1, true, SK_ROT>(tab, P, codes, w.off, w.off + w.len, rev != tail,
+                                                  rev ? SK_COMPLEMENT : 0u, lane, N);
+                sk_write_node<T, K, SK_ROT, true>(node, N, w.len, tail, lane);
             }
         }
+    } else {
+        if constexpr (DNA) sk_dna_words<T, K, SK_ROT>(tab, lane, P, false);
+        for (int it = sk_next_item(counter, lane); it < n_items; it = sk_next_item(counter, lane)) {
+            const sk_item w = items[it];
+            double res[K];
 #pragma unroll
-        for (int k = 0; k < K; k++) {
-            const size_t at = (size_t)w.out * D + sk_bin<K, LAYOUT>(lane, k);
-            if (out_double) ((double *)out)[at] = res[k];
-            else ((float *)out)[at] = (float)res[k];
+            for (int k = 0; k < K; k++) res[k] = 0.0;
+            if (w.len >= T) {
+                float N[T][K];
+                const int strands = (w.flags & SK_FLAG_CANON) ? 2 : 1;
+                const double f = sk_fast_factor(w.len, T) / strands;
+                for (int s = 0; s < strands; s++) {
+                    sk_fast_dp<T, K, 1, DNA, SK_ROT>(tab, P, codes, w.off, w.off + w.len, s == 1,
+                                                     s == 1 ? SK_COMPLEMENT : 0u, lane, N);
+#pragma unroll
+                    for (int k = 0; k < K; k++) res[k] += (double)N[T - 1][k] * f;
+                }
+            }
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                const size_t at = (size_t)w.out * D + sk_bin<K, SK_ROT>(lane, k);
+                if (out_double) ((double *)out)[at] = res[k];
+                else ((float *)out)[at] = (float)res[k];
+            }
         }
     }
 }
@@ -368,7 +424,7 @@ sk_fast_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_item *
  * apply (D not a multiple of 32 or > 128, t > 8, chunks with t > 4, float64 output). */
 template <typename F>
 __device__ void sk_generic_dp(const sk_tables &tab, const uint8_t *codes, int64_t lo, int64_t hi, bool rev,
-                              int lane, int J, F *N, F *A)
+                              uint32_t cmask, bool flip, int lane, int J, F *N, F *A)
 {
     /* whole rows keep the t vectors of start level 0, chunks all t(t+1)/2 (layout sk_vidx) */
     const int T = tab.t, D = tab.dim, NV = J == 1 ? T : sk_nvec(T);
@@ -380,7 +436,7 @@ __device__ void sk_generic_dp(const sk_tables &tab, const uint8_t *codes, int64_
     __syncwarp();
     const F beta = (F)1 / (F)(hi - lo);
     F *Ad = acc ? A : N;  /* where increments go */
-    sk_stream(codes, lo, hi, rev, [&](int c) {
+    sk_stream(codes, lo, hi, rev, cmask, [&](int c) {
         if (c < 0) {
             if (acc) {
                 for (int i = lane; i < NV * D; i += 32) N[i] += A[i], A[i] = 0;
@@ -389,8 +445,9 @@ __device__ void sk_generic_dp(const sk_tables &tab, const uint8_t *codes, int64_
             return;
         }
         for (int p = T; p >= 1; p--) {
-            const int h = tab.hash[p - 1][c];
-            const F sb = (F)tab.sign[p - 1][c] * beta;
+            const int lev = flip ? T - p : p - 1;  /* flip: the backward DP of a last piece */
+            const int h = tab.hash[lev][c];
+            const F sb = (F)tab.sign[lev][c] * beta;
             for (int j = 0; j < J && j < p; j++) {
                 F *dst = Ad + (size_t)sk_vidx(T, j, p) * D;
                 if (j == p - 1) {
@@ -428,8 +485,9 @@ sk_generic_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_ite
     F *A = N + (size_t)nv_alloc * D;
     for (int it = sk_next_item(counter, lane); it < n_items; it = sk_next_item(counter, lane)) {
         sk_item w = items[it];
+        const bool rev = (w.flags & SK_FLAG_REV) != 0;
         if (w.flags & SK_FLAG_CHUNK) {
-            sk_generic_dp<F>(tab, codes, w.off, w.off + w.len, (w.flags & SK_FLAG_REV) != 0, lane, T, N, A);
+            sk_generic_dp<F>(tab, codes, w.off, w.off + w.len, rev, rev ? SK_COMPLEMENT : 0u, false, lane, T, N, A);
             double *node = nodes + (size_t)w.out * sk_nvec(T) * D;
             for (int j = 0; j < T; j++)
                 for (int p = j + 1; p <= T; p++) {
@@ -440,10 +498,25 @@ sk_generic_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_ite
             __syncwarp();
             continue;
         }
+        if (w.flags & (SK_FLAG_HEAD | SK_FLAG_TAIL)) {  /* first / last piece, as in the fast kernel */
+            const bool tail = (w.flags & SK_FLAG_TAIL) != 0;
+            sk_generic_dp<F>(tab, codes, w.off, w.off + w.len, rev != tail, rev ? SK_COMPLEMENT : 0u, tail, lane, 1,
+                             N, A);
+            double *node = nodes + (size_t)w.out * sk_nvec(T) * D;
+            for (int q = 1; q <= T; q++) {
+                const double f = sk_mean_factor(w.len, q);
+                const int v = tail ? sk_vidx(T, T - q, T) : q - 1;
+                const F *src = N + (size_t)(q - 1) * D;
+                for (int l = lane; l < D; l += 32) node[(size_t)v * D + l] = (double)src[l] * f;
+            }
+            __syncwarp();
+            continue;
+        }
         const int strands = (w.flags & SK_FLAG_CANON) ? 2 : 1;
         const double f = sk_mean_factor(w.len, T) / strands;
         for (int s = 0; s < strands && w.len >= T; s++) {
-            sk_generic_dp<F>(tab, codes, w.off, w.off + w.len, s == 1, lane, 1, N, A);
+            sk_generic_dp<F>(tab, codes, w.off, w.off + w.len, s == 1, s == 1 ? SK_COMPLEMENT : 0u, false, lane, 1,
+                             N, A);
             const F *v = N + (size_t)(T - 1) * D;
             for (int l = lane; l < D; l += 32) {
                 double x = (double)v[l] * f;
@@ -469,7 +542,8 @@ sk_generic_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_ite
 
 /* ---------------- combining chunk nodes (double) ----------------
  * W[j..p] = sum_{k=j..p} w(m, q, k-j, p-j) U[j..k] (*) V[k..p], with U[j..j] = V[p..p] = e_0.
- * One block per pair; threads over output bins. */
+ * Only the (j, p) the result can be asked for: j = 0 when U begins the strand, p = t when V ends
+ * it (and those are all such a U or V holds). One block per pair; threads over output bins. */
 __global__ void sk_combine_kernel(int t, int dim, const sk_pair *__restrict__ pairs, int n_pairs, double *nodes)
 {
     const int nv = sk_nvec(t);
@@ -478,8 +552,9 @@ __global__ void sk_combine_kernel(int t, int dim, const sk_pair *__restrict__ pa
         const double *U = nodes + (size_t)pr.left * nv * dim;
         const double *V = nodes + (size_t)pr.right * nv * dim;
         double *W = nodes + (size_t)pr.dest * nv * dim;
-        for (int j = 0; j < t; j++)
-            for (int p = j + 1; p <= t; p++) {
+        const int j_end = (pr.flags & SK_PAIR_LEFT_HEAD) ? 1 : t;
+        for (int j = 0; j < j_end; j++)
+            for (int p = (pr.flags & SK_PAIR_RIGHT_TAIL) ? t : j + 1; p <= t; p++) {
                 const double w0 = sk_split_weight(pr.m, pr.q, 0, p - j);      /* k = j */
                 const double w1 = sk_split_weight(pr.m, pr.q, p - j, p - j);  /* k = p */
                 const double *vjp = V + (size_t)sk_vidx(t, j, p) * dim;

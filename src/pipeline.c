@@ -375,6 +375,8 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
     for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
+    const double t_close = now_s();
     tsk_engine_close(&engine);
+    if (env_count("TSKETCH_TIMING", 1, 0)) fprintf(stderr, "tsketch: timing: engine close %.3f\n", now_s() - t_close);
     return rc;
 }

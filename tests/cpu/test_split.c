@@ -136,3 +136,56 @@ Test(split, weights_are_a_distribution)
             cr_expect_float_eq(sum, 1.0, 1e-13, "m=%lld q=%lld p=%d", (long long)lens[k][0], (long long)lens[k][1], pp);
         }
 }
+
+/* The backward DP of a split row's last piece: V[j..t] equals the forward sketch with the tables of
+ * levels j+1..t, and combining a forward first piece with a backward last piece gives the whole
+ * sketch (all the GPU engine does for a row cut in two). */
+Test(split, backward_dp_gives_suffix_vectors)
+{
+    const int cases[][3] = {{1, 5, 0}, {2, 7, 0}, {3, 16, 0}, {4, 96, 0}, {3, 11, 1}, {6, 13, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        tsk_params p = params(cases[c][0], cases[c][1], cases[c][2] ? TSK_PROTEIN : TSK_DNA);
+        const int t = p.t, dim = p.dim, n = 57;
+        uint8_t *x = test_random_codes(n, tsk_alphabet_size(p.alphabet), 31u + (unsigned)c);
+        double *suffix = malloc((size_t)t * dim * sizeof *suffix), *want = malloc((size_t)dim * sizeof *want);
+        for (int len = 0; len <= n; len += (len < 8 ? 1 : 7)) {
+            tsk_cpu_suffix_reference(&p, x, len, suffix);
+            for (int j = 0; j < t; j++) {
+                tsk_params q = p;  /* levels j+1..t only */
+                q.t = t - j;
+                for (int k = 0; k < q.t; k++) {
+                    memcpy(q.hash[k], p.hash[j + k], sizeof q.hash[k]);
+                    memcpy(q.sign[k], p.sign[j + k], sizeof q.sign[k]);
+                }
+                tsk_cpu_sketch_reference(&q, x, len, want);
+                cr_expect_leq(test_rel_err(suffix + (size_t)j * dim, want, dim), 1e-13, "case %zu len %d j %d", c, len, j);
+            }
+        }
+        /* first piece forward (V[0..j] = sketch of levels 1..j), last piece backward */
+        double *whole = malloc((size_t)dim * sizeof *whole), *got = calloc((size_t)dim, sizeof *got);
+        double *head = malloc((size_t)dim * sizeof *head), *conv = malloc((size_t)dim * sizeof *conv);
+        tsk_cpu_sketch_reference(&p, x, n, whole);
+        const int m = 23;
+        tsk_cpu_suffix_reference(&p, x + m, n - m, suffix);
+        for (int j = 0; j <= t; j++) {
+            if (j == 0) {
+                memset(head, 0, (size_t)dim * sizeof *head);
+                head[0] = 1.0;
+            } else {
+                tsk_params q = p;
+                q.t = j;
+                tsk_cpu_sketch_reference(&q, x, m, head);
+            }
+            const double *tail = j < t ? suffix + (size_t)j * dim : NULL;
+            for (int l = 0; l < dim; l++) {
+                double s = 0;
+                for (int r = 0; r < dim; r++) s += head[r] * (tail ? tail[(l - r + dim) % dim] : (l == r));
+                conv[l] = s;
+            }
+            const double w = tsk_split_weight(m, n - m, j, t);
+            for (int l = 0; l < dim; l++) got[l] += w * conv[l];
+        }
+        cr_expect_leq(test_rel_err(got, whole, dim), 1e-13, "case %zu: first + last piece", c);
+        free(whole), free(got), free(head), free(conv), free(suffix), free(want), free(x);
+    }
+}

@@ -114,10 +114,13 @@ static void check_random(tsk_params *p, const int64_t *lens, int nlen, unsigned 
 }
 
 /* Lengths around every boundary: 0, 1, t-1, t, t+1, a warp, the split threshold 16384 +-1, and
- * records split into several chunks; long ones only where the float64 reference stays cheap. */
+ * split records (at this size the engine splits at 16384: up to 32768 a first and a last piece,
+ * 40000 one middle chunk between them, 52000 three, so the merge tree has an odd level); long
+ * ones only where the float64 reference stays cheap. */
 static int lengths_for(int t, int dim, int64_t *lens)
 {
-    const int64_t cand[] = {0, 1, t - 1, t, t + 1, 31, 33, 100, 1000, 5000, 16383, 16384, 16385, 40000};
+    const int64_t cand[] = {0, 1, t - 1, t, t + 1, 31, 33, 100, 1000, 5000, 16383, 16384, 16385, 32768, 32769,
+                            40000, 52000};
     const double budget = 6e7;  /* reference multiply-adds per configuration */
     int n = 0;
     double used = 0;
@@ -151,20 +154,22 @@ Test(gpu_sketch, sweep_t_dim_precision, .timeout = 600)
 Test(gpu_sketch, canonical_and_protein)
 {
     NEED_GPU();
-    const int64_t lens[] = {0, 3, 4, 97, 2000, 16385, 30000};
+    /* split rows on both strands: two pieces, one and two middle chunks */
+    const int64_t lens[] = {0, 3, 4, 97, 2000, 16385, 30000, 40000, 45000};
+    const int n = sizeof lens / sizeof *lens;
     for (int d = 0; d < 2; d++) {
         tsk_params p;
         tsk_params_default(&p);
         p.canonical = 1;
         p.dim = d ? 100 : 96;
         tsk_tables_draw(&p);
-        check_random(&p, lens, 7, 11, 1e-5);
+        check_random(&p, lens, n, 11, 1e-5);
     }
     tsk_params p;
     tsk_params_default(&p);
     p.alphabet = TSK_PROTEIN;
     tsk_tables_draw(&p);
-    check_random(&p, lens, 7, 12, 1e-5);
+    check_random(&p, lens, n, 12, 1e-5);
 }
 
 Test(gpu_sketch, slide_rows_across_chunks)
