@@ -232,7 +232,6 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
     g->fast_whole = p->precision == TSK_SINGLE && p->dim % 32 == 0 && p->dim <= 128 && p->t <= 8;
     g->fast_chunk = g->fast_whole && p->t <= 4 && p->alphabet == TSK_DNA;
     g->part_bases = SK_PART_BASES;
-
     g->part_out = SK_PART_OUT;
     size_t min_optin = SIZE_MAX;
     for (int i = 0; i < n_devices; i++) {
@@ -373,17 +372,18 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
                 segs.emplace_back();
                 (s ? f.rev : f.fwd) = (int32_t)segs.size() - 1;  /* segment id until resolved */
                 for (int64_t c = 0; c < nm + 2; c++) {
+                    const bool first = c == 0, last = c == nm + 1;
                     /* piece [lo, hi) on this strand */
-                    const int64_t lo = c == 0 ? 0 : c == nm + 1 ? len - end : end + mid * (c - 1) / nm;
-                    const int64_t hi = c == 0 ? end : c == nm + 1 ? len : end + mid * c / nm;
+                    const int64_t lo = first ? 0 : last ? len - end : end + mid * (c - 1) / nm;
+                    const int64_t hi = first ? end : last ? len : end + mid * c / nm;
                     const int64_t off = s ? a + (len - hi) : a + lo;
-                    const uint32_t kind = c == 0 ? SK_FLAG_HEAD : c == nm + 1 ? SK_FLAG_TAIL : SK_FLAG_CHUNK;
+                    const uint32_t kind = first ? SK_FLAG_HEAD : last ? SK_FLAG_TAIL : SK_FLAG_CHUNK;
                     const int32_t node = (int32_t)node_len.size();
                     node_len.push_back(hi - lo);
-                    node_ends.push_back(c == 0 ? SK_PAIR_LEFT_HEAD : c == nm + 1 ? SK_PAIR_RIGHT_TAIL : 0);
+                    node_ends.push_back(first ? SK_PAIR_LEFT_HEAD : last ? SK_PAIR_RIGHT_TAIL : 0);
                     segs.back().push_back(node);
                     g->items.push_back({off, node, (int32_t)(hi - lo), kind | (s ? SK_FLAG_REV : 0u)});
-                    g->n_mid += kind == SK_FLAG_CHUNK;
+                    g->n_mid += !first && !last;
                 }
             }
             g->finals.push_back(f);

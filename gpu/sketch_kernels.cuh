@@ -74,6 +74,16 @@ typedef struct {
 __host__ __device__ static inline int sk_vidx(int t, int j, int p) { return j * t - j * (j - 1) / 2 + (p - j - 1); }
 __host__ __device__ static inline int sk_nvec(int t) { return t * (t + 1) / 2; }
 
+/* Where a piece's DP left V[j..p]: a middle chunk (J = t) at sk_vidx(t, j, p); a first piece
+ * (J = 1) has V[0..p] as level p; a last piece (J = 1, levels flipped) has V[j..t] as level t - j.
+ * -1 for the vectors a first or last piece does not hold. */
+__host__ __device__ static inline int sk_piece_vector(int t, int j, int p, bool chunk, bool tail)
+{
+    if (chunk) return sk_vidx(t, j, p);
+    if (tail ? p != t : j != 0) return -1;
+    return tail ? t - j - 1 : p - 1;
+}
+
 /* len^r / C(len, r): turns a count scaled by beta^r = len^-r into a mean. 0 when len < r. */
 __device__ static inline double sk_mean_factor(int64_t len, int r)
 {
@@ -338,7 +348,9 @@ __device__ __forceinline__ void sk_write_node(double *node, const float (&N)[END
     for (int j = 0; j < T; j++)
 #pragma unroll
         for (int p = j + 1; p <= T; p++) {
-            int from;  /* which of N holds V[j..p] */
+            /* which of N holds V[j..p]: sk_piece_vector spelled out; calling it here made the
+             * node instance slower on the H100 (seed-homogeneous as two pieces 9.4 -> 7.6 Gbp/s) */
+            int from;
             if constexpr (END) {  /* first piece: V[0..p]; last piece: level q = t - j is V[j..t] */
                 if (tail ? p != T : j != 0) continue;
                 from = tail ? T - j - 1 : p - 1;
@@ -486,29 +498,19 @@ sk_generic_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_ite
     for (int it = sk_next_item(counter, lane); it < n_items; it = sk_next_item(counter, lane)) {
         sk_item w = items[it];
         const bool rev = (w.flags & SK_FLAG_REV) != 0;
-        if (w.flags & SK_FLAG_CHUNK) {
-            sk_generic_dp<F>(tab, codes, w.off, w.off + w.len, rev, rev ? SK_COMPLEMENT : 0u, false, lane, T, N, A);
+        if (w.flags & (SK_FLAG_CHUNK | SK_FLAG_HEAD | SK_FLAG_TAIL)) {  /* a piece, as in the fast kernel */
+            const bool chunk = (w.flags & SK_FLAG_CHUNK) != 0, tail = (w.flags & SK_FLAG_TAIL) != 0;
+            sk_generic_dp<F>(tab, codes, w.off, w.off + w.len, rev != tail, rev ? SK_COMPLEMENT : 0u, tail, lane,
+                             chunk ? T : 1, N, A);
             double *node = nodes + (size_t)w.out * sk_nvec(T) * D;
             for (int j = 0; j < T; j++)
                 for (int p = j + 1; p <= T; p++) {
-                    double f = sk_mean_factor(w.len, p - j);
-                    const F *v = N + (size_t)sk_vidx(T, j, p) * D;
+                    const int from = sk_piece_vector(T, j, p, chunk, tail);
+                    if (from < 0) continue;
+                    const double f = sk_mean_factor(w.len, p - j);
+                    const F *v = N + (size_t)from * D;
                     for (int l = lane; l < D; l += 32) node[(size_t)sk_vidx(T, j, p) * D + l] = (double)v[l] * f;
                 }
-            __syncwarp();
-            continue;
-        }
-        if (w.flags & (SK_FLAG_HEAD | SK_FLAG_TAIL)) {  /* first / last piece, as in the fast kernel */
-            const bool tail = (w.flags & SK_FLAG_TAIL) != 0;
-            sk_generic_dp<F>(tab, codes, w.off, w.off + w.len, rev != tail, rev ? SK_COMPLEMENT : 0u, tail, lane, 1,
-                             N, A);
-            double *node = nodes + (size_t)w.out * sk_nvec(T) * D;
-            for (int q = 1; q <= T; q++) {
-                const double f = sk_mean_factor(w.len, q);
-                const int v = tail ? sk_vidx(T, T - q, T) : q - 1;
-                const F *src = N + (size_t)(q - 1) * D;
-                for (int l = lane; l < D; l += 32) node[(size_t)v * D + l] = (double)src[l] * f;
-            }
             __syncwarp();
             continue;
         }
