@@ -135,6 +135,37 @@ def summaries(da, ia, db, ib):
     return out
 
 
+def window_counts(names, spans, genomes):
+    """Base counts of every row's window, and each genome's rows (name, indices) in file order."""
+    counts = np.zeros((len(names), 4))
+    names_arr = np.array(names)
+    order = []
+    for g in dict.fromkeys(names):
+        sel = np.nonzero(names_arr == g)[0]
+        order.append((g, sel))
+        c = np.vstack([np.zeros(4, dtype=np.int64), np.cumsum(np.eye(4, dtype=np.int64)[genomes[g]], 0)])
+        counts[sel] = c[spans[sel, 1]] - c[spans[sel, 0]]
+    return counts, order
+
+
+def per_genome(x, order, skip):
+    """Rows of x by genome, the first `skip` (partial windows at a genome's start) left out."""
+    return {g: (x[sel[skip:]] if len(sel) > skip else x[sel]) for g, sel in order}
+
+
+def report(set_name, label, res, truth, out):
+    """Spearman of every summary in res ({summary: {pair: value}}) against the truth, one line
+    each; with out, the pair tables as OUT.LABEL.SUMMARY.tsv."""
+    for s, d in res.items():
+        keys = list(d)
+        rho = acclib.spearman([d[k] for k in keys], [truth[k] for k in keys])
+        print(f"{set_name}\t{label}\t{s}\t{len(keys)}\t{rho:.4f}", flush=True)
+        if out:
+            with open(f"{out}.{label}.{s}.tsv", "w") as fo:
+                for k in keys:
+                    fo.write(f"{k[0]}\t{k[1]}\t{d[k]:.9g}\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("set")
@@ -148,17 +179,7 @@ def main():
     t0 = time.time()
     names, spans, rows = read_rows(args.rows)
     genomes = genomes_of(args.set, args.src)
-    counts = np.zeros((len(rows), 4))
-    cum = {}
-    for g, codes in genomes.items():
-        cum[g] = np.vstack([np.zeros(4, dtype=np.int64), np.cumsum(np.eye(4, dtype=np.int64)[codes], 0)])
-    names_arr = np.array(names)
-    order = []
-    for g in dict.fromkeys(names):
-        sel = np.nonzero(names_arr == g)[0]
-        order.append((g, sel))
-        c = cum[g]
-        counts[sel] = c[spans[sel, 1]] - c[spans[sel, 0]]
+    counts, order = window_counts(names, spans, genomes)
     ex = ce.Expect(T, D)
     E = ex.expect(counts, canonical=True, iid=args.iid)
     # verification: rows recomputed from the FASTA (numpy copy of the oracle DP, checked in
@@ -180,24 +201,17 @@ def main():
     for v in args.variants.split(","):
         x = {"raw": rows, "unit": rows / np.maximum(nr, 1e-30)[:, None],
              "resid": resid, "runit": resid / np.maximum(nres, 1e-30)[:, None]}[v]
-        variants[v] = {g: (x[sel[skip:]] if len(sel) > skip else x[sel]) for g, sel in order}
+        variants[v] = per_genome(x, order, skip)
     truth = truth_of(args.set, args.src)
     gnames = [g for g, _ in order]
     pairs = [p for p in itertools.combinations(gnames, 2) if tuple(sorted(p)) in truth]
-    res = {}
     for v, rv in variants.items():
+        res = {}
         for a, b in pairs:
             da, ia, db, ib = nearest_both(rv[a], rv[b])
             for s, val in summaries(da, ia, db, ib).items():
-                res.setdefault((v, s), {})[tuple(sorted((a, b)))] = val
-    for (v, s), d in res.items():
-        keys = list(d)
-        rho = acclib.spearman([d[k] for k in keys], [truth[k] for k in keys])
-        print(f"{args.set}\t{v}\t{s}\t{len(keys)}\t{rho:.4f}", flush=True)
-        if args.out:
-            with open(f"{args.out}.{v}.{s}.tsv", "w") as fo:
-                for k in keys:
-                    fo.write(f"{k[0]}\t{k[1]}\t{d[k]:.9g}\n")
+                res.setdefault(s, {})[tuple(sorted((a, b)))] = val
+        report(args.set, v, res, truth, args.out)
     print(f"# {args.set}: {time.time() - t0:.1f} s", file=sys.stderr)
 
 

@@ -20,7 +20,6 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import acclib  # noqa: E402
 import centre_expect as ce  # noqa: E402
 import centre_genome as cg  # noqa: E402
 
@@ -75,14 +74,7 @@ def main():
     t0 = time.time()
     names, spans, rows = cg.read_rows(args.rows)
     genomes = cg.genomes_of(args.set, args.src)
-    counts = np.zeros((len(rows), 4))
-    names_arr = np.array(names)
-    order = []
-    for g in dict.fromkeys(names):
-        sel = np.nonzero(names_arr == g)[0]
-        order.append((g, sel))
-        c = np.vstack([np.zeros(4, dtype=np.int64), np.cumsum(np.eye(4, dtype=np.int64)[genomes[g]], 0)])
-        counts[sel] = c[spans[sel, 1]] - c[spans[sel, 0]]
+    counts, order = cg.window_counts(names, spans, genomes)
     E = ce.Expect(cg.T, cg.D).expect(counts, canonical=True)
     resid = rows - E
     skip = -(-cg.W // cg.S) - 1
@@ -92,21 +84,14 @@ def main():
     for v in args.variants.split(","):
         x = {"raw": rows, "resid": resid,
              "runit": resid / np.maximum(np.linalg.norm(resid, axis=1), 1e-30)[:, None]}[v]
-        rv = {g: (x[sel[skip:]] if len(sel) > skip else x[sel]) for g, sel in order}
+        rv = cg.per_genome(x, order, skip)
         res = {}
         for a, b in pairs:
             ra, ia = nearest_ratio(rv[a], rv[b], excl)
             rb, ib = nearest_ratio(rv[b], rv[a], excl)
             for s, val in summaries(ra, ia, rb, ib).items():
                 res.setdefault(s, {})[tuple(sorted((a, b)))] = val
-        for s, d in res.items():
-            keys = list(d)
-            rho = acclib.spearman([d[k] for k in keys], [truth[k] for k in keys])
-            print(f"{args.set}\tratio-{v}\t{s}\t{len(keys)}\t{rho:.4f}", flush=True)
-            if args.out:
-                with open(f"{args.out}.ratio-{v}.{s}.tsv", "w") as fo:
-                    for k in keys:
-                        fo.write(f"{k[0]}\t{k[1]}\t{d[k]:.9g}\n")
+        cg.report(args.set, f"ratio-{v}", res, truth, args.out)
     print(f"# {args.set}: {time.time() - t0:.1f} s", file=sys.stderr)
 
 
