@@ -3,6 +3,7 @@
 #define TSK_IO_TEST_H
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,15 @@
 #ifndef TSK_TESTDATA
 #error "TSK_TESTDATA must name testdata/io"
 #endif
+
+/* SplitMix64 step: a reproducible random stream for generated test inputs. */
+static inline uint64_t test_rnd(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
 
 /* Path of a file in testdata/io (static buffer, one at a time per call site). */
 static inline const char *td(const char *name)

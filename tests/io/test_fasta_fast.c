@@ -14,13 +14,7 @@
 #include "io_test.h"
 
 static uint64_t rng_state = 12345;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return test_rnd(&rng_state); }
 
 static void write_both(const char *dir, const char *text, size_t n, char *plain, char *gz)
 {

@@ -17,13 +17,7 @@
 #include "io_test.h"
 
 static uint64_t rng_state = 777;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return test_rnd(&rng_state); }
 
 /* Everything a reader gave for a file: records in order, then how it ended. */
 typedef struct {
