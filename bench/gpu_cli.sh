@@ -125,7 +125,8 @@ for args in "-k 1 -s 32" ""; do
     s=$(date +%s.%N)
     TSKETCH_TIMING=1 "$T" sketch -q --device cuda -p "$(nproc)" $args "$W/big.fa" -o "$W/e2e.tsk" 2>"$W/timing.txt"
     e=$(date +%s.%N)
-    say "stages ${args:-t=4 D=96}, wall $(elapsed "$s" "$e") s:"
+    m=$(stat -c %.9Y "$W/e2e.tsk")  # the .tsk's last write, before its rename
+    say "stages ${args:-t=4 D=96}, wall $(elapsed "$s" "$e") s, of which $(elapsed "$m" "$e") s after the .tsk's last write (rename, teardown, exit):"
     sed 's/^/    /' "$W/timing.txt" | tee -a "$out/summary.txt"
 done
 for f in seed-homogeneous short-reads; do

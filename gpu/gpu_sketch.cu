@@ -29,19 +29,30 @@
  * best on the H100 (docs/benchmarks.md: seed-heterogeneous 3.8 -> 5.2 Gbp/s against 8, canonical
  * 1.5 -> 2.9; 71 kbp genomes then go as two pieces, 9.5 -> 9.4) */
 #define SK_WARPS_PER_SM_TARGET 16
+/* Smallest capacities of a slot's plan, row and node buffers: enough for most parts, so they do
+ * not grow (and stall the device in cudaFree) when a batch with split rows follows one without */
+#define SK_MIN_PLAN_BYTES ((size_t)4 << 20)
+#define SK_MIN_OUT_BYTES ((size_t)4 << 20)
+#define SK_MIN_NODE_BYTES ((size_t)64 << 20)
 
 typedef void (*sk_fast_fn)(sk_tables, const uint8_t *, const sk_item *, int, int *, void *, int, double *);
-/* [nodes][dna][t - 1][D / 32 - 1]: the pieces of split rows run on the fast kernel for DNA at
- * t <= 4 only (elsewhere on the generic kernel), so those are the only node instances; the other
- * entries of the node half repeat the whole-row ones and are never asked for. */
-#define SK_ROW(T, C, A) {sk_fast_kernel<T, 1, C, A>, sk_fast_kernel<T, 2, C, A>, sk_fast_kernel<T, 3, C, A>, \
-                         sk_fast_kernel<T, 4, C, A>}
-#define SK_TABLE(C, A) {SK_ROW(1, C, A), SK_ROW(2, C, A), SK_ROW(3, C, A), SK_ROW(4, C, A), \
-                        SK_ROW(5, false, A), SK_ROW(6, false, A), SK_ROW(7, false, A), SK_ROW(8, false, A)}
-/* chunks run on the fast kernel for DNA only (protein chunks take the generic kernel): the
- * protein row of the chunk table is the whole-row one and is never asked for chunks */
-static const sk_fast_fn SK_FAST[2][2][8][4] = {{SK_TABLE(false, false), SK_TABLE(false, true)},
-                                               {SK_TABLE(false, false), SK_TABLE(true, true)}};
+/* [mode][dna][t - 1][D / 32 - 1] (sk_fast_mode). The pieces of split rows run on the fast kernel
+ * for DNA at t <= 4 only (elsewhere on the generic kernel), so those are the only node and end
+ * instances (SK_ENDS when a part has no middle chunks);
+ * whole rows beside pieces differ from whole rows alone only where the FMA rotation applies
+ * (DNA, D = 96, 2 <= t <= 4). The other entries repeat the whole-row ones and are never asked for. */
+static constexpr int sk_mode_for(int mode, int t, int k, bool dna)
+{
+    return mode == SK_ROWS_BESIDE && !(dna && k == 3 && t >= 2 && t <= 4) ? SK_ROWS : mode;
+}
+#define SK_ROW(T, M, A) {sk_fast_kernel<T, 1, sk_mode_for(M, T, 1, A), A>, sk_fast_kernel<T, 2, sk_mode_for(M, T, 2, A), A>, \
+                         sk_fast_kernel<T, 3, sk_mode_for(M, T, 3, A), A>, sk_fast_kernel<T, 4, sk_mode_for(M, T, 4, A), A>}
+#define SK_TABLE(M, A) {SK_ROW(1, M, A), SK_ROW(2, M, A), SK_ROW(3, M, A), SK_ROW(4, M, A), \
+                        SK_ROW(5, SK_ROWS, A), SK_ROW(6, SK_ROWS, A), SK_ROW(7, SK_ROWS, A), SK_ROW(8, SK_ROWS, A)}
+static const sk_fast_fn SK_FAST[4][2][8][4] = {{SK_TABLE(SK_ROWS, false), SK_TABLE(SK_ROWS, true)},
+                                               {SK_TABLE(SK_ROWS, false), SK_TABLE(SK_NODES, true)},
+                                               {SK_TABLE(SK_ROWS, false), SK_TABLE(SK_ROWS_BESIDE, true)},
+                                               {SK_TABLE(SK_ROWS, false), SK_TABLE(SK_ENDS, true)}};
 
 /* memcpy through a few threads for the large copies into and out of pinned memory (a part's
  * codes, up to 128 MB, and its rows): one thread copies ~5-10 GB/s, which at the kernels' speed
@@ -282,12 +293,14 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
     return g;
 }
 
-/* Grows a device buffer (and its pinned twin when `pinned`) to at least need bytes. Returns the
- * CUDA error; the old contents are dropped. */
-static cudaError_t grow(sk_buf &b, size_t need, bool pinned)
+/* Grows a device buffer (and its pinned twin when `pinned`) to at least need bytes, and at least
+ * min_cap. Returns the CUDA error; the old contents are dropped. Growing is rare by design:
+ * cudaFree and cudaFreeHost wait for the whole device, so a buffer that grows in mid-run stalls
+ * the other slot's kernels (small buffers start at min_cap for that reason). */
+static cudaError_t grow(sk_buf &b, size_t need, bool pinned, size_t min_cap = 0)
 {
     if (b.cap >= need) return cudaSuccess;
-    need += need / 4;
+    need = std::max(need + need / 4, min_cap);
     buf_free(b);
     cudaError_t e = cudaMalloc(&b.d, need);
     if (e == cudaSuccess && pinned) e = cudaMallocHost(&b.h, need);
@@ -365,8 +378,10 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
             }
             /* a first and a last piece (the cost of a whole row), and between them, when the row
              * is longer than two of them, middle chunks ((t+1)/2 times the cost, so half as long) */
-            const int64_t end = len <= 2 * split ? len / 2 : split;
-            const int64_t mid = len - 2 * end, nm = (mid + chunk - 1) / chunk;
+            /* (a row of odd length up to two splits is cut into len/2 and the rest: a 1-base middle
+             * chunk there once put every such row through the chunk code and an extra merge) */
+            const int64_t end = len <= 2 * split ? len / 2 : split, end_last = len <= 2 * split ? len - end : split;
+            const int64_t mid = len - end - end_last, nm = (mid + chunk - 1) / chunk;
             sk_final f = {row, -1, -1};
             for (int s = 0; s < strands; s++) {
                 segs.emplace_back();
@@ -374,7 +389,7 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
                 for (int64_t c = 0; c < nm + 2; c++) {
                     const bool first = c == 0, last = c == nm + 1;
                     /* piece [lo, hi) on this strand */
-                    const int64_t lo = first ? 0 : last ? len - end : end + mid * (c - 1) / nm;
+                    const int64_t lo = first ? 0 : last ? len - end_last : end + mid * (c - 1) / nm;
                     const int64_t hi = first ? end : last ? len : end + mid * c / nm;
                     const int64_t off = s ? a + (len - hi) : a + lo;
                     const uint32_t kind = first ? SK_FLAG_HEAD : last ? SK_FLAG_TAIL : SK_FLAG_CHUNK;
@@ -432,17 +447,17 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
 
 static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
 
-/* Launches n items on stream st: the fast kernel (its node instance for pieces of split rows
- * when nodes) or the generic one, with room for all t(t+1)/2 vectors when middle chunks are
- * among the items (all_vectors), else for t. */
+/* Launches n items on stream st: the fast kernel (the instance for mode, sk_fast_mode: pieces of
+ * split rows, whole rows alone or whole rows beside a pieces launch) or the generic one, with
+ * room for all t(t+1)/2 vectors when middle chunks are among the items (all_vectors), else for t. */
 static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, cudaStream_t st, const sk_item *d_items, int n,
-                       int *counter, bool fast, bool nodes, bool all_vectors, char *err, size_t errlen)
+                       int *counter, bool fast, int mode, bool all_vectors, char *err, size_t errlen)
 {
     if (n == 0) return 0;
     int per_sm = 0;
     if (fast) {
         const int wpb = SK_WARPS_PER_BLOCK, threads = 32 * wpb;
-        sk_fast_fn k = SK_FAST[nodes][g->p.alphabet == TSK_DNA][g->p.t - 1][g->p.dim / 32 - 1];
+        sk_fast_fn k = SK_FAST[mode][g->p.alphabet == TSK_DNA][g->p.t - 1][g->p.dim / 32 - 1];
         SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
         int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
         k<<<blocks, threads, 0, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items, n, counter, s.out.d,
@@ -505,16 +520,19 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     if (g->items.size() > (size_t)INT32_MAX) SK_FAIL("too many rows in one part");
 
     const double t0 = seconds_now();
+    const size_t growths = s.codes.cap + s.plan.cap + s.out.cap + s.nodes_cap;
     cudaError_t e = grow(s.codes, (size_t)bases + 64, true);
-    if (e == cudaSuccess) e = grow(s.plan, items_b + pairs_b + fin_b + 16, true);
-    if (e == cudaSuccess) e = grow(s.out, out_bytes + 16, true);
+    if (e == cudaSuccess) e = grow(s.plan, items_b + pairs_b + fin_b + 16, true, SK_MIN_PLAN_BYTES);
+    if (e == cudaSuccess) e = grow(s.out, out_bytes + 16, true, SK_MIN_OUT_BYTES);
     if (e == cudaSuccess && s.nodes_cap < nodes_need) {
         cudaFree(s.nodes);
         s.nodes = nullptr;
         s.nodes_cap = 0;
-        e = cudaMalloc(&s.nodes, nodes_need * sizeof(double));
-        if (e == cudaSuccess) s.nodes_cap = nodes_need;
+        const size_t cap = std::max(nodes_need + nodes_need / 4, SK_MIN_NODE_BYTES / sizeof(double));
+        e = cudaMalloc(&s.nodes, cap * sizeof(double));
+        if (e == cudaSuccess) s.nodes_cap = cap;
     }
+    if (s.codes.cap + s.plan.cap + s.out.cap + s.nodes_cap != growths) g->host.allocs++;
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
         return 1;
@@ -542,17 +560,18 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     if (n_node_sep > 0) {
         /* pieces of split rows on st, whole rows (fast kernel) beside them on st_rows: the few
          * long pieces alone would leave most of the GPU idle */
-        if (launch_work(g, s, s.st, d_items, n_node_sep, s.counter, g->fast_chunk, true, g->n_mid > 0, err, errlen))
+        const int mode = g->n_mid > 0 ? SK_NODES : SK_ENDS;
+        if (launch_work(g, s, s.st, d_items, n_node_sep, s.counter, g->fast_chunk, mode, g->n_mid > 0, err, errlen))
             return -1;
         if (n_items > n_node_sep) {
             SK_CK(cudaStreamWaitEvent(s.st_rows, s.ev0, 0));
-            if (launch_work(g, s, s.st_rows, d_items + n_node_sep, n_items - n_node_sep, s.counter + 1, true, false,
-                            false, err, errlen))
+            if (launch_work(g, s, s.st_rows, d_items + n_node_sep, n_items - n_node_sep, s.counter + 1, true,
+                            SK_ROWS_BESIDE, false, err, errlen))
                 return -1;
             SK_CK(cudaEventRecord(s.rows_done, s.st_rows));
             SK_CK(cudaStreamWaitEvent(s.st, s.rows_done, 0));
         }
-    } else if (launch_work(g, s, s.st, d_items, n_items, s.counter, g->fast_whole, false, g->n_mid > 0, err,
+    } else if (launch_work(g, s, s.st, d_items, n_items, s.counter, g->fast_whole, SK_ROWS, g->n_mid > 0, err,
                            errlen)) {
         return -1;
     }

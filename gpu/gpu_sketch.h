@@ -44,10 +44,12 @@ void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g);
 void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t *bases);
 
 /* Where the host's side of the engine spent its time since open, in seconds (TSKETCH_TIMING):
- * growing device and pinned buffers, copying codes into pinned memory (and rows out of it), and
- * waiting for a slot's earlier part to finish before reusing it. */
+ * growing device and pinned buffers (allocs: how many parts had to grow a buffer), copying codes
+ * into pinned memory (and rows out of it), and waiting for a slot's earlier part to finish before
+ * reusing it. */
 typedef struct {
     double alloc_s, pack_s, unpack_s, slot_wait_s;
+    int64_t allocs;
 } tsk_gpu_host_times;
 void tsk_gpu_sketch_host_times(const tsk_gpu_sketcher *g, tsk_gpu_host_times *t);
 

@@ -38,6 +38,17 @@
  * per SM), held to 5 blocks per SM (<= 102 registers) it keeps the 20 warps of the chunk-only
  * kernel it replaced. */
 #define SK_NODE_BLOCKS_PER_SM 5
+/* The whole-row instance with the rotation in the FMAs (sk_rf_dp): left alone ptxas gives it 135
+ * registers (12 warps per SM); held to 8 blocks per SM it takes 64 (8 bytes of spills, outside
+ * the character loop) and ran short reads at 11.5 Gbp/s against 11.1 with 6 blocks (80 registers,
+ * H200). */
+#define SK_RF_BLOCKS_PER_SM 8
+/* The end-pieces instance (SK_ENDS): 80 registers at 6 blocks; at 8 (64 registers, 20 bytes of
+ * spills) seed-homogeneous as two pieces a row went 10.5 -> 9.4 Gbp/s (H200). */
+#define SK_ENDS_BLOCKS_PER_SM 6
+
+/* What a fast-kernel launch holds (the kernel's MODE). */
+enum sk_fast_mode { SK_ROWS = 0, SK_NODES = 1, SK_ROWS_BESIDE = 2, SK_ENDS = 3 };
 
 /* One warp's work. off/len address the part's code buffer; reverse items read it backwards,
  * complemented (codes ^ 3 is A<->T, C<->G). */
@@ -114,8 +125,11 @@ __device__ static inline int sk_next_item(int *counter, int lane)
  * SK_COMPLEMENT for the reverse-complement strand). Reads aligned 16-byte words, the same address
  * in every lane (one broadcast load per 16 characters, no shuffle); the buffer is padded so the
  * last word is readable. f(-1) comes every SK_FOLD_BLOCKS blocks, after the block's last
- * character. */
-template <class F>
+ * character. f is inlined for every character of a block (straight-line code the scheduler can
+ * interleave), or with WORD_LOOP once per 4-character word in a loop: the node instance holds
+ * two large DPs (chunks and first/last pieces) whose warps run side by side, and unrolled 16
+ * times they did not fit the instruction cache (ncu: "no instruction" the main stall). */
+template <bool WORD_LOOP = false, class F>
 __device__ __forceinline__ void sk_stream(const uint8_t *codes, int64_t lo, int64_t hi, bool rev, uint32_t cmask,
                                           F &&f)
 {
@@ -134,7 +148,26 @@ __device__ __forceinline__ void sk_stream(const uint8_t *codes, int64_t lo, int6
             ws[2] = __byte_perm(w.y, 0, 0x0123) ^ cmask;
             ws[3] = __byte_perm(w.x, 0, 0x0123) ^ cmask;
         }
-        if (base >= lo && base + 16 <= hi) {  /* all but the first and last block: no checks */
+        if constexpr (WORD_LOOP) {  /* f inlined twice instead of 32 times (see above) */
+            if (base >= lo && base + 16 <= hi) {
+#pragma unroll 1
+                for (int q = 0; q < 4; q++) {
+                    const uint32_t word = ws[0];
+                    ws[0] = ws[1], ws[1] = ws[2], ws[2] = ws[3];
+#pragma unroll
+                    for (int k = 0; k < 4; k++) f((int)((word >> (8 * k)) & 0xffu));
+                }
+            } else {
+#pragma unroll 1
+                for (int k = 0; k < 16; k++) {
+                    const int c = (int)(ws[0] & 0xffu);
+                    ws[0] = __funnelshift_r(ws[0], ws[1], 8), ws[1] = __funnelshift_r(ws[1], ws[2], 8);
+                    ws[2] = __funnelshift_r(ws[2], ws[3], 8), ws[3] >>= 8;
+                    const int64_t pos = rev ? base + 15 - k : base + k;
+                    if (pos >= lo && pos < hi) f(c);
+                }
+            }
+        } else if (base >= lo && base + 16 <= hi) {  /* all but the first and last block: no checks */
 #pragma unroll
             for (int k = 0; k < 16; k++) f((int)((ws[k >> 2] >> (8 * (k & 3))) & 0xffu));
         } else {
@@ -279,7 +312,7 @@ __device__ __forceinline__ void sk_level(float (&N)[J == 1 ? T : T * (T + 1) / 2
 /* Runs the DP over codes[lo..hi) (rev: backwards; xor cmask) for start levels j < J (J = 1: whole
  * sketch; J = T: chunk), leaving in N the counts, scaled by beta^(p-j) where p - j >= 2. The
  * levels' shifts come from P (DNA), so a last piece's flipped levels are in P already. */
-template <int T, int K, int J, bool DNA, int LAYOUT>
+template <int T, int K, int J, bool DNA, int LAYOUT, bool WORD_LOOP = false>
 __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t (&P)[T], const uint8_t *codes,
                                            int64_t lo, int64_t hi, bool rev, uint32_t cmask, int lane,
                                            float (&N)[J == 1 ? T : T * (T + 1) / 2][K])
@@ -291,7 +324,7 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t 
 #pragma unroll
         for (int k = 0; k < K; k++) N[v][k] = 0.f, A[v][k] = 0.f;
     const float beta = 1.0f / (float)(hi - lo), beta2 = beta * beta;
-    sk_stream(codes, lo, hi, rev, cmask, [&](int c) {
+    sk_stream<WORD_LOOP>(codes, lo, hi, rev, cmask, [&](int c) {
         if (c < 0) {
 #pragma unroll
             for (int v = 0; v < NV; v++)
@@ -330,6 +363,110 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t 
         for (int k = 0; k < K; k++) N[v][k] += A[v][k];
 }
 
+/* ---------------- whole rows at D = 96: the rotation inside the FMAs ----------------
+ * In the ROT layout a shifted level is K shuffles followed by a per-lane rotation by d of the K
+ * received registers: out[k] = y[(k - d) mod K], log2(K) select stages on the integer pipe, the
+ * busiest one. Written as A[k] += sum_m c_m y[(k - m) mod K] with c_m = sign scale [m == d], the
+ * rotation moves to the float pipe (K^2 FMAs instead of K FMAs and 2K selects; K = 3 is the one
+ * size where that pays), and each c_m is one byte permute of a packed word: when the level's scale
+ * is a power of two whose float exponent is even, its bit pattern has only a top byte (sign and
+ * exponent), so "sign scale or 0" for each of the 4 DNA codes fits in the 4 bytes of a word that
+ * each lane computes once (SK_RF_* below), and prmt moves code c's byte to the top, zeros below.
+ *
+ * Fixed scales (rows are at most 2^20 characters here, and t <= 4): level 1 holds 2 x its counts
+ * (2.0 has an even exponent, 1.0 has not), level 2 adds 2^-41 x shift(level 1), level p >= 3
+ * 2^-21 x shift(level p - 1); so level p holds its count DP times 2^(2 - 21 p) (p >= 2), at most
+ * C(2^20, 4) 2^-82 < 1 and at least 2^-82 once nonzero, well inside float's normal range. */
+#define SK_RF_E 21               /* level p >= 2 holds its counts times 2^(2 - SK_RF_E p) */
+#define SK_RF_TOP_COUNT 0x40u    /* top byte of 2.0f */
+#define SK_RF_TOP_LEVEL2 0x2bu   /* top byte of 2^-41 (exponent field 86) */
+#define SK_RF_TOP_LEVEL 0x35u    /* top byte of 2^-21 (exponent field 106) */
+
+template <int T, int K, bool DNA>
+__host__ __device__ constexpr bool sk_rf_fits() { return DNA && K == 3 && T >= 2 && T <= 4; }
+
+/* C[lev][m], byte c: the top byte of code c's coefficient for rotation m at level lev + 1 in
+ * this lane (0 unless m is this lane's rotation d for that shift); level 1: of the count added
+ * to register m (nonzero only in the lane and register of bin h). flip: a last piece's levels. */
+template <int T, int K>
+__device__ __forceinline__ void sk_rf_words(const sk_tables &tab, int lane, bool flip, uint32_t (&C)[T][K])
+{
+#pragma unroll
+    for (int lev = 0; lev < T; lev++) {
+        const int from = flip ? T - 1 - lev : lev;
+        const uint32_t top = lev == 0 ? SK_RF_TOP_COUNT : lev == 1 ? SK_RF_TOP_LEVEL2 : SK_RF_TOP_LEVEL;
+#pragma unroll
+        for (int m = 0; m < K; m++) {
+            uint32_t w = 0;
+            for (int c = 0; c < 4; c++) {
+                const int h = tab.hash[from][c], hq = h >> 5, hr = h & 31;
+                int d = hq + (lane < hr);
+                d = d >= K ? d - K : d;
+                const bool on = d == m && (lev > 0 || lane == hr);
+                const uint32_t sign = tab.sign[from][c] < 0.f ? 0x80u : 0u;
+                if (on) w |= (top | sign) << (8 * c);
+            }
+            C[lev][m] = w;
+        }
+    }
+}
+
+/* The coefficient in word w for the code whose selector is sel3 (byte c to the top, zeros). */
+__device__ __forceinline__ float sk_rf_coef(uint32_t w, uint32_t sel3) { return __int_as_float(sk_prmt(w, sel3)); }
+
+/* sk_fast_dp's whole-sketch DP (J = 1, DNA, ROT layout) with the rotation in the FMAs. Leaves
+ * level p's count DP times 2^(2 - SK_RF_E p) (p >= 2) or 2 (p = 1) in N[p - 1]. */
+template <int T, int K, bool WORD_LOOP = false>
+__device__ __forceinline__ void sk_rf_dp(const uint32_t (&P)[T], const uint32_t (&C)[T][K], const uint8_t *codes,
+                                         int64_t lo, int64_t hi, bool rev, uint32_t cmask, float (&N)[T][K])
+{
+    float A[T][K];
+#pragma unroll
+    for (int v = 0; v < T; v++)
+#pragma unroll
+        for (int k = 0; k < K; k++) N[v][k] = 0.f, A[v][k] = 0.f;
+    sk_stream<WORD_LOOP>(codes, lo, hi, rev, cmask, [&](int c) {
+        if (c < 0) {
+#pragma unroll
+            for (int v = 0; v < T; v++)
+#pragma unroll
+                for (int k = 0; k < K; k++) N[v][k] += A[v][k], A[v][k] = 0.f;
+            return;
+        }
+        const uint32_t sel = sk_dna_selector(c), sel3 = (uint32_t)c * 0x1000u + 0x444u;
+#pragma unroll
+        for (int p = T; p >= 2; p--) {  /* top-down: each level reads the one below before it changes */
+            const int x = sk_prmt(P[p - 1], sel);
+            float y[K];
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                y[k] = __shfl_sync(0xffffffffu, p == 2 ? N[0][k] : N[p - 2][k] + A[p - 2][k], x);
+#pragma unroll
+            for (int m = 0; m < K; m++) {
+                const float cm = sk_rf_coef(C[p - 1][m], sel3);
+#pragma unroll
+                for (int k = 0; k < K; k++) A[p - 1][k] = fmaf(cm, y[(k - m + K) % K], A[p - 1][k]);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < K; k++) N[0][k] += sk_rf_coef(C[0][k], sel3);  /* exact: counts of 2 */
+    });
+#pragma unroll
+    for (int v = 0; v < T; v++)
+#pragma unroll
+        for (int k = 0; k < K; k++) N[v][k] += A[v][k];
+}
+
+/* Mean factor of sk_rf_dp's level r for a row of len characters. */
+__device__ static inline double sk_rf_factor(int64_t len, int r)
+{
+    if (len < r) return 0.0;
+    if (r == 1) return 0.5 / (double)len;
+    double c = 1.0;  /* C(len, r) */
+    for (int i = 0; i < r; i++) c = c * (double)(len - i) / (double)(i + 1);
+    return ldexp(1.0, SK_RF_E * r - 2) / c;
+}
+
 /* What turns vector V[j..p] of a row of len characters into a mean: counts (p - j = 1) / len,
  * scaled counts len^r / C(len, r). */
 __device__ static inline double sk_fast_factor(int64_t len, int r)
@@ -338,8 +475,8 @@ __device__ static inline double sk_fast_factor(int64_t len, int r)
 }
 
 /* Writes a piece's vectors V[j..p] to its node (double, mean-scaled): a middle chunk's all of
- * them, a first (END, !tail) or last (END, tail) piece's t. */
-template <int T, int K, int LAYOUT, bool END>
+ * them, a first (END, !tail) or last (END, tail) piece's t. RF: N came from sk_rf_dp. */
+template <int T, int K, int LAYOUT, bool END, bool RF = false>
 __device__ __forceinline__ void sk_write_node(double *node, const float (&N)[END ? T : T * (T + 1) / 2][K],
                                               int64_t len, bool tail, int lane)
 {
@@ -357,38 +494,47 @@ __device__ __forceinline__ void sk_write_node(double *node, const float (&N)[END
             } else {
                 from = sk_vidx(T, j, p);
             }
-            const double f = sk_fast_factor(len, p - j);
+            const double f = RF ? sk_rf_factor(len, p - j) : sk_fast_factor(len, p - j);
 #pragma unroll
             for (int k = 0; k < K; k++)
                 node[(size_t)sk_vidx(T, j, p) * D + sk_bin<K, LAYOUT>(lane, k)] = (double)N[from][k] * f;
         }
 }
 
-/* NODES: the launch holds the pieces of split rows (DNA, t <= 4): middle chunks run in the BR
- * layout, first and last pieces (one vector per level, like whole rows) in the ROT layout, each
- * with its own packed words (recomputed when the kind of piece changes). The other instances run
- * whole rows in the ROT layout only; without the chunk state (~2x the registers at t=4) they fit
- * more warps per SM, and they run concurrently with the pieces' launch. DNA: 4-letter alphabet,
- * shift parameters from the per-lane packed words. */
-template <int T, int K, bool NODES, bool DNA>
-__global__ void __launch_bounds__(32 * SK_WARPS_PER_BLOCK, NODES ? SK_NODE_BLOCKS_PER_SM : 1)
+/* MODE (sk_fast_mode): SK_NODES, the launch holds the pieces of split rows (DNA, t <= 4): middle
+ * chunks run in the BR layout, first and last pieces (one vector per level, like whole rows) in
+ * the ROT layout (rotation in the FMAs at D = 96), each with its own packed words (recomputed
+ * when the kind of piece changes), both character loops rolled per word (sk_stream). SK_ENDS:
+ * the same for a launch of first and last pieces only (rows cut in two): no chunk code, loops
+ * unrolled, the registers of a whole-row instance. The other modes run whole rows in the ROT
+ * layout only; without the chunk state (~2x the registers at t=4) they fit more warps per SM.
+ * SK_ROWS: whole rows alone (rotation in the FMAs where sk_rf_fits); SK_ROWS_BESIDE: whole rows
+ * that run concurrently with a pieces launch (rotation by selects). DNA: 4-letter alphabet, shift
+ * parameters from the per-lane packed words. */
+template <int T, int K, int MODE, bool DNA>
+__global__ void __launch_bounds__(32 * SK_WARPS_PER_BLOCK,
+                                  MODE == SK_NODES ? SK_NODE_BLOCKS_PER_SM
+                                  : MODE == SK_ENDS && sk_rf_fits<T, K, DNA>() ? SK_ENDS_BLOCKS_PER_SM
+                                  : MODE == SK_ROWS && sk_rf_fits<T, K, DNA>() ? SK_RF_BLOCKS_PER_SM : 1)
 sk_fast_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_item *__restrict__ items, int n_items,
                int *counter, void *out, int out_double, double *nodes)
 {
     const int lane = threadIdx.x & 31;
     constexpr int D = 32 * K;
+    constexpr bool RF = sk_rf_fits<T, K, DNA>();  /* whole rows, first/last pieces: rotation in the FMAs */
     uint32_t P[T];
-    if constexpr (NODES && DNA && T <= 4) {
-        int words = -1;  /* what P holds: 0 BR, 1 ROT, 2 ROT with the levels flipped */
+    if constexpr ((MODE == SK_NODES || MODE == SK_ENDS) && DNA && T <= 4) {
+        constexpr bool LOOP = MODE == SK_NODES;  /* sk_stream's WORD_LOOP: both DPs share the I-cache */
+        int words = -1;  /* what P (and C) hold: 0 BR, 1 ROT, 2 ROT with the levels flipped */
         for (int it = sk_next_item(counter, lane); it < n_items; it = sk_next_item(counter, lane)) {
             const sk_item w = items[it];
             const bool rev = (w.flags & SK_FLAG_REV) != 0;
             double *node = nodes + (size_t)w.out * sk_nvec(T) * D;
-            if (w.flags & SK_FLAG_CHUNK) {
+            if (MODE == SK_NODES && (w.flags & SK_FLAG_CHUNK)) {
                 if (words != 0) sk_dna_words<T, K, SK_BR>(tab, lane, P, false), words = 0;
                 float N[T * (T + 1) / 2][K];
-                sk_fast_dp<T, K, T, true, SK_BR>(tab, P, codes, w.off, w.off + w.len, rev, rev ? SK_COMPLEMENT : 0u,
-                                                 lane, N);
+                sk_fast_dp<T, K, T, true, SK_BR, true>(tab, P, codes, w.off, w.off + w.len, rev,
+                                                       rev ? SK_COMPLEMENT : 0u, lane, N);
                 sk_write_node<T, K, SK_BR, false>(node, N, w.len, false, lane);
             } else {
                 /* first piece: the plain DP; last piece: backwards with the tables flipped. On the
@@ -397,13 +543,25 @@ sk_fast_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_item *
                 const bool tail = (w.flags & SK_FLAG_TAIL) != 0;
                 if (words != 1 + tail) sk_dna_words<T, K, SK_ROT>(tab, lane, P, tail), words = 1 + tail;
                 float N[T][K];
-                sk_fast_dp<T, K, 1, true, SK_ROT>(tab, P, codes, w.off, w.off + w.len, rev != tail,
-                                                  rev ? SK_COMPLEMENT : 0u, lane, N);
-                sk_write_node<T, K, SK_ROT, true>(node, N, w.len, tail, lane);
+                if constexpr (RF) {
+                    /* made per piece (pieces are long): not live while middle chunks run */
+                    uint32_t C[T][K];
+                    sk_rf_words<T, K>(tab, lane, tail, C);
+                    sk_rf_dp<T, K, LOOP>(P, C, codes, w.off, w.off + w.len, rev != tail, rev ? SK_COMPLEMENT : 0u, N);
+                } else {
+                    sk_fast_dp<T, K, 1, true, SK_ROT, LOOP>(tab, P, codes, w.off, w.off + w.len, rev != tail,
+                                                            rev ? SK_COMPLEMENT : 0u, lane, N);
+                }
+                sk_write_node<T, K, SK_ROT, true, RF>(node, N, w.len, tail, lane);
             }
         }
     } else {
+        /* beside a pieces launch whole rows keep the select form: they only fill the SMs around
+         * the pieces, and the FMA form's float work competes with the pieces' (docs/gpu.md) */
+        constexpr bool RFW = RF && MODE == SK_ROWS;
+        uint32_t C[RFW ? T : 1][RFW ? K : 1];
         if constexpr (DNA) sk_dna_words<T, K, SK_ROT>(tab, lane, P, false);
+        if constexpr (RFW) sk_rf_words<T, K>(tab, lane, false, C);
         for (int it = sk_next_item(counter, lane); it < n_items; it = sk_next_item(counter, lane)) {
             const sk_item w = items[it];
             double res[K];
@@ -412,10 +570,14 @@ sk_fast_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_item *
             if (w.len >= T) {
                 float N[T][K];
                 const int strands = (w.flags & SK_FLAG_CANON) ? 2 : 1;
-                const double f = sk_fast_factor(w.len, T) / strands;
+                const double f = (RFW ? sk_rf_factor(w.len, T) : sk_fast_factor(w.len, T)) / strands;
+#pragma unroll 1
                 for (int s = 0; s < strands; s++) {
-                    sk_fast_dp<T, K, 1, DNA, SK_ROT>(tab, P, codes, w.off, w.off + w.len, s == 1,
-                                                     s == 1 ? SK_COMPLEMENT : 0u, lane, N);
+                    if constexpr (RFW)
+                        sk_rf_dp<T, K>(P, C, codes, w.off, w.off + w.len, s == 1, s == 1 ? SK_COMPLEMENT : 0u, N);
+                    else
+                        sk_fast_dp<T, K, 1, DNA, SK_ROT>(tab, P, codes, w.off, w.off + w.len, s == 1,
+                                                         s == 1 ? SK_COMPLEMENT : 0u, lane, N);
 #pragma unroll
                     for (int k = 0; k < K; k++) res[k] += (double)N[T - 1][k] * f;
                 }

@@ -227,9 +227,9 @@ static void print_times(const stage_times *st, double reader_blocked, const tsk_
             total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, reader_blocked);
     if (e->gpu)
         fprintf(stderr,
-                "tsketch: timing: GPU kernels %.3f; host: buffer growth %.3f, codes into pinned memory %.3f, "
-                "rows out of it %.3f, waiting for a slot %.3f\n",
-                kernel_ms / 1e3, h.alloc_s, h.pack_s, h.unpack_s, h.slot_wait_s);
+                "tsketch: timing: GPU kernels %.3f; host: buffer growth %.3f (%lld parts grew one), codes into "
+                "pinned memory %.3f, rows out of it %.3f, waiting for a slot %.3f\n",
+                kernel_ms / 1e3, h.alloc_s, (long long)h.allocs, h.pack_s, h.unpack_s, h.slot_wait_s);
 }
 
 /* Hands a sketched batch's rows to the sink, in order. */
