@@ -115,8 +115,9 @@ static void check_random(tsk_params *p, const int64_t *lens, int nlen, unsigned 
 
 /* Lengths around every boundary: 0, 1, t-1, t, t+1, a warp, the split threshold 16384 +-1, and
  * split records (at this size the engine splits at 16384: up to 32768 a first and a last piece,
- * 40000 one middle chunk between them, 52000 three, so the merge tree has an odd level); long
- * ones only where the float64 reference stays cheap. */
+ * 16385 as 8192 + 8193, 32769 with a 1-base middle chunk, 40000 one middle chunk between them,
+ * 52000 three, so the merge tree has an odd level); long ones only where the float64 reference
+ * stays cheap. */
 static int lengths_for(int t, int dim, int64_t *lens)
 {
     const int64_t cand[] = {0, 1, t - 1, t, t + 1, 31, 33, 100, 1000, 5000, 16383, 16384, 16385, 32768, 32769,
