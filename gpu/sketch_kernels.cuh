@@ -307,6 +307,11 @@ __device__ __forceinline__ void sk_level(float (&N)[J == 1 ? T : T * (T + 1) / 2
 #pragma unroll
         for (int k = 0; k < K; k++) A[dst][k] = fmaf(counts ? sb2 : sb, y[k], A[dst][k]);
     }
+    /* BR: the e_0 start V[p-1..p] of this level too. Bin h is register h mod K = R (known here)
+     * of lane h / K, the lane whose source lane field is 0: one compare and one add instead of K
+     * of each. Levels go top-down, so level p + 1 has read V[p-1..p] already. */
+    if constexpr (LAYOUT == SK_BR)
+        if (p - 1 < J && (x & 31) == 0) N[sk_vidx(T, p - 1, p)][R] += sk_signed(1.0f, x);
 }
 
 /* Runs the DP over codes[lo..hi) (rev: backwards; xor cmask) for start levels j < J (J = 1: whole
@@ -348,7 +353,8 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t 
                     else sk_level<T, K, J, SK_BR, K >= 4 ? 3 : 0>(N, A, p, x, sb, sb2);
                 }
             }
-            if (p - 1 < J) {  /* V[p-1..p] starts from e_0: one bin, h, gets the sign */
+            /* V[p-1..p] starts from e_0: one bin, h, gets the sign (BR: in sk_level, but for p = 1) */
+            if (p - 1 < J && (LAYOUT != SK_BR || p == 1)) {
                 const int m = x & 0x7f, dst = sk_vidx(T, p - 1, p);
                 const float one = sk_signed(1.0f, x);
 #pragma unroll
