@@ -43,10 +43,10 @@ typedef void (*sk_fast_fn)(sk_tables, const uint8_t *, const sk_item *, int, int
  * (DNA, D = 96, 2 <= t <= 4). The other entries repeat the whole-row ones and are never asked for. */
 static constexpr int sk_mode_for(int mode, int t, int k, bool dna)
 {
-    return mode == SK_ROWS_BESIDE && !(dna && k == 3 && t >= 2 && t <= 4) ? SK_ROWS : mode;
+    return mode == SK_ROWS_BESIDE && !sk_rf_fits(t, k, dna) ? SK_ROWS : mode;
 }
-#define SK_ROW(T, M, A) {sk_fast_kernel<T, 1, sk_mode_for(M, T, 1, A), A>, sk_fast_kernel<T, 2, sk_mode_for(M, T, 2, A), A>, \
-                         sk_fast_kernel<T, 3, sk_mode_for(M, T, 3, A), A>, sk_fast_kernel<T, 4, sk_mode_for(M, T, 4, A), A>}
+#define SK_INST(T, K, M, A) sk_fast_kernel<T, K, sk_mode_for(M, T, K, A), A>
+#define SK_ROW(T, M, A) {SK_INST(T, 1, M, A), SK_INST(T, 2, M, A), SK_INST(T, 3, M, A), SK_INST(T, 4, M, A)}
 #define SK_TABLE(M, A) {SK_ROW(1, M, A), SK_ROW(2, M, A), SK_ROW(3, M, A), SK_ROW(4, M, A), \
                         SK_ROW(5, SK_ROWS, A), SK_ROW(6, SK_ROWS, A), SK_ROW(7, SK_ROWS, A), SK_ROW(8, SK_ROWS, A)}
 static const sk_fast_fn SK_FAST[4][2][8][4] = {{SK_TABLE(SK_ROWS, false), SK_TABLE(SK_ROWS, true)},
@@ -98,8 +98,7 @@ struct sk_slot {
     cudaEvent_t ev0 = nullptr, ev1 = nullptr;
     cudaEvent_t rows_done = nullptr;
     sk_buf codes, plan, out;
-    double *nodes = nullptr;
-    size_t nodes_cap = 0;  /* doubles */
+    sk_buf nodes;          /* device only: the pieces' vectors and the merge tree (double) */
     int *counter = nullptr;
     bool busy = false;
     int64_t tag = 0;       /* the caller's batch the part belongs to (tsk_gpu_sketch_begin) */
@@ -176,10 +175,7 @@ static void buf_free(sk_buf &b)
 /* Frees a slot's part buffers (they grow again with the next part). */
 static void slot_drop_buffers(sk_slot &s)
 {
-    for (sk_buf *b : {&s.codes, &s.plan, &s.out}) buf_free(*b);
-    cudaFree(s.nodes);
-    s.nodes = nullptr;
-    s.nodes_cap = 0;
+    for (sk_buf *b : {&s.codes, &s.plan, &s.out, &s.nodes}) buf_free(*b);
 }
 
 static void slot_free(sk_slot &s)
@@ -461,7 +457,7 @@ static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, cudaStream_t st, const s
         SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
         int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
         k<<<blocks, threads, 0, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items, n, counter, s.out.d,
-                                      g->p.precision == TSK_DOUBLE, s.nodes);
+                                      g->p.precision == TSK_DOUBLE, (double *)s.nodes.d);
     } else {
         const int nv = all_vectors ? sk_nvec(g->p.t) : g->p.t;
         const size_t per_warp = generic_bytes(g, nv);
@@ -471,12 +467,12 @@ static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, cudaStream_t st, const s
             SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<double>, 32 * wpb, smem));
             int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
             sk_generic_kernel<double><<<blocks, 32 * wpb, smem, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
-                                                                       n, counter, s.out.d, 1, s.nodes, nv);
+                                                                       n, counter, s.out.d, 1, (double *)s.nodes.d, nv);
         } else {
             SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<float>, 32 * wpb, smem));
             int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
             sk_generic_kernel<float><<<blocks, 32 * wpb, smem, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
-                                                                      n, counter, s.out.d, 0, s.nodes, nv);
+                                                                      n, counter, s.out.d, 0, (double *)s.nodes.d, nv);
         }
     }
     SK_CK(cudaGetLastError());
@@ -516,23 +512,16 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     const size_t items_b = align16(g->items.size() * sizeof(sk_item));
     const size_t pairs_b = align16(g->pairs.size() * sizeof(sk_pair));
     const size_t fin_b = align16(g->finals.size() * sizeof(sk_final));
-    const size_t nodes_need = (size_t)n_nodes * sk_nvec(g->p.t) * g->p.dim;
+    const size_t nodes_bytes = (size_t)n_nodes * sk_nvec(g->p.t) * g->p.dim * sizeof(double);
     if (g->items.size() > (size_t)INT32_MAX) SK_FAIL("too many rows in one part");
 
     const double t0 = seconds_now();
-    const size_t growths = s.codes.cap + s.plan.cap + s.out.cap + s.nodes_cap;
+    const size_t caps = s.codes.cap + s.plan.cap + s.out.cap + s.nodes.cap;
     cudaError_t e = grow(s.codes, (size_t)bases + 64, true);
     if (e == cudaSuccess) e = grow(s.plan, items_b + pairs_b + fin_b + 16, true, SK_MIN_PLAN_BYTES);
     if (e == cudaSuccess) e = grow(s.out, out_bytes + 16, true, SK_MIN_OUT_BYTES);
-    if (e == cudaSuccess && s.nodes_cap < nodes_need) {
-        cudaFree(s.nodes);
-        s.nodes = nullptr;
-        s.nodes_cap = 0;
-        const size_t cap = std::max(nodes_need + nodes_need / 4, SK_MIN_NODE_BYTES / sizeof(double));
-        e = cudaMalloc(&s.nodes, cap * sizeof(double));
-        if (e == cudaSuccess) s.nodes_cap = cap;
-    }
-    if (s.codes.cap + s.plan.cap + s.out.cap + s.nodes_cap != growths) g->host.allocs++;
+    if (e == cudaSuccess) e = grow(s.nodes, nodes_bytes, false, SK_MIN_NODE_BYTES);
+    if (s.codes.cap + s.plan.cap + s.out.cap + s.nodes.cap != caps) g->host.allocs++;
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
         return 1;
@@ -578,12 +567,12 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     for (size_t l = 1; l + 1 < g->level_start.size(); l++) {
         int lo = g->level_start[l], n = g->level_start[l + 1] - lo;
         if (n == 0) continue;
-        sk_combine_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(g->p.t, g->p.dim, d_pairs + lo, n, s.nodes);
+        sk_combine_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(g->p.t, g->p.dim, d_pairs + lo, n, (double *)s.nodes.d);
         SK_CK(cudaGetLastError());
     }
     if (!g->finals.empty()) {
         sk_final_kernel<<<std::min((int)g->finals.size(), 65535), 128, 0, s.st>>>(
-            g->p.t, g->p.dim, d_fin, (int)g->finals.size(), s.nodes, s.out.d, g->p.precision == TSK_DOUBLE);
+            g->p.t, g->p.dim, d_fin, (int)g->finals.size(), (double *)s.nodes.d, s.out.d, g->p.precision == TSK_DOUBLE);
         SK_CK(cudaGetLastError());
     }
     SK_CK(cudaEventRecord(s.ev1, s.st));

@@ -314,6 +314,26 @@ __device__ __forceinline__ void sk_level(float (&N)[J == 1 ? T : T * (T + 1) / 2
         if (p - 1 < J && (x & 31) == 0) N[sk_vidx(T, p - 1, p)][R] += sk_signed(1.0f, x);
 }
 
+/* The two-level accumulator (see the top of this file): both zero at the start of a DP; at a fold
+ * point and at the end, A goes into N. */
+template <int NV, int K>
+__device__ __forceinline__ void sk_acc_clear(float (&N)[NV][K], float (&A)[NV][K])
+{
+#pragma unroll
+    for (int v = 0; v < NV; v++)
+#pragma unroll
+        for (int k = 0; k < K; k++) N[v][k] = 0.f, A[v][k] = 0.f;
+}
+
+template <int NV, int K>
+__device__ __forceinline__ void sk_acc_fold(float (&N)[NV][K], float (&A)[NV][K])
+{
+#pragma unroll
+    for (int v = 0; v < NV; v++)
+#pragma unroll
+        for (int k = 0; k < K; k++) N[v][k] += A[v][k], A[v][k] = 0.f;
+}
+
 /* Runs the DP over codes[lo..hi) (rev: backwards; xor cmask) for start levels j < J (J = 1: whole
  * sketch; J = T: chunk), leaving in N the counts, scaled by beta^(p-j) where p - j >= 2. The
  * levels' shifts come from P (DNA), so a last piece's flipped levels are in P already. */
@@ -324,17 +344,11 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t 
 {
     constexpr int NV = J == 1 ? T : T * (T + 1) / 2;
     float A[NV][K];
-#pragma unroll
-    for (int v = 0; v < NV; v++)
-#pragma unroll
-        for (int k = 0; k < K; k++) N[v][k] = 0.f, A[v][k] = 0.f;
+    sk_acc_clear(N, A);
     const float beta = 1.0f / (float)(hi - lo), beta2 = beta * beta;
     sk_stream<WORD_LOOP>(codes, lo, hi, rev, cmask, [&](int c) {
         if (c < 0) {
-#pragma unroll
-            for (int v = 0; v < NV; v++)
-#pragma unroll
-                for (int k = 0; k < K; k++) N[v][k] += A[v][k], A[v][k] = 0.f;
+            sk_acc_fold(N, A);
             return;
         }
         const uint32_t sel = sk_dna_selector(c);
@@ -363,10 +377,7 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t 
             }
         }
     });
-#pragma unroll
-    for (int v = 0; v < NV; v++)
-#pragma unroll
-        for (int k = 0; k < K; k++) N[v][k] += A[v][k];
+    sk_acc_fold(N, A);
 }
 
 /* ---------------- whole rows at D = 96: the rotation inside the FMAs ----------------
@@ -388,8 +399,7 @@ __device__ __forceinline__ void sk_fast_dp(const sk_tables &tab, const uint32_t 
 #define SK_RF_TOP_LEVEL2 0x2bu   /* top byte of 2^-41 (exponent field 86) */
 #define SK_RF_TOP_LEVEL 0x35u    /* top byte of 2^-21 (exponent field 106) */
 
-template <int T, int K, bool DNA>
-__host__ __device__ constexpr bool sk_rf_fits() { return DNA && K == 3 && T >= 2 && T <= 4; }
+__host__ __device__ constexpr bool sk_rf_fits(int t, int k, bool dna) { return dna && k == 3 && t >= 2 && t <= 4; }
 
 /* C[lev][m], byte c: the top byte of code c's coefficient for rotation m at level lev + 1 in
  * this lane (0 unless m is this lane's rotation d for that shift); level 1: of the count added
@@ -427,16 +437,10 @@ __device__ __forceinline__ void sk_rf_dp(const uint32_t (&P)[T], const uint32_t 
                                          int64_t lo, int64_t hi, bool rev, uint32_t cmask, float (&N)[T][K])
 {
     float A[T][K];
-#pragma unroll
-    for (int v = 0; v < T; v++)
-#pragma unroll
-        for (int k = 0; k < K; k++) N[v][k] = 0.f, A[v][k] = 0.f;
+    sk_acc_clear(N, A);
     sk_stream<WORD_LOOP>(codes, lo, hi, rev, cmask, [&](int c) {
         if (c < 0) {
-#pragma unroll
-            for (int v = 0; v < T; v++)
-#pragma unroll
-                for (int k = 0; k < K; k++) N[v][k] += A[v][k], A[v][k] = 0.f;
+            sk_acc_fold(N, A);
             return;
         }
         const uint32_t sel = sk_dna_selector(c), sel3 = (uint32_t)c * 0x1000u + 0x444u;
@@ -457,10 +461,7 @@ __device__ __forceinline__ void sk_rf_dp(const uint32_t (&P)[T], const uint32_t 
 #pragma unroll
         for (int k = 0; k < K; k++) N[0][k] += sk_rf_coef(C[0][k], sel3);  /* exact: counts of 2 */
     });
-#pragma unroll
-    for (int v = 0; v < T; v++)
-#pragma unroll
-        for (int k = 0; k < K; k++) N[v][k] += A[v][k];
+    sk_acc_fold(N, A);
 }
 
 /* Mean factor of sk_rf_dp's level r for a row of len characters. */
@@ -520,14 +521,14 @@ __device__ __forceinline__ void sk_write_node(double *node, const float (&N)[END
 template <int T, int K, int MODE, bool DNA>
 __global__ void __launch_bounds__(32 * SK_WARPS_PER_BLOCK,
                                   MODE == SK_NODES ? SK_NODE_BLOCKS_PER_SM
-                                  : MODE == SK_ENDS && sk_rf_fits<T, K, DNA>() ? SK_ENDS_BLOCKS_PER_SM
-                                  : MODE == SK_ROWS && sk_rf_fits<T, K, DNA>() ? SK_RF_BLOCKS_PER_SM : 1)
+                                  : MODE == SK_ENDS && sk_rf_fits(T, K, DNA) ? SK_ENDS_BLOCKS_PER_SM
+                                  : MODE == SK_ROWS && sk_rf_fits(T, K, DNA) ? SK_RF_BLOCKS_PER_SM : 1)
 sk_fast_kernel(sk_tables tab, const uint8_t *__restrict__ codes, const sk_item *__restrict__ items, int n_items,
                int *counter, void *out, int out_double, double *nodes)
 {
     const int lane = threadIdx.x & 31;
     constexpr int D = 32 * K;
-    constexpr bool RF = sk_rf_fits<T, K, DNA>();  /* whole rows, first/last pieces: rotation in the FMAs */
+    constexpr bool RF = sk_rf_fits(T, K, DNA);  /* whole rows, first/last pieces: rotation in the FMAs */
     uint32_t P[T];
     if constexpr ((MODE == SK_NODES || MODE == SK_ENDS) && DNA && T <= 4) {
         constexpr bool LOOP = MODE == SK_NODES;  /* sk_stream's WORD_LOOP: both DPs share the I-cache */
