@@ -9,7 +9,7 @@
 #   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
 #     build-gpus/tests/gpu/test_gpu_sketch_test -- shared/bench/*.py testdata shared/data/...
 # and the device call is: bash bench/gpu.sh .device/gpus   (carry: [".device/gpus"])
-# STEPS (default "tests san time more seed dist") picks the parts to run: time = the four workloads
+# STEPS (default "tests san time more seed dist"; also "dp") picks the parts to run: time = the four workloads
 # at t=4 D=96 (and the same with $B/bin/gpu_sketch_bench_old, an earlier build, when carried: a
 # before/after in one call); more = canonical, slide, generic, double, the t/D sweep, real genomes.
 set -uo pipefail
@@ -63,10 +63,17 @@ if [ -x "$B/bin/gpu_sketch_bench_old" ]; then
 fi
 fi
 
+if want dp; then
+step "the same workloads on the sketch-DP kernels (TSKETCH_GPU_SKETCH_DP=1: what DNA at t <= 4 ran on before the count kernels)"
+run bench_dp_default.log env TSKETCH_GPU_SKETCH_DP=1 "$bench" --repeats 5 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
+run bench_dp_long.log env TSKETCH_GPU_SKETCH_DP=1 "$bench" --repeats 5 --tol 1e-4 /tmp/w/long-records.fa
+run bench_dp_canonical.log env TSKETCH_GPU_SKETCH_DP=1 "$bench" --repeats 3 --canonical /tmp/w/seed-heterogeneous.fa
+fi
+
 if want more; then
 python3 "$B/make_workloads.py" /tmp/w10 --scale 0.1 >/dev/null
 step "canonical"
-run bench_canonical.log "$bench" --repeats 3 --canonical /tmp/w/seed-homogeneous.fa
+run bench_canonical.log "$bench" --repeats 3 --canonical /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa
 step "slide rows w=10000 s=1000 (per-window recomputation: 10x the bases), 10 Mbp"
 run bench_slide.log "$bench" --repeats 3 --window 10000 --stride 1000 /tmp/w10/seed-heterogeneous.fa
 step "generic kernel: D=100 float32, D=96 float64 (checked on 10 Mbp, timed on 100 Mbp)"

@@ -110,6 +110,26 @@ double tsk_split_weight(int64_t m, int64_t q, int j, int p)
     return w;
 }
 
+void tsk_tuple_hash(const tsk_params *p, uint32_t tau, int *bin, int *sign)
+{
+    int64_t h = 0;
+    int s = 1;
+    for (int k = 0; k < p->t; k++) {  /* level k takes the k-th letter, the first most significant */
+        const int c = (int)(tau >> (2 * (p->t - 1 - k))) & 3;
+        h += p->hash[k][c];
+        s *= p->sign[k][c];
+    }
+    *bin = (int)(h % p->dim);
+    *sign = s;
+}
+
+uint32_t tsk_tuple_revcomp(int t, uint32_t tau)
+{
+    uint32_t r = 0;
+    for (int k = 0; k < t; k++, tau >>= 2) r = (r << 2) | (3u - (tau & 3u));
+    return r;
+}
+
 int64_t tsk_rows_for_length(const tsk_params *p, int64_t n)
 {
     return p->window > 0 ? n / p->stride : 1;

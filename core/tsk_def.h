@@ -73,6 +73,18 @@ void tsk_revcomp_codes(const uint8_t *codes, size_t n, uint8_t *out);
  * Computed from falling factorials in double; 0 where j > m or p-j > q. */
 double tsk_split_weight(int64_t m, int64_t q, int j, int p);
 
+/* The tuple-count form of the sketch (docs/algorithm.md, "Tuple counts"). For DNA a sketch
+ * depends on x only through C_t[tau], the number of index tuples i_1 < ... < i_t with
+ * x_{i_1} .. x_{i_t} = tau, for the 4^t letter tuples tau: bin r of T[t] is
+ * sum over tau with bin(tau) = r of sign(tau) C_t[tau] / C(n, t). Tuples are indexed base 4,
+ * first letter most significant (A=0 C=1 G=2 T=3); TSK_COUNT_MAX_T bounds t (4^t counts). */
+#define TSK_COUNT_MAX_T 4
+/* Bin (hash sum mod D) and sign of the t-letter tuple tau under p's tables. */
+void tsk_tuple_hash(const tsk_params *p, uint32_t tau, int *bin, int *sign);
+/* The t-letter tuple that tau becomes on the reverse complement (reversed, A<->T, C<->G):
+ * C_t of the reverse complement at tau is C_t of x at tsk_tuple_revcomp(t, tau). */
+uint32_t tsk_tuple_revcomp(int t, uint32_t tau);
+
 /* Rows a record of cleaned length n yields: 1 for a whole-record sketch, floor(n/stride) with
  * a window (possibly 0). */
 int64_t tsk_rows_for_length(const tsk_params *p, int64_t n);

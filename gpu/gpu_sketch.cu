@@ -7,6 +7,7 @@
  * or a slide window) becomes one work item, or, when long, equal chunks per strand whose split
  * states are merged in a tree on the GPU. */
 #include "gpu_sketch.h"
+#include "count_kernels.cuh"
 #include "sketch_kernels.cuh"
 
 #include <cuda_runtime.h>
@@ -34,6 +35,11 @@
 #define SK_MIN_PLAN_BYTES ((size_t)4 << 20)
 #define SK_MIN_OUT_BYTES ((size_t)4 << 20)
 #define SK_MIN_NODE_BYTES ((size_t)64 << 20)
+/* The count kernels (DNA, t <= 4): every base of a piece costs what a base of a whole row does and
+ * a merge is a few hundred double operations, so rows are cut finely: into pieces of about
+ * total / (SMs x this) bases, no shorter than SKC_MIN_SPLIT */
+#define SKC_WARPS_PER_SM_TARGET 32
+#define SKC_MIN_SPLIT 4096
 
 typedef void (*sk_fast_fn)(sk_tables, const uint8_t *, const sk_item *, int, int *, void *, int, double *);
 /* [mode][dna][t - 1][D / 32 - 1] (sk_fast_mode). The pieces of split rows run on the fast kernel
@@ -99,6 +105,7 @@ struct sk_slot {
     cudaEvent_t rows_done = nullptr;
     sk_buf codes, plan, out;
     sk_buf nodes;          /* device only: the pieces' vectors and the merge tree (double) */
+    void *count_map = nullptr;  /* device: the count kernels' tuple-to-bin map (skc_map) */
     int *counter = nullptr;
     bool busy = false;
     int64_t tag = 0;       /* the caller's batch the part belongs to (tsk_gpu_sketch_begin) */
@@ -113,6 +120,9 @@ struct tsk_gpu_sketcher {
     std::vector<sk_slot> slots;
     size_t elt;            /* bytes per output value */
     bool fast_whole, fast_chunk, can_split;
+    bool counts;           /* DNA at t <= 4: the tuple-count kernels (count_kernels.cuh) */
+    std::vector<char> count_map;  /* host image of the map: 2 (dim + 1) starts, then the terms */
+    size_t count_map_terms;       /* byte offset of the terms in it */
     int64_t part_bases, part_out;
     size_t next_slot;      /* parts go round-robin over the slots, across calls */
     double kernel_ms;
@@ -122,6 +132,7 @@ struct tsk_gpu_sketcher {
     std::vector<sk_item> items, tmp;
     std::vector<sk_pair> pairs;
     std::vector<sk_final> finals;
+    std::vector<skc_final> count_finals;
     std::vector<int> level_start;
     size_t n_mid;          /* middle-chunk items of the last plan (they need all t(t+1)/2 vectors) */
 };
@@ -183,6 +194,7 @@ static void slot_free(sk_slot &s)
     cudaSetDevice(s.dev);
     slot_drop_buffers(s);
     cudaFree(s.counter);
+    cudaFree(s.count_map);
     if (s.ev0) cudaEventDestroy(s.ev0);
     if (s.ev1) cudaEventDestroy(s.ev1);
     if (s.rows_done) cudaEventDestroy(s.rows_done);
@@ -199,10 +211,46 @@ extern "C" void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g)
     delete g;
 }
 
+static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
+
 /* Bytes of shared memory one warp of the generic kernel needs for nv vectors. */
 static size_t generic_bytes(const tsk_gpu_sketcher *g, int nv)
 {
     return g->p.precision == TSK_DOUBLE ? (size_t)nv * g->p.dim * 8 : (size_t)nv * g->p.dim * 4 * 2;
+}
+
+/* The count kernels' map from top-level tuple counts to bins (skc_map): for each bin, the tuples
+ * that hash there with their signs; then the same for canonical rows, where each tuple also
+ * counts, with its own sign, at the bin of its reverse complement's image (cpu/sketch_counts.c,
+ * tsk_counts_row), all coefficients halved. */
+static void build_count_map(tsk_gpu_sketcher *g)
+{
+    const tsk_params *p = &g->p;
+    const int dim = p->dim, ntau = 1 << (2 * p->t);
+    std::vector<std::vector<skc_term>> bins[2];
+    for (int canon = 0; canon < 2; canon++) {
+        bins[canon].resize(dim);
+        for (int tau = 0; tau < ntau; tau++) {
+            int bin, sign;
+            tsk_tuple_hash(p, (uint32_t)tau, &bin, &sign);
+            const float coef = canon ? 0.5f * sign : (float)sign;
+            bins[canon][bin].push_back({tau, coef});
+            if (canon) bins[canon][bin].push_back({(int32_t)tsk_tuple_revcomp(p->t, (uint32_t)tau), coef});
+        }
+    }
+    std::vector<int32_t> start;
+    std::vector<skc_term> terms;
+    for (int canon = 0; canon < 2; canon++) {
+        for (int b = 0; b < dim; b++) {  /* indices into the one terms array */
+            start.push_back((int32_t)terms.size());
+            terms.insert(terms.end(), bins[canon][b].begin(), bins[canon][b].end());
+        }
+        start.push_back((int32_t)terms.size());
+    }
+    g->count_map_terms = align16(start.size() * sizeof(int32_t));
+    g->count_map.assign(g->count_map_terms + terms.size() * sizeof(skc_term), 0);
+    memcpy(g->count_map.data(), start.data(), start.size() * sizeof(int32_t));
+    memcpy(g->count_map.data() + g->count_map_terms, terms.data(), terms.size() * sizeof(skc_term));
 }
 
 extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
@@ -238,6 +286,8 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
     g->elt = p->precision == TSK_DOUBLE ? 8 : 4;
     g->fast_whole = p->precision == TSK_SINGLE && p->dim % 32 == 0 && p->dim <= 128 && p->t <= 8;
     g->fast_chunk = g->fast_whole && p->t <= 4 && p->alphabet == TSK_DNA;
+    g->counts = p->alphabet == TSK_DNA && p->t <= SKC_MAX_T && !getenv("TSKETCH_GPU_SKETCH_DP");
+    if (g->counts) build_count_map(g);
     g->part_bases = SK_PART_BASES;
     g->part_out = SK_PART_OUT;
     size_t min_optin = SIZE_MAX;
@@ -262,6 +312,9 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
             if (e == cudaSuccess) e = cudaEventCreate(&s.ev0);
             if (e == cudaSuccess) e = cudaEventCreate(&s.ev1);
             if (e == cudaSuccess) e = cudaMalloc(&s.counter, 2 * sizeof(int));
+            if (e == cudaSuccess && g->counts) e = cudaMalloc(&s.count_map, g->count_map.size());
+            if (e == cudaSuccess && g->counts)
+                e = cudaMemcpy(s.count_map, g->count_map.data(), g->count_map.size(), cudaMemcpyHostToDevice);
         }
         if (e == cudaSuccess) {
             int optin = (int)prop.sharedMemPerBlockOptin;
@@ -311,8 +364,9 @@ static cudaError_t grow(sk_buf &b, size_t need, bool pinned, size_t min_cap = 0)
 
 /* Cost of an item in "base steps", for largest-first ordering (a first or last piece costs what a
  * whole row of its length does). */
-static inline int64_t item_cost(const sk_item &w, int t)
+static inline int64_t item_cost(const sk_item &w, int t, bool counts)
 {
+    if (counts) return w.len;  /* pieces and canonical rows cost what a plain row of their length does */
     if (w.flags & SK_FLAG_CHUNK) return (int64_t)w.len * (t + 1) / 2;
     return (int64_t)w.len * ((w.flags & SK_FLAG_CANON) ? 2 : 1);
 }
@@ -322,7 +376,7 @@ static void sort_items(tsk_gpu_sketcher *g, size_t lo, size_t hi)
 {
     int cnt[67] = {0};
     auto key = [&](const sk_item &w) {
-        int64_t c = item_cost(w, g->p.t);
+        int64_t c = item_cost(w, g->p.t, g->counts);
         return 64 - (c > 0 ? 63 - __builtin_clzll((unsigned long long)c) : -1);
     };
     for (size_t i = lo; i < hi; i++) cnt[key(g->items[i]) + 1]++;
@@ -441,7 +495,70 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
     return (int64_t)node_len.size();
 }
 
-static size_t align16(size_t x) { return (x + 15) & ~(size_t)15; }
+
+/* The count kernels' plan of records [r0, r1): rows up to the split length are items; longer ones
+ * are cut into equal pieces (one item each, any strand: canonical rows need no second pass) whose
+ * count states merge in a tree, then a final per split row. Returns the number of nodes. */
+static int64_t plan_part_counts(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, int64_t r1, int sms)
+{
+    const tsk_params *p = &g->p;
+    const int64_t base = b->offset[r0], row_base = b->row_offset[r0];
+    g->items.clear();
+    g->pairs.clear();
+    g->count_finals.clear();
+    g->level_start.clear();
+    int64_t total = 0;
+    for (int64_t i = r0; i < r1; i++) {
+        int64_t n = tsk_batch_len(b, i), rows = b->row_offset[i + 1] - b->row_offset[i];
+        total += p->window > 0 ? rows * std::min<int64_t>(p->window, n) : n;
+    }
+    const int64_t split = std::max<int64_t>(SKC_MIN_SPLIT, std::min<int64_t>(total / ((int64_t)sms * SKC_WARPS_PER_SM_TARGET),
+                                                                             SK_MAX_SPLIT));
+    std::vector<std::vector<int32_t>> segs;  /* node lists of split rows, left to right */
+    int64_t n_nodes = 0;
+    for (int64_t i = r0; i < r1; i++) {
+        int64_t n = tsk_batch_len(b, i), rows = b->row_offset[i + 1] - b->row_offset[i];
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t first = 0, last = n - 1;
+            if (p->window > 0) tsk_slide_row_span(p, r, &first, &last);
+            const int64_t a = b->offset[i] - base + first, len = last - first + 1;
+            const int64_t row = b->row_offset[i] - row_base + r;
+            if (len <= split) {
+                g->items.push_back({a, row, (int32_t)len, p->canonical ? SK_FLAG_CANON : 0u});
+                continue;
+            }
+            const int64_t np = (len + split - 1) / split;
+            segs.emplace_back();
+            for (int64_t c = 0; c < np; c++) {
+                const int64_t lo = len * c / np, hi = len * (c + 1) / np;
+                segs.back().push_back((int32_t)n_nodes);
+                g->items.push_back({a + lo, n_nodes++, (int32_t)(hi - lo), SK_FLAG_CHUNK});
+            }
+            g->count_finals.push_back({row, len, (int32_t)segs.size() - 1, p->canonical});
+        }
+    }
+    /* merge tree: each level pairs neighbours of every split row; all rows share the launches */
+    for (bool more = !segs.empty(); more;) {
+        more = false;
+        g->level_start.push_back((int)g->pairs.size());
+        for (auto &sg : segs) {
+            std::vector<int32_t> next;
+            for (size_t k = 0; k + 1 < sg.size(); k += 2) {
+                g->pairs.push_back({sg[k], sg[k + 1], (int32_t)n_nodes, 0, 0, 0});
+                next.push_back((int32_t)n_nodes++);
+            }
+            if (sg.size() % 2) next.push_back(sg.back());
+            sg.swap(next);
+            more |= sg.size() > 1;
+        }
+    }
+    g->level_start.push_back((int)g->pairs.size());
+    for (skc_final &f : g->count_finals) f.node = segs[f.node][0];
+    sort_items(g, 0, g->items.size());
+    g->level_start.insert(g->level_start.begin(), 0);  /* [0]: no piece items kept apart */
+    g->n_mid = 0;
+    return n_nodes;
+}
 
 /* Launches n items on stream st: the fast kernel (the instance for mode, sk_fast_mode: pieces of
  * split rows, whole rows alone or whole rows beside a pieces launch) or the generic one, with
@@ -479,6 +596,43 @@ static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, cudaStream_t st, const s
     return 0;
 }
 
+typedef void (*skc_count_fn)(const uint8_t *, const sk_item *, int, int *, skc_map, int, void *, int, double *);
+static const skc_count_fn SKC_COUNT[SKC_MAX_T] = {skc_count_kernel<1>, skc_count_kernel<2>, skc_count_kernel<3>,
+                                                  skc_count_kernel<4>};
+
+/* The count kernels' work of a part on the slot's stream: all items in one launch (pieces and
+ * whole rows cost the same per base), the merge tree level by level, the split rows' finals. */
+static int launch_counts(tsk_gpu_sketcher *g, sk_slot &s, const sk_item *d_items, int n_items, const sk_pair *d_pairs,
+                         const skc_final *d_fin, char *err, size_t errlen)
+{
+    const int t = g->p.t, dim = g->p.dim, out_double = g->p.precision == TSK_DOUBLE;
+    const skc_map map = {(const int32_t *)s.count_map,
+                         (const skc_term *)((const char *)s.count_map + g->count_map_terms)};
+    if (n_items > 0) {
+        const int wpb = SK_WARPS_PER_BLOCK, threads = 32 * wpb;
+        const skc_count_fn k = SKC_COUNT[t - 1];
+        int per_sm = 0;
+        SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
+        const int blocks = std::max(1, std::min(per_sm * s.sms, (n_items + wpb - 1) / wpb));
+        k<<<blocks, threads, 0, s.st>>>((const uint8_t *)s.codes.d, d_items, n_items, s.counter, map, dim, s.out.d,
+                                         out_double, (double *)s.nodes.d);
+        SK_CK(cudaGetLastError());
+    }
+    for (size_t l = 1; l + 1 < g->level_start.size(); l++) {
+        const int lo = g->level_start[l], n = g->level_start[l + 1] - lo;
+        if (n == 0) continue;
+        skc_merge_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(t, d_pairs + lo, n, (double *)s.nodes.d);
+        SK_CK(cudaGetLastError());
+    }
+    if (!g->count_finals.empty()) {
+        const int n = (int)g->count_finals.size();
+        skc_final_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(t, dim, d_fin, n, map, (const double *)s.nodes.d,
+                                                               s.out.d, out_double);
+        SK_CK(cudaGetLastError());
+    }
+    return 0;
+}
+
 /* Waits for the slot's part and hands its rows to the caller. */
 static int slot_finish(tsk_gpu_sketcher *g, sk_slot &s, char *err, size_t errlen)
 {
@@ -504,15 +658,17 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
                       char *err, size_t errlen)
 {
     SK_CK(cudaSetDevice(s.dev));
-    const int64_t n_nodes = plan_part(g, b, r0, r1, s.sms);
+    const int64_t n_nodes = g->counts ? plan_part_counts(g, b, r0, r1, s.sms) : plan_part(g, b, r0, r1, s.sms);
     const int n_node_sep = g->level_start[0];
     const int64_t bases = b->offset[r1] - b->offset[r0];
     const int64_t rows = b->row_offset[r1] - b->row_offset[r0];
     const size_t out_bytes = (size_t)rows * g->p.dim * g->elt;
     const size_t items_b = align16(g->items.size() * sizeof(sk_item));
     const size_t pairs_b = align16(g->pairs.size() * sizeof(sk_pair));
-    const size_t fin_b = align16(g->finals.size() * sizeof(sk_final));
-    const size_t nodes_bytes = (size_t)n_nodes * sk_nvec(g->p.t) * g->p.dim * sizeof(double);
+    const size_t fin_b = g->counts ? align16(g->count_finals.size() * sizeof(skc_final))
+                                   : align16(g->finals.size() * sizeof(sk_final));
+    const size_t nodes_bytes = (size_t)n_nodes * sizeof(double) *
+                               (g->counts ? (size_t)skc_size(g->p.t) : (size_t)sk_nvec(g->p.t) * g->p.dim);
     if (g->items.size() > (size_t)INT32_MAX) SK_FAIL("too many rows in one part");
 
     const double t0 = seconds_now();
@@ -535,7 +691,8 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     char *plan = (char *)s.plan.h;
     memcpy(plan, g->items.data(), g->items.size() * sizeof(sk_item));
     memcpy(plan + items_b, g->pairs.data(), g->pairs.size() * sizeof(sk_pair));
-    memcpy(plan + items_b + pairs_b, g->finals.data(), g->finals.size() * sizeof(sk_final));
+    if (g->counts) memcpy(plan + items_b + pairs_b, g->count_finals.data(), g->count_finals.size() * sizeof(skc_final));
+    else memcpy(plan + items_b + pairs_b, g->finals.data(), g->finals.size() * sizeof(sk_final));
     g->host.pack_s += seconds_now() - t1;
     SK_CK(cudaMemcpyAsync(s.codes.d, s.codes.h, (size_t)bases + 64, cudaMemcpyHostToDevice, s.st));
     SK_CK(cudaMemcpyAsync(s.plan.d, s.plan.h, items_b + pairs_b + fin_b, cudaMemcpyHostToDevice, s.st));
@@ -546,7 +703,9 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     const sk_final *d_fin = (const sk_final *)((char *)s.plan.d + items_b + pairs_b);
     const int n_items = (int)g->items.size();
     SK_CK(cudaEventRecord(s.ev0, s.st));
-    if (n_node_sep > 0) {
+    if (g->counts) {
+        if (launch_counts(g, s, d_items, n_items, d_pairs, (const skc_final *)d_fin, err, errlen)) return -1;
+    } else if (n_node_sep > 0) {
         /* pieces of split rows on st, whole rows (fast kernel) beside them on st_rows: the few
          * long pieces alone would leave most of the GPU idle */
         const int mode = g->n_mid > 0 ? SK_NODES : SK_ENDS;
@@ -564,13 +723,13 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
                            errlen)) {
         return -1;
     }
-    for (size_t l = 1; l + 1 < g->level_start.size(); l++) {
+    for (size_t l = 1; !g->counts && l + 1 < g->level_start.size(); l++) {
         int lo = g->level_start[l], n = g->level_start[l + 1] - lo;
         if (n == 0) continue;
         sk_combine_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(g->p.t, g->p.dim, d_pairs + lo, n, (double *)s.nodes.d);
         SK_CK(cudaGetLastError());
     }
-    if (!g->finals.empty()) {
+    if (!g->counts && !g->finals.empty()) {
         sk_final_kernel<<<std::min((int)g->finals.size(), 65535), 128, 0, s.st>>>(
             g->p.t, g->p.dim, d_fin, (int)g->finals.size(), (double *)s.nodes.d, s.out.d, g->p.precision == TSK_DOUBLE);
         SK_CK(cudaGetLastError());
