@@ -9,7 +9,7 @@
 #   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
 #     build-gpus/tests/gpu/test_gpu_sketch_test -- shared/bench/*.py testdata shared/data/...
 # and the device call is: bash bench/gpu.sh .device/gpus   (carry: [".device/gpus"])
-# STEPS (default "tests san time more seed dist"; also "dp") picks the parts to run: time = the four workloads
+# STEPS (default "tests san time more seed dist") picks the parts to run: time = the four workloads
 # at t=4 D=96 (and the same with $B/bin/gpu_sketch_bench_old, an earlier build, when carried: a
 # before/after in one call); more = canonical, slide, generic, double, the t/D sweep, real genomes.
 set -uo pipefail
@@ -63,13 +63,6 @@ if [ -x "$B/bin/gpu_sketch_bench_old" ]; then
 fi
 fi
 
-if want dp; then
-step "the same workloads on the sketch-DP kernels (TSKETCH_GPU_SKETCH_DP=1: what DNA at t <= 4 ran on before the count kernels)"
-run bench_dp_default.log env TSKETCH_GPU_SKETCH_DP=1 "$bench" --repeats 5 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
-run bench_dp_long.log env TSKETCH_GPU_SKETCH_DP=1 "$bench" --repeats 5 --tol 1e-4 /tmp/w/long-records.fa
-run bench_dp_canonical.log env TSKETCH_GPU_SKETCH_DP=1 "$bench" --repeats 3 --canonical /tmp/w/seed-heterogeneous.fa
-fi
-
 if want more; then
 python3 "$B/make_workloads.py" /tmp/w10 --scale 0.1 >/dev/null
 step "canonical"
@@ -96,7 +89,8 @@ fi
 if want seed; then
 step "seed baseline (Numba, t=4 D=96)"
 # one process per file: numba keeps every launch's buffers and streams until the end of a run
-for w in seed-homogeneous seed-heterogeneous short-reads; do
+# (SEED_WORKLOADS narrows it: the seed's short reads take minutes)
+for w in ${SEED_WORKLOADS:-seed-homogeneous seed-heterogeneous short-reads}; do
     run "seed_$w.log" python3 "$B/seed_numba.py" --repeats 3 "/tmp/w/$w.fa"
 done
 run seed_long-records.log python3 "$B/seed_numba.py" --repeats 1 /tmp/w/long-records.fa

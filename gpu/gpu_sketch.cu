@@ -1,11 +1,12 @@
-/* gpu_sketch.cu: the CUDA sketch engine's host side (kernels in sketch_kernels.cuh; design in
- * docs/gpu.md).
+/* gpu_sketch.cu: the CUDA sketch engine's host side (design in docs/gpu.md). Kernels: the
+ * tuple-count kernels for DNA at t <= 4 (count_kernels.cuh), the sketch-DP kernels for the rest
+ * (sketch_kernels.cuh).
  *
  * A batch is cut into parts (whole records, bounded bases and output bytes). Each part goes to a
  * slot (a device, a stream, pinned and device buffers; two slots per device), so one part's
  * copies and host packing overlap another's kernels. Inside a part every output row (a record,
- * or a slide window) becomes one work item, or, when long, equal chunks per strand whose split
- * states are merged in a tree on the GPU. */
+ * or a slide window) becomes one work item, or, when long, pieces whose states are merged in a
+ * tree on the GPU (count states; or, for the sketch DP, split-formula vectors per strand). */
 #include "gpu_sketch.h"
 #include "count_kernels.cuh"
 #include "sketch_kernels.cuh"
@@ -26,9 +27,9 @@
 #define SK_PART_OUT (512LL << 20)       /* output bytes per part */
 #define SK_MIN_SPLIT 16384              /* rows shorter than this are never split */
 #define SK_MAX_SPLIT (1LL << 20)        /* ... and longer ones always (float accuracy, balance) */
-/* warps per SM the work is cut for: rows longer than total / (SMs x this) are split. 16 measured
- * best on the H100 (docs/benchmarks.md: seed-heterogeneous 3.8 -> 5.2 Gbp/s against 8, canonical
- * 1.5 -> 2.9; 71 kbp genomes then go as two pieces, 9.5 -> 9.4) */
+/* sketch-DP kernels (protein, t > 4): warps per SM the work is cut for, rows longer than
+ * total / (SMs x this) are split. 16 measured best on the H100 when DNA at t = 4 still ran here
+ * (docs/benchmarks.md, session 5: seed-heterogeneous 3.8 -> 5.2 Gbp/s against 8) */
 #define SK_WARPS_PER_SM_TARGET 16
 /* Smallest capacities of a slot's plan, row and node buffers: enough for most parts, so they do
  * not grow (and stall the device in cudaFree) when a batch with split rows follows one without */
@@ -41,24 +42,15 @@
 #define SKC_WARPS_PER_SM_TARGET 32
 #define SKC_MIN_SPLIT 4096
 
-typedef void (*sk_fast_fn)(sk_tables, const uint8_t *, const sk_item *, int, int *, void *, int, double *);
-/* [mode][dna][t - 1][D / 32 - 1] (sk_fast_mode). The pieces of split rows run on the fast kernel
- * for DNA at t <= 4 only (elsewhere on the generic kernel), so those are the only node and end
- * instances (SK_ENDS when a part has no middle chunks);
- * whole rows beside pieces differ from whole rows alone only where the FMA rotation applies
- * (DNA, D = 96, 2 <= t <= 4). The other entries repeat the whole-row ones and are never asked for. */
-static constexpr int sk_mode_for(int mode, int t, int k, bool dna)
-{
-    return mode == SK_ROWS_BESIDE && !sk_rf_fits(t, k, dna) ? SK_ROWS : mode;
-}
-#define SK_INST(T, K, M, A) sk_fast_kernel<T, K, sk_mode_for(M, T, K, A), A>
-#define SK_ROW(T, M, A) {SK_INST(T, 1, M, A), SK_INST(T, 2, M, A), SK_INST(T, 3, M, A), SK_INST(T, 4, M, A)}
-#define SK_TABLE(M, A) {SK_ROW(1, M, A), SK_ROW(2, M, A), SK_ROW(3, M, A), SK_ROW(4, M, A), \
-                        SK_ROW(5, SK_ROWS, A), SK_ROW(6, SK_ROWS, A), SK_ROW(7, SK_ROWS, A), SK_ROW(8, SK_ROWS, A)}
-static const sk_fast_fn SK_FAST[4][2][8][4] = {{SK_TABLE(SK_ROWS, false), SK_TABLE(SK_ROWS, true)},
-                                               {SK_TABLE(SK_ROWS, false), SK_TABLE(SK_NODES, true)},
-                                               {SK_TABLE(SK_ROWS, false), SK_TABLE(SK_ROWS_BESIDE, true)},
-                                               {SK_TABLE(SK_ROWS, false), SK_TABLE(SK_ENDS, true)}};
+typedef void (*sk_fast_fn)(sk_tables, const uint8_t *, const sk_item *, int, int *, void *, int);
+/* [dna][t - 1][D / 32 - 1]: the fast kernel's instances (whole rows). DNA at t <= 4 runs on the
+ * count kernels, so it has none. */
+#define SK_ROW(T, A) {sk_fast_kernel<T, 1, A>, sk_fast_kernel<T, 2, A>, sk_fast_kernel<T, 3, A>, sk_fast_kernel<T, 4, A>}
+#define SK_NONE {nullptr, nullptr, nullptr, nullptr}
+static const sk_fast_fn SK_FAST[2][8][4] = {
+    {SK_ROW(1, false), SK_ROW(2, false), SK_ROW(3, false), SK_ROW(4, false), SK_ROW(5, false), SK_ROW(6, false),
+     SK_ROW(7, false), SK_ROW(8, false)},
+    {SK_NONE, SK_NONE, SK_NONE, SK_NONE, SK_ROW(5, true), SK_ROW(6, true), SK_ROW(7, true), SK_ROW(8, true)}};
 
 /* memcpy through a few threads for the large copies into and out of pinned memory (a part's
  * codes, up to 128 MB, and its rows): one thread copies ~5-10 GB/s, which at the kernels' speed
@@ -119,7 +111,7 @@ struct tsk_gpu_sketcher {
     sk_tables tab;
     std::vector<sk_slot> slots;
     size_t elt;            /* bytes per output value */
-    bool fast_whole, fast_chunk, can_split;
+    bool fast_whole, can_split;
     bool counts;           /* DNA at t <= 4: the tuple-count kernels (count_kernels.cuh) */
     std::vector<char> count_map;  /* host image of the map: 2 (dim + 1) starts, then the terms */
     size_t count_map_terms;       /* byte offset of the terms in it */
@@ -285,8 +277,7 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
         }
     g->elt = p->precision == TSK_DOUBLE ? 8 : 4;
     g->fast_whole = p->precision == TSK_SINGLE && p->dim % 32 == 0 && p->dim <= 128 && p->t <= 8;
-    g->fast_chunk = g->fast_whole && p->t <= 4 && p->alphabet == TSK_DNA;
-    g->counts = p->alphabet == TSK_DNA && p->t <= SKC_MAX_T && !getenv("TSKETCH_GPU_SKETCH_DP");
+    g->counts = p->alphabet == TSK_DNA && p->t <= SKC_MAX_T;
     if (g->counts) build_count_map(g);
     g->part_bases = SK_PART_BASES;
     g->part_out = SK_PART_OUT;
@@ -335,7 +326,7 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
         tsk_gpu_sketcher_close(g);
         return NULL;
     }
-    g->can_split = g->fast_chunk || generic_bytes(g, sk_nvec(p->t)) <= min_optin;
+    g->can_split = g->counts || generic_bytes(g, sk_nvec(p->t)) <= min_optin;
     /* the fast kernel keeps the first level as float counts, exact below 2^24 characters a row:
      * rows that long are always split (SK_MAX_SPLIT), which needs can_split */
     if (!g->can_split) g->fast_whole = false;
@@ -479,9 +470,8 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
         f.fwd = segs[f.fwd][0];
         if (f.rev >= 0) f.rev = segs[f.rev][0];
     }
-    /* With the fast kernel, the pieces of split rows get their own launch (the fast kernel's node
-     * instance, or the generic kernel), beside the whole rows' launch on another stream (docs/gpu.md);
-     * largest first within each launch. */
+    /* With the fast kernel, the pieces of split rows get their own launch (the generic kernel),
+     * beside the whole rows' launch on another stream (docs/gpu.md); largest first within each. */
     size_t n_node = 0;
     if (g->fast_whole && !node_len.empty()) {
         const uint32_t piece = SK_FLAG_CHUNK | SK_FLAG_HEAD | SK_FLAG_TAIL;
@@ -560,21 +550,20 @@ static int64_t plan_part_counts(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t
     return n_nodes;
 }
 
-/* Launches n items on stream st: the fast kernel (the instance for mode, sk_fast_mode: pieces of
- * split rows, whole rows alone or whole rows beside a pieces launch) or the generic one, with
- * room for all t(t+1)/2 vectors when middle chunks are among the items (all_vectors), else for t. */
+/* Launches n items on stream st: the fast kernel (whole rows) or the generic one, with room for
+ * all t(t+1)/2 vectors when middle chunks are among the items (all_vectors), else for t. */
 static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, cudaStream_t st, const sk_item *d_items, int n,
-                       int *counter, bool fast, int mode, bool all_vectors, char *err, size_t errlen)
+                       int *counter, bool fast, bool all_vectors, char *err, size_t errlen)
 {
     if (n == 0) return 0;
     int per_sm = 0;
     if (fast) {
         const int wpb = SK_WARPS_PER_BLOCK, threads = 32 * wpb;
-        sk_fast_fn k = SK_FAST[mode][g->p.alphabet == TSK_DNA][g->p.t - 1][g->p.dim / 32 - 1];
+        sk_fast_fn k = SK_FAST[g->p.alphabet == TSK_DNA][g->p.t - 1][g->p.dim / 32 - 1];
         SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
         int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
         k<<<blocks, threads, 0, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items, n, counter, s.out.d,
-                                      g->p.precision == TSK_DOUBLE, (double *)s.nodes.d);
+                                      g->p.precision == TSK_DOUBLE);
     } else {
         const int nv = all_vectors ? sk_nvec(g->p.t) : g->p.t;
         const size_t per_warp = generic_bytes(g, nv);
@@ -706,21 +695,18 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     if (g->counts) {
         if (launch_counts(g, s, d_items, n_items, d_pairs, (const skc_final *)d_fin, err, errlen)) return -1;
     } else if (n_node_sep > 0) {
-        /* pieces of split rows on st, whole rows (fast kernel) beside them on st_rows: the few
-         * long pieces alone would leave most of the GPU idle */
-        const int mode = g->n_mid > 0 ? SK_NODES : SK_ENDS;
-        if (launch_work(g, s, s.st, d_items, n_node_sep, s.counter, g->fast_chunk, mode, g->n_mid > 0, err, errlen))
-            return -1;
+        /* pieces of split rows (generic kernel) on st, whole rows (fast kernel) beside them on
+         * st_rows: the few long pieces alone would leave most of the GPU idle */
+        if (launch_work(g, s, s.st, d_items, n_node_sep, s.counter, false, g->n_mid > 0, err, errlen)) return -1;
         if (n_items > n_node_sep) {
             SK_CK(cudaStreamWaitEvent(s.st_rows, s.ev0, 0));
-            if (launch_work(g, s, s.st_rows, d_items + n_node_sep, n_items - n_node_sep, s.counter + 1, true,
-                            SK_ROWS_BESIDE, false, err, errlen))
+            if (launch_work(g, s, s.st_rows, d_items + n_node_sep, n_items - n_node_sep, s.counter + 1, true, false,
+                            err, errlen))
                 return -1;
             SK_CK(cudaEventRecord(s.rows_done, s.st_rows));
             SK_CK(cudaStreamWaitEvent(s.st, s.rows_done, 0));
         }
-    } else if (launch_work(g, s, s.st, d_items, n_items, s.counter, g->fast_whole, SK_ROWS, g->n_mid > 0, err,
-                           errlen)) {
+    } else if (launch_work(g, s, s.st, d_items, n_items, s.counter, g->fast_whole, g->n_mid > 0, err, errlen)) {
         return -1;
     }
     for (size_t l = 1; !g->counts && l + 1 < g->level_start.size(); l++) {
