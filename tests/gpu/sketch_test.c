@@ -113,15 +113,16 @@ static void check_random(tsk_params *p, const int64_t *lens, int nlen, unsigned 
     free(ref), free(out), free(codes), free(off), free(roff);
 }
 
-/* Lengths around every boundary: 0, 1, t-1, t, t+1, a warp, the split threshold 16384 +-1, and
- * split records (at this size the engine splits at 16384: up to 32768 a first and a last piece,
- * 16385 as 8192 + 8193, 32769 with a 1-base middle chunk, 40000 one middle chunk between them,
- * 52000 three, so the merge tree has an odd level); long ones only where the float64 reference
- * stays cheap. */
+/* Lengths around every boundary: 0, 1, t-1, t, t+1, a warp, the count kernels' float block of 128
+ * characters +-1 and their smallest piece 4096 +-1 (DNA at t <= 4: at this size rows longer than
+ * 4096 are cut into ceil(len / 4096) equal pieces, 52000 into 13, so the merge tree has odd
+ * levels), the sketch-DP split threshold 16384 +-1, and split records there (up to 32768 a first
+ * and a last piece, 40000 one middle chunk between them, 52000 three); long ones only where the
+ * float64 reference stays cheap. */
 static int lengths_for(int t, int dim, int64_t *lens)
 {
-    const int64_t cand[] = {0, 1, t - 1, t, t + 1, 31, 33, 100, 1000, 5000, 16383, 16384, 16385, 32768, 32769,
-                            40000, 52000};
+    const int64_t cand[] = {0, 1, t - 1, t, t + 1, 31, 33, 100, 127, 128, 129, 1000, 4095, 4096, 4097, 5000,
+                            16383, 16384, 16385, 32768, 32769, 40000, 52000};
     const double budget = 6e7;  /* reference multiply-adds per configuration */
     int n = 0;
     double used = 0;
@@ -146,7 +147,7 @@ Test(gpu_sketch, sweep_t_dim_precision, .timeout = 600)
                 tsk_params_default(&p);
                 p.t = ts[ti], p.dim = dims[di], p.precision = prec ? TSK_DOUBLE : TSK_SINGLE;
                 tsk_tables_draw(&p);
-                int64_t lens[16];
+                int64_t lens[32];
                 int n = lengths_for(p.t, p.dim, lens);
                 check_random(&p, lens, n, 7 + ti * 31 + di, prec ? 1e-10 : 1e-5);
             }
