@@ -9,9 +9,9 @@
 #       build/bench/gpu/dist_bench -- ../shared/bench/make_workloads.py ../shared/bench/seed_numba.py \
 #       testdata ../shared/data/eukaryote/vt_GRCh37_chr20.fa.gz
 # Device call: bash bench/gpu_cli.sh .device/cli   (carry: [".device/cli"])
-# STEPS (default "checks san dist e2e seed") picks the parts to run.
+# STEPS (default "checks san dist genome e2e seed") picks the parts to run.
 set -uo pipefail
-STEPS=${STEPS:-checks san dist e2e seed}
+STEPS=${STEPS:-checks san dist genome e2e seed}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 B=${1:-.device/cli}
 T=$B/bin/tsketch
@@ -145,6 +145,34 @@ python3 "$B/make_workloads.py" "$W/r200" --scale "$(awk -v s="$scale" 'BEGIN { p
 "$T" sketch -q --device cuda "$W/r200/short-reads.fa" -o "$W/r200.tsk"
 s=$(date +%s.%N); "$T" dist -q --device cuda --top-k 10 "$W/r200.tsk" -o "$W/top10.tsv"; e=$(date +%s.%N)
 say "top-10, 200000 sketches: $(elapsed "$s" "$e") s, $(wc -l <"$W/top10.tsv") lines"
+fi
+
+if want genome; then
+say "== dist --genome: GPU engine vs CPU engine (the same bytes), and their times"
+G=$W/genome
+mkdir -p "$G"
+D=$B/testdata/genome
+"$T" sketch -q --per-file --canonical -k 3 -s 16 --window 300 --stride 30 "$D"/g0*.fa -o "$G/f.tsk"
+check "genome, files of contigs: cuda = cpu" bash -c "'$T' dist -q --genome --device cpu '$G/f.tsk' >'$G/c.tsv' && '$T' dist -q --genome --device cuda '$G/f.tsk' >'$G/g.tsv' && cmp '$G/c.tsv' '$G/g.tsv'"
+check "genome, records, -f square: cuda = cpu" bash -c "'$T' dist -q --genome -f square --device cpu '$D/g00.fa' >'$G/c2' && '$T' dist -q --genome -f square --device cuda '$D/g00.fa' >'$G/g2' && cmp '$G/c2' '$G/g2'"
+check "genome --anchored, 6 SARS-CoV-2: cuda = cpu" bash -c "'$T' dist -q --genome --anchored --device cpu '$B/testdata/genomes/sarscov2_6.fa' >'$G/c3' && '$T' dist -q --genome --anchored --device cuda '$B/testdata/genomes/sarscov2_6.fa' >'$G/g3' && cmp '$G/c3' '$G/g3'"
+check "genome --device cuda:7 exits 5" bash -c "'$T' dist -q --genome --device cuda:7 '$G/f.tsk' >/dev/null 2>&1; [ \$? -eq 5 ]"
+# 1410 genomes of 1-200 kbp (seed-heterogeneous at a tenth: 10 Mbp, ~100,000 rows, 1e6 pairs)
+python3 "$B/make_workloads.py" "$G/w" --scale 0.1 >/dev/null
+"$T" sketch -q --device cuda --canonical -k 3 -s 64 --window 1000 --stride 100 "$G/w/seed-heterogeneous.fa" -o "$G/h.tsk"
+s=$(date +%s.%N); "$T" dist -q --genome --device cuda -p "$(nproc)" "$G/h.tsk" -o "$G/hg.tsv"; e=$(date +%s.%N)
+say "genome, 1410 genomes (10 Mbp), all pairs, GPU: $(elapsed "$s" "$e") s"
+s=$(date +%s.%N); "$T" dist -q --genome --device cpu -p "$(nproc)" "$G/h.tsk" -o "$G/hc.tsv"; e=$(date +%s.%N)
+say "genome, the same on the CPU engine, -p $(nproc): $(elapsed "$s" "$e") s"
+check "genome, 1410 genomes: cuda = cpu" cmp "$G/hg.tsv" "$G/hc.tsv"
+# 4 genomes of 2 Mbp (20,000 rows each): the searches dominate
+python3 "$B/make_workloads.py" "$G/l" --scale 0.04 >/dev/null
+"$T" sketch -q --device cuda --canonical -k 3 -s 64 --window 1000 --stride 100 "$G/l/long-records.fa" -o "$G/l.tsk"
+s=$(date +%s.%N); "$T" dist -q --genome --device cuda -p "$(nproc)" "$G/l.tsk" -o "$G/lg.tsv"; e=$(date +%s.%N)
+say "genome, 4 genomes of 2 Mbp, GPU: $(elapsed "$s" "$e") s"
+s=$(date +%s.%N); "$T" dist -q --genome --device cpu -p "$(nproc)" "$G/l.tsk" -o "$G/lc.tsv"; e=$(date +%s.%N)
+say "genome, the same on the CPU engine, -p $(nproc): $(elapsed "$s" "$e") s"
+check "genome, 4 x 2 Mbp: cuda = cpu" cmp "$G/lg.tsv" "$G/lc.tsv"
 fi
 
 if want seed; then

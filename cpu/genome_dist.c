@@ -1,5 +1,5 @@
-/* genome_dist.c: nearest-row search between two records' slide rows and its summaries
- * (see genome_dist.h). */
+/* genome_dist.c: nearest-row search between two records' slide rows (see genome_dist.h); the
+ * summaries are core/genome_summary.c. */
 #include "genome_dist.h"
 
 #include <math.h>
@@ -9,30 +9,10 @@
  * past once per block, so B is read na/16 times instead of na times. */
 #define A_BLOCK 16
 
-void tsk_genome_opts_default(tsk_genome_opts *o)
-{
-    o->summary = TSK_GENOME_MEAN_NEAREST;
-    o->match_radius = 0.0;
-    o->chord = 0;   /* chords gave no consistent gain (docs/accuracy.md) and cost twice the time */
-    o->threads = 1;
-    o->skip_rows = 0;
-}
-
 int64_t tsk_genome_partial_rows(int64_t window, int64_t stride)
 {
     if (window <= 0 || stride <= 0) return 0;
     return (window + stride - 1) / stride - 1;
-}
-
-/* Item i's rows as the set functions see them: without the leading partial windows. Those exist
- * only at a record's start, so a genome and its reverse complement (or another start point) would
- * otherwise differ by them. An item with nothing else keeps them all. */
-static const float *item_rows(const tsk_sketch_set *s, int64_t i, int64_t skip, int64_t *n)
-{
-    int64_t first = s->first_row[i], cnt = s->n_rows[i];
-    if (skip > 0 && cnt > skip) first += skip, cnt -= skip;
-    *n = cnt;
-    return s->rows + first * s->dim;
 }
 
 /* Squared distance from a to the segment b0 + u (b1 - b0), u in [0, 1]; ee = |b1 - b0|^2.
@@ -154,74 +134,6 @@ int tsk_genome_nearest_index(const float *rows_a, int64_t na, const float *rows_
     return failed ? -1 : 0;
 }
 
-/* Rows of one direction whose match is "anchored": a neighbouring row (i - 1 or i + 1) found
- * its match right next to this row's match (index +-1, either strand's order). Homologous
- * windows of two collinear stretches chain like this; a window matched only because its
- * composition resembles some window of the other genome almost never does, which is what
- * separates homology from composition at ANI below ~85 % (docs/accuracy.md). With a single row
- * on either side there is no order to check, and every row counts as anchored. */
-static int is_anchored(const int64_t *index, int64_t i, int64_t n, int64_t n_other)
-{
-    if (n < 2 || n_other < 2) return 1;
-    int64_t j = index[i];
-    return (i > 0 && llabs(index[i - 1] - j) == 1) || (i + 1 < n && llabs(index[i + 1] - j) == 1);
-}
-
-/* One direction's summary numbers. */
-typedef struct {
-    double mean_all;       /* mean nearest distance over all rows */
-    double mean_anchored;  /* mean nearest distance over anchored rows (0 when none) */
-    double anchored;       /* share of anchored rows */
-    double unmatched;      /* share of rows beyond match_radius */
-} dir_summary;
-
-static dir_summary summarise(const double *nearest, const int64_t *index, int64_t n, int64_t n_other,
-                             const tsk_genome_opts *o)
-{
-    dir_summary r = {0, 0, 0, 0};
-    double s_all = 0.0, s_anch = 0.0;
-    int64_t n_anch = 0, far = 0;
-    for (int64_t i = 0; i < n; i++) {
-        s_all += nearest[i];
-        far += !(nearest[i] <= o->match_radius);
-        if (index && is_anchored(index, i, n, n_other)) {
-            s_anch += nearest[i];
-            n_anch++;
-        }
-    }
-    r.mean_all = s_all / (double)n;
-    r.unmatched = (double)far / (double)n;
-    r.anchored = (double)n_anch / (double)n;
-    r.mean_anchored = n_anch ? s_anch / (double)n_anch : 0.0;
-    return r;
-}
-
-/* The anchored distance: mean anchored nearest distance divided by the anchored share (both
- * averaged over the two directions). Closer genomes have nearer matches AND more of them chain;
- * the ratio ranks pairs by both, as ANI x aligned fraction does. The share is floored at one row
- * in the two sets so that genomes with nothing anchored stay finite and rank by their mean. */
-static double anchored_distance(const dir_summary *a, const dir_summary *b, int64_t na, int64_t nb)
-{
-    double share = 0.5 * (a->anchored + b->anchored);
-    double floor_share = 1.0 / (double)(na + nb);
-    double m;
-    if (a->anchored > 0 && b->anchored > 0) m = 0.5 * (a->mean_anchored + b->mean_anchored);
-    else if (a->anchored > 0) m = a->mean_anchored;
-    else if (b->anchored > 0) m = b->mean_anchored;
-    else m = 0.5 * (a->mean_all + b->mean_all);
-    return m / (share > floor_share ? share : floor_share);
-}
-
-static double combine(const dir_summary *a, const dir_summary *b, int64_t na, int64_t nb,
-                      const tsk_genome_opts *o)
-{
-    switch (o->summary) {
-    case TSK_GENOME_UNMATCHED: return 0.5 * (a->unmatched + b->unmatched);
-    case TSK_GENOME_ANCHORED: return anchored_distance(a, b, na, nb);
-    default: return 0.5 * (a->mean_all + b->mean_all);
-    }
-}
-
 /* Symmetric distance with explicit thread count for the inner search. */
 static double genome_distance(const float *ra, int64_t na, const float *rb, int64_t nb, int dim,
                               const tsk_genome_opts *o, int threads)
@@ -233,13 +145,13 @@ static double genome_distance(const float *ra, int64_t na, const float *rb, int6
     double *near = malloc(sizeof *near * (size_t)nmax);
     int64_t *index = want_index ? malloc(sizeof *index * (size_t)nmax) : NULL;
     double d = -1.0;
-    dir_summary sa, sb;
+    tsk_genome_direction sa, sb;
     if (near && (index || !want_index) &&
         tsk_genome_nearest_index(ra, na, rb, nb, dim, o->chord, threads, near, index) == 0) {
-        sa = summarise(near, index, na, nb, o);
+        sa = tsk_genome_direction_of(near, index, na, nb, o);
         if (tsk_genome_nearest_index(rb, nb, ra, na, dim, o->chord, threads, near, index) == 0) {
-            sb = summarise(near, index, nb, na, o);
-            d = combine(&sa, &sb, na, nb, o);
+            sb = tsk_genome_direction_of(near, index, nb, na, o);
+            d = tsk_genome_combine(&sa, &sb, na, nb, o);
         }
     }
     free(near);
@@ -281,7 +193,7 @@ int tsk_genome_distance_matrix(const tsk_sketch_set *s, const tsk_genome_opts *o
         }
         int64_t j = i + 1 + rem;
         int64_t ni, nj;
-        const float *ri = item_rows(s, i, o->skip_rows, &ni), *rj = item_rows(s, j, o->skip_rows, &nj);
+        const float *ri = tsk_genome_item_rows(s, i, o->skip_rows, &ni), *rj = tsk_genome_item_rows(s, j, o->skip_rows, &nj);
         double d = genome_distance(ri, ni, rj, nj, s->dim, o, 1);
         if (d < 0.0) failed = 1;
         out[i * n + j] = out[j * n + i] = d;
@@ -295,7 +207,7 @@ static double block_pair(const tsk_sketch_set *q, int64_t qi, const tsk_sketch_s
 {
     if (q == r && qi == ri) return 0.0;
     int64_t na, nb;
-    const float *a = item_rows(q, qi, o->skip_rows, &na), *b = item_rows(r, ri, o->skip_rows, &nb);
+    const float *a = tsk_genome_item_rows(q, qi, o->skip_rows, &na), *b = tsk_genome_item_rows(r, ri, o->skip_rows, &nb);
     return genome_distance(a, na, b, nb, q->dim, o, threads);
 }
 

@@ -21,26 +21,12 @@
 #ifndef TSK_GENOME_DIST_H
 #define TSK_GENOME_DIST_H
 
+#include "../core/genome_summary.h"
 #include "../core/tsk_def.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum { TSK_GENOME_MEAN_NEAREST = 0, TSK_GENOME_UNMATCHED = 1, TSK_GENOME_ANCHORED = 2 } tsk_genome_summary;
-
-typedef struct {
-    tsk_genome_summary summary;
-    double match_radius;   /* TSK_GENOME_UNMATCHED: a row is matched when its nearest L2 <= this */
-    int chord;             /* 1: nearest point on the chords between consecutive rows of the other */
-    int threads;           /* OpenMP threads, >= 1 */
-    int64_t skip_rows;     /* set functions (_block, _matrix): rows 0 .. skip_rows-1 of an item, the
-                              growing prefix windows shorter than the window, are left out, unless
-                              the item has no other row */
-} tsk_genome_opts;
-
-/* Defaults measured in docs/accuracy.md: mean nearest-row L2, no chords, 1 thread, no rows skipped. */
-void tsk_genome_opts_default(tsk_genome_opts *o);
 
 /* For each of the na rows of a (row-major, dim floats each): the L2 distance, in double, to its
  * nearest row of b (or nearest chord point with `chord` and nb >= 2), written to nearest[0..na).

@@ -12,6 +12,7 @@
 
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_dist.h"
+#include "../gpu/gpu_genome.h"
 #include "../gpu/gpu_dist.h"
 #include "../io/dist_out.h"
 #include "cli.h"
@@ -38,32 +39,51 @@ enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT
 typedef struct {
     tsk_cpu_dist *cpu;
     tsk_gpu_dist *gpu;
-    /* --genome: items are genomes whose slide rows are compared as sets (cpu/genome_dist.h) */
+    /* --genome: items are genomes whose slide rows are compared as sets (cpu/genome_dist.h), on
+     * the GPU when genome_gpu is open (gpu/gpu_genome.h: the same values) */
     const tsk_sketch_set *genome_q, *genome_r;
     tsk_genome_opts genome_opts;
+    tsk_gpu_genome *genome_gpu;
 } engine;
 
-static void engine_open_genome(engine *e, const tsk_sketch_set *q, const tsk_sketch_set *r, const tsk_params *p,
-                               int threads)
+/* Whether the job's --device asks for a GPU (auto: when one is usable). */
+static int device_wants_gpu(const tsk_sketch_job *job)
+{
+    char why[256];
+    return job->device.kind == TSK_DEVICE_CUDA ||
+           (job->device.kind == TSK_DEVICE_AUTO && tsk_gpu_dist_device_count(why, sizeof why) > 0);
+}
+
+static int engine_open_genome(engine *e, const tsk_sketch_set *q, const tsk_sketch_set *r, const tsk_params *p,
+                              const tsk_sketch_job *job)
 {
     memset(e, 0, sizeof *e);
     e->genome_q = q;
     e->genome_r = r;
     tsk_genome_opts_default(&e->genome_opts);
     e->genome_opts.summary = TSK_GENOME_ANCHORED;
-    e->genome_opts.threads = threads;
+    e->genome_opts.threads = job->threads;
     /* anchored windows are always whole: none to skip */
     e->genome_opts.skip_rows = p->anchor_k ? 0 : tsk_genome_partial_rows(p->window, p->stride);
+    if (!device_wants_gpu(job)) return TSK_EXIT_OK;
+    /* one GPU: the first one named (cuda:all and lists use device 0 or their first entry) */
+    char err[TSK_ERRLEN];
+    const int dev = job->device.n_devices > 0 ? job->device.devices[0] : 0;
+    if ((e->genome_gpu = tsk_gpu_genome_open(q, r, &e->genome_opts, dev, err, sizeof err))) return TSK_EXIT_OK;
+    if (job->device.kind == TSK_DEVICE_CUDA) {
+        tsk_error("%s", err);
+        return TSK_EXIT_NO_GPU;
+    }
+    tsk_warn("%s; computing genome distances on the CPU", err);
+    return TSK_EXIT_OK;
 }
 
 static int engine_open(engine *e, const tsk_sketch_set *q, const tsk_sketch_set *r, tsk_metric m,
                        const tsk_sketch_job *job)
 {
-    char err[TSK_ERRLEN], why[256];
+    char err[TSK_ERRLEN];
     memset(e, 0, sizeof *e);
-    int want_gpu = job->device.kind == TSK_DEVICE_CUDA ||
-                   (job->device.kind == TSK_DEVICE_AUTO && tsk_gpu_dist_device_count(why, sizeof why) > 0);
-    if (want_gpu) {
+    if (device_wants_gpu(job)) {
         e->gpu = tsk_gpu_dist_open(q, r, m, job->device.devices, job->device.n_devices, err, sizeof err);
         if (e->gpu) return TSK_EXIT_OK;
         if (job->device.kind == TSK_DEVICE_CUDA) {
@@ -83,12 +103,14 @@ static void engine_close(engine *e)
 {
     if (e->cpu) tsk_cpu_dist_close(e->cpu);
     if (e->gpu) tsk_gpu_dist_close(e->gpu);
+    if (e->genome_gpu) tsk_gpu_genome_close(e->genome_gpu);
 }
 
 static int engine_failed(const engine *e)
 {
     if (e->genome_q) {
-        tsk_error("genome distance computation failed: out of memory");
+        tsk_error("genome distance computation failed: %s",
+                  e->genome_gpu ? tsk_gpu_genome_error(e->genome_gpu) : "out of memory");
         return TSK_EXIT_RUNTIME;
     }
     tsk_error("distance computation failed: %s", e->gpu ? tsk_gpu_dist_error(e->gpu) : "out of memory");
@@ -97,6 +119,7 @@ static int engine_failed(const engine *e)
 
 static int engine_block(engine *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
 {
+    if (e->genome_gpu) return tsk_gpu_genome_block(e->genome_gpu, q0, nq, r0, nr, out, ld);
     if (e->genome_q) return tsk_genome_distance_block(e->genome_q, q0, nq, e->genome_r, r0, nr, &e->genome_opts, out, ld);
     return e->gpu ? tsk_gpu_dist_block(e->gpu, q0, nq, r0, nr, out, ld) : tsk_cpu_dist_block(e->cpu, q0, nq, r0, nr, out, ld);
 }
@@ -501,7 +524,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
     if (rc == TSK_EXIT_OK) {
         const tsk_sketch_source *ref = &groups[0], *query = one_set ? &groups[0] : &groups[1];
         if (query->set.n_items == 0 && !tsk_quiet) tsk_warn("no query sketches: the output has no distances");
-        if (o.genome) engine_open_genome(&e, &query->set, &ref->set, &params, job.threads);
+        if (o.genome) rc = engine_open_genome(&e, &query->set, &ref->set, &params, &job);
         else rc = engine_open(&e, &query->set, &ref->set, o.metric, &job);
         char err[TSK_ERRLEN];
         if (rc == TSK_EXIT_OK &&
