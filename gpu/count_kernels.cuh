@@ -164,10 +164,10 @@ __device__ __forceinline__ void skc_char(uint32_t sel, const uint32_t (&word)[T]
     if constexpr (T >= 2) lv[1][0] += __uint_as_float(__byte_perm(word[1][0], 0, sel));
 }
 
-/* The selector of character q (0..3) of a word of codes prepared as (codes << 4) | 0x04040404:
- * result bytes 0, 2, 3 from the zero operand... see skc_char: nibble 3 = the code, nibbles 0-2 = 4
- * (a zero byte). Built with one permute: byte 1 <- the prepared code byte (c << 4 | 4), byte 0 <-
- * 0x44, bytes 2-3 <- 0. */
+/* skc_char's selector for character q (0..3) of a word of codes prepared as
+ * (codes << 4) | 0x04040404: (c << 12) | 0x444, i.e. nibble 3 = the code c (byte c of the word
+ * goes to the top) and nibbles 0-2 = 4 (a zero byte below it). One permute builds it: byte 1 <-
+ * the prepared byte q, (c << 4) | 4; byte 0 <- 0x44; bytes 2-3 <- 0. */
 __device__ __forceinline__ uint32_t skc_sel(uint32_t prepared, int q)
 {
     return __byte_perm(prepared, 0x44u, 0x5504u | ((uint32_t)q << 4));
