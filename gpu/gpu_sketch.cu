@@ -377,6 +377,17 @@ static void sort_items(tsk_gpu_sketcher *g, size_t lo, size_t hi)
     std::copy(g->tmp.begin(), g->tmp.end(), g->items.begin() + lo);
 }
 
+/* Bases the rows of records [r0, r1) cover, one strand: each slide row counts its window. */
+static int64_t part_bases(const tsk_params *p, const tsk_batch *b, int64_t r0, int64_t r1)
+{
+    int64_t total = 0;
+    for (int64_t i = r0; i < r1; i++) {
+        int64_t n = tsk_batch_len(b, i), rows = b->row_offset[i + 1] - b->row_offset[i];
+        total += p->window > 0 ? rows * std::min<int64_t>(p->window, n) : n;
+    }
+    return total;
+}
+
 /* Builds the work of records [r0, r1): items, the merge tree of split rows, the split rows' finals.
  * Returns the number of nodes. */
 static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, int64_t r1, int sms)
@@ -391,12 +402,7 @@ static int64_t plan_part(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t r0, in
 
     /* total work decides the split length: enough pieces for every SM, none so long that one
      * warp finishes last by far */
-    int64_t total = 0;
-    for (int64_t i = r0; i < r1; i++) {
-        int64_t n = tsk_batch_len(b, i), rows = b->row_offset[i + 1] - b->row_offset[i];
-        total += p->window > 0 ? rows * std::min<int64_t>(p->window, n) : n;
-    }
-    total *= strands;
+    const int64_t total = part_bases(p, b, r0, r1) * strands;
     int64_t split = total / ((int64_t)sms * SK_WARPS_PER_SM_TARGET);
     split = std::max<int64_t>(SK_MIN_SPLIT, std::min<int64_t>(split, SK_MAX_SPLIT));
     if (!g->can_split) split = INT64_MAX;
@@ -497,11 +503,7 @@ static int64_t plan_part_counts(tsk_gpu_sketcher *g, const tsk_batch *b, int64_t
     g->pairs.clear();
     g->count_finals.clear();
     g->level_start.clear();
-    int64_t total = 0;
-    for (int64_t i = r0; i < r1; i++) {
-        int64_t n = tsk_batch_len(b, i), rows = b->row_offset[i + 1] - b->row_offset[i];
-        total += p->window > 0 ? rows * std::min<int64_t>(p->window, n) : n;
-    }
+    const int64_t total = part_bases(p, b, r0, r1);
     const int64_t split = std::max<int64_t>(SKC_MIN_SPLIT, std::min<int64_t>(total / ((int64_t)sms * SKC_WARPS_PER_SM_TARGET),
                                                                              SK_MAX_SPLIT));
     std::vector<std::vector<int32_t>> segs;  /* node lists of split rows, left to right */
