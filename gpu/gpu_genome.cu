@@ -28,9 +28,9 @@ struct tsk_gpu_genome {
     cudaStream_t st = nullptr;
     void *plan_d = nullptr;      /* searches, then tiles */
     size_t plan_cap = 0;
-    double *d2_d = nullptr;
+    double *d2_d = nullptr;      /* per row of A: the nearest squared distance, and its row of B */
     int32_t *at_d = nullptr;
-    size_t res_cap = 0;          /* rows of d2_d and at_d */
+    size_t d2_cap = 0, at_cap = 0;  /* bytes */
     /* host scratch */
     std::vector<skg_search> searches;
     std::vector<skg_tile> tiles;
@@ -140,15 +140,8 @@ static int run_launch(tsk_gpu_genome *g, std::vector<skg_pair> &pairs, float *ou
         const size_t search_b = (n_search * sizeof(skg_search) + 15) & ~(size_t)15;
         const size_t plan_b = search_b + g->tiles.size() * sizeof(skg_tile);
         SKG_CK(grow(&g->plan_d, &g->plan_cap, plan_b));
-        if (rows > g->res_cap) {
-            cudaFree(g->d2_d);
-            cudaFree(g->at_d);
-            g->d2_d = nullptr, g->at_d = nullptr, g->res_cap = 0;
-            const size_t cap = rows + rows / 4;
-            SKG_CK(cudaMalloc(&g->d2_d, cap * sizeof(double)));
-            SKG_CK(cudaMalloc(&g->at_d, cap * sizeof(int32_t)));
-            g->res_cap = cap;
-        }
+        SKG_CK(grow((void **)&g->d2_d, &g->d2_cap, rows * sizeof(double)));
+        SKG_CK(grow((void **)&g->at_d, &g->at_cap, rows * sizeof(int32_t)));
         SKG_CK(cudaMemcpyAsync(g->plan_d, g->searches.data(), n_search * sizeof(skg_search), cudaMemcpyHostToDevice, g->st));
         SKG_CK(cudaMemcpyAsync((char *)g->plan_d + search_b, g->tiles.data(), g->tiles.size() * sizeof(skg_tile),
                                cudaMemcpyHostToDevice, g->st));
