@@ -153,26 +153,34 @@ G=$W/genome
 mkdir -p "$G"
 D=$B/testdata/genome
 "$T" sketch -q --per-file --canonical -k 3 -s 16 --window 300 --stride 30 "$D"/g0*.fa -o "$G/f.tsk"
-check "genome, files of contigs: cuda = cpu" bash -c "'$T' dist -q --genome --device cpu '$G/f.tsk' >'$G/c.tsv' && '$T' dist -q --genome --device cuda '$G/f.tsk' >'$G/g.tsv' && cmp '$G/c.tsv' '$G/g.tsv'"
-check "genome, records, -f square: cuda = cpu" bash -c "'$T' dist -q --genome -f square --device cpu '$D/g00.fa' >'$G/c2' && '$T' dist -q --genome -f square --device cuda '$D/g00.fa' >'$G/g2' && cmp '$G/c2' '$G/g2'"
-check "genome --anchored, 6 SARS-CoV-2: cuda = cpu" bash -c "'$T' dist -q --genome --anchored --device cpu '$B/testdata/genomes/sarscov2_6.fa' >'$G/c3' && '$T' dist -q --genome --anchored --device cuda '$B/testdata/genomes/sarscov2_6.fa' >'$G/g3' && cmp '$G/c3' '$G/g3'"
+# same_bytes NAME TSKETCH-DIST-ARGS...: the CPU engine and the GPU engine write the same bytes
+same_bytes() {
+    local name=$1
+    shift
+    "$T" dist -q --device cpu "$@" >"$G/$name.cpu" && "$T" dist -q --device cuda "$@" >"$G/$name.gpu" &&
+        cmp "$G/$name.cpu" "$G/$name.gpu"
+}
+check "genome, files of contigs: cuda = cpu" same_bytes files --genome "$G/f.tsk"
+check "genome, records, -f square: cuda = cpu" same_bytes square --genome -f square "$D/g00.fa"
+check "genome --anchored, 6 SARS-CoV-2: cuda = cpu" same_bytes sc2 --genome --anchored "$B/testdata/genomes/sarscov2_6.fa"
 check "genome --device cuda:7 exits 5" bash -c "'$T' dist -q --genome --device cuda:7 '$G/f.tsk' >/dev/null 2>&1; [ \$? -eq 5 ]"
+# timed_both LABEL NAME FASTA: sketch FASTA with the genome defaults, time dist --genome on the GPU
+# and on the CPU engine (-p all cores), and check that they wrote the same bytes
+timed_both() {
+    local label=$1 name=$2 s e
+    "$T" sketch -q --device cuda --canonical -k 3 -s 64 --window 1000 --stride 100 "$3" -o "$G/$name.tsk"
+    for dev in cuda cpu; do
+        s=$(date +%s.%N); "$T" dist -q --genome --device $dev -p "$(nproc)" "$G/$name.tsk" -o "$G/$name.$dev.tsv"; e=$(date +%s.%N)
+        say "genome, $label, $dev -p $(nproc): $(elapsed "$s" "$e") s"
+    done
+    check "genome, $label: cuda = cpu" cmp "$G/$name.cuda.tsv" "$G/$name.cpu.tsv"
+}
 # 1410 genomes of 1-200 kbp (seed-heterogeneous at a tenth: 10 Mbp, ~100,000 rows, 1e6 pairs)
 python3 "$B/make_workloads.py" "$G/w" --scale 0.1 >/dev/null
-"$T" sketch -q --device cuda --canonical -k 3 -s 64 --window 1000 --stride 100 "$G/w/seed-heterogeneous.fa" -o "$G/h.tsk"
-s=$(date +%s.%N); "$T" dist -q --genome --device cuda -p "$(nproc)" "$G/h.tsk" -o "$G/hg.tsv"; e=$(date +%s.%N)
-say "genome, 1410 genomes (10 Mbp), all pairs, GPU: $(elapsed "$s" "$e") s"
-s=$(date +%s.%N); "$T" dist -q --genome --device cpu -p "$(nproc)" "$G/h.tsk" -o "$G/hc.tsv"; e=$(date +%s.%N)
-say "genome, the same on the CPU engine, -p $(nproc): $(elapsed "$s" "$e") s"
-check "genome, 1410 genomes: cuda = cpu" cmp "$G/hg.tsv" "$G/hc.tsv"
+timed_both "1410 genomes (10 Mbp), all pairs" h "$G/w/seed-heterogeneous.fa"
 # 4 genomes of 2 Mbp (20,000 rows each): the searches dominate
 python3 "$B/make_workloads.py" "$G/l" --scale 0.04 >/dev/null
-"$T" sketch -q --device cuda --canonical -k 3 -s 64 --window 1000 --stride 100 "$G/l/long-records.fa" -o "$G/l.tsk"
-s=$(date +%s.%N); "$T" dist -q --genome --device cuda -p "$(nproc)" "$G/l.tsk" -o "$G/lg.tsv"; e=$(date +%s.%N)
-say "genome, 4 genomes of 2 Mbp, GPU: $(elapsed "$s" "$e") s"
-s=$(date +%s.%N); "$T" dist -q --genome --device cpu -p "$(nproc)" "$G/l.tsk" -o "$G/lc.tsv"; e=$(date +%s.%N)
-say "genome, the same on the CPU engine, -p $(nproc): $(elapsed "$s" "$e") s"
-check "genome, 4 x 2 Mbp: cuda = cpu" cmp "$G/lg.tsv" "$G/lc.tsv"
+timed_both "4 genomes of 2 Mbp" l "$G/l/long-records.fa"
 fi
 
 if want seed; then
