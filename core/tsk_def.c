@@ -49,7 +49,7 @@ const char *tsk_params_check(const tsk_params *p)
     if (p->window < 0 || p->stride < 0) return "window and stride must be positive";
     if (p->window == 0 && p->stride != 0) return "stride needs a window";
     if (p->window > 0 && p->stride <= 0) return "stride must be positive";
-    if (p->stride > p->window) return "stride must not exceed window";
+    if (p->stride > p->window && p->anchor_k == 0) return "stride must not exceed window";
     if (p->anchor_k != 0) {
         if (p->anchor_k < 2 || p->anchor_k > 32 || p->anchor_k % 2) return "anchor k must be even, 2..32";
         if (p->window == 0) return "anchored windows need a window";

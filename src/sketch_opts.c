@@ -23,7 +23,8 @@ const char tsk_sketch_options_help[] =
     "      --alphabet A      dna (default) or protein\n"
     "      --canonical       strand-invariant sketch (DNA)\n"
     "      --window W        Tensor Slide Sketch: one row per stride for the window ending there\n"
-    "      --stride S        stride of the slide rows (default: the window)\n"
+    "      --stride S        stride of the slide rows, at most W (default: the window); with\n"
+    "                        --anchored the mean spacing of the windows, any length\n"
     "      --slide           Tensor Slide Sketch with tuned defaults (t=2, D=32, W=500, S=50;\n"
     "                        each still overridable; docs/accuracy.md)\n"
     "      --anchored        windows centred on anchor k-mers picked by their sequence (one per\n"
@@ -209,7 +210,7 @@ int tsk_sketch_job_finish(tsk_sketch_job *job)
         tsk_error("--anchored places slide windows: add --window W (or --slide)");
         return TSK_EXIT_USAGE;
     }
-    if (p->stride > p->window) {
+    if (p->stride > p->window && !p->anchor_k) {
         tsk_error("--stride %lld exceeds --window %lld", (long long)p->stride, (long long)p->window);
         return TSK_EXIT_USAGE;
     }

@@ -67,5 +67,19 @@ expect_exit 2 'needs? .*window|add --window' "--anchored without a window" -- "$
 expect_exit 2 'odd' "--anchor-k 7" -- "$T" sketch --anchor-k 7 --window 100 "$G" -o "$WORK/x.tsk"
 expect_exit 2 'dna' "--anchored with protein" -- \
     "$T" sketch --anchored --window 100 --alphabet protein "$TESTDATA/golden/protein.fa" -o "$WORK/x.tsk"
+expect_exit 2 'stride 50 exceeds --window 16' "plain windows: a stride beyond the window" -- \
+    "$T" sketch --window 16 --stride 50 "$G" -o "$WORK/x.tsk"
 [ -e "$WORK/x.tsk" ] && not_ok "no output left after a usage error" || ok "no output left after a usage error"
+
+# 5. anchored windows may be sparser than their length (--stride > --window: one window per 50
+# bases on average, 16 bases each); the rows are still the windows' sketches
+"$T" sketch -q --anchored --window 16 --stride 50 -k 3 -s 16 "$G" -o "$WORK/sparse.tsk" &&
+    ok "--anchored accepts a stride beyond the window" || not_ok "--anchored accepts a stride beyond the window"
+"$T" export "$WORK/sparse.tsk" | cut -f2- >"$WORK/sparse.rows"
+"$PY" "$HERE/anchor_ref.py" "$G" 8 16 50 0x5EED >"$WORK/sparse.fa"
+"$T" sketch -q -k 3 -s 16 "$WORK/sparse.fa" -o "$WORK/sparse_ref.tsk"
+"$T" export "$WORK/sparse_ref.tsk" | cut -f2- >"$WORK/sparse_ref.rows"
+[ -s "$WORK/sparse.rows" ] && expect_same "$WORK/sparse.rows" "$WORK/sparse_ref.rows" \
+    "--stride 50 --window 16: rows = the reference's windows sketched one by one" ||
+    not_ok "--stride 50 --window 16: rows"
 finish
