@@ -12,6 +12,7 @@
 
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_dist.h"
+#include "../cpu/genome_match.h"
 #include "../gpu/gpu_genome.h"
 #include "../gpu/gpu_dist.h"
 #include "../io/dist_out.h"
@@ -24,12 +25,14 @@
 
 enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK, OPT_GENOME };
 
-/* --genome sketches FASTA inputs with these unless the command line says otherwise: tuned on the
- * Blochmannia fastANI set (docs/accuracy.md, section 2). */
-#define GENOME_T 3
-#define GENOME_DIM 64
-#define GENOME_WINDOW 1000
-#define GENOME_STRIDE 100
+/* --genome sketches FASTA inputs with these unless the command line says otherwise: short anchored
+ * windows, whose shared share estimates ANI (cpu/genome_match.h); chosen on the tuning sets of
+ * docs/accuracy.md, section 2 (the window matters, t and D hardly: rows only need to tell windows
+ * apart). */
+#define GENOME_T 4
+#define GENOME_DIM 16
+#define GENOME_WINDOW 16
+#define GENOME_STRIDE 10
 
 /* run_blocks' internal code for a failed write (reported there, with errno, as a runtime error). */
 #define TSK_EXIT_WRITE 100
@@ -39,11 +42,13 @@ enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT
 typedef struct {
     tsk_cpu_dist *cpu;
     tsk_gpu_dist *gpu;
-    /* --genome: items are genomes whose slide rows are compared as sets (cpu/genome_dist.h), on
-     * the GPU when genome_gpu is open (gpu/gpu_genome.h: the same values) */
+    /* --genome: items are genomes whose slide rows are compared as sets. Anchored rows: the share
+     * of shared windows (genome_match, cpu/genome_match.h). Plain windows: nearest-row searches
+     * (cpu/genome_dist.h), on the GPU when genome_gpu is open (gpu/gpu_genome.h: the same values) */
     const tsk_sketch_set *genome_q, *genome_r;
     tsk_genome_opts genome_opts;
     tsk_gpu_genome *genome_gpu;
+    tsk_genome_match *genome_match;
 } engine;
 
 /* Whether the job's --device asks for a GPU (auto: when one is usable). */
@@ -60,6 +65,14 @@ static int engine_open_genome(engine *e, const tsk_sketch_set *q, const tsk_sket
     memset(e, 0, sizeof *e);
     e->genome_q = q;
     e->genome_r = r;
+    if (p->anchor_k) {
+        /* a sorted search, O(n log n) per pair: far cheaper than sketching, no GPU needed */
+        char err[TSK_ERRLEN];
+        if ((e->genome_match = tsk_genome_match_open(q, r, p->window, job->threads, err, sizeof err)))
+            return TSK_EXIT_OK;
+        tsk_error("%s", err);
+        return TSK_EXIT_RUNTIME;
+    }
     tsk_genome_opts_default(&e->genome_opts);
     e->genome_opts.summary = TSK_GENOME_ANCHORED;
     e->genome_opts.threads = job->threads;
@@ -104,6 +117,7 @@ static void engine_close(engine *e)
     if (e->cpu) tsk_cpu_dist_close(e->cpu);
     if (e->gpu) tsk_gpu_dist_close(e->gpu);
     if (e->genome_gpu) tsk_gpu_genome_close(e->genome_gpu);
+    tsk_genome_match_close(e->genome_match);
 }
 
 static int engine_failed(const engine *e)
@@ -119,6 +133,7 @@ static int engine_failed(const engine *e)
 
 static int engine_block(engine *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
 {
+    if (e->genome_match) return tsk_genome_match_block(e->genome_match, q0, nq, r0, nr, out, ld);
     if (e->genome_gpu) return tsk_gpu_genome_block(e->genome_gpu, q0, nq, r0, nr, out, ld);
     if (e->genome_q) return tsk_genome_distance_block(e->genome_q, q0, nq, e->genome_r, r0, nr, &e->genome_opts, out, ld);
     return e->gpu ? tsk_gpu_dist_block(e->gpu, q0, nq, r0, nr, out, ld) : tsk_cpu_dist_block(e->cpu, q0, nq, r0, nr, out, ld);
@@ -329,9 +344,10 @@ static void usage(FILE *f, int triangle)
                    "      --block I/N       compute part I of N disjoint parts of the pairs (tsv): run the N\n"
                    "                        parts anywhere and concatenate their outputs in order\n");
     fprintf(f, "      --genome          one distance per genome (record, or file with --per-file) from its\n"
-               "                        slide rows compared as sets, both strands; ranks pairs like ANI.\n"
-               "                        FASTA inputs default to --canonical -k %d -s %d --window %d --stride %d;\n"
-               "                        add --anchored for near-identical genomes (strains, outbreaks)\n",
+               "                        slide rows compared as sets, both strands. Anchored rows: 1 - f^(1/W),\n"
+               "                        f the share of windows both genomes have, an estimate of 1 - ANI;\n"
+               "                        FASTA inputs default to --canonical --anchored -k %d -s %d --window %d\n"
+               "                        --stride %d. Plain windows (no --anchored): nearest-row matching\n",
             GENOME_T, GENOME_DIM, GENOME_WINDOW, GENOME_STRIDE);
     fprintf(f, "      --metric M        l2 (default) or cosine\n"
                "  -o, --output FILE     write to FILE (via a temporary file) instead of stdout\n"
@@ -352,7 +368,10 @@ static void genome_sketch_defaults(tsk_sketch_job *job)
     if (!(job->given & TSK_GIVEN_DIM)) p->dim = GENOME_DIM;
     p->window = GENOME_WINDOW;
     if (!(job->given & TSK_GIVEN_STRIDE)) p->stride = GENOME_STRIDE;
-    if (p->alphabet == TSK_DNA) p->canonical = 1;
+    if (p->alphabet == TSK_DNA) {
+        p->canonical = 1;
+        if (!p->anchor_k) p->anchor_k = TSK_DEFAULT_ANCHOR_K;
+    }
 }
 
 /* --genome needs slide rows: whole-record sketches are one row per record, so there is no set to
@@ -372,9 +391,15 @@ static int genome_check(const tsk_input *inputs, size_t n_inputs, const tsk_sket
         tsk_warn("%s: rows are not --canonical: genomes on opposite strands will not match", first);
     for (int g = 0; g < n_groups; g++)
         for (int64_t i = 0; i < groups[g].set.n_items; i++)
-            if (groups[g].set.n_rows[i] == 0)
-                tsk_warn("%s: shorter than the stride (%lld): no slide rows, its genome distances are inf",
-                         groups[g].names[i], (long long)params->stride);
+            if (groups[g].set.n_rows[i] == 0) {
+                if (params->anchor_k)
+                    tsk_warn("%s: no anchored window (shorter than the window, %lld, or no anchor): its "
+                             "genome distances are inf",
+                             groups[g].names[i], (long long)params->window);
+                else
+                    tsk_warn("%s: shorter than the stride (%lld): no slide rows, its genome distances are inf",
+                             groups[g].names[i], (long long)params->stride);
+            }
     return TSK_EXIT_OK;
 }
 

@@ -17,3 +17,7 @@ P="--canonical -k 3 -s 16 --window 300 --stride 30"
 "$T" sketch -q $P $D/g00.fa -o "$TMP/c.tsk"
 "$T" export "$TMP/c.tsk" >"$TMP/c.tsv"
 /usr/bin/python3 $D/genome_ref.py "$TMP/c.tsv" 300 >$D/contigs.golden.tsv
+A="--canonical --anchored -k 4 -s 16 --window 16 --stride 10"
+"$T" sketch -q --per-file $A $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa -o "$TMP/a.tsk"
+"$T" export "$TMP/a.tsk" >"$TMP/a.tsv"
+/usr/bin/python3 $D/genome_ref.py --shared "$TMP/a.tsv" 16 >$D/anchored.golden.tsv

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CLI: `tsketch dist --genome` (and `triangle --genome`) reproduce the float64 reference
-# testdata/genome/genome_ref.py (golden files made by testdata/genome/make.sh), for genomes as files
-# (--per-file, multi-contig) and as records; both strands; every output form; bad input.
+# testdata/genome/genome_ref.py (golden files made by testdata/genome/make.sh), for plain windows
+# (nearest rows) and anchored ones (shared windows, the defaults), genomes as files (--per-file,
+# multi-contig) and as records; both strands; every output form; bad input.
 #   TSKETCH=... TESTDATA=... bash test_genome.sh
 . "$(dirname "$0")/harness.sh"
 T=$TSKETCH
@@ -79,10 +80,28 @@ awk -F'\t' '{ exit !($3 > 0) }' "$WORK/strands_nc.tsv" && ok "--genome without -
 "$T" dist --genome -k 3 -s 16 --window 300 --stride 30 "$WORK/strands.fa" 2>&1 >/dev/null | grep -q "not --canonical" &&
     ok "--genome warns when rows are not canonical" || not_ok "--genome warns when rows are not canonical"
 
-# 5. defaults: FASTA given to --genome with no sketch option are sketched with the genome defaults
-"$T" dist -q --genome "$D/g00.fa" >"$WORK/def.tsv"
-"$T" dist -q --genome --canonical -k 3 -s 64 --window 1000 --stride 100 "$D/g00.fa" >"$WORK/def2.tsv"
-expect_same "$WORK/def.tsv" "$WORK/def2.tsv" "--genome defaults = --canonical -k 3 -s 64 --window 1000 --stride 100"
+# 5. anchored rows: the share of shared windows (1 - f^(1/W)), against the reference's golden file;
+# the FASTA defaults are exactly these options; a genome shares every window with its reverse
+# complement; the distance ranks the four genomes' pairs as their simulated ANI does
+A=(--canonical --anchored -k 4 -s 16 --window 16 --stride 10)
+"$T" sketch -q --per-file "${A[@]}" "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa -o "$WORK/a.tsk"
+"$T" dist -q --genome "$WORK/a.tsk" >"$WORK/a.tsv"
+pairs_match "$D/anchored.golden.tsv" "$WORK/a.tsv" "--genome on anchored rows = reference (shared windows)"
+"$T" dist -q --genome -p 3 "$WORK/a.tsk" >"$WORK/a3.tsv"
+expect_same "$WORK/a.tsv" "$WORK/a3.tsv" "--genome, anchored rows: 3 threads give the same bytes as 1"
+"$T" triangle -q --genome --per-file "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa >"$WORK/a.phy"
+phylip_pairs "$WORK/a.phy" >"$WORK/aphy.tsv"
+pairs_match "$D/anchored.golden.tsv" "$WORK/aphy.tsv" "triangle --genome from FASTA: the defaults = the anchored reference"
+"$T" dist -q --genome --per-file "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa >"$WORK/def.tsv"
+"$T" dist -q --genome --per-file "${A[@]}" "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa >"$WORK/def2.tsv"
+expect_same "$WORK/def.tsv" "$WORK/def2.tsv" "--genome defaults = ${A[*]}"
+"$T" dist -q --genome "$WORK/strands.fa" >"$WORK/astrands.tsv"
+[ "$(cut -f3 "$WORK/astrands.tsv")" = 0 ] && ok "--genome defaults: reverse complement at distance 0" ||
+    not_ok "--genome defaults: reverse complement at distance 0" "$(cat "$WORK/astrands.tsv")"
+paste <(sort "$D/truth.tsv") <(sort "$WORK/a.tsv") | awk -F'\t' '
+    { ani[NR] = $3; d[NR] = $6; n = NR }
+    END { for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) if (ani[i] > ani[j] && d[i] >= d[j]) bad = 1; exit bad }' &&
+    ok "--genome defaults rank the pairs as their ANI does" || not_ok "--genome defaults rank the pairs as their ANI does"
 
 # 6. errors: exit code, message naming the file, no output left behind
 "$T" sketch -q -k 3 -s 16 "$D/g00.fa" -o "$WORK/whole.tsk"
