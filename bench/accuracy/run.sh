@@ -125,10 +125,11 @@ if echo "$SECTIONS" | grep -qw genomes; then
     mv "$out.tmp" "$out"
 fi
 if echo "$SECTIONS" | grep -qw genome_cli; then
-    # `tsketch dist --genome` (defaults: --canonical -k 3 -s 64 --window 1000 --stride 100, chosen
-    # on Blochmannia/fastANI = the tuning set) and Mash (k=21, s=10000) on the same genomes.
-    # Held out: SARS-CoV-2 SNPs, and two synthetic sets with known ANI (genome_synth.py: one real
-    # ancestor, rearranged, reverse-complemented, cut into contigs; genomes are files, --per-file).
+    # `tsketch dist --genome` (defaults: --canonical --anchored -k 4 -s 16 --window 16 --stride 10,
+    # chosen on the tuning sets: Blochmannia/fastANI and tune_near/far/mid) and Mash (k=21,
+    # s=10000) on the same genomes. Held out: SARS-CoV-2 SNPs, and two synthetic sets with known ANI
+    # (genome_synth.py: one real ancestor, rearranged, reverse-complemented, cut into contigs;
+    # genomes are files, --per-file).
     [ -s "$C/bloch.fa" ] || for f in "$SHARED"/data/bacteria/blochmannia/*.fna.gz; do
         zcat "$f" | sed "1s/.*/>$(basename "$f" .fna.gz)/"
     done > "$C/bloch.fa"
@@ -144,22 +145,7 @@ if echo "$SECTIONS" | grep -qw genome_cli; then
         mash sketch -p 2 -k 21 -s 10000 -o "$C/m" "$@" > /dev/null 2>&1
         mash dist "$C/m.msh" "$C/m.msh" | awk -F'\t' -v OFS='\t' '{print $1, $2, $3}' > "$C/m.tsv"
     }
-    # --anchored (windows placed by their sequence) next to the default, on every set
-    for mode in "" --anchored; do
-        $T dist -q -p 2 --genome $mode "$C/bloch.fa" > "$C/g.tsv"
-        $PY $HERE/score_genomes.py bloch "$C/g.tsv" | sed "s/^/bloch	tuned	tsketch dist --genome $mode	/" >> "$out.tmp"
-    done
-    mash_set "$SHARED"/data/bacteria/blochmannia/*.fna.gz
-    sed -e 's#[^\t]*/##g' -e 's/\.fna\.gz//g' "$C/m.tsv" > "$C/m2.tsv"
-    $PY $HERE/score_genomes.py bloch "$C/m2.tsv" | sed "s/^/bloch	-	mash k=21 s=10000	/" >> "$out.tmp"
-    for mode in "" --anchored; do
-        $T dist -q -p 2 --genome $mode "$C/sc2.fa" > "$C/g.tsv"
-        $PY $HERE/score_genomes.py sc2 "$C/g.tsv" | sed "s/^/sc2	held-out	tsketch dist --genome $mode	/" >> "$out.tmp"
-    done
-    mash sketch -i -p 2 -k 21 -s 10000 -o "$C/m" "$C/sc2.fa" > /dev/null 2>&1
-    mash dist "$C/m.msh" "$C/m.msh" | awk -F'\t' -v OFS='\t' '{print $1, $2, $3}' > "$C/m.tsv"
-    $PY $HERE/score_genomes.py sc2 "$C/m.tsv" | sed "s/^/sc2	-	mash k=21 s=10000	/" >> "$out.tmp"
-    # tuning sets for --anchored (another ancestor, B. floridanus; seeds 201-203); 101/102 held out
+    # tuning sets (another ancestor, B. floridanus; seeds 201-203); 101/102 held out
     ANC2="$SHARED/data/bacteria/blochmannia/GCF_000043285.1_ASM4328v1_genomic.fna.gz"
     [ -s "$C/tune_near/truth.tsv" ] ||
         $PY $HERE/genome_synth.py "$ANC2" "$C/tune_near" --seed 201 --min-rate 0 --max-rate 0.05 --indel-share 0.1
@@ -167,14 +153,41 @@ if echo "$SECTIONS" | grep -qw genome_cli; then
         $PY $HERE/genome_synth.py "$ANC2" "$C/tune_far" --seed 202 --min-rate 0.05 --max-rate 0.35 --indel-share 0.667
     [ -s "$C/tune_mid/truth.tsv" ] ||
         $PY $HERE/genome_synth.py "$ANC2" "$C/tune_mid" --seed 203 --min-rate 0 --max-rate 0.2 --indel-share 0.3
+    # three row kinds per set: the defaults (anchored 16-base windows, shared-window share; what
+    # `dist --genome` uses for FASTA, tests/cli/test_genome.sh checks that), the earlier default
+    # (plain 1000-base windows, nearest rows with chains) and anchored 1000-base windows
+    # (shared-window share); sketched first (genomes are records of bloch.fa and sc2.fa, files of
+    # the synthetic sets), then `dist --genome` on the .tsk
+    ROWS_DEFAULT="--canonical --anchored -k 4 -s 16 --window 16 --stride 10"
+    ROWS_PLAIN1000="--canonical -k 3 -s 64 --window 1000 --stride 100"
+    ROWS_ANCH1000="--canonical --anchored -k 3 -s 64 --window 1000 --stride 100"
+    genome_rows() {  # set split per-file? inputs...
+        set_=$1 split=$2 pf=$3
+        shift 3
+        for kind in DEFAULT PLAIN1000 ANCH1000; do
+            eval "opts=\$ROWS_$kind"
+            $T sketch -q -p 2 $pf $opts "$@" -o "$C/g.tsk"
+            $T dist -q -p 2 --genome "$C/g.tsk" > "$C/g.tsv"
+            label="tsketch --genome $opts"
+            [ $kind = DEFAULT ] && label="$label (the defaults)"
+            case $set_ in
+                bloch | sc2) $PY $HERE/score_genomes.py "$set_" "$C/g.tsv" | sed "s/^/$set_	$split	$label	/" >> "$out.tmp" ;;
+                *) echo "$set_	$split	$label	ANI	$($PY $HERE/score_truth.py "$C/$set_/truth.tsv" "$C/g.tsv")" >> "$out.tmp" ;;
+            esac
+        done
+    }
+    genome_rows bloch tuned "" "$C/bloch.fa"
+    mash_set "$SHARED"/data/bacteria/blochmannia/*.fna.gz
+    sed -e 's#[^\t]*/##g' -e 's/\.fna\.gz//g' "$C/m.tsv" > "$C/m2.tsv"
+    $PY $HERE/score_genomes.py bloch "$C/m2.tsv" | sed "s/^/bloch	-	mash k=21 s=10000	/" >> "$out.tmp"
+    genome_rows sc2 held-out "" "$C/sc2.fa"
+    mash sketch -i -p 2 -k 21 -s 10000 -o "$C/m" "$C/sc2.fa" > /dev/null 2>&1
+    mash dist "$C/m.msh" "$C/m.msh" | awk -F'\t' -v OFS='\t' '{print $1, $2, $3}' > "$C/m.tsv"
+    $PY $HERE/score_genomes.py sc2 "$C/m.tsv" | sed "s/^/sc2	-	mash k=21 s=10000	/" >> "$out.tmp"
     for set in tune_near tune_far tune_mid synth_near synth_far; do
         split=held-out
         case $set in tune_*) split=tuned ;; esac
-        for mode in "" --anchored; do
-            $T sketch -q -p 2 --per-file --canonical -k 3 -s 64 --window 1000 --stride 100 $mode "$C/$set"/g*.fa -o "$C/$set.tsk"
-            $T dist -q -p 2 --genome "$C/$set.tsk" > "$C/g.tsv"
-            echo "$set	$split	tsketch dist --genome $mode	ANI	$($PY $HERE/score_truth.py "$C/$set/truth.tsv" "$C/g.tsv")" >> "$out.tmp"
-        done
+        genome_rows $set $split --per-file "$C/$set"/g*.fa
         mash_set "$C/$set"/g*.fa
         echo "$set	-	mash k=21 s=10000	ANI	$($PY $HERE/score_truth.py "$C/$set/truth.tsv" "$C/m.tsv")" >> "$out.tmp"
     done
