@@ -73,6 +73,14 @@ double tsk_genome_combine(const tsk_genome_direction *a, const tsk_genome_direct
     }
 }
 
+void tsk_genome_copy_mirrors(int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
+{
+    for (int64_t i = 0; i < nq; i++)
+        for (int64_t j = 0; j < nr; j++)
+            if (tsk_genome_is_mirror(q0 + i, r0 + j, q0, r0, nr))
+                out[i * ld + j] = out[(r0 + j - q0) * ld + (q0 + i - r0)];
+}
+
 /* Item i's rows as the set functions see them: without the leading partial windows. Those exist
  * only at a record's start, so a genome and its reverse complement (or another start point) would
  * otherwise differ by them. An item with nothing else keeps them all. */

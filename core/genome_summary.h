@@ -45,6 +45,15 @@ tsk_genome_direction tsk_genome_direction_of(const double *nearest, const int64_
 double tsk_genome_combine(const tsk_genome_direction *a, const tsk_genome_direction *b, int64_t na, int64_t nb,
                           const tsk_genome_opts *o);
 
+/* Blocks of one set against itself (distance matrices are symmetric): the pair (qi, rj) of the
+ * block [q0, q0+nq) x [r0, r0+nr) is a mirror when rj < qi and (rj, qi) lies in the block too.
+ * Block functions skip mirrors, then copy them from their twins with tsk_genome_copy_mirrors. */
+static inline int tsk_genome_is_mirror(int64_t qi, int64_t rj, int64_t q0, int64_t r0, int64_t nr)
+{
+    return rj < qi && rj >= q0 && qi < r0 + nr;
+}
+void tsk_genome_copy_mirrors(int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld);
+
 /* Item i's rows as genome mode compares them: without its first `skip` rows (the partial
  * windows at a record's start, tsk_genome_partial_rows), unless it has no other. n gets the count. */
 const float *tsk_genome_item_rows(const tsk_sketch_set *s, int64_t i, int64_t skip, int64_t *n);

@@ -232,16 +232,11 @@ int tsk_genome_distance_block(const tsk_sketch_set *q, int64_t q0, int64_t nq, c
 #pragma omp parallel for schedule(dynamic, 1) num_threads(inner > 1 ? 1 : threads) reduction(| : failed)
     for (int64_t k = 0; k < npairs; k++) {
         int64_t i = k / nr, j = k % nr, qi = q0 + i, rj = r0 + j;
-        if (same && rj < qi && rj >= q0 && qi < r0 + nr) continue;   /* the mirror is computed */
+        if (same && tsk_genome_is_mirror(qi, rj, q0, r0, nr)) continue;   /* its twin is computed */
         double d = block_pair(q, qi, r, rj, o, inner);
         if (d < 0.0) failed = 1;
         out[i * ld + j] = (float)d;
     }
-    if (same)
-        for (int64_t i = 0; i < nq; i++)
-            for (int64_t j = 0; j < nr; j++) {
-                int64_t qi = q0 + i, rj = r0 + j;
-                if (rj < qi && rj >= q0 && qi < r0 + nr) out[i * ld + j] = out[(rj - q0) * ld + (qi - r0)];
-            }
+    if (same) tsk_genome_copy_mirrors(q0, nq, r0, nr, out, ld);
     return failed ? -1 : 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../core/genome_summary.h"
 #include "../core/tsk_def.h"
 
 /* One set's rows, each item's sorted by projection on u. */
@@ -13,6 +14,7 @@ typedef struct {
     double *proj;      /* proj[k]: projection of the item's k-th row in sorted order */
     int64_t *row;      /* row[k]: that row's global index */
     double *norm2;     /* norm2[g]: squared L2 of global row g */
+    double *widest;    /* widest[i]: the widest match radius among item i's rows */
 } sorted_set;
 
 struct tsk_genome_match {
@@ -62,9 +64,10 @@ static int sorted_set_build(sorted_set *ss, const tsk_sketch_set *s)
     ss->proj = malloc((size_t)(n ? n : 1) * sizeof *ss->proj);
     ss->row = malloc((size_t)(n ? n : 1) * sizeof *ss->row);
     ss->norm2 = malloc((size_t)(n ? n : 1) * sizeof *ss->norm2);
+    ss->widest = calloc((size_t)(s->n_items > 0 ? s->n_items : 1), sizeof *ss->widest);
     keyed_row *keyed = malloc((size_t)(n ? n : 1) * sizeof *keyed);
     double *u = malloc((size_t)dim * sizeof *u);
-    if (!ss->proj || !ss->row || !ss->norm2 || !keyed || !u) {
+    if (!ss->proj || !ss->row || !ss->norm2 || !ss->widest || !keyed || !u) {
         free(keyed);
         free(u);
         return -1;
@@ -78,8 +81,13 @@ static int sorted_set_build(sorted_set *ss, const tsk_sketch_set *s)
         ss->norm2[g] = q;
     }
     /* items own consecutive rows: each item's slice is sorted on its own */
-    for (int64_t i = 0; i < s->n_items; i++)
+    for (int64_t i = 0; i < s->n_items; i++) {
         qsort(keyed + s->first_row[i], (size_t)s->n_rows[i], sizeof *keyed, by_projection);
+        double w = 0.0;
+        for (int64_t g = s->first_row[i]; g < s->first_row[i] + s->n_rows[i]; g++)
+            if (ss->norm2[g] > w) w = ss->norm2[g];
+        ss->widest[i] = TSK_GENOME_MATCH_EPS * sqrt(w);
+    }
     for (int64_t g = 0; g < n; g++) ss->proj[g] = keyed[g].key, ss->row[g] = keyed[g].row;
     free(keyed);
     free(u);
@@ -91,6 +99,7 @@ static void sorted_set_free(sorted_set *ss)
     free(ss->proj);
     free(ss->row);
     free(ss->norm2);
+    free(ss->widest);
 }
 
 tsk_genome_match *tsk_genome_match_open(const tsk_sketch_set *q, const tsk_sketch_set *r, int64_t window,
@@ -99,7 +108,7 @@ tsk_genome_match *tsk_genome_match_open(const tsk_sketch_set *q, const tsk_sketc
     tsk_genome_match *m = calloc(1, sizeof *m);
     if (!m) goto oom;
     m->same = q == r;
-    m->window = window > 0 ? window : 1;
+    m->window = window;
     m->threads = threads > 0 ? threads : 1;
     if (sorted_set_build(&m->q, q)) goto oom;
     if (m->same) m->r = m->q;
@@ -137,10 +146,7 @@ static int64_t matched_rows(const sorted_set *a, int64_t i, const sorted_set *b,
     const int dim = a->set->dim;
     const int64_t a0 = a->set->first_row[i], a1 = a0 + a->set->n_rows[i];
     const int64_t b0 = b->set->first_row[j], b1 = b0 + b->set->n_rows[j];
-    double widest = 0.0;
-    for (int64_t k = a0; k < a1; k++)
-        if (a->norm2[a->row[k]] > widest) widest = a->norm2[a->row[k]];
-    widest = TSK_GENOME_MATCH_EPS * sqrt(widest);
+    const double widest = a->widest[i];
     int64_t matched = 0, start = b0;
     for (int64_t k = a0; k < a1; k++) {
         const int64_t g = a->row[k];
@@ -174,11 +180,13 @@ int tsk_genome_match_block(const tsk_genome_match *m, int64_t q0, int64_t nq, in
     if (!m || nq < 0 || nr < 0 || q0 < 0 || r0 < 0 || q0 + nq > m->q.set->n_items || r0 + nr > m->r.set->n_items ||
         (nq > 0 && ld < nr))
         return -1;
+    /* one set against itself: a mirrored pair inside the block is counted once, then copied */
     const int64_t cells = nq * nr;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(m->threads)
     for (int64_t c = 0; c < cells; c++) {
         const int64_t i = q0 + c / nr, j = r0 + c % nr;
         double d;
+        if (m->same && tsk_genome_is_mirror(i, j, q0, r0, nr)) continue;
         if (m->same && i == j) {
             d = 0.0;
         } else {
@@ -189,6 +197,7 @@ int tsk_genome_match_block(const tsk_genome_match *m, int64_t q0, int64_t nq, in
         }
         out[(c / nr) * ld + c % nr] = (float)d;
     }
+    if (m->same) tsk_genome_copy_mirrors(q0, nq, r0, nr, out, ld);
     return 0;
 }
 

@@ -227,7 +227,7 @@ extern "C" int tsk_gpu_genome_block(tsk_gpu_genome *g, int64_t q0, int64_t nq, i
             const int64_t qi = q0 + i, rj = r0 + j;
             /* one set against itself: the diagonal is 0, a mirrored pair inside the block is
              * computed once and copied below (as the CPU engine does) */
-            if (g->same && rj < qi && rj >= q0 && qi < r0 + nr) continue;
+            if (g->same && tsk_genome_is_mirror(qi, rj, q0, r0, nr)) continue;
             skg_pair p = {i * ld + j, -1, 0, 0, 0.0};
             int64_t na, nb;
             const float *a = tsk_genome_item_rows(g->q, qi, skip, &na);
@@ -254,11 +254,6 @@ extern "C" int tsk_gpu_genome_block(tsk_gpu_genome *g, int64_t q0, int64_t nq, i
             pairs.push_back(p);
         }
     if (run_launch(g, pairs, out)) return -1;
-    if (g->same)
-        for (int64_t i = 0; i < nq; i++)
-            for (int64_t j = 0; j < nr; j++) {
-                const int64_t qi = q0 + i, rj = r0 + j;
-                if (rj < qi && rj >= q0 && qi < r0 + nr) out[i * ld + j] = out[(rj - q0) * ld + (qi - r0)];
-            }
+    if (g->same) tsk_genome_copy_mirrors(q0, nq, r0, nr, out, ld);
     return 0;
 }
