@@ -56,10 +56,23 @@ int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, s
     }
     /* A directory as output would only fail at the final rename, after all the work. */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    const int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         tsk_io_set_err(err, errlen, "%s: is a directory (give a file name for the output)", path);
         free(tmp);
         return -1;
+    }
+    /* A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place: renaming a finished
+     * file over it would replace it, and run as root that replaces /dev/null itself. */
+    if (exists && !S_ISREG(st.st_mode)) {
+        free(tmp);
+        int fd = open(path, (read_too ? O_RDWR : O_WRONLY) | O_CLOEXEC);
+        if (fd < 0) {
+            tsk_io_set_err(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
+            return -1;
+        }
+        *tmp_path = NULL;
+        return fd;
     }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
     int fd = open(tmp, (read_too ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -94,6 +107,7 @@ int tsk_tmp_commit(int fd, char *tmp_path, const char *path, char *err, size_t e
         tsk_tmp_discard(-1, tmp_path);
         return -1;
     }
+    if (!tmp_path) return 0;   /* written in place (a device or a pipe) */
     if (rename(tmp_path, path) != 0) {
         tsk_io_set_err(err, errlen, "%s: cannot rename the finished output into place: %s", path, strerror(errno));
         tsk_tmp_discard(-1, tmp_path);
@@ -139,7 +153,7 @@ int tsk_pwrite_all(int fd, const void *buf, size_t n, long long offset)
 struct tsk_atomic_file {
     FILE *fp;
     char *path;
-    char *tmp_path;  /* NULL for stdout */
+    char *tmp_path;  /* NULL for stdout, and for a device or pipe written in place */
 };
 
 tsk_atomic_file *tsk_atomic_open(const char *path, char *err, size_t errlen)
@@ -177,31 +191,24 @@ FILE *tsk_atomic_stream(tsk_atomic_file *f) { return f->fp; }
 int tsk_atomic_commit(tsk_atomic_file *f, char *err, size_t errlen)
 {
     int rc = 0;
-    if (!f->tmp_path) {
-        if (fflush(f->fp) != 0 || ferror(f->fp)) {
-            tsk_io_set_err(err, errlen, "stdout: write failed: %s", strerror(errno));
-            rc = -1;
-        }
-    } else {
-        int bad = fflush(f->fp) != 0 || ferror(f->fp);
-        int e = errno;
-        /* fclose closes the descriptor; the rename below needs no descriptor */
-        if (fclose(f->fp) != 0 && !bad) {
-            bad = 1;
-            e = errno;
-        }
-        if (bad) {
-            tsk_io_set_err(err, errlen, "%s: write failed: %s", f->path, strerror(e));
-            tsk_tmp_discard(-1, f->tmp_path);
-            rc = -1;
-        } else if (rename(f->tmp_path, f->path) != 0) {
-            tsk_io_set_err(err, errlen, "%s: cannot rename the finished output into place: %s", f->path, strerror(errno));
-            tsk_tmp_discard(-1, f->tmp_path);
-            rc = -1;
-        } else {
-            tmp_unregister(f->tmp_path);
-            free(f->tmp_path);
-        }
+    int bad = fflush(f->fp) != 0 || ferror(f->fp);
+    int e = errno;
+    /* fclose closes the descriptor; the rename below needs no descriptor */
+    if (f->fp != stdout && fclose(f->fp) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", f->fp == stdout ? "stdout" : f->path, strerror(e));
+        tsk_tmp_discard(-1, f->tmp_path);
+        rc = -1;
+    } else if (f->tmp_path && rename(f->tmp_path, f->path) != 0) {
+        tsk_io_set_err(err, errlen, "%s: cannot rename the finished output into place: %s", f->path, strerror(errno));
+        tsk_tmp_discard(-1, f->tmp_path);
+        rc = -1;
+    } else if (f->tmp_path) {
+        tmp_unregister(f->tmp_path);
+        free(f->tmp_path);
     }
     free(f->path);
     free(f);
@@ -211,7 +218,7 @@ int tsk_atomic_commit(tsk_atomic_file *f, char *err, size_t errlen)
 void tsk_atomic_abort(tsk_atomic_file *f)
 {
     if (!f) return;
-    if (f->tmp_path) {
+    if (f->fp != stdout) {
         fclose(f->fp);
         tsk_tmp_discard(-1, f->tmp_path);
     } else {

@@ -18,7 +18,8 @@ extern "C" {
 
 /* Creates "path.tmp.<pid>" (O_EXCL, mode 0666 & ~umask) and registers it for
  * tsk_tmp_unlink_all. On success returns the fd and sets *tmp_path (malloc'd); on failure -1
- * with "path: cannot create: <reason>". */
+ * with "path: cannot create: <reason>". A path that exists and is neither a regular file nor a
+ * directory (/dev/null, a FIFO) is opened in place instead, with *tmp_path = NULL. */
 int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, size_t errlen);
 
 /* Closes fd and renames tmp_path to path (then unregisters and frees tmp_path). On failure the

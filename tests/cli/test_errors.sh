@@ -81,4 +81,15 @@ cp "$WORK/g.tsk" "$WORK/flip.tsk"
 printf '\x55' | dd of="$WORK/flip.tsk" bs=1 seek=4200 conv=notrunc 2>/dev/null
 expect_exit 3 "flip\.tsk.*checksum" "corrupted .tsk (checksum)" -- "$T" export --format tsv "$WORK/flip.tsk"
 
+# -o to a pipe (or a device such as /dev/null) is written in place: a finished temporary file
+# renamed over it would replace it (as root, /dev/null itself)
+mkfifo "$WORK/fifo"
+timeout 20 cat "$WORK/fifo" >"$WORK/from_fifo" &  # bounded: a replaced FIFO has no writer
+"$T" export "$WORK/g.tsk" -o "$WORK/fifo"
+wait
+"$T" export "$WORK/g.tsk" >"$WORK/to_stdout"
+[ -p "$WORK/fifo" ] && ok "-o FIFO: still a FIFO afterwards" || not_ok "-o FIFO: still a FIFO afterwards"
+expect_same "$WORK/to_stdout" "$WORK/from_fifo" "-o FIFO: the reader gets the output"
+ls "$WORK"/fifo.tmp.* >/dev/null 2>&1 && not_ok "-o FIFO: no temporary file" || ok "-o FIFO: no temporary file"
+
 finish
