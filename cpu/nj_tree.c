@@ -214,129 +214,194 @@ int tsk_nj_build_naive(float *d, int64_t n, tsk_tree *tree, char *err, size_t er
 
 /* ---- the RapidNJ-style search ---- */
 
+/* A row keeps only its nearest members, PREFIX at first: the scan stops within the first dozen
+ * entries on typical data. A row that runs out is refilled from the working matrix, twice as
+ * long when its entries were still live (a row whose node is far from all others needs more). */
+#define PREFIX 32
+
 typedef struct {
-    uint32_t *ids;           /* other nodes, by ascending distance when the row was made */
-    int64_t start, len, cap;
+    float v;                 /* working distance (constant while both nodes live) */
+    uint32_t id;             /* the other node */
+} nj_entry;
+
+/* Row of the node X in a slot: its members are the live nodes older than X (smaller id), each
+ * pair so listed once. e[start..len) holds the nearest of them, ascending; every member not in
+ * e[] is at least `rest` away (INFINITY when e[] held them all). */
+typedef struct {
+    nj_entry *e;
+    int32_t start, len, cap;
+    float rest;
 } nj_row;
 
-/* float -> uint32 with the same order (negative working distances occur) */
-static inline uint32_t order_key(float v)
+static void heap_sift_down(nj_entry *h, int32_t m, int32_t i)
 {
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return u & 0x80000000u ? ~u : u | 0x80000000u;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= m) return;
+        if (c + 1 < m && h[c + 1].v > h[c].v) c++;
+        if (h[c].v <= h[i].v) return;
+        nj_entry t = h[i];
+        h[i] = h[c];
+        h[c] = t;
+        i = c;
+    }
 }
 
-/* Sorts keys[0..m) (distance key << 32 | node) by distance: LSD radix, 8 bits a pass, with
- * insertion sort for short rows. The order of equal distances does not matter. */
-static void sort_keys(uint64_t *keys, uint64_t *tmp, int64_t m)
+/* Adds (v, id) to the max-heap h (*m entries) of the cap smallest values seen. */
+static inline void heap_offer(nj_entry *h, int32_t *m, int32_t cap, float v, uint32_t id)
 {
-    if (m < 64) {
-        for (int64_t i = 1; i < m; i++) {
-            uint64_t k = keys[i];
-            int64_t j = i;
-            for (; j > 0 && (keys[j - 1] >> 32) > (k >> 32); j--) keys[j] = keys[j - 1];
-            keys[j] = k;
+    if (*m < cap) {
+        int32_t i = (*m)++;
+        h[i] = (nj_entry){v, id};
+        while (i > 0 && h[(i - 1) / 2].v < h[i].v) {
+            nj_entry t = h[i];
+            h[i] = h[(i - 1) / 2];
+            h[(i - 1) / 2] = t;
+            i = (i - 1) / 2;
         }
-        return;
-    }
-    for (int shift = 32; shift < 64; shift += 8) {
-        int64_t count[257] = {0};
-        for (int64_t i = 0; i < m; i++) count[((keys[i] >> shift) & 0xFF) + 1]++;
-        if (count[((keys[0] >> shift) & 0xFF) + 1] == m) continue;  /* one bucket: nothing moves */
-        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
-        for (int64_t i = 0; i < m; i++) tmp[count[(keys[i] >> shift) & 0xFF]++] = keys[i];
-        memcpy(keys, tmp, (size_t)m * sizeof *keys);
+    } else if (v < h[0].v) {
+        h[0] = (nj_entry){v, id};
+        heap_sift_down(h, cap, 0);
     }
 }
 
-/* Fills row `slot` with the live nodes of the slots in other[0..m), sorted by working distance. */
-static int row_build(const nj_state *s, nj_row *row, int64_t slot, const int64_t *other, int64_t m, uint64_t *keys,
-                     uint64_t *tmp)
+/* Turns the heap in row->e (m entries of `all` members) into the ascending prefix. */
+static void row_from_heap(nj_row *row, int32_t m, int64_t all)
 {
-    if (row->cap < m) {
-        uint32_t *ids = realloc(row->ids, (size_t)m * sizeof *ids);
-        if (!ids) return -1;
-        row->ids = ids;
-        row->cap = m;
+    nj_entry *h = row->e;
+    row->rest = all > m ? h[0].v : INFINITY;
+    for (int32_t k = m - 1; k > 0; k--) { /* heap sort: largest to the end */
+        nj_entry t = h[0];
+        h[0] = h[k];
+        h[k] = t;
+        heap_sift_down(h, k, 0);
     }
-    for (int64_t i = 0; i < m; i++)
-        keys[i] = (uint64_t)order_key(*w_at(s, slot, other[i])) << 32 | (uint64_t)s->node_at[other[i]];
-    sort_keys(keys, tmp, m);
-    for (int64_t i = 0; i < m; i++) row->ids[i] = (uint32_t)keys[i];
     row->start = 0;
     row->len = m;
+}
+
+static int row_reserve(nj_row *row, int64_t cap)
+{
+    if (row->cap >= cap) return 0;
+    nj_entry *e = realloc(row->e, (size_t)cap * sizeof *e);
+    if (!e) return -1;
+    row->e = e;
+    row->cap = (int32_t)cap;
     return 0;
 }
 
-/* Scans row `slot` for pairs better than *best; stops at the first entry whose bound exceeds it.
- * Entries of joined nodes met on the way are dropped from the row. */
-static void row_scan(const nj_state *s, nj_row *row, int64_t slot, float r_max, nj_pick *best)
+/* Refills the row of `slot` from the working matrix, cap entries long; with best, also offers
+ * every member to it (the scan of a row whose unlisted members could still win). 0 or -1. */
+static int row_fill(const nj_state *s, nj_row *row, int64_t slot, int64_t cap, nj_pick *best)
 {
+    if (cap > s->n_live) cap = s->n_live;
+    if (row_reserve(row, cap < PREFIX ? PREFIX : cap)) return -1;
+    int32_t m = 0;
+    int64_t all = 0;
+    const int64_t x = s->node_at[slot];
+    for (int64_t k = 0; k < s->n_live; k++) {
+        const int64_t other = s->live[k];
+        if (other == slot || s->node_at[other] > x) continue;
+        all++;
+        const float dist = *w_at(s, slot, other);
+        heap_offer(row->e, &m, (int32_t)cap, dist, (uint32_t)s->node_at[other]);
+        if (!best) continue;
+        const float q = q_of(s, dist, slot, other);
+        const int64_t hi = slot > other ? slot : other, lo = slot > other ? other : slot;
+        if (pick_better(q, hi, lo, best)) *best = (nj_pick){q, hi, lo};
+    }
+    row_from_heap(row, m, all);
+    return 0;
+}
+
+/* Scans the row of `slot` for pairs better than *best, up to the first entry whose bound
+ * d - (r_slot + r_max) exceeds it; entries of joined nodes met on the way are dropped. A row that
+ * runs out while its unlisted members could still do better is scanned whole from the working
+ * matrix and refilled. 0 or -1 (out of memory). */
+static int row_scan(const nj_state *s, nj_row *row, int64_t slot, float r_max, nj_pick *best)
+{
+    if (row->start == row->len && row->rest == INFINITY) return 0; /* no members left */
     const float base = s->r[slot] + r_max;
-    int64_t k = row->start, stale = 0;
+    int32_t k = row->start, stale = 0;
     for (; k < row->len; k++) {
-        const int64_t other = s->slot_of[row->ids[k]];
+        const int64_t other = s->slot_of[row->e[k].id];
         if (other < 0) {
             stale++;
             continue;
         }
-        const float dist = *w_at(s, slot, other);
+        const float dist = row->e[k].v;
         const float bound = dist - base;
         if (bound > best->q) break;
         const float q = q_of(s, dist, slot, other);
         const int64_t hi = slot > other ? slot : other, lo = slot > other ? other : slot;
         if (pick_better(q, hi, lo, best)) *best = (nj_pick){q, hi, lo};
     }
-    if (!stale) return;
-    int64_t w = k;
-    for (int64_t i = k - 1; i >= row->start; i--)
-        if (s->slot_of[row->ids[i]] >= 0) row->ids[--w] = row->ids[i];
-    row->start = w;
+    const int32_t live_seen = k - row->start - stale;
+    if (stale) { /* keep the live entries before k, packed against k */
+        int32_t w = k;
+        for (int32_t i = k - 1; i >= row->start; i--)
+            if (s->slot_of[row->e[i].id] >= 0) row->e[--w] = row->e[i];
+        row->start = w;
+    }
+    const float rest_bound = row->rest - base;
+    if (k < row->len || !(rest_bound <= best->q)) return 0;
+    return row_fill(s, row, slot, live_seen >= row->cap / 2 ? 2 * (int64_t)row->cap : row->cap, best);
 }
+
+/* A lower bound of every distance the row lists or may list: entries only ever leave a row. */
+static float row_low(const nj_row *row) { return row->start < row->len ? row->e[row->start].v : row->rest; }
 
 int tsk_nj_build(float *d, int64_t n, int threads, tsk_tree *tree, char *err, size_t errlen)
 {
     nj_state s;
     nj_row *rows = NULL;
-    uint64_t *keys = NULL, *tmp = NULL;
-    int64_t *other = NULL;
+    float *low = NULL;
     int rc = -1;
     if (threads < 1) threads = 1;
     if (nj_open(&s, d, n, tree, err, errlen)) goto done;
-    rows = calloc((size_t)n, sizeof *rows);
-    keys = malloc((size_t)(n ? n : 1) * sizeof *keys * (size_t)threads);
-    tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp * (size_t)threads);
-    other = malloc((size_t)(n ? n : 1) * sizeof *other);
-    if (!rows || !keys || !tmp || !other) goto oom;
-    /* leaf i lists the leaves before it: each pair once, in its newer node's row */
+    rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+    low = malloc((size_t)(n ? n : 1) * sizeof *low);
+    if (!rows || !low) goto oom;
+    /* leaf i's members are the leaves before it: its input row, read in order */
     int failed = 0;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16) reduction(| : failed)
-    for (int64_t i = n > 3 ? n - 1 : 0; i >= 1; i--) {
-        const int tid = omp_get_thread_num();
-        failed |= row_build(&s, &rows[i], i, s.live, i, keys + (size_t)tid * (size_t)n, tmp + (size_t)tid * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        int32_t m = 0;
+        if (row_reserve(&rows[i], PREFIX)) {
+            failed = 1;
+            continue;
+        }
+        for (int64_t j = 0; j < i; j++) heap_offer(rows[i].e, &m, PREFIX, d[i * n + j], (uint32_t)j);
+        row_from_heap(&rows[i], m, i);
     }
     if (failed) goto oom;
+    for (int64_t i = 0; i < n; i++) low[i] = row_low(&rows[i]);
     while (s.n_live > 3) {
+        /* A row whose nearest listed distance already bounds Q above the best is skipped
+         * unread: low[] and r[] are read in order, rows only where they might win. The row
+         * with the smallest bound goes first, so that the best is tight early. */
         float r_max = -FLT_MAX;
-        for (int64_t x = 0; x < s.n_live; x++)
-            if (s.r[s.live[x]] > r_max) r_max = s.r[s.live[x]];
-        nj_pick best = {FLT_MAX, n, n};
-        for (int64_t x = 0; x < s.n_live; x++) row_scan(&s, &rows[s.live[x]], s.live[x], r_max, &best);
-        const int64_t hi = best.hi, lo = best.lo;
-        nj_join(&s, hi, lo);
-        /* the joined node's row: every other live node; the dead slot's row is dropped */
-        if (rows[lo].cap > rows[hi].cap) {
-            nj_row t = rows[hi];
-            rows[hi] = rows[lo];
-            rows[lo] = t;
+        int64_t first = s.live[0];
+        for (int64_t x = 0; x < s.n_live; x++) {
+            const int64_t i = s.live[x];
+            if (s.r[i] > r_max) r_max = s.r[i];
+            if (low[i] - s.r[i] < low[first] - s.r[first]) first = i;
         }
-        free(rows[lo].ids);
-        memset(&rows[lo], 0, sizeof rows[lo]);
-        int64_t m = 0;
-        for (int64_t x = 0; x < s.n_live; x++)
-            if (s.live[x] != hi) other[m++] = s.live[x];
-        if (row_build(&s, &rows[hi], hi, other, m, keys, tmp)) goto oom;
+        nj_pick best = {FLT_MAX, n, n};
+        if (row_scan(&s, &rows[first], first, r_max, &best)) goto oom;
+        low[first] = row_low(&rows[first]);
+        for (int64_t x = 0; x < s.n_live; x++) {
+            const int64_t i = s.live[x];
+            const float base = s.r[i] + r_max;
+            const float bound = low[i] - base;
+            if (bound > best.q || i == first) continue;
+            if (row_scan(&s, &rows[i], i, r_max, &best)) goto oom;
+            low[i] = row_low(&rows[i]);
+        }
+        nj_join(&s, best.hi, best.lo);
+        /* the joined node takes slot hi: its row lists every other live node */
+        if (row_fill(&s, &rows[best.hi], best.hi, PREFIX, NULL)) goto oom;
+        low[best.hi] = row_low(&rows[best.hi]);
     }
     nj_finish(&s);
     rc = 0;
@@ -344,11 +409,9 @@ int tsk_nj_build(float *d, int64_t n, int threads, tsk_tree *tree, char *err, si
 oom:
     snprintf(err, errlen, "out of memory for a tree of %lld leaves", (long long)n);
 done:
-    for (int64_t i = 0; rows && i < n; i++) free(rows[i].ids);
+    for (int64_t i = 0; rows && i < n; i++) free(rows[i].e);
     free(rows);
-    free(keys);
-    free(tmp);
-    free(other);
+    free(low);
     nj_close(&s);
     if (rc) tsk_tree_free(tree);
     return rc;
