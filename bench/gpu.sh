@@ -9,11 +9,13 @@
 #   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
 #     build-gpus/tests/gpu/test_gpu_sketch_test -- shared/bench/*.py testdata shared/data/...
 # and the device call is: bash bench/gpu.sh .device/gpus   (carry: [".device/gpus"])
-# STEPS (default "tests san time more seed dist") picks the parts to run: time = the four workloads
+# STEPS (default "tests san time more seed dist genome") picks the parts to run: time = the four workloads
 # at t=4 D=96 (and the same with $B/bin/gpu_sketch_bench_old, an earlier build, when carried: a
-# before/after in one call); more = canonical, slide, generic, double, the t/D sweep, real genomes.
+# before/after in one call); more = canonical, slide, generic, double, the t/D sweep, real genomes;
+# genome = the genome-sketch engine (gpu/genome_sets: its test under memcheck and racecheck, the
+# benchmark at 10^4 and 10^5 genomes).
 set -uo pipefail
-STEPS=${STEPS:-tests san time more seed dist}
+STEPS=${STEPS:-tests san time more seed dist genome}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 B=${1:-.device/gpus}
 out=${OUT:-/tmp/gpu_bench}
@@ -32,8 +34,10 @@ run() {  # run LOGNAME CMD...: logs to $out/LOGNAME, the table to the summary, f
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/summary.txt"
 
+if want tests || want san || want time || want more || want seed; then
 step "workloads"
 python3 "$B/make_workloads.py" /tmp/w && python3 "$B/make_workloads.py" /tmp/ws --scale 0.002 || exit 1
+fi
 
 want tests && step "Criterion tests (GPU vs CPU reference vs golden)" &&
 run tests.log env TESTDATA="$B/testdata" "$B/bin/test_gpu_sketch_test" --jobs 1 --verbose=0
@@ -103,6 +107,26 @@ if want dist && [ -f "$here/gpu/dist.sh" ]; then
     step "distance engine (bench/gpu/dist.sh $dist_bin)"
     if [ -x "$dist_bin" ]; then bash "$here/gpu/dist.sh" "$dist_bin" || status=1
     else echo "skipped: $dist_bin not carried" | tee -a "$out/summary.txt"; fi
+fi
+if want genome; then
+# GENOME_BUNDLE (default .device/ggpu): build-cuda/tests/gpu/test_gpu_genome_sets_test and
+# build-cuda/bench/gpu/genome_sets_bench; GENOME_SIZES: "N:KEYS" runs of the benchmark
+gb=${GENOME_BUNDLE:-.device/ggpu}
+step "genome sketches on the GPU (gpu/genome_sets: tests, sanitizers, benchmark; $gb)"
+if [ -x "$gb/bin/genome_sets_bench" ]; then
+    run genome_test.log "$gb/bin/test_gpu_genome_sets_test" --jobs 1
+    # Criterion runs each test in a child process: the sanitizer follows it
+    run genome_memcheck.log env TSK_TEST_QUICK=1 "$san" --tool memcheck --target-processes all --error-exitcode 9 \
+        "$gb/bin/test_gpu_genome_sets_test" --jobs 1
+    run genome_racecheck.log env TSK_TEST_QUICK=1 "$san" --tool racecheck --target-processes all --error-exitcode 9 \
+        "$gb/bin/test_gpu_genome_sets_test" --jobs 1
+    run genome_san_bench.log "$san" --tool memcheck --error-exitcode 9 "$gb/bin/genome_sets_bench" run 2000 300 1 100
+    for size in ${GENOME_SIZES:-10000:10000 100000:10000}; do
+        run "genome_bench_${size/:/_}.log" "$gb/bin/genome_sets_bench" run "${size%:*}" "${size#*:}" 3
+    done
+else
+    echo "skipped: $gb/bin/genome_sets_bench not carried" | tee -a "$out/summary.txt"
+fi
 fi
 step "done, status $status"
 # only 8 files come back from the device: pack the logs
