@@ -41,7 +41,8 @@ typedef struct {
     int64_t n_records;
     int64_t n_rows;
     tsk_record_info *records;   /* n_records entries; strings point into the mapping */
-    const void *data;           /* n_rows x params.dim values, float or double per precision */
+    const void *data;           /* n_rows x params.dim values, float or double per precision; for
+                                 * genome sketches (params.scaled > 0) n_rows uint64 keys */
     size_t elem_size;           /* 4 or 8 */
     /* private */
     void *map;
@@ -51,6 +52,10 @@ typedef struct {
 /* 1 when path is a regular file that starts with the .tsk magic (so a command can take .tsk and
  * FASTA inputs alike, told apart by content, not by name); 0 otherwise, "-" included. */
 int tsk_file_is_sketch(const char *path);
+
+/* What a sketch file holds, from its header's version field: 1 for genome sketches (key sets), 0 for
+ * sketch rows, -1 when path is not a sketch file (tsk_file_is_sketch). */
+int tsk_file_kind(const char *path);
 
 /* Maps path and validates magic, version, byte order, sizes, offsets, parameters and checksum.
  * Returns NULL with a message naming the file and the reason ("g.tsk: not a tsketch sketch file",
