@@ -7,6 +7,7 @@
 const char *tsk_genome_params_check(const tsk_params *p)
 {
     if (p->scaled < 1) return "scaled must be at least 1";
+    if (p->stride > p->scaled) return "scaled (one window kept in scaled) must be at least the anchors' stride";
     if (p->alphabet != TSK_DNA) return "genome sketches need the dna alphabet";
     if (!p->canonical) return "genome sketches need canonical rows (both strands)";
     if (p->anchor_k == 0 || p->window == 0) return "genome sketches need anchored windows";

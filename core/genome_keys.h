@@ -41,15 +41,18 @@ extern "C" {
 #define TSK_GENOME_MAX_WINDOW 64
 
 /* NULL when p describes genome sketches that can be made (anchored, canonical DNA windows of at
- * most TSK_GENOME_MAX_WINDOW bases, scaled >= 1), else a static message naming the parameter. */
+ * most TSK_GENOME_MAX_WINDOW bases, scaled >= stride), else a static message naming the parameter. */
 const char *tsk_genome_params_check(const tsk_params *p);
 
 /* Divisor that turns an integer sketch of a window into its row: C(W, t), doubled for canonical
  * rows. */
 double tsk_genome_row_scale(const tsk_params *p);
 
-/* The largest key a sketch keeps: UINT64_MAX / scaled. */
-static inline uint64_t tsk_genome_max_key(int64_t scaled) { return UINT64_MAX / (uint64_t)scaled; }
+/* The largest key a sketch keeps: (UINT64_MAX / scaled) * stride (anchors keep 1 in stride). */
+static inline uint64_t tsk_genome_max_key(const tsk_params *p)
+{
+    return UINT64_MAX / (uint64_t)p->scaled * (uint64_t)p->stride;
+}
 
 /* Key of the window whose integer sketch is s[0..dim). */
 uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed);

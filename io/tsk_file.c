@@ -763,3 +763,13 @@ int tsk_file_is_sketch(const char *path)
     fclose(f);
     return is;
 }
+
+int tsk_file_kind(const char *path)
+{
+    if (!tsk_file_is_sketch(path)) return -1;
+    FILE *f = fopen(path, "rb");
+    unsigned char h[12];
+    int kind = f && fread(h, 1, sizeof h, f) == sizeof h && get_u32(h + H_VERSION) == TSK_GENOME_FORMAT_VERSION;
+    if (f) fclose(f);
+    return kind;
+}
