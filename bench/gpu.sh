@@ -115,14 +115,14 @@ gb=${GENOME_BUNDLE:-.device/ggpu}
 step "genome sketches on the GPU (gpu/genome_sets: tests, sanitizers, benchmark; $gb)"
 if [ -x "$gb/bin/genome_sets_bench" ]; then
     run genome_test.log "$gb/bin/test_gpu_genome_sets_test" --jobs 1
-    # Criterion runs each test in a child process: the sanitizer follows it
-    run genome_memcheck.log env TSK_TEST_QUICK=1 "$san" --tool memcheck --target-processes all --error-exitcode 9 \
+    # memcheck on the test's quick form (Criterion runs each test in a child process: the sanitizer
+    # follows it); memcheck and racecheck on the benchmark at a small size, references in 8 chunks
+    run genome_memcheck.log env TSK_TEST_QUICK=1 timeout 150 "$san" --tool memcheck --target-processes all --error-exitcode 9 \
         "$gb/bin/test_gpu_genome_sets_test" --jobs 1
-    run genome_racecheck.log env TSK_TEST_QUICK=1 "$san" --tool racecheck --target-processes all --error-exitcode 9 \
-        "$gb/bin/test_gpu_genome_sets_test" --jobs 1
-    run genome_san_bench.log "$san" --tool memcheck --error-exitcode 9 "$gb/bin/genome_sets_bench" run 2000 300 1 100
+    run genome_memcheck_bench.log timeout 120 "$san" --tool memcheck --error-exitcode 9 "$gb/bin/genome_sets_bench" run 800 300 1 100
+    run genome_racecheck_bench.log timeout 120 "$san" --tool racecheck --error-exitcode 9 "$gb/bin/genome_sets_bench" run 800 300 1 100
     for size in ${GENOME_SIZES:-10000:10000 100000:10000}; do
-        run "genome_bench_${size/:/_}.log" "$gb/bin/genome_sets_bench" run "${size%:*}" "${size#*:}" 3
+        run "genome_bench_${size/:/_}.log" timeout 240 "$gb/bin/genome_sets_bench" run "${size%:*}" "${size#*:}" 3
     done
 else
     echo "skipped: $gb/bin/genome_sets_bench not carried" | tee -a "$out/summary.txt"

@@ -11,10 +11,10 @@
  *
  * The sketches: genomes in species-like clusters (1 to ~200 members, mean ~16) around a centre of
  * K keys (K from 0.6 to 1.4 x KEYS per cluster); a member keeps 30-95 % of the centre (the share f
- * of genomes 97-99.7 % identical over 16-base windows) and adds keys of its own to keep its size;
+ * of genomes 94-99.7 % identical over 20-base windows) and adds keys of its own to keep its size;
  * clusters come in genera of 5 whose centres share 2-20 % of their keys; every genome also has ~20
- * of 2,000 keys found all over (conserved genes). Keys are at most UINT64_MAX / scaled (scaled
- * 1000, window 16: the genome defaults), deterministic in (N, KEYS).
+ * of 2,000 keys found all over (conserved genes). Keys are at most tsk_genome_max_key of the
+ * genome defaults (scaled 500, stride 50, window 20), deterministic in (N, KEYS).
  * Times are wall-clock medians of REPS (default 3) runs of the synchronous API calls (uploads,
  * kernels, copies back and host merging included); the index is built by open. */
 #include <math.h>
@@ -30,9 +30,13 @@
 #include "../../gpu/genome_sets.h"
 #include "../../io/tsk_file.h"
 
-#define SCALED 1000
-#define WINDOW 16
-#define ANCHOR_K 8
+/* the genome defaults of `tsketch sketch --genome` */
+#define SCALED 500
+#define STRIDE 50
+#define WINDOW 20
+#define ANCHOR_K 16
+#define GENOME_T 4
+#define GENOME_DIM 16
 
 static uint64_t mix(uint64_t z)
 {
@@ -77,7 +81,7 @@ static owned_sets make_genomes(int64_t n, int64_t keys)
     }
     uint64_t **own = malloc(sizeof(uint64_t *) * (size_t)n);
     int64_t *len = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    const uint64_t max_key = UINT64_MAX / SCALED;
+    const uint64_t max_key = UINT64_MAX / SCALED * STRIDE;  /* tsk_genome_max_key */
 #pragma omp parallel
     {
         uint64_t *buf = malloc(sizeof(uint64_t) * (size_t)(3 * keys + 64)), *tmp = malloc(sizeof(uint64_t) * (size_t)(3 * keys + 64));
@@ -269,9 +273,12 @@ static int gen(int64_t n, int64_t keys, const char *path)
     owned_sets o = make_genomes(n, keys);
     tsk_params p;
     tsk_params_default(&p);
+    p.t = GENOME_T;
+    p.dim = GENOME_DIM;
+    tsk_tables_draw(&p);
     p.canonical = 1;
     p.window = WINDOW;
-    p.stride = 10;
+    p.stride = STRIDE;
     p.anchor_k = ANCHOR_K;
     p.scaled = SCALED;
     const char *why = tsk_params_check(&p);
