@@ -12,6 +12,8 @@
 #include "genome_sets_kernels.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
+#include "cuda_util.cuh"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -88,19 +90,6 @@ extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
     delete e;
 }
 
-/* Grows a device buffer to at least need bytes (contents dropped). */
-static cudaError_t grow(void **p, size_t *cap, size_t need)
-{
-    if (*cap >= need) return cudaSuccess;
-    cudaFree(*p);
-    *p = nullptr;
-    *cap = 0;
-    need += need / 4;
-    cudaError_t err = cudaMalloc(p, need);
-    if (err == cudaSuccess) *cap = need;
-    return err;
-}
-
 /* Cuts r into parts of at most cap postings (consecutive references). */
 static int plan_parts(tsk_gpu_genome_sets *e, int64_t cap)
 {
@@ -134,6 +123,20 @@ static int64_t part_capacity(tsk_gpu_genome_sets *e)
     return std::max<int64_t>(1 << 20, std::min<int64_t>(avail / 26, INT32_MAX - 1));
 }
 
+/* Grows the two buffers of a double-buffered sort together: each holds at least need bytes. */
+static cudaError_t grow_pair(void **a, void **b, size_t *cap, size_t need)
+{
+    if (*cap >= need) return cudaSuccess;
+    size_t ca = 0, cb = 0;
+    cudaFree(*a), cudaFree(*b);
+    *a = *b = nullptr;
+    *cap = 0;
+    cudaError_t err = tsk_cuda_grow(a, &ca, need);
+    if (err == cudaSuccess) err = tsk_cuda_grow(b, &cb, need);
+    if (err == cudaSuccess) *cap = std::min(ca, cb);
+    return err;
+}
+
 /* Indexes part pi on the device: its keys with their references, sorted by key (stably: references
  * stay ascending within a key). */
 static int build(tsk_gpu_genome_sets *e, int pi)
@@ -143,32 +146,15 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     const gks_part &p = e->parts[(size_t)pi];
     const tsk_key_sets *r = e->r;
     const int64_t n = p.keys, nr = p.r1 - p.r0, base = r->offset[p.r0];
-    /* the sort's two buffers of each kind share one capacity: grown together */
     const size_t kb = (size_t)std::max<int64_t>(n, 1) * 8, rb = (size_t)std::max<int64_t>(n, 1) * 4;
-    if (e->pkeys_cap < kb) {
-        size_t c0 = 0, c1 = 0;
-        cudaFree(e->pkeys[0]), cudaFree(e->pkeys[1]);
-        e->pkeys[0] = e->pkeys[1] = nullptr;
-        e->pkeys_cap = 0;
-        GKS_CK(grow((void **)&e->pkeys[0], &c0, kb));
-        GKS_CK(grow((void **)&e->pkeys[1], &c1, kb));
-        e->pkeys_cap = std::min(c0, c1);
-    }
-    if (e->pref_cap < rb) {
-        size_t c0 = 0, c1 = 0;
-        cudaFree(e->pref[0]), cudaFree(e->pref[1]);
-        e->pref[0] = e->pref[1] = nullptr;
-        e->pref_cap = 0;
-        GKS_CK(grow((void **)&e->pref[0], &c0, rb));
-        GKS_CK(grow((void **)&e->pref[1], &c1, rb));
-        e->pref_cap = std::min(c0, c1);
-    }
+    GKS_CK(grow_pair((void **)&e->pkeys[0], (void **)&e->pkeys[1], &e->pkeys_cap, kb));
+    GKS_CK(grow_pair((void **)&e->pref[0], (void **)&e->pref[1], &e->pref_cap, rb));
     std::vector<int64_t> off((size_t)nr + 1);
     uint64_t max_key = 0;
     for (int64_t i = 0; i <= nr; i++) off[(size_t)i] = r->offset[p.r0 + i] - base;
     for (int64_t i = p.r0; i < p.r1; i++)
         if (tsk_key_set_size(r, i) > 0) max_key = std::max(max_key, r->keys[r->offset[i + 1] - 1]);
-    GKS_CK(grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
+    GKS_CK(tsk_cuda_grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
     GKS_CK(cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice, e->st));
     if (n > 0) GKS_CK(cudaMemcpyAsync(e->pkeys[0], r->keys + base, (size_t)n * 8, cudaMemcpyHostToDevice, e->st));
     if (nr > 0) gks_refs_kernel<<<(unsigned)nr, 128, 0, e->st>>>(e->poff_d, e->pref[0]);
@@ -182,7 +168,7 @@ static int build(tsk_gpu_genome_sets *e, int pi)
         cub::DoubleBuffer<int32_t> refs(e->pref[0], e->pref[1]);
         size_t tmp = 0;
         GKS_CK(cub::DeviceRadixSort::SortPairs(nullptr, tmp, keys, refs, (int)n, 0, end_bit, e->st));
-        GKS_CK(grow(&e->sort_tmp, &e->sort_tmp_cap, tmp));
+        GKS_CK(tsk_cuda_grow(&e->sort_tmp, &e->sort_tmp_cap, tmp));
         GKS_CK(cub::DeviceRadixSort::SortPairs(e->sort_tmp, tmp, keys, refs, (int)n, 0, end_bit, e->st));
         e->cur = keys.selector;
         if (refs.selector != keys.selector) {  /* never seen, but cheap to make certain */
@@ -202,16 +188,7 @@ extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, 
         snprintf(err, errlen, "more than 2^31 genome sketches in one set");
         return NULL;
     }
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        snprintf(err, errlen, "no usable CUDA device");
-        return NULL;
-    }
-    if (device < 0 || device >= count) {
-        snprintf(err, errlen, "CUDA device %d does not exist (%d found)", device, count);
-        return NULL;
-    }
+    if (tsk_cuda_device_usable(device, err, errlen)) return NULL;
     tsk_gpu_genome_sets *e = new tsk_gpu_genome_sets();
     e->q = q, e->r = r, e->dev = device;
     std::vector<int32_t> rsize((size_t)r->n_items + 1, 0);
@@ -306,9 +283,9 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
     const int64_t nb = b1 - b0, kbase = q->offset[b0], nk = q->offset[b1] - kbase;
     e->qoff.resize((size_t)nb + 1);
     for (int64_t i = 0; i <= nb; i++) e->qoff[(size_t)i] = q->offset[b0 + i] - kbase;
-    GKS_CK(grow((void **)&e->bkeys_d, &e->bkeys_cap, (size_t)std::max<int64_t>(nk, 1) * 8));
-    GKS_CK(grow((void **)&e->range_d, &e->range_cap, (size_t)std::max<int64_t>(nk, 1) * sizeof(int2)));
-    GKS_CK(grow((void **)&e->qoff_d, &e->qoff_cap, e->qoff.size() * sizeof(int64_t)));
+    GKS_CK(tsk_cuda_grow((void **)&e->bkeys_d, &e->bkeys_cap, (size_t)std::max<int64_t>(nk, 1) * 8));
+    GKS_CK(tsk_cuda_grow((void **)&e->range_d, &e->range_cap, (size_t)std::max<int64_t>(nk, 1) * sizeof(int2)));
+    GKS_CK(tsk_cuda_grow((void **)&e->qoff_d, &e->qoff_cap, e->qoff.size() * sizeof(int64_t)));
     if (nk > 0) GKS_CK(cudaMemcpyAsync(e->bkeys_d, q->keys + kbase, (size_t)nk * 8, cudaMemcpyHostToDevice, e->st));
     GKS_CK(cudaMemcpyAsync(e->qoff_d, e->qoff.data(), e->qoff.size() * sizeof(int64_t), cudaMemcpyHostToDevice, e->st));
     if (nk > 0) {
@@ -326,7 +303,7 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
     const size_t smem = (size_t)clen * 4;
     if (c.mode_kind == GKS_COUNT) {
         const int64_t ncols = c.w1 - c.w0;
-        GKS_CK(grow(&e->out_d, &e->out_cap, (size_t)(nb * ncols) * 4 + 4));
+        GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)(nb * ncols) * 4 + 4));
         L.counts = (uint32_t *)e->out_d, L.ncols = ncols, L.col0 = c.w0;
         gks_count_kernel<GKS_COUNT><<<(unsigned)n_blocks, GKS_THREADS, smem, e->st>>>(L);
         GKS_CK(cudaGetLastError());
@@ -339,7 +316,7 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
     }
     if (c.mode_kind == GKS_TOPK) {
         const size_t n_hits = (size_t)(n_blocks * c.k);
-        GKS_CK(grow(&e->out_d, &e->out_cap, n_hits * sizeof(gks_hit)));
+        GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, n_hits * sizeof(gks_hit)));
         L.hits = (gks_hit *)e->out_d;
         gks_count_kernel<GKS_TOPK><<<(unsigned)n_blocks, GKS_THREADS, smem, e->st>>>(L);
         GKS_CK(cudaGetLastError());
@@ -362,8 +339,8 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
         return 0;
     }
     /* GKS_WITHIN: hits reserved block by block; when they overflow the buffer, grow it and rerun */
-    GKS_CK(grow((void **)&e->recs_d, &e->recs_cap, (size_t)n_blocks * sizeof(gks_rec)));
-    GKS_CK(grow(&e->out_d, &e->out_cap, (size_t)n_blocks * 64 * sizeof(gks_hit)));
+    GKS_CK(tsk_cuda_grow((void **)&e->recs_d, &e->recs_cap, (size_t)n_blocks * sizeof(gks_rec)));
+    GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)n_blocks * 64 * sizeof(gks_hit)));
     for (;;) {
         const unsigned long long cap = e->out_cap / sizeof(gks_hit);
         L.hits = (gks_hit *)e->out_d, L.n_hits = e->n_hits_d, L.hit_cap = cap, L.recs = e->recs_d;
@@ -374,7 +351,7 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
         GKS_CK(cudaMemcpyAsync(&total, e->n_hits_d, sizeof total, cudaMemcpyDeviceToHost, e->st));
         GKS_CK(cudaStreamSynchronize(e->st));
         if (total > cap) {
-            GKS_CK(grow(&e->out_d, &e->out_cap, (size_t)total * sizeof(gks_hit)));
+            GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)total * sizeof(gks_hit)));
             continue;
         }
         e->hits.resize((size_t)total);
