@@ -211,6 +211,8 @@ static int run(int64_t n, int64_t keys, int reps, int64_t chunk)
         t_open[r] = now() - t0;
         if (!g) {
             fprintf(stderr, "open: %s\n", err);
+            free(o.keys);
+            free(o.offset);
             return 2;
         }
     }
