@@ -26,7 +26,7 @@ typedef struct {
     int threads;                /* -p */
 } tsk_dist_matrix;
 
-typedef struct {
+typedef struct tsk_matrix_command {
     const char *name;                  /* "tree" (messages) */
     const char *usage;                 /* -h: usage line, description and the command's options */
     const struct option *options;      /* the command's own long options, {0}-terminated, or NULL */

@@ -62,6 +62,10 @@ fi
 "$T" tree -q "$WORK/sim.fa" -o "$WORK/fa.nwk"
 "$T" tree -q -p 2 "$WORK/sim.tsk" -o "$WORK/tsk.nwk"
 expect_same "$WORK/fa.nwk" "$WORK/tsk.nwk" "tree: .tsk input and -p 2 give FASTA's -p 1 tree"
+"$T" sketch -q --genome --per-file "$TESTDATA"/genome/g0*.fa -o "$WORK/genomes.tsk"
+"$T" tree -q "$WORK/genomes.tsk" -o "$WORK/gtsk.nwk"
+"$T" tree -q --genome --per-file "$TESTDATA"/genome/g0*.fa -o "$WORK/gfa.nwk"
+expect_same "$WORK/gtsk.nwk" "$WORK/gfa.nwk" "tree: a genome .tsk gives --genome FASTA's tree (genome distances by default)"
 
 # 3. small sets, names Newick must quote
 printf '>solo\nACGTACGTTTGACCA\n' >"$WORK/one.fa"
@@ -85,8 +89,10 @@ expect_exit 2 "" "tree takes no -f" -- "$T" tree -q -f tsv "$G/MT-human.fa"
 expect_exit 3 "missing.fa" "tree of a missing file exits 3" -- "$T" tree -q "$WORK/missing.fa" -o "$WORK/none.nwk"
 [ ! -e "$WORK/none.nwk" ] && ok "a failed tree leaves no output" || not_ok "a failed tree leaves no output"
 printf '>short\nACGTAC\n' >"$WORK/short.fa"
-expect_exit 3 "short.*finite" "a genome without windows (infinite distances) exits 3, named" -- \
-    "$T" tree --genome "$G/MT-human.fa" "$WORK/short.fa" -o "$WORK/none.nwk"
+"$T" sketch -q --canonical --window 300 --stride 30 -k 3 -s 16 "$G/MT-human.fa" "$G/MT-orang.fa" "$WORK/short.fa" \
+    -o "$WORK/rows.tsk"
+expect_exit 3 "short.*finite" "slide rows --genome: a record without rows (infinite distances) exits 3, named" -- \
+    "$T" tree --genome "$WORK/rows.tsk" -o "$WORK/none.nwk"
 [ ! -e "$WORK/none.nwk" ] && ok "no output after it" || not_ok "no output after it"
 expect_exit 5 "GPU|CUDA" "tree --device cuda without a GPU exits 5" -- env CUDA_VISIBLE_DEVICES= "$T" tree -q --device cuda "$G/MT-human.fa" "$G/MT-orang.fa" "$G/NC_045512.2.fa"
 expect_exit 0 "" "tree -h" -- "$T" tree -h
