@@ -26,6 +26,14 @@ void tsk_tree_free(tsk_tree *t)
     t->length = NULL;
 }
 
+void tsk_tree_parents(const tsk_tree *t, int64_t *parent)
+{
+    const int64_t top = t->n_leaves + t->n_joins;
+    parent[top] = -1;
+    for (int i = 0; i < t->n_top; i++) parent[t->top[i]] = top;
+    for (int64_t k = 0; k < t->n_joins; k++) parent[t->children[k][0]] = parent[t->children[k][1]] = t->n_leaves + k;
+}
+
 int tsk_tree_leaf_order(const tsk_tree *t, int64_t *order)
 {
     /* an explicit stack: a caterpillar tree of 100,000 leaves is that deep */

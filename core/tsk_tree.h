@@ -26,6 +26,10 @@ typedef struct {
 int tsk_tree_alloc(tsk_tree *t, int64_t n_leaves);
 void tsk_tree_free(tsk_tree *t);
 
+/* The parent of every node: parent[v] for v < n_leaves + n_joins, the top node being
+ * n_leaves + n_joins (its own entry -1). parent must hold n_leaves + n_joins + 1 entries. */
+void tsk_tree_parents(const tsk_tree *t, int64_t *parent);
+
 /* The leaves in the order the tree is written: depth first, the top's children in order, left
  * before right. order must hold n_leaves entries. 0, or -1 (out of memory). */
 int tsk_tree_leaf_order(const tsk_tree *t, int64_t *order);

@@ -189,6 +189,14 @@ static inline float q_of(const nj_state *s, float dist, int64_t a, int64_t b)
     return dist - rr;
 }
 
+/* Offers the pair of slots a != b, at working distance dist, to *best. */
+static inline void offer(const nj_state *s, float dist, int64_t a, int64_t b, nj_pick *best)
+{
+    const float q = q_of(s, dist, a, b);
+    const int64_t hi = a > b ? a : b, lo = a > b ? b : a;
+    if (pick_better(q, hi, lo, best)) *best = (nj_pick){q, hi, lo};
+}
+
 int tsk_nj_build_naive(float *d, int64_t n, tsk_tree *tree, char *err, size_t errlen)
 {
     nj_state s;
@@ -201,9 +209,7 @@ int tsk_nj_build_naive(float *d, int64_t n, tsk_tree *tree, char *err, size_t er
         nj_pick best = {FLT_MAX, n, n};
         for (int64_t x = 0; x < s.n_live; x++)
             for (int64_t y = 0; y < x; y++) {
-                const int64_t hi = s.live[x], lo = s.live[y];
-                const float q = q_of(&s, *w_at(&s, hi, lo), hi, lo);
-                if (pick_better(q, hi, lo, &best)) best = (nj_pick){q, hi, lo};
+                offer(&s, *w_at(&s, s.live[x], s.live[y]), s.live[x], s.live[y], &best);
             }
         nj_join(&s, best.hi, best.lo);
     }
@@ -305,10 +311,7 @@ static int row_fill(const nj_state *s, nj_row *row, int64_t slot, int64_t cap, n
         all++;
         const float dist = *w_at(s, slot, other);
         heap_offer(row->e, &m, (int32_t)cap, dist, (uint32_t)s->node_at[other]);
-        if (!best) continue;
-        const float q = q_of(s, dist, slot, other);
-        const int64_t hi = slot > other ? slot : other, lo = slot > other ? other : slot;
-        if (pick_better(q, hi, lo, best)) *best = (nj_pick){q, hi, lo};
+        if (best) offer(s, dist, slot, other, best);
     }
     row_from_heap(row, m, all);
     return 0;
@@ -332,9 +335,7 @@ static int row_scan(const nj_state *s, nj_row *row, int64_t slot, float r_max, n
         const float dist = row->e[k].v;
         const float bound = dist - base;
         if (bound > best->q) break;
-        const float q = q_of(s, dist, slot, other);
-        const int64_t hi = slot > other ? slot : other, lo = slot > other ? other : slot;
-        if (pick_better(q, hi, lo, best)) *best = (nj_pick){q, hi, lo};
+        offer(s, dist, slot, other, best);
     }
     const int32_t live_seen = k - row->start - stale;
     if (stale) { /* keep the live entries before k, packed against k */

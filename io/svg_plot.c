@@ -120,8 +120,7 @@ static int put_tree(FILE *f, const tsk_tree *t, const int64_t *order, double x0,
         return -1;
     }
     const int64_t top = n_nodes;
-    for (int i = 0; i < t->n_top; i++) parent[t->top[i]] = top;
-    for (int64_t k = 0; k < t->n_joins; k++) parent[t->children[k][0]] = parent[t->children[k][1]] = t->n_leaves + k;
+    tsk_tree_parents(t, parent);
     /* joins are numbered after their children, so one pass down (descending) places x and one
      * pass up (ascending) places y */
     x[top] = x0;
@@ -156,8 +155,7 @@ static double tree_depth(const tsk_tree *t)
     int64_t *parent = malloc((size_t)(n_nodes + 1) * sizeof *parent);
     double best = 0;
     if (depth && parent) {
-        for (int i = 0; i < t->n_top; i++) parent[t->top[i]] = n_nodes;
-        for (int64_t k = 0; k < t->n_joins; k++) parent[t->children[k][0]] = parent[t->children[k][1]] = t->n_leaves + k;
+        tsk_tree_parents(t, parent);
         depth[n_nodes] = 0;
         for (int64_t v = n_nodes - 1; v >= 0; v--) {
             depth[v] = depth[parent[v]] + t->length[v];

@@ -151,9 +151,7 @@ static double tree_path(const tsk_tree *t, int64_t a, int64_t b)
 {
     const int64_t n_nodes = t->n_leaves + t->n_joins;
     int64_t *par = malloc((size_t)(n_nodes + 1) * sizeof *par);
-    for (int i = 0; i < t->n_top; i++) par[t->top[i]] = n_nodes;
-    par[n_nodes] = -1;
-    for (int64_t k = 0; k < t->n_joins; k++) par[t->children[k][0]] = par[t->children[k][1]] = t->n_leaves + k;
+    tsk_tree_parents(t, par);
     char *seen = calloc((size_t)n_nodes + 1, 1);
     for (int64_t x = a; x >= 0; x = par[x]) seen[x] = 1;
     double s = 0;
