@@ -92,7 +92,10 @@ double tsk_genome_share_floor(double max_dist, int64_t window)
 {
     if (!(max_dist < 1.0)) return 0.0;
     if (max_dist < 0.0) max_dist = 0.0;
-    /* d <= max  <=>  f >= (1 - max)^W; float rounding of d moves the boundary by far less than
-     * this margin, and the caller re-checks every kept pair */
-    return pow(1.0 - max_dist, (double)window) * (1.0 - 1e-6);
+    /* d <= max  <=>  f >= (1 - max)^W, but the distance compared is d rounded to float, which
+     * can bring a d up to half a float ulp (< 2^-25 below 1) above max down to max: the boundary
+     * moves out by 2^-24 in d (a relative margin on f alone is too small near d = 1, where a float
+     * ulp of d is many times f's). The (1 - 1e-6) covers pow; the caller re-checks every kept pair. */
+    const double lowest = 1.0 - max_dist - 0x1p-24;
+    return lowest > 0.0 ? pow(lowest, (double)window) * (1.0 - 1e-6) : 0.0;
 }
