@@ -48,7 +48,6 @@ enum { /* header field offsets */
  * older readers refuse by its number instead of misreading keys as rows. */
 #define TSK_KIND_ROWS 0u
 #define TSK_KIND_GENOME 1u
-#define TSK_GENOME_FORMAT_VERSION 2u
 enum { /* record entry field offsets */
     R_NAME_OFF = 0, R_NAME_LEN = 8, R_SOURCE = 12, R_RAW_LEN = 16, R_CLEAN_LEN = 24, R_DROPPED = 32,
     R_FIRST_ROW = 40, R_N_ROWS = 48,

@@ -17,6 +17,8 @@ extern "C" {
 #endif
 
 #define TSK_FORMAT_VERSION 1
+/* The version of genome sketch files (kind and scaled in the header, keys as rows). */
+#define TSK_GENOME_FORMAT_VERSION 2u
 /* The first 8 bytes of every .tsk file (docs/format.md). */
 #define TSK_FILE_MAGIC "\x89TSK\r\n\x1a\n"
 #define TSK_FILE_MAGIC_LEN 8
@@ -63,10 +65,12 @@ int tsk_file_kind(const char *path);
 tsk_file *tsk_file_open(const char *path, char *err, size_t errlen);
 void tsk_file_close(tsk_file *f);
 
-/* Row r as a pointer into the mapping (float or double per elem_size). */
+/* Row r as a pointer into the mapping (float or double per elem_size; of a genome sketch file,
+ * key r: its rows are single uint64 keys, whatever dim is). */
 static inline const void *tsk_file_row(const tsk_file *f, int64_t r)
 {
-    return (const char *)f->data + (size_t)r * (size_t)f->params.dim * f->elem_size;
+    const size_t row_bytes = f->params.scaled > 0 ? sizeof(uint64_t) : (size_t)f->params.dim * f->elem_size;
+    return (const char *)f->data + (size_t)r * row_bytes;
 }
 
 /* ---- writing ---- */
