@@ -65,12 +65,11 @@ int tsk_file_kind(const char *path);
 tsk_file *tsk_file_open(const char *path, char *err, size_t errlen);
 void tsk_file_close(tsk_file *f);
 
-/* Row r as a pointer into the mapping (float or double per elem_size; of a genome sketch file,
- * key r: its rows are single uint64 keys, whatever dim is). */
+/* Row r as a pointer into the mapping (float or double per elem_size; a uint64 key for genome sketches). */
 static inline const void *tsk_file_row(const tsk_file *f, int64_t r)
 {
-    const size_t row_bytes = f->params.scaled > 0 ? sizeof(uint64_t) : (size_t)f->params.dim * f->elem_size;
-    return (const char *)f->data + (size_t)r * row_bytes;
+    if (f->params.scaled > 0) return (const uint64_t *)f->data + r; /* genome sketches: one key a row */
+    return (const char *)f->data + (size_t)r * (size_t)f->params.dim * f->elem_size;
 }
 
 /* ---- writing ---- */
