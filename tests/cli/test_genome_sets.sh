@@ -198,14 +198,6 @@ EOF
 # ---- 4. --block parts, threads, FASTA inputs, paste ----
 "$T" sketch -q --per-file "${P[@]}" "${G[0]}" "${G[1]}" -o "$WORK/refs.tsk"
 "$T" sketch -q --per-file "${P[@]}" "${G[2]}" "${G[3]}" -o "$WORK/qs.tsk"
-check_parts() { # desc N dist-args...
-    local desc=$1 n=$2
-    shift 2
-    "$T" dist "$@" >"$WORK/single.tsv"
-    : >"$WORK/parts.tsv"
-    for i in $(seq 1 "$n"); do "$T" dist --block "$i/$n" "$@" >>"$WORK/parts.tsv"; done
-    expect_same "$WORK/single.tsv" "$WORK/parts.tsv" "--block x/$n: $desc"
-}
 for n in 1 2 3 4; do
     check_parts "all pairs + header" $n --header "$WORK/r9.tsk"
     check_parts "top-k 2" $n --top-k 2 "$WORK/r9.tsk"
