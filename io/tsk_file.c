@@ -330,9 +330,10 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     }
     memset(trailer, 0, trailer_offset - data_end);
     unsigned char *t = trailer + (trailer_offset - data_end);
-    memcpy(t, w->records.p, w->records.len);
-    memcpy(t + w->records.len, w->sources.p, w->sources.len);
-    memcpy(t + w->records.len + w->sources.len, w->strings.p, w->strings.len);
+    /* a file of no records has empty (NULL) buffers: memcpy must not see them */
+    if (w->records.len) memcpy(t, w->records.p, w->records.len);
+    if (w->sources.len) memcpy(t + w->records.len, w->sources.p, w->sources.len);
+    if (w->strings.len) memcpy(t + w->records.len + w->sources.len, w->strings.p, w->strings.len);
     if (tsk_write_all(w->fd, trailer, trailer_offset - data_end + trailer_size) != 0) {
         tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
         goto fail;

@@ -267,6 +267,9 @@ bad_run 2 "--genome.*--slide" "dist --genome --slide" dist --genome --slide "${G
 "$T" info "$WORK/sets.tsk" >"$WORK/info.txt"
 grep -q "^kind	genome sketches" "$WORK/info.txt" && grep -q "^scaled	40 " "$WORK/info.txt" &&
     grep -q "^format version	2$" "$WORK/info.txt" && ok "info: kind, scaled, format version 2" || not_ok "info: kind and scaled" "$(head -8 "$WORK/info.txt")"
+for f in "${G[@]}"; do printf '%s\t%s\t%s\n' "$(basename "$f" .fa)" "$f" "$(grep -v '^>' "$f" | tr -d '\n\r' | wc -c)"; done >"$WORK/rec.want"
+"$T" info --records "$WORK/sets.tsk" | awk -F'\t' -v OFS='\t' '/^#name/ { on = 1; next } on { print $1, $2, $3 }' >"$WORK/rec.got"
+expect_same "$WORK/rec.want" "$WORK/rec.got" "info --records: each per-file genome's name, source (its input) and length"
 "$T" info --json "$WORK/sets.tsk" >"$WORK/info.json"
 expect_true "info --json: kind genome, scaled 40, format_version 2, the window parameters" -- "$PY" -c '
 import json, sys
