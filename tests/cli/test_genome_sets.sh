@@ -52,6 +52,17 @@ expect_same "$D/records.keys.tsv" "$WORK/rec32.keys" "per-record genome keys (fl
 "$T" dist "$WORK/rec.tsk" >"$WORK/rec.dist"
 golden_match "$D/records.dist.tsv" "$WORK/rec.dist" "per-record genome distances = reference"
 
+# genomes with no key (shorter than a window, empty, all N) beside real ones: the reference, run here
+RP=(-k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40)
+{ cat "${G[1]}"; printf '>tiny\nACGTACGTAC\n>empty\n\n>nn\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n'; } >"$WORK/mix.fa"
+"$T" sketch -q "${P[@]}" "$WORK/mix.fa" -o "$WORK/mix.tsk"
+expect_same <("$PY" "$REF" "${RP[@]}" keys "$WORK/mix.fa") <("$T" export "$WORK/mix.tsk") "keys of genomes with no window kept = reference (names alone)"
+expect_same <("$PY" "$REF" "${RP[@]}" dist "$WORK/mix.fa") <("$T" dist "$WORK/mix.tsk") "empty genome sketches: distance 1, shared 0 = reference"
+expect_same <("$PY" "$REF" "${RP[@]}" containment "$WORK/mix.fa") <("$T" dist --containment "$WORK/mix.tsk") \
+    "empty genome sketches, --containment = reference"
+[ "$("$T" dist --top-k 3 "$WORK/mix.tsk" | wc -l)" -eq 0 ] && ok "--top-k: genomes sharing nothing have no neighbours" ||
+    not_ok "--top-k: genomes sharing nothing have no neighbours"
+
 # ---- 2. strands, rotations and contig splits ----
 # one genome as one record, its reverse complement, a rotation, and the same split into 3 contigs
 awk '!/^>/ { s = s $0 } END { print s }' "${G[3]}" >"$WORK/g.seq"
