@@ -127,8 +127,18 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     records.per_file = 0;
     records.per_file_name = NULL;
     records.params.scaled = 0;
-    int rc = tsk_pipeline_run(&records, take_record, &g);
-    if (rc == TSK_EXIT_OK) rc = flush_genome(&g);
+    int rc = TSK_EXIT_OK;
+    for (size_t begin = 0, end; rc == TSK_EXIT_OK && begin < job->n_inputs; begin = end) {
+        /* a path given twice in a row (-l with two names for one file) is two genomes that the
+         * records' sources cannot tell apart: the second starts a pipeline run of its own */
+        for (end = begin + 1; end < job->n_inputs; end++)
+            if (job->per_file && strcmp(job->inputs[end].path, job->inputs[end - 1].path) == 0) break;
+        records.inputs = job->inputs + begin;
+        records.n_inputs = end - begin;
+        g.input = begin;
+        rc = tsk_pipeline_run(&records, take_record, &g);
+        if (rc == TSK_EXIT_OK) rc = flush_genome(&g);
+    }
     free(g.name);
     free(g.source);
     free(g.keys);

@@ -242,6 +242,11 @@ expect_same <("$T" dist "$WORK/r9.tsk") <("$T" dist "${P[@]}" "$WORK/all.fa") "o
 expect_same <("$T" dist "$WORK/refs.tsk" "$WORK/qs.tsk") "$WORK/mixed.tsv" "genome .tsk references x FASTA queries = both sketched"
 "$T" triangle --per-file "${P[@]}" "${G[@]}" >"$WORK/fa.phy"
 expect_same <("$T" triangle "$WORK/sets.tsk") "$WORK/fa.phy" "triangle --genome on FASTA = triangle of the sketch"
+printf 'A\t%s\nB\t%s\nC\t%s\nD\t%s\n' "${G[0]}" "${G[0]}" "${G[1]}" "${G[0]}" >"$WORK/list.txt"
+"$T" sketch -q --per-file "${P[@]}" -l "$WORK/list.txt" -o "$WORK/list.tsk"
+"$T" export "$WORK/sets.tsk" | awk -F'\t' -v OFS='\t' '{ k[$1] = $0 } END {
+    split("A g00 B g00 C g01 D g00", m, " "); for (i = 1; i < 8; i += 2) { l = k[m[i + 1]]; sub(/^[^\t]*/, m[i], l); print l } }' >"$WORK/list.want"
+expect_same "$WORK/list.want" <("$T" export "$WORK/list.tsk") "-l with one file under two names in a row: two genomes, each the file's sketch"
 "$T" paste -q "$WORK/pasted.tsk" "$WORK/refs.tsk" "$WORK/qs.tsk"
 expect_same <("$T" export "$WORK/sets.tsk") <("$T" export "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (keys)"
 expect_same "$WORK/sets.dist" <("$T" dist "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (distances)"
