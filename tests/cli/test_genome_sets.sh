@@ -250,6 +250,8 @@ expect_same "$WORK/list.want" <("$T" export "$WORK/list.tsk") "-l with one file 
 "$T" paste -q "$WORK/pasted.tsk" "$WORK/refs.tsk" "$WORK/qs.tsk"
 expect_same <("$T" export "$WORK/sets.tsk") <("$T" export "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (keys)"
 expect_same "$WORK/sets.dist" <("$T" dist "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (distances)"
+"$T" paste -q "$WORK/pasted2.tsk" "$WORK/rec32.tsk" "$WORK/rec.tsk"
+expect_same <(cat "$WORK/rec32.keys" "$WORK/rec.keys") <("$T" export "$WORK/pasted2.tsk") "paste of genome files sketched in single and double precision (the same keys)"
 
 # ---- 5. refused inputs ----
 bad_run() { # code regex desc command args...
