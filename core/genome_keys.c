@@ -13,6 +13,10 @@ const char *tsk_genome_params_check(const tsk_params *p)
     if (p->anchor_k == 0 || p->window == 0) return "genome sketches need anchored windows";
     if (p->window > TSK_GENOME_MAX_WINDOW) return "genome sketch windows must be at most 64 bases";
     if (p->window % 2) return "genome sketch windows must have an even length (strand symmetry)";
+    if (p->t > p->window) return "t must not exceed the genome sketch window (a window of no t-tuple)";
+    if (tsk_genome_row_scale(p) > TSK_GENOME_MAX_SCALE)
+        return "genome sketch windows hold too many t-tuples for exact float32 rows (2 C(W, t) must be at "
+               "most 1.6e6): a shorter window or a smaller t";
     return NULL;
 }
 

@@ -63,6 +63,20 @@ expect_same <("$PY" "$REF" "${RP[@]}" containment "$WORK/mix.fa") <("$T" dist --
 [ "$("$T" dist --top-k 3 "$WORK/mix.tsk" | wc -l)" -eq 0 ] && ok "--top-k: genomes sharing nothing have no neighbours" ||
     not_ok "--top-k: genomes sharing nothing have no neighbours"
 
+# the largest windows for t = 4 and 5 on low-complexity sequence (rows near +-1, where float32 is
+# coarsest): float32 rows give the keys of float64 rows
+"$PY" -c 'import random
+random.seed(3)
+print(">lowc")
+print("".join(random.choice("ACGT") * random.randint(20, 70) + "".join(random.choice("ACGT") for _ in range(3)) for _ in range(120)))' >"$WORK/lowc.fa"
+for wk in "64 4" "40 5"; do
+    set -- $wk
+    "$T" sketch -q --genome --window "$1" -k "$2" --anchor-k 4 --stride 5 --scaled 5 "$WORK/lowc.fa" -o "$WORK/l32.tsk" &&
+        "$T" sketch -q --genome --window "$1" -k "$2" --anchor-k 4 --stride 5 --scaled 5 --precision double "$WORK/lowc.fa" -o "$WORK/l64.tsk" &&
+        cmp -s <("$T" export "$WORK/l32.tsk") <("$T" export "$WORK/l64.tsk") &&
+        ok "window $1, t=$2, low-complexity sequence: float32 keys = float64 keys" || not_ok "window $1, t=$2: float32 keys = float64 keys"
+done
+
 # ---- 2. strands, rotations and contig splits ----
 # one genome as one record, its reverse complement, a rotation, and the same split into 3 contigs
 awk '!/^>/ { s = s $0 } END { print s }' "${G[3]}" >"$WORK/g.seq"
@@ -278,6 +292,7 @@ bad_run 2 "PHYLIP" "--containment -f phylip" dist --containment -f phylip "$WORK
 bad_run 2 "" "triangle --containment" triangle --containment "$WORK/r9.tsk"
 bad_run 2 "--scaled.*--genome" "sketch --scaled without --genome" sketch --scaled 40 "${G[0]}"
 bad_run 2 "--scaled.*--genome" "dist --scaled without --genome" dist --scaled 40 "${G[0]}"
+bad_run 2 "t-tuples.*float32" "sketch --genome --window 48 -k 5 (2 C(W, t) over 1.6e6)" sketch --genome --window 48 -k 5 "${G[0]}"
 bad_run 2 "--genome.*--slide" "sketch --genome --slide" sketch --genome --slide "${G[0]}"
 bad_run 2 "--genome.*--slide" "dist --genome --slide" dist --genome --slide "${G[0]}"
 

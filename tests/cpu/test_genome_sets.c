@@ -491,6 +491,25 @@ Test(genome_sets, share_floor_below_boundary)
 
 /* ---- window keys ---- */
 
+/* Windows up to 64 bases, and no more t-tuples than float32 rows carry exactly (2 C(W, t) at most
+ * 1.6e6: t = 4 up to W = 64, t = 5 up to W = 40). */
+Test(genome_sets, params_check_bounds)
+{
+    const struct {
+        int t;
+        int64_t w;
+        int ok;
+    } c[] = {{4, 20, 1}, {4, 64, 1}, {4, 66, 0}, {4, 21, 0}, {5, 40, 1}, {5, 42, 0}, {5, 48, 0}, {5, 64, 0},
+             {6, 28, 1}, {6, 40, 0}, {8, 20, 1}, {10, 8, 0}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        tsk_params p;
+        tsk_params_default(&p);
+        p.t = c[i].t, p.dim = 16, p.canonical = 1, p.window = c[i].w, p.stride = 20, p.anchor_k = 8, p.scaled = 40;
+        const char *why = tsk_genome_params_check(&p);
+        cr_expect((why == NULL) == c[i].ok, "t %d W %lld: %s", c[i].t, (long long)c[i].w, why ? why : "accepted");
+    }
+}
+
 static void genome_params(tsk_params *p, int t, int dim, int64_t window, int canonical)
 {
     tsk_params_default(p);
@@ -507,7 +526,7 @@ Test(genome_sets, key_of_row_recovers_integer_sketches)
         int t, dim;
         int64_t w;
         int canon;
-    } c[] = {{4, 16, 20, 1}, {4, 16, 20, 0}, {3, 12, 24, 1}, {4, 64, 64, 1}, {1, 4, 2, 1}};
+    } c[] = {{4, 16, 20, 1}, {4, 16, 20, 0}, {3, 12, 24, 1}, {4, 64, 64, 1}, {5, 16, 40, 1}, {1, 4, 2, 1}};
     uint64_t s = 77;
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         tsk_params p;
