@@ -185,6 +185,16 @@ for x in 0 0.0415788293 0.05 0.08 0.999 1; do
     awk -F'\t' -v x=$x '$3 <= x' "$WORK/allc.tsv" | expect_same - "$WORK/dc.tsv" "-d $x --containment = the all-pairs lines within $x"
 done
 
+"$T" dist --with-self "$WORK/r9.tsk" >"$WORK/self.tsv"
+"$T" dist --with-self --containment "$WORK/r9.tsk" >"$WORK/selfc.tsv"
+[ "$(awk -F'\t' '$1 == $2 && $3 == 0' "$WORK/self.tsv" | wc -l)" -eq 9 ] && expect_same <(awk -F'\t' '$1 != $2' "$WORK/self.tsv") "$WORK/all.tsv" \
+    "--with-self: the 9 self pairs at 0, then the same pairs" || not_ok "--with-self: 9 self pairs at distance 0"
+for x in 0 0.05; do
+    expect_same <(awk -F'\t' -v x=$x '$3 <= x' "$WORK/self.tsv") <("$T" dist --with-self -d $x "$WORK/r9.tsk") "--with-self -d $x = the lines within $x"
+    expect_same <(awk -F'\t' -v x=$x '$3 <= x' "$WORK/selfc.tsv") <("$T" dist --with-self --containment -d $x "$WORK/r9.tsk") \
+        "--with-self --containment -d $x = the lines within $x"
+done
+
 # matrices: phylip (lower triangle), square (rows: queries, columns: references), npy (float32)
 "$T" dist -f phylip "$WORK/r9.tsk" >"$WORK/m.phy"
 "$T" triangle "$WORK/r9.tsk" >"$WORK/t.phy"
