@@ -68,8 +68,9 @@ int tsk_cmd_tree(int argc, char **argv)
         "Neighbour-joining tree (Saitou-Nei, quicktree's joins and branch lengths; negative lengths\n"
         "clamped to 0) of every record of the inputs, in Newick. INPUT: .tsk sketch files or\n"
         "FASTA/FASTQ files (sketched with the options below). The distances are dist's (genome\n"
-        "distances with --genome); the whole matrix is held in memory: 4 N^2 bytes, plus 2 N^2 for\n"
-        "the tree. Labels are quoted when Newick needs it.\n"
+        "distances for genome sketches, or with --genome for FASTA); the whole matrix is held in\n"
+        "memory, 4 N^2 bytes (400 MB for 10,000), the tree's working space included. Labels are\n"
+        "quoted when Newick needs it. Exit 3 when a distance is not finite (the pair is named).\n"
         "\n",
         NULL, NULL, write_tree, NULL,
     };
