@@ -3,6 +3,7 @@
 #define TSK_CLI_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exit codes (documented in README.md). */
@@ -25,6 +26,17 @@ extern int tsk_quiet;
 
 /* Parses a positive integer option value; on failure prints "option -X: ..." and returns -1. */
 int tsk_parse_int64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Refuses an output that is one of the inputs (the same regular file by device and inode, so
+ * also through links): writing it would destroy the input. Returns TSK_EXIT_OK, or prints
+ * "OUT: is also the input IN ..." and returns TSK_EXIT_USAGE. Every command that writes calls it
+ * before reading anything. NULL entries and a NULL output are skipped. */
+int tsk_check_output(const char *output, const char *const *inputs, size_t n);
+
+/* Warns once when names[0..n) holds empty names or one name twice (rows of a distance table or
+ * leaves of a tree that only their order tells apart); where names the set ("the references").
+ * Returns 0, or -1 when out of memory (nothing checked). */
+int tsk_warn_name_problems(const char *const *names, int64_t n, const char *where);
 
 /* The command line as one string (for the .tsk header), malloc'd. */
 char *tsk_join_argv(int argc, char **argv);

@@ -503,6 +503,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         }
     }
     if (rc == TSK_EXIT_OK && o.genome) genome_sketch_defaults(&job);
+    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_check_output(&job, o.output, argv + optind, (size_t)(argc - optind));
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&job);
     /* Inputs: the positional arguments, then those of -l lists. */
     size_t n_inputs = (size_t)(argc - optind) + job.n_inputs;

@@ -83,6 +83,7 @@ int tsk_cmd_sketch(int argc, char **argv)
         tsk_error("sketch: no output file (-o OUT.tsk)");
         rc = TSK_EXIT_USAGE;
     }
+    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_check_output(&job, output, NULL, 0);
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&job);
     if (rc != TSK_EXIT_OK) {
         tsk_sketch_job_free(&job);

@@ -238,7 +238,7 @@ typedef struct {
     tsk_record_sink sink;
     void *ctx;
     size_t row_bytes;
-    int64_t records, bases, short_records;
+    int64_t records, bases, short_records, empty_names;
 } writer;
 
 static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
@@ -250,6 +250,8 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
             tsk_warn("%s: record '%s' has %lld usable character%s, fewer than t=%d: its sketch is zero",
                      info->source, info->name, (long long)info->clean_len, info->clean_len == 1 ? "" : "s",
                      w->job->params.t);
+        if (!info->name[0] && w->empty_names++ < MAX_SHORT_WARNINGS)
+            tsk_warn("%s: record %lld has an empty name", info->source, (long long)(w->records + r + 1));
         rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes);
         w->bases += info->clean_len;
     }
@@ -272,6 +274,8 @@ static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batch
 
 int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 {
+    const int names_rc = tsk_sketch_job_check_names(job);
+    if (names_rc != TSK_EXIT_OK) return names_rc;
     const int gpu = expect_gpu(job);
     shared_state s;
     memset(&s, 0, sizeof s);
@@ -312,7 +316,7 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 
     const int progress = !tsk_quiet && isatty(STDERR_FILENO);
     const size_t elem = job->params.precision == TSK_DOUBLE ? sizeof(double) : sizeof(float);
-    writer w = {job, sink, ctx, (size_t)job->params.dim * elem, 0, 0, 0};
+    writer w = {job, sink, ctx, (size_t)job->params.dim * elem, 0, 0, 0, 0};
     /* Batch k is begun on the engine before batch k-1 is written out, so the GPU sketches while
      * the host writes (the CPU engine finishes in begin); two row buffers alternate. */
     void *out[2] = {NULL, NULL};

@@ -58,6 +58,8 @@ typedef struct {
     unsigned given;            /* TSK_GIVEN_* bits: parameters set on the command line */
     char **owned;              /* strings the job allocated (list files), freed with it */
     size_t n_owned;
+    const char **lists;        /* -l list files (argv strings), inputs too for the output check */
+    size_t n_lists;
 } tsk_sketch_job;
 
 enum {
@@ -87,5 +89,14 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg);
 void tsk_sketch_job_init(tsk_sketch_job *job);
 int tsk_sketch_job_finish(tsk_sketch_job *job); /* TSK_EXIT_OK or an exit code, message printed */
 void tsk_sketch_job_free(tsk_sketch_job *job);
+
+/* With --per-file, every input's sketch name (its list name, -I, or its file stem) must be unique:
+ * s1/contigs.fa and s2/contigs.fa would both be 'contigs'. Prints the clash naming both files
+ * and returns TSK_EXIT_INPUT; else TSK_EXIT_OK (also without --per-file). */
+int tsk_sketch_job_check_names(const tsk_sketch_job *job);
+
+/* tsk_check_output over every file the job reads (inputs, list files, --tables) and more[0..n_more).
+ * TSK_EXIT_OK or TSK_EXIT_USAGE (message printed). */
+int tsk_sketch_job_check_output(const tsk_sketch_job *job, const char *output, char *const *more, size_t n_more);
 
 #endif

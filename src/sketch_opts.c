@@ -49,6 +49,9 @@ void tsk_sketch_job_init(tsk_sketch_job *job)
 
 void tsk_sketch_job_free(tsk_sketch_job *job)
 {
+    free(job->lists);
+    job->lists = NULL;
+    job->n_lists = 0;
     tsk_inputs_free(job->inputs, job->n_inputs);
     job->inputs = NULL;
     job->n_inputs = 0;
@@ -125,6 +128,13 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         job->threads = (int)v;
         return 1;
     case 'l': {
+        const char **lists = realloc(job->lists, (job->n_lists + 1) * sizeof *lists);
+        if (!lists) {
+            tsk_error("out of memory");
+            return -TSK_EXIT_RUNTIME;
+        }
+        job->lists = lists;
+        job->lists[job->n_lists++] = arg;
         size_t n = job->n_inputs;
         int rc = tsk_input_list_read(arg, &job->inputs, &n, err, sizeof err);
         job->n_inputs = n;
@@ -149,11 +159,11 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         p->canonical = 1;
         return 1;
     case TSK_OPT_WINDOW:
-        if (tsk_parse_int64("--window", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
+        if (tsk_parse_int64("--window", arg, 1, TSK_MAX_WINDOW, &v)) return -TSK_EXIT_USAGE;
         p->window = v, job->given |= TSK_GIVEN_WINDOW;
         return 1;
     case TSK_OPT_STRIDE:
-        if (tsk_parse_int64("--stride", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
+        if (tsk_parse_int64("--stride", arg, 1, TSK_MAX_WINDOW, &v)) return -TSK_EXIT_USAGE;
         p->stride = v, job->given |= TSK_GIVEN_STRIDE;
         return 1;
     case TSK_OPT_SLIDE:
@@ -241,4 +251,57 @@ int tsk_sketch_job_finish(tsk_sketch_job *job)
         return TSK_EXIT_USAGE;
     }
     return TSK_EXIT_OK;
+}
+
+int tsk_sketch_job_check_output(const tsk_sketch_job *job, const char *output, char *const *more, size_t n_more)
+{
+    size_t n = job->n_inputs + job->n_lists + 1 + n_more;
+    const char **paths = malloc(n * sizeof *paths);
+    if (!paths) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < job->n_inputs; i++) paths[k++] = job->inputs[i].path;
+    for (size_t i = 0; i < job->n_lists; i++) paths[k++] = job->lists[i];
+    paths[k++] = job->tables_path;
+    for (size_t i = 0; i < n_more; i++) paths[k++] = more[i];
+    int rc = tsk_check_output(output, paths, k);
+    free(paths);
+    return rc;
+}
+
+typedef struct {
+    char *name; /* malloc'd */
+    const char *path;
+} named_input;
+
+static int compare_named(const void *a, const void *b)
+{
+    const named_input *x = a, *y = b;
+    return strcmp(x->name, y->name);
+}
+
+int tsk_sketch_job_check_names(const tsk_sketch_job *job)
+{
+    if (!job->per_file || job->n_inputs < 2) return TSK_EXIT_OK;
+    named_input *v = calloc(job->n_inputs, sizeof *v);
+    int rc = v ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
+    for (size_t i = 0; rc == TSK_EXIT_OK && i < job->n_inputs; i++) {
+        const tsk_input *in = &job->inputs[i];
+        v[i].path = in->path;
+        v[i].name = in->name ? strdup(in->name) : tsk_path_stem(in->path);
+        if (!v[i].name) rc = TSK_EXIT_RUNTIME;
+    }
+    if (rc == TSK_EXIT_RUNTIME) tsk_error("out of memory");
+    if (rc == TSK_EXIT_OK) qsort(v, job->n_inputs, sizeof *v, compare_named);
+    for (size_t i = 1; rc == TSK_EXIT_OK && i < job->n_inputs; i++)
+        if (!strcmp(v[i].name, v[i - 1].name)) {
+            tsk_error("--per-file: %s and %s would both be named '%s': give every file its own name in a list "
+                      "file (-l, lines 'name<TAB>path')", v[i - 1].path, v[i].path, v[i].name);
+            rc = TSK_EXIT_INPUT;
+        }
+    for (size_t i = 0; v && i < job->n_inputs; i++) free(v[i].name);
+    free(v);
+    return rc;
 }

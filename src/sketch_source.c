@@ -59,7 +59,7 @@ static int add_item(tsk_sketch_source *s, int dim, const char *name, const void 
     size_t n = (size_t)n_rows * (size_t)dim;
     if (is_double)
         for (size_t i = 0; i < n; i++) dst[i] = (float)((const double *)rows)[i];
-    else
+    else if (n) /* no rows: dst and rows may both be NULL */
         memcpy(dst, rows, n * sizeof(float));
     int64_t i = s->set.n_items++;
     s->first_row[i] = s->n_total_rows;
@@ -185,6 +185,13 @@ done:
         if (files[i]) tsk_file_close(files[i]);
     free(files);
     if (rc == TSK_EXIT_OK)
-        for (int k = 0; k < n_groups; k++) finalize(&groups[k], params->dim);
+        for (int k = 0; k < n_groups; k++) {
+            finalize(&groups[k], params->dim);
+            const char *where = n_groups == 1 ? "the inputs" : k == 0 ? "the references" : "the queries";
+            if (tsk_warn_name_problems(groups[k].names, groups[k].set.n_items, where)) {
+                tsk_error("out of memory");
+                rc = TSK_EXIT_RUNTIME;
+            }
+        }
     return rc;
 }
