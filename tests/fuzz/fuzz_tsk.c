@@ -68,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r->first_row < 0 || r->n_rows < 0 || r->first_row + r->n_rows > f->n_rows) abort();
     }
     const uint8_t *rows = f->data;
-    const size_t bytes = (size_t)f->n_rows * (size_t)f->params.dim * f->elem_size;
+    const size_t row_bytes = f->params.scaled > 0 ? sizeof(uint64_t) : (size_t)f->params.dim * f->elem_size;
+    const size_t bytes = (size_t)f->n_rows * row_bytes;
     for (size_t i = 0; i < bytes; i++) sink += rows[i];
     if (tsk_params_diff(&f->params, "a", &f->params, "b", err, sizeof err) != 0) abort(); /* equal to itself */
     sink += strlen(f->tool_version) + strlen(f->command_line);
