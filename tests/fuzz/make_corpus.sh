@@ -34,7 +34,7 @@ python3 -c "import random; random.seed(1); print('>g1'); print(''.join(random.ch
 "$T" sketch -q -s 2 -k 1 --alphabet protein "$W/prot.fa" -o corpus/tsk/protein.tsk
 "$T" sketch -q -k 3 -s 16 --tables "$IO/tables_t3_D16_seed99.txt" "$W/in.fa" -o corpus/tsk/tables.tsk
 "$T" sketch -q -s 1 --per-file -I g "$W/in.fa" -o corpus/tsk/perfile.tsk
-"$T" sketch -q --genome --scaled 2 "$W/genome.fa" -o corpus/tsk/genome.tsk
+"$T" sketch -q --genome --stride 2 --scaled 2 "$W/genome.fa" -o corpus/tsk/genome.tsk
 
 { printf '\x03\x10'; cat "$IO/tables_t3_D16_seed99.txt"; } >corpus/tables/t3_D16
 { printf '\x03\x10'; grep -v '^[At]' "$IO/tables_t3_D16_seed99.txt"; } >corpus/tables/t3_D16_bare
