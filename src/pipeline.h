@@ -82,7 +82,7 @@ enum {
 #define TSK_GENOME_STRIDE 500
 #define TSK_GENOME_SCALED 500
 
-/* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 2) */
+/* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 3) */
 #define TSK_DEFAULT_ANCHOR_K 8
 
 /* Adds a positional input path (strdup'd). Returns 0 or -1 (out of memory). */

@@ -6,7 +6,8 @@
 # Each setting runs through the CLI: `tsketch sketch --genome --per-file OPTIONS` then
 # `tsketch dist --genome`, scored as run.sh scores (Spearman against ANI), plus on bact_tune the
 # group separation (score_groups.py), the .tsk bytes per Mbp and the sketch's CPU seconds.
-# GRID: "main" (default: one sketch seed per setting; genome_sketch_sweep.tsv), "seeds" (the
+# GRID: "main" (default: one sketch seed per setting; genome_sketch_sweep.tsv), "chance" (windows
+# unrelated genomes share by chance, per window length; genome_sketch_chance.tsv), "seeds" (the
 # candidate windows and strides with three sketch seeds each; genome_sketch_seeds.tsv) or "mash"
 # (Mash k=21 s=10000 on the same sets; genome_sketch_mash.tsv) or "floor" (the prototype of a
 # size floor, genome_floor_proto.py; genome_sketch_floor.tsv), all in bench/accuracy/results/. Makes the sets it lacks in BUILD/acc-cache (about 1 minute).
@@ -26,11 +27,15 @@ ANC2="$DATA/bacteria/blochmannia/GCF_000043285.1_ASM4328v1_genomic.fna.gz"
 [ -s "$C/tune_near/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC2" "$C/tune_near" --seed 201 --min-rate 0 --max-rate 0.05 --indel-share 0.1
 [ -s "$C/tune_far/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC2" "$C/tune_far" --seed 202 --min-rate 0.05 --max-rate 0.35 --indel-share 0.667
 [ -s "$C/tune_mid/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC2" "$C/tune_mid" --seed 203 --min-rate 0 --max-rate 0.2 --indel-share 0.3
+ANC="$DATA/bacteria/blochmannia/GCF_000011745.1_ASM1174v1_genomic.fna.gz"  # held out (floor grid only)
+[ -s "$C/synth_near/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC" "$C/synth_near" --seed 101 --min-rate 0 --max-rate 0.05
+[ -s "$C/synth_far/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC" "$C/synth_far" --seed 102 --min-rate 0.05 --max-rate 0.35 --indel-share 0.667
 [ -s "$C/bact_tune/groups.tsv" ] || $PY $HERE/genome_clusters.py "$C/bact_tune" --seed 301 --genera 2 --species 2 --per-species 3
 SETS="tune_near tune_far tune_mid bloch bact_tune"
 inputs() {  # set -> its genome files
     case $1 in
         bloch) echo "$DATA"/bacteria/blochmannia/*.fna.gz ;;
+        sc2) echo "$DATA/viral/viralwasm_example_sc2_seqs_100.fas" ;;
         *) echo "$C/$1"/g*.fa ;;
     esac
 }
@@ -38,6 +43,7 @@ score() {  # set pairs.tsv -> Spearman against ANI
     case $1 in
         bloch) sed -e 's#[^\t]*/##g' -e 's/\.fna\.gz//g' "$2" > "$2.names"
             $PY $HERE/score_genomes.py bloch "$2.names" | awk -F'\t' '$1 == "fastANI" { print $3 }' ;;
+        sc2) $PY $HERE/score_genomes.py sc2 "$2" | cut -f3 ;;
         *) $PY $HERE/score_truth.py "$C/$1/truth.tsv" "$2" | cut -f2 ;;
     esac
 }
@@ -77,23 +83,40 @@ if [ "$GRID" = mash ]; then
     exit 0
 fi
 
+if [ "$GRID" = chance ]; then
+    # windows shared by chance: bact_tune's pairs of different genera (unrelated random roots)
+    out=$RES/genome_sketch_chance.tsv
+    echo "window	genus_pairs	pairs_sharing	median_distance	min_distance" > "$out.tmp"
+    for w in 16 18 20 22 24; do
+        "$T" sketch -q -p 1 --genome --per-file --window $w $(inputs bact_tune) -o "$TMP/s.tsk"
+        "$T" dist -q -p 1 --genome "$TMP/s.tsk" > "$TMP/d.tsv"
+        awk -F'\t' 'NR == FNR { g[$1] = $2; next }
+            { a = $1; b = $2; sub(/.*\//, "", a); sub(/\.fa$/, "", a); sub(/.*\//, "", b); sub(/\.fa$/, "", b) }
+            g[a] != g[b] { print $3, ($4 > 0) }' "$C/bact_tune/groups.tsv" "$TMP/d.tsv" | sort -g |
+            awk -v w=$w '{ d[NR] = $1; s += $2 } END { printf "%d\t%d\t%d\t%.4f\t%.4f\n", w, NR, s, d[int((NR + 1) / 2)], d[1] }'
+    done | tee -a "$out.tmp"
+    mv "$out.tmp" "$out"
+    exit 0
+fi
+
 if [ "$GRID" = floor ]; then
     # what small genomes would need (not in the CLI): every anchored window's key at a fine stride
-    # (4), then genome_floor_proto.py keeps at least NMIN keys per genome (scaled 500 above that)
+    # (4), then genome_floor_proto.py keeps at least NMIN keys per genome (scaled 500 above that).
+    # The held-out sets ran once, after the defaults were chosen, to test this proposal.
     out=$RES/genome_sketch_floor.tsv
-    echo "window	anchor_k	stride	scaled	nmin	$(echo "$SETS" | tr ' ' '\t')	keys_per_genome" > "$out.tmp"
-    for set in $SETS; do
+    echo "window	anchor_k	stride	scaled	nmin	set	split	spearman" > "$out.tmp"
+    for set in $SETS sc2 synth_near synth_far; do
+        split=tuning
+        case $set in sc2 | synth_*) split=held-out ;; esac
+        pf=--per-file
+        [ $set = sc2 ] && pf=
         # shellcheck disable=SC2046
-        "$T" sketch -q -p 2 --genome --per-file --window 20 --anchor-k 16 --stride 4 --scaled 4 $(inputs $set) -o "$TMP/$set.tsk"
-        "$T" export "$TMP/$set.tsk" > "$TMP/$set.keys"
-    done
-    for nmin in 0 2000 10000; do
-        line="20	16	4	500	$nmin"
-        for set in $SETS; do
-            $PY $HERE/genome_floor_proto.py "$TMP/$set.keys" 20 4 500 $nmin > "$TMP/d.tsv"
-            line="$line	$(score $set "$TMP/d.tsv")"
+        "$T" sketch -q -p 2 --genome $pf --window 20 --anchor-k 16 --stride 4 --scaled 4 $(inputs $set) -o "$TMP/s.tsk"
+        "$T" export "$TMP/s.tsk" > "$TMP/s.keys"
+        for nmin in 0 2000 10000; do
+            $PY $HERE/genome_floor_proto.py "$TMP/s.keys" 20 4 500 $nmin > "$TMP/d.tsv"
+            echo "20	16	4	500	$nmin	$set	$split	$(score $set "$TMP/d.tsv")"
         done
-        echo "$line	max(bases/500, $nmin)"
     done | tee -a "$out.tmp"
     mv "$out.tmp" "$out"
     exit 0
