@@ -63,9 +63,10 @@ int tsk_file_kind(const char *path);
 tsk_file *tsk_file_open(const char *path, char *err, size_t errlen);
 void tsk_file_close(tsk_file *f);
 
-/* Row r as a pointer into the mapping (float or double per elem_size). */
+/* Row r as a pointer into the mapping (float or double per elem_size; a uint64 key for genome sketches). */
 static inline const void *tsk_file_row(const tsk_file *f, int64_t r)
 {
+    if (f->params.scaled > 0) return (const uint64_t *)f->data + r; /* genome sketches: one key a row */
     return (const char *)f->data + (size_t)r * (size_t)f->params.dim * f->elem_size;
 }
 
