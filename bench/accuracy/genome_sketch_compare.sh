@@ -11,51 +11,17 @@
 set -eu
 BUILD=${1:-build-acc}
 REPS=${2:-3}
-T=$BUILD/src/tsketch
-C=$BUILD/acc-cache
-PY=/usr/bin/python3
-HERE=bench/accuracy
-RES=$HERE/results
-DATA=${TSK_DATA:-/work/shared/data}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$C" "$RES"
-ANC="$DATA/bacteria/blochmannia/GCF_000011745.1_ASM1174v1_genomic.fna.gz"
-ANC2="$DATA/bacteria/blochmannia/GCF_000043285.1_ASM4328v1_genomic.fna.gz"
-synth() {  # set ancestor seed min max indel-share
-    [ -s "$C/$1/truth.tsv" ] || $PY $HERE/genome_synth.py "$2" "$C/$1" --seed "$3" --min-rate "$4" --max-rate "$5" --indel-share "$6"
-}
-synth tune_near "$ANC2" 201 0 0.05 0.1
-synth tune_far "$ANC2" 202 0.05 0.35 0.667
-synth tune_mid "$ANC2" 203 0 0.2 0.3
-synth synth_near "$ANC" 101 0 0.05 0.1
-synth synth_far "$ANC" 102 0.05 0.35 0.667
-[ -s "$C/bact_tune/groups.tsv" ] || $PY $HERE/genome_clusters.py "$C/bact_tune" --seed 301 --genera 2 --species 2 --per-species 3
-[ -s "$C/bact30/groups.tsv" ] || $PY $HERE/genome_clusters.py "$C/bact30" --seed 401 --genera 2 --species 3 --per-species 5
-cp "$DATA/viral/viralwasm_example_sc2_seqs_100.fas" "$C/sc2.fa"
-
-inputs() {
-    case $1 in
-        bloch) echo "$DATA"/bacteria/blochmannia/*.fna.gz ;;
-        sc2) echo "$C/sc2.fa" ;;
-        *) echo "$C/$1"/g*.fa ;;
-    esac
-}
-score() {  # set pairs.tsv -> pairs TAB Spearman
-    sed -e 's#[^\t]*/##g' -e 's/\.fna\.gz//g' -e 's/\.fa\t/\t/g' "$2" > "$2.names"
-    case $1 in
-        bloch) $PY $HERE/score_genomes.py bloch "$2.names" | awk -F'\t' -v OFS='\t' '$1 == "fastANI" { print $2, $3 }' ;;
-        sc2) $PY $HERE/score_genomes.py sc2 "$2.names" | cut -f2,3 ;;
-        *) $PY $HERE/score_truth.py "$C/$1/truth.tsv" "$2.names" ;;
-    esac
-}
+. bench/accuracy/genome_sets.sh
 groups() {  # set pairs.tsv -> separation columns (or dashes)
     if [ -s "$C/$1/groups.tsv" ]; then $PY $HERE/score_groups.py "$C/$1/groups.tsv" "$2"; else printf -- '-\t-\t-\t-\t-\n'; fi
 }
+report() {  # tool sketch-file: one line of the set $set from $TMP/d.tsv
+    b=$(stat -c %s "$2")
+    echo "$set	$split	$1	$(score $set "$TMP/d.tsv")	$(groups $set "$TMP/d.tsv")	$b	$m	$(awk -v b="$b" -v m="$m" 'BEGIN { printf "%.0f", b / m }')"
+}
+# shellcheck disable=SC2046
 mbp() { cat $(inputs "$1") | { case $1 in bloch) zcat ;; *) cat ;; esac; } | grep -v '>' | tr -d '\n' | wc -c | awk '{ print $1 / 1e6 }'; }
 
-out=$RES/genome_sketch_compare.tsv
-echo "set	split	tool	pairs	spearman	max_within_species	min_between_species	min_between_genera	median_between_genera	separated	bytes	mbp	bytes_per_mbp" > "$out.tmp"
 for set in tune_near tune_far tune_mid bloch bact_tune sc2 synth_near synth_far bact30; do
     split=held-out
     case $set in tune_* | bloch | bact_tune) split=tuning ;; esac
@@ -65,36 +31,31 @@ for set in tune_near tune_far tune_mid bloch bact_tune sc2 synth_near synth_far 
     # shellcheck disable=SC2046
     "$T" sketch -q -p 2 --genome $pf $(inputs $set) -o "$TMP/g.tsk"
     "$T" dist -q -p 2 --genome "$TMP/g.tsk" > "$TMP/d.tsv"
-    b=$(stat -c %s "$TMP/g.tsk")
-    echo "$set	$split	tsketch --genome (defaults)	$(score $set "$TMP/d.tsv")	$(groups $set "$TMP/d.tsv")	$b	$m	$(awk -v b="$b" -v m="$m" 'BEGIN { printf "%.0f", b / m }')" >> "$out.tmp"
+    report "tsketch --genome (defaults)" "$TMP/g.tsk"
     mi=
     [ $set = sc2 ] && mi=-i
     # shellcheck disable=SC2046
     mash sketch $mi -p 2 -k 21 -s 10000 -o "$TMP/m" $(inputs $set) > /dev/null 2>&1
     mash dist -p 2 "$TMP/m.msh" "$TMP/m.msh" | awk -F'\t' -v OFS='\t' '{ print $1, $2, $3 }' > "$TMP/d.tsv"
-    b=$(stat -c %s "$TMP/m.msh")
-    echo "$set	$split	mash k=21 s=10000	$(score $set "$TMP/d.tsv")	$(groups $set "$TMP/d.tsv")	$b	$m	$(awk -v b="$b" -v m="$m" 'BEGIN { printf "%.0f", b / m }')" >> "$out.tmp"
-done
-mv "$out.tmp" "$out"
-column -t -s '	' "$out"
+    report "mash k=21 s=10000" "$TMP/m.msh"
+done | emit genome_sketch_compare.tsv "set	split	tool	pairs	spearman	max_within_species	min_between_species	min_between_genera	median_between_genera	separated	bytes	mbp	bytes_per_mbp"
 
 # CPU time (user + system, all threads) of sketch + all pairs, bact30, 2 threads each; runs
 # alternate between the tools so that load from other users falls on both
-out=$RES/genome_sketch_cpu.tsv
-echo "tool	rep	sketch_cpu_s	dist_cpu_s	total_cpu_s	total_wall_s" > "$out.tmp"
-cpu() {  # label command... -> "cpu wall" of the command
+cpu() {  # command... -> "cpu TAB wall" of the command
     /usr/bin/time -f '%U %S %e' -o "$TMP/t" "$@" > /dev/null 2>&1
     awk '{ printf "%.2f\t%.2f", $1 + $2, $3 }' "$TMP/t"
+}
+both() {  # tool "sketch cpu/wall" "dist cpu/wall" -> the line of run $rep
+    echo "$1	$rep	${2%	*}	${3%	*}	$(echo "${2%	*} ${3%	*} ${2#*	} ${3#*	}" | awk '{ printf "%.2f\t%.2f", $1 + $2, $3 + $4 }')"
 }
 for rep in $(seq "$REPS"); do
     # shellcheck disable=SC2046
     s=$(cpu "$T" sketch -q -p 2 --genome --per-file $(inputs bact30) -o "$TMP/g.tsk")
     d=$(cpu "$T" dist -q -p 2 --genome "$TMP/g.tsk" -o "$TMP/d.tsv")
-    echo "tsketch --genome	$rep	${s%	*}	${d%	*}	$(echo "${s%	*} ${d%	*} ${s#*	} ${d#*	}" | awk '{ printf "%.2f\t%.2f", $1 + $2, $3 + $4 }')" >> "$out.tmp"
+    both "tsketch --genome" "$s" "$d"
     # shellcheck disable=SC2046
     s=$(cpu mash sketch -p 2 -k 21 -s 10000 -o "$TMP/m" $(inputs bact30))
     d=$(cpu mash dist -p 2 "$TMP/m.msh" "$TMP/m.msh")
-    echo "mash k=21 s=10000	$rep	${s%	*}	${d%	*}	$(echo "${s%	*} ${d%	*} ${s#*	} ${d#*	}" | awk '{ printf "%.2f\t%.2f", $1 + $2, $3 + $4 }')" >> "$out.tmp"
-done
-mv "$out.tmp" "$out"
-column -t -s '	' "$out"
+    both "mash k=21 s=10000" "$s" "$d"
+done | emit genome_sketch_cpu.tsv "tool	rep	sketch_cpu_s	dist_cpu_s	total_cpu_s	total_wall_s"

@@ -14,39 +14,9 @@
 set -eu
 BUILD=${1:-build-acc}
 GRID=${2:-main}
-T=$BUILD/src/tsketch
-C=$BUILD/acc-cache
-PY=/usr/bin/python3
-HERE=bench/accuracy
-RES=$HERE/results
-DATA=${TSK_DATA:-/work/shared/data}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-mkdir -p "$C" "$RES"
-ANC2="$DATA/bacteria/blochmannia/GCF_000043285.1_ASM4328v1_genomic.fna.gz"
-[ -s "$C/tune_near/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC2" "$C/tune_near" --seed 201 --min-rate 0 --max-rate 0.05 --indel-share 0.1
-[ -s "$C/tune_far/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC2" "$C/tune_far" --seed 202 --min-rate 0.05 --max-rate 0.35 --indel-share 0.667
-[ -s "$C/tune_mid/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC2" "$C/tune_mid" --seed 203 --min-rate 0 --max-rate 0.2 --indel-share 0.3
-ANC="$DATA/bacteria/blochmannia/GCF_000011745.1_ASM1174v1_genomic.fna.gz"  # held out (floor grid only)
-[ -s "$C/synth_near/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC" "$C/synth_near" --seed 101 --min-rate 0 --max-rate 0.05
-[ -s "$C/synth_far/truth.tsv" ] || $PY $HERE/genome_synth.py "$ANC" "$C/synth_far" --seed 102 --min-rate 0.05 --max-rate 0.35 --indel-share 0.667
-[ -s "$C/bact_tune/groups.tsv" ] || $PY $HERE/genome_clusters.py "$C/bact_tune" --seed 301 --genera 2 --species 2 --per-species 3
+. bench/accuracy/genome_sets.sh
 SETS="tune_near tune_far tune_mid bloch bact_tune"
-inputs() {  # set -> its genome files
-    case $1 in
-        bloch) echo "$DATA"/bacteria/blochmannia/*.fna.gz ;;
-        sc2) echo "$DATA/viral/viralwasm_example_sc2_seqs_100.fas" ;;
-        *) echo "$C/$1"/g*.fa ;;
-    esac
-}
-score() {  # set pairs.tsv -> Spearman against ANI
-    case $1 in
-        bloch) sed -e 's#[^\t]*/##g' -e 's/\.fna\.gz//g' "$2" > "$2.names"
-            $PY $HERE/score_genomes.py bloch "$2.names" | awk -F'\t' '$1 == "fastANI" { print $3 }' ;;
-        sc2) $PY $HERE/score_genomes.py sc2 "$2" | cut -f3 ;;
-        *) $PY $HERE/score_truth.py "$C/$1/truth.tsv" "$2" | cut -f2 ;;
-    esac
-}
+sp() { score "$@" | cut -f2; }  # Spearman alone
 HEAD="window	anchor_k	stride	scaled	seed	tune_near	tune_far	tune_mid	bloch	bact_tune	bact_max_within_species	bact_min_between_species	bact_min_between_genera	bact_separated	bytes_per_mbp	sketch_cpu_s"
 # bases of bact_tune, for bytes per Mbp
 MBP=$(cat "$C/bact_tune"/g*.fa | grep -v '>' | tr -d '\n' | wc -c | awk '{ print $1 / 1e6 }')
@@ -59,7 +29,7 @@ row() {  # window anchor_k stride scaled [seed]
         /usr/bin/time -f %U -o "$TMP/cpu" "$T" sketch -q -p 1 --genome --per-file --window "$1" --anchor-k "$2" \
             --stride "$3" --scaled "$4" -S "$seed" $(inputs $set) -o "$TMP/s.tsk"
         "$T" dist -q -p 1 --genome "$TMP/s.tsk" > "$TMP/d.tsv"
-        line="$line	$(score $set "$TMP/d.tsv")"
+        line="$line	$(sp $set "$TMP/d.tsv")"
     done
     groups=$($PY $HERE/score_groups.py "$C/bact_tune/groups.tsv" "$TMP/d.tsv" | cut -f1-3,5)
     bytes=$(stat -c %s "$TMP/s.tsk")
@@ -67,35 +37,31 @@ row() {  # window anchor_k stride scaled [seed]
 }
 
 if [ "$GRID" = mash ]; then
-    out=$RES/genome_sketch_mash.tsv
-    echo "tool	$(echo "$SETS" | tr ' ' '\t')	bact_max_within_species	bact_min_between_species	bact_min_between_genera	bact_separated	bytes_per_mbp	sketch_cpu_s" > "$out.tmp"
     line="mash k=21 s=10000"
     for set in $SETS; do
         # shellcheck disable=SC2046
         /usr/bin/time -f %U -o "$TMP/cpu" mash sketch -p 1 -k 21 -s 10000 -o "$TMP/m" $(inputs $set) > /dev/null 2>&1
         mash dist "$TMP/m.msh" "$TMP/m.msh" | awk -F'\t' -v OFS='\t' '{ print $1, $2, $3 }' > "$TMP/d.tsv"
-        line="$line	$(score $set "$TMP/d.tsv")"
+        line="$line	$(sp $set "$TMP/d.tsv")"
     done
     groups=$($PY $HERE/score_groups.py "$C/bact_tune/groups.tsv" "$TMP/d.tsv" | cut -f1-3,5)
     bytes=$(stat -c %s "$TMP/m.msh")
-    echo "$line	$groups	$(awk -v b="$bytes" -v m="$MBP" 'BEGIN { printf "%.0f", b / m }')	$(cat "$TMP/cpu")" >> "$out.tmp"
-    mv "$out.tmp" "$out"
+    echo "$line	$groups	$(awk -v b="$bytes" -v m="$MBP" 'BEGIN { printf "%.0f", b / m }')	$(cat "$TMP/cpu")" |
+        emit genome_sketch_mash.tsv "tool	$(echo "$SETS" | tr ' ' '\t')	bact_max_within_species	bact_min_between_species	bact_min_between_genera	bact_separated	bytes_per_mbp	sketch_cpu_s"
     exit 0
 fi
 
 if [ "$GRID" = chance ]; then
     # windows shared by chance: bact_tune's pairs of different genera (unrelated random roots)
-    out=$RES/genome_sketch_chance.tsv
-    echo "window	genus_pairs	pairs_sharing	median_distance	min_distance" > "$out.tmp"
     for w in 16 18 20 22 24; do
+        # shellcheck disable=SC2046
         "$T" sketch -q -p 1 --genome --per-file --window $w $(inputs bact_tune) -o "$TMP/s.tsk"
         "$T" dist -q -p 1 --genome "$TMP/s.tsk" > "$TMP/d.tsv"
         awk -F'\t' 'NR == FNR { g[$1] = $2; next }
             { a = $1; b = $2; sub(/.*\//, "", a); sub(/\.fa$/, "", a); sub(/.*\//, "", b); sub(/\.fa$/, "", b) }
             g[a] != g[b] { print $3, ($4 > 0) }' "$C/bact_tune/groups.tsv" "$TMP/d.tsv" | sort -g |
             awk -v w=$w '{ d[NR] = $1; s += $2 } END { printf "%d\t%d\t%d\t%.4f\t%.4f\n", w, NR, s, d[int((NR + 1) / 2)], d[1] }'
-    done | tee -a "$out.tmp"
-    mv "$out.tmp" "$out"
+    done | emit genome_sketch_chance.tsv "window	genus_pairs	pairs_sharing	median_distance	min_distance"
     exit 0
 fi
 
@@ -103,8 +69,6 @@ if [ "$GRID" = floor ]; then
     # what small genomes would need (not in the CLI): every anchored window's key at a fine stride
     # (4), then genome_floor_proto.py keeps at least NMIN keys per genome (scaled 500 above that).
     # The held-out sets ran once, after the defaults were chosen, to test this proposal.
-    out=$RES/genome_sketch_floor.tsv
-    echo "window	anchor_k	stride	scaled	nmin	set	split	spearman" > "$out.tmp"
     for set in $SETS sc2 synth_near synth_far; do
         split=tuning
         case $set in sc2 | synth_*) split=held-out ;; esac
@@ -115,31 +79,25 @@ if [ "$GRID" = floor ]; then
         "$T" export "$TMP/s.tsk" > "$TMP/s.keys"
         for nmin in 0 2000 10000; do
             $PY $HERE/genome_floor_proto.py "$TMP/s.keys" 20 4 500 $nmin > "$TMP/d.tsv"
-            echo "20	16	4	500	$nmin	$set	$split	$(score $set "$TMP/d.tsv")"
+            echo "20	16	4	500	$nmin	$set	$split	$(sp $set "$TMP/d.tsv")"
         done
-    done | tee -a "$out.tmp"
-    mv "$out.tmp" "$out"
+    done | emit genome_sketch_floor.tsv "window	anchor_k	stride	scaled	nmin	set	split	spearman"
     exit 0
 fi
 
 if [ "$GRID" = seeds ]; then
     # the sample is the seed's (anchors and keys are hashed with it): three seeds per setting
     # average out the sampling noise of one sketch (Spearman on 18-66 pairs moves by 0.01-0.1)
-    out=$RES/genome_sketch_seeds.tsv
-    echo "$HEAD" > "$out.tmp"
     {
         for w in 16 18 20 22 24; do for st in 50 500; do for seed in 1 2 3; do
             row $w 16 $st 500 $seed
         done; done; done
         # the two finalists, three more seeds
         for w in 20 22; do for seed in 4 5 6; do row $w 16 500 500 $seed; done; done
-    } | tee -a "$out.tmp"
-    mv "$out.tmp" "$out"
+    } | emit genome_sketch_seeds.tsv "$HEAD"
     exit 0
 fi
 
-out=$RES/genome_sketch_sweep.tsv
-echo "$HEAD" > "$out.tmp"
 {
     # window x scaled (anchor k 16, stride 50)
     for w in 16 20 24 28 32; do for sc in 250 500 1000; do row $w 16 50 $sc; done; done
@@ -147,5 +105,4 @@ echo "$HEAD" > "$out.tmp"
     for wk in "20 12" "20 14" "20 20" "24 12" "24 20" "24 24"; do set -- $wk; row $1 $2 50 500; done
     # stride (the CPU cost: one window sketched per stride bases), scaled 500
     for w in 20 24; do for st in 10 20 100 200 500; do row $w 16 $st 500; done; done
-} | tee -a "$out.tmp"
-mv "$out.tmp" "$out"
+} | emit genome_sketch_sweep.tsv "$HEAD"
