@@ -15,6 +15,7 @@ struct tsk_dist_out {
     int64_t next_row;            /* matrix formats: the row expected next */
     tsk_atomic_file *main;       /* text formats */
     tsk_npy_writer *npy;
+    float *matrix;               /* TSK_DIST_MATRIX */
     FILE *f;
     char *path;
 };
@@ -68,12 +69,27 @@ tsk_dist_out *tsk_dist_out_open(const char *path, tsk_dist_format fmt, const cha
         putc('\n', o->f);
         break;
     case TSK_DIST_NPY:
+    case TSK_DIST_MATRIX:
         break;
     }
     return o;
 fail:
     tsk_dist_out_abort(o);
     return NULL;
+}
+
+tsk_dist_out *tsk_dist_out_open_matrix(float *dst, int64_t n, char *err, size_t errlen)
+{
+    tsk_dist_out *o = calloc(1, sizeof *o);
+    if (!o || !(o->path = strdup("matrix in memory"))) {
+        snprintf(err, errlen, "out of memory");
+        free(o);
+        return NULL;
+    }
+    o->fmt = TSK_DIST_MATRIX;
+    o->matrix = dst;
+    o->n_query = o->n_ref = n;
+    return o;
 }
 
 /* Distances print with %.9g: enough digits to read back the exact float32. b has room for 32. */
@@ -229,6 +245,14 @@ int tsk_dist_out_genome_lines(tsk_dist_out *o, const tsk_genome_line *lines, int
 int tsk_dist_out_rows(tsk_dist_out *o, int64_t q0, int64_t nq, const float *d, int64_t ld)
 {
     if (q0 != o->next_row || q0 + nq > o->n_query) return -1;
+    if (o->fmt == TSK_DIST_MATRIX) {
+        for (int64_t i = 0; i < nq; i++) {
+            memcpy(o->matrix + (q0 + i) * o->n_ref, d + i * ld, (size_t)(q0 + i) * sizeof *d);
+            o->matrix[(q0 + i) * o->n_ref + q0 + i] = 0;
+        }
+        o->next_row += nq;
+        return 0;
+    }
     if (o->fmt == TSK_DIST_NPY) {
         char err[256];
         if (nq > 0 && tsk_npy_write_block(o->npy, q0, 0, d, nq, o->n_ref, ld, err, sizeof err)) return -1;
@@ -265,7 +289,8 @@ double tsk_dist_out_estimate(tsk_dist_format fmt, int64_t n_lines_or_rows, int64
     case TSK_DIST_TSV: return n * (2 * mean_name_len + 13);
     case TSK_DIST_PHYLIP: return n * (mean_name_len + 1) + n * n / 2 * 11;
     case TSK_DIST_SQUARE: return n * (mean_name_len + 1 + 11 * (double)n_ref);
-    case TSK_DIST_NPY: return 128 + n * 4 * (double)n_ref;
+    case TSK_DIST_NPY:
+    case TSK_DIST_MATRIX: return 128 + n * 4 * (double)n_ref;
     }
     return 0;
 }
@@ -287,8 +312,10 @@ int tsk_dist_out_finish(tsk_dist_out *o, char *err, size_t errlen)
         tsk_dist_out_abort(o);
         return -1;
     }
-    int rc;
-    if (o->fmt == TSK_DIST_NPY) {
+    int rc = 0;
+    if (o->fmt == TSK_DIST_MATRIX) {
+        /* nothing to move into place */
+    } else if (o->fmt == TSK_DIST_NPY) {
         rc = tsk_npy_finish(o->npy, err, errlen);
         o->npy = NULL;
         int matrix_in_place = rc == 0;

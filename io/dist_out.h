@@ -23,6 +23,8 @@ typedef enum {
     TSK_DIST_SQUARE,   /* labelled TSV matrix: a header of reference names, then a row per query */
     TSK_DIST_NPY,      /* float32 matrix queries x references, names in "<path>.names"
                           (and "<path>.ref.names" when the columns differ from the rows) */
+    TSK_DIST_MATRIX,   /* not a file: the lower triangle into a caller's n x n float32 matrix
+                          (tsk_dist_out_open_matrix), for the commands that draw or cluster it */
 } tsk_dist_format;
 
 /* Parses "tsv", "phylip", "square" or "npy"; -1 when s is none of them. */
@@ -37,6 +39,10 @@ typedef struct tsk_dist_out tsk_dist_out;
 tsk_dist_out *tsk_dist_out_open(const char *path, tsk_dist_format fmt, const char *const *query_names,
                                 int64_t n_query, const char *const *ref_names, int64_t n_ref, int header,
                                 char *err, size_t errlen);
+
+/* TSK_DIST_MATRIX: rows q land in dst[q * n + r] for r < q (read, like phylip, only there); the
+ * diagonal gets 0 and the upper triangle is not touched. dst (n x n) stays the caller's. */
+tsk_dist_out *tsk_dist_out_open_matrix(float *dst, int64_t n, char *err, size_t errlen);
 
 /* tsv: one line "ref_names[r] TAB query_names[q] TAB dist" (%.9g). 0 or -1 (write error). */
 int tsk_dist_out_pair(tsk_dist_out *o, int64_t q, int64_t r, float dist);

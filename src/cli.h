@@ -48,5 +48,7 @@ int tsk_cmd_export(int argc, char **argv);
 int tsk_cmd_dist(int argc, char **argv);
 int tsk_cmd_triangle(int argc, char **argv);
 int tsk_cmd_paste(int argc, char **argv);
+int tsk_cmd_tree(int argc, char **argv);
+int tsk_cmd_plot(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@
 #include "../gpu/gpu_dist.h"
 #include "../io/dist_out.h"
 #include "cli.h"
+#include "matrix_cmd.h"
 #include "pipeline.h"
 #include "dist_run.h"
 #include "sketch_source.h"
@@ -236,7 +237,7 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
              * phylip's lower one. */
             int64_t r0 = 0, r1 = n_ref;
             if (streaming_pairs && one_set) r0 = q0;
-            if (o->fmt == TSK_DIST_PHYLIP) r1 = q0 + nq;
+            if (o->fmt == TSK_DIST_PHYLIP || o->fmt == TSK_DIST_MATRIX) r1 = q0 + nq;
             if (r1 > r0 && engine_block(e, q0, nq, r0, r1 - r0, dense + r0, ld)) {
                 rc = engine_failed(e);
                 break;
@@ -297,9 +298,11 @@ static void note_large_run(const dist_opts *o, int one_set, int64_t n_query, int
     }
 }
 
-static void usage(FILE *f, int triangle)
+static void usage(FILE *f, int triangle, const tsk_matrix_command *cmd)
 {
-    if (triangle)
+    if (cmd)
+        fputs(cmd->usage, f);
+    else if (triangle)
         fprintf(f, "Usage: tsketch triangle [options] INPUT...\n"
                    "\n"
                    "Lower-triangle PHYLIP distance matrix of every record of the inputs (as `mash triangle`).\n"
@@ -375,9 +378,10 @@ static int is_param_option(int opt)
            opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED;
 }
 
-int tsk_dist_main(int argc, char **argv, int triangle)
+/* dist, triangle (triangle = 1) and, with cmd, the matrix commands (as triangle). */
+static int distance_command(int argc, char **argv, int triangle, const tsk_matrix_command *cmd)
 {
-    static const struct option long_options[] = {
+    static const struct option dist_options[] = {
         TSK_SKETCH_LONG_OPTIONS,
         {"output", required_argument, 0, 'o'},
         {"format", required_argument, 0, 'f'},
@@ -392,7 +396,14 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    dist_opts o = {triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0, triangle, 0, 0, 1, 1};
+    /* a matrix command's own options come first, dist's after them */
+    struct option long_options[sizeof dist_options / sizeof dist_options[0] + 16];
+    size_t n_long = 0;
+    for (const struct option *x = cmd && cmd->options ? cmd->options : NULL; x && x->name && n_long < 16; x++)
+        long_options[n_long++] = *x;
+    memcpy(long_options + n_long, dist_options, sizeof dist_options);
+    dist_opts o = {cmd ? TSK_DIST_MATRIX : triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0,
+                   triangle, 0, 0, 1, 1, cmd};
     int metric_given = 0;
     tsk_sketch_job job;
     tsk_sketch_job_init(&job);
@@ -409,6 +420,10 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             rc = -used;
             break;
         }
+        if (cmd && opt >= TSK_OPT_MATRIX_FIRST) {
+            rc = cmd->option(cmd->ctx, opt, optarg);
+            continue;
+        }
         char *end;
         if (triangle && (opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == OPT_BLOCK ||
                          opt == OPT_CONTAINMENT || opt == 'f' || opt == 'd'))
@@ -417,7 +432,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         case 'o': o.output = optarg; break;
         case 'q': tsk_quiet = 1; break;
         case 'h':
-            usage(stdout, triangle);
+            usage(stdout, triangle, cmd);
             tsk_sketch_job_free(&job);
             return TSK_EXIT_OK;
         case 'f': {
@@ -462,7 +477,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             break;
         }
         default:
-            usage(stderr, triangle);
+            usage(stderr, triangle, cmd);
             rc = TSK_EXIT_USAGE;
         }
     }
@@ -499,7 +514,10 @@ int tsk_dist_main(int argc, char **argv, int triangle)
     }
     if (rc == TSK_EXIT_OK) {
         const char *why = NULL;
-        if (n_inputs == 0) why = triangle ? "no inputs (try 'tsketch triangle -h')" : "no inputs (try 'tsketch dist -h')";
+        static char no_inputs[64];
+        snprintf(no_inputs, sizeof no_inputs, "no inputs (try 'tsketch %s -h')",
+                 cmd ? cmd->name : triangle ? "triangle" : "dist");
+        if (n_inputs == 0) why = no_inputs;
         else if (o.fmt == TSK_DIST_PHYLIP && !one_set)
             why = "-f phylip needs one set of sketches (one input, or use 'tsketch triangle')";
         else if (o.fmt != TSK_DIST_TSV && (o.top_k > 0 || isfinite(o.max_dist)))
@@ -532,6 +550,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         rc = tsk_sources_load(inputs, n_inputs, group_of, groups, one_set ? 1 : 2, &job, params_given, &params);
     engine e = {0};
     tsk_dist_out *out = NULL;
+    float *matrix = NULL;
     if (rc == TSK_EXIT_OK && o.genome) rc = genome_check(inputs, n_inputs, groups, one_set ? 1 : 2, &params);
     if (rc == TSK_EXIT_OK) {
         const tsk_sketch_source *ref = &groups[0], *query = one_set ? &groups[0] : &groups[1];
@@ -539,7 +558,9 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         if (o.genome) rc = engine_open_genome(&e, &query->set, &ref->set, &params, &job);
         else rc = engine_open(&e, &query->set, &ref->set, o.metric, &job);
         char err[TSK_ERRLEN];
-        if (rc == TSK_EXIT_OK &&
+        if (rc == TSK_EXIT_OK && o.matrix) {
+            if (!(out = tsk_dist_matrix_open(ref->set.n_items, &matrix))) rc = TSK_EXIT_RUNTIME;
+        } else if (rc == TSK_EXIT_OK &&
             !(out = tsk_dist_out_open(o.output, o.fmt, query->names, query->set.n_items, ref->names, ref->set.n_items,
                                       o.header && o.block_i == 1, err, sizeof err))) {
             tsk_error("%s", err);
@@ -554,7 +575,14 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             out = NULL;
             if (rc) tsk_error("%s", err);
         }
+        if (rc == TSK_EXIT_OK && o.matrix)
+            rc = tsk_dist_matrix_deliver(&o, matrix, ref->set.n_items, ref->names,
+                                         o.genome ? "genome distance" : o.metric == TSK_METRIC_COSINE ? "cosine distance" : "l2 distance",
+                                         o.genome ? "1 - ANI, estimated from slide rows"
+                                         : o.metric == TSK_METRIC_COSINE ? "1 - cos, sketch vectors" : "Euclidean, sketch vectors",
+                                         job.threads);
     }
+    free(matrix);
     tsk_dist_out_abort(out);
     engine_close(&e);
     tsk_source_free(&groups[0]);
@@ -564,5 +592,9 @@ int tsk_dist_main(int argc, char **argv, int triangle)
     tsk_sketch_job_free(&job);
     return rc;
 }
+
+int tsk_dist_main(int argc, char **argv, int triangle) { return distance_command(argc, argv, triangle, NULL); }
+
+int tsk_matrix_main(int argc, char **argv, const tsk_matrix_command *cmd) { return distance_command(argc, argv, 1, cmd); }
 
 int tsk_cmd_dist(int argc, char **argv) { return tsk_dist_main(argc, argv, 0); }

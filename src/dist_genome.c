@@ -197,7 +197,7 @@ static int run_dense(engine *e, tsk_dist_out *out, const run_ctx *c, tsk_pair_fi
         /* only the columns the output shows: r > q0 for the upper triangle, r < q0+nq for phylip */
         int64_t r0 = 0, r1 = n_ref;
         if (tsv && c->lines_upper) r0 = q0;
-        if (c->o->fmt == TSK_DIST_PHYLIP) r1 = q0 + nq;
+        if (c->o->fmt == TSK_DIST_PHYLIP || c->o->fmt == TSK_DIST_MATRIX) r1 = q0 + nq;
         if (r1 > r0 && engine_block(e, q0, nq, r0, r1 - r0, shared + r0, ld)) {
             rc = engine_failed(e);
             break;
@@ -254,12 +254,15 @@ int tsk_dist_genome_run(const tsk_input *inputs, size_t n_inputs, const int *gro
     const tsk_genome_source *ref = &groups[0], *query = one_set ? &groups[0] : &groups[1];
     engine e = {0};
     tsk_dist_out *out = NULL;
+    float *matrix = NULL;
     char err[TSK_ERRLEN];
     if (rc == TSK_EXIT_OK) {
         if (query->set.n_items == 0) tsk_warn("no query genomes: the output has no distances");
         rc = engine_open(&e, &query->set, &ref->set, job);
     }
-    if (rc == TSK_EXIT_OK &&
+    if (rc == TSK_EXIT_OK && o->matrix) {
+        if (!(out = tsk_dist_matrix_open(ref->set.n_items, &matrix))) rc = TSK_EXIT_RUNTIME;
+    } else if (rc == TSK_EXIT_OK &&
         !(out = tsk_dist_out_open(o->output, o->fmt, query->names, query->set.n_items, ref->names, ref->set.n_items, 0,
                                   err, sizeof err))) {
         tsk_error("%s", err);
@@ -294,6 +297,10 @@ int tsk_dist_genome_run(const tsk_input *inputs, size_t n_inputs, const int *gro
         out = NULL;
         if (rc) tsk_error("%s", err);
     }
+    if (rc == TSK_EXIT_OK && o->matrix)
+        rc = tsk_dist_matrix_deliver(o, matrix, ref->set.n_items, ref->names, "genome distance", "1 - ANI, estimated",
+                                     job->threads);
+    free(matrix);
     tsk_dist_out_abort(out);
     engine_close(&e);
     tsk_genome_source_free(&groups[0]);

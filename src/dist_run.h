@@ -22,6 +22,7 @@ typedef struct {
     int genome;          /* --genome: one distance per genome */
     int containment;     /* --containment: genome distances from the query's share only */
     int64_t block_i, block_n; /* --block I/N: this run computes part I of N (1-based); 1/1 = all */
+    const struct tsk_matrix_command *matrix; /* tree, plot (matrix_cmd.h): fmt is TSK_DIST_MATRIX */
 } dist_opts;
 
 /* --block I/N: the query rows [*begin, *end) of part I. Parts split the rows so that each holds
@@ -29,6 +30,14 @@ typedef struct {
  * many), are disjoint, cover every row and come in output order: concatenating parts 1..N gives
  * the single run's output byte for byte. */
 void tsk_dist_block_rows(const dist_opts *o, int one_set, int64_t n, int64_t *begin, int64_t *end);
+
+/* The matrix commands' output stage (dist_matrix.c): the in-memory output of an n x n float32
+ * matrix (*matrix, the caller's to free) or NULL after the message; then, once the run has
+ * filled it, the matrix to o->matrix's consumer, which writes the command's output. Returns
+ * its exit code. distance and meaning name the distance for legends. */
+tsk_dist_out *tsk_dist_matrix_open(int64_t n, float **matrix);
+int tsk_dist_matrix_deliver(const dist_opts *o, float *matrix, int64_t n, const char *const *names, const char *distance,
+                            const char *meaning, int threads);
 
 /* Genome sketches compared (dist_genome.c): inputs grouped as for the row run (group 0 the
  * references, 1 the queries; one_set: all of them as one set). Returns a TSK_EXIT_* code, the

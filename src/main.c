@@ -16,6 +16,8 @@ static const char USAGE[] =
     "  sketch    sketch FASTA/FASTQ records into a .tsk file\n"
     "  dist      distances between sketches (all pairs, queries x references, top-k, threshold)\n"
     "  triangle  lower-triangle PHYLIP distance matrix (as mash triangle)\n"
+    "  tree      neighbour-joining tree of the distances, in Newick\n"
+    "  plot      SVG heatmap of the distances, ordered by the tree drawn beside it\n"
     "  paste     concatenate compatible .tsk files\n"
     "  info      describe a .tsk file (--json)\n"
     "  export    write a .tsk file's rows as TSV or .npy\n"
@@ -57,6 +59,7 @@ int main(int argc, char **argv)
     } commands[] = {
         {"sketch", tsk_cmd_sketch}, {"dist", tsk_cmd_dist},   {"triangle", tsk_cmd_triangle},
         {"paste", tsk_cmd_paste},   {"info", tsk_cmd_info},   {"export", tsk_cmd_export},
+        {"tree", tsk_cmd_tree},     {"plot", tsk_cmd_plot},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
