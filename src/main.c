@@ -35,6 +35,7 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
+    tsk_sleeping_waits(argv);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
