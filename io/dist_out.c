@@ -173,6 +173,56 @@ int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int sw
     return failed ? -1 : 0;
 }
 
+int tsk_dist_out_text(tsk_dist_out *o, const char *text)
+{
+    return o->f && fputs(text, o->f) != EOF ? 0 : -1;
+}
+
+/* A genome line into b (room reserved by the caller); returns its length. */
+static size_t format_genome_line(const tsk_dist_out *o, char *b, const tsk_genome_line *l)
+{
+    size_t at = format_line(b, o->rn[l->ref], o->qn[l->query], l->dist) - 1; /* over its newline */
+    at += (size_t)snprintf(b + at, 48, "\t%lld\t%lld\n", (long long)l->shared, (long long)l->total);
+    return at;
+}
+
+#define GENOME_LINE_EXTRA (LINE_EXTRA + 48)
+
+int tsk_dist_out_genome_lines(tsk_dist_out *o, const tsk_genome_line *lines, int64_t n, int threads)
+{
+    if (n <= 0) return 0;
+    int nt = threads < 1 ? 1 : threads;
+    if (n < 4096 * (int64_t)nt) nt = (int)(n / 4096) + 1; /* a slice is worth a thread */
+    char **buf = calloc((size_t)nt, sizeof *buf);
+    size_t *len = calloc((size_t)nt, sizeof *len);
+    int failed = !buf || !len;
+    if (!failed) {
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+        for (int t = 0; t < nt; t++) {
+            const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+            size_t cap = 0;
+            for (int64_t i = lo; i < hi; i++)
+                cap += strlen(o->rn[lines[i].ref]) + strlen(o->qn[lines[i].query]) + GENOME_LINE_EXTRA;
+            char *b = malloc(cap + 1);
+            if (!b) {
+#pragma omp atomic write
+                failed = 1;
+                continue;
+            }
+            size_t at = 0;
+            for (int64_t i = lo; i < hi; i++) at += format_genome_line(o, b + at, &lines[i]);
+            buf[t] = b;
+            len[t] = at;
+        }
+    }
+    for (int t = 0; !failed && t < nt; t++)
+        if (len[t] && fwrite(buf[t], 1, len[t], o->f) != len[t]) failed = 1;
+    for (int t = 0; buf && t < nt; t++) free(buf[t]);
+    free(buf);
+    free(len);
+    return failed ? -1 : 0;
+}
+
 int tsk_dist_out_rows(tsk_dist_out *o, int64_t q0, int64_t nq, const float *d, int64_t ld)
 {
     if (q0 != o->next_row || q0 + nq > o->n_query) return -1;
