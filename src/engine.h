@@ -6,22 +6,46 @@
 #include "../gpu/gpu_sketch.h"
 #include "pipeline.h"
 
+struct tsk_gpu_start;
+
+/* Which engine takes which batch (TSKETCH_SPLIT, a test knob): by readiness (the default), or
+ * forced: every batch on the CPU, every batch on the GPU, or even batches on the CPU and odd ones
+ * on the GPU. Forced splits other than cpu wait for the GPU. */
+typedef enum { TSK_SPLIT_READY = 0, TSK_SPLIT_CPU, TSK_SPLIT_GPU, TSK_SPLIT_ALTERNATE } tsk_engine_split;
+
 typedef struct {
     const tsk_params *params;
     int threads;
-    tsk_gpu_sketcher *gpu;   /* NULL: the CPU engine runs */
-    char name[96];           /* "CPU (2 threads)", "GPU (cuda:0)" */
+    tsk_device_kind kind;
+    tsk_engine_split split;
+    tsk_gpu_sketcher *gpu;        /* the GPU engine once it is open */
+    struct tsk_gpu_start *start;  /* the GPU still opening on its thread (gpu_start.h), or NULL */
+    int64_t gpu_batches;          /* batches the GPU took (begin) */
+    char name[96];                /* "CPU (2 threads)", "GPU (cuda:0)", "CPU (16 threads) and GPU (cuda:0)" */
+    char cpu_name[48];
 } tsk_engine;
 
-/* Opens the engine --device asks for. auto: a working GPU if there is one (and D fits it), else
- * the CPU with a note. cuda: the GPU or TSK_EXIT_NO_GPU. Returns a TSK_EXIT_* code, message
- * printed. */
-int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads);
+/* Opens the engine --device asks for. cpu: the CPU engine. auto and cuda: the GPU engine starts
+ * opening on its own thread (its first buffers sized for about `bases` bases and `rows` rows) and
+ * this returns at once. With auto the CPU engine takes every batch until the GPU is ready (a small
+ * input never waits for it), and the CPU alone runs, with a note, when no GPU is usable; with
+ * cuda every batch waits for the GPU, and a missing GPU is TSK_EXIT_NO_GPU (from begin). Returns
+ * a TSK_EXIT_* code, message printed. */
+int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads, int64_t bases,
+                    int64_t rows);
+
+/* Whether --device d may end up on a GPU (cuda; auto where an NVIDIA driver is installed). Costs no
+ * CUDA call: the pipeline chooses parse threads by it before the engine opens. */
+int tsk_engine_may_use_gpu(const tsk_device_choice *d);
+
+/* Whether the batch begun next would run on the GPU (never waits): the pipeline sizes batches by it. */
+int tsk_engine_gpu_ready(tsk_engine *e);
 
 /* Sketches a batch into out, in two halves so that the GPU computes batch k while the host writes
- * batch k-1: begin starts batch b, whose rows are in out once tsk_engine_wait(e, tag) returns; b
- * itself may be reused as soon as begin returns. Tags increase from call to call. The CPU engine
- * finishes in begin. Both return 0, or a TSK_EXIT_* code with the message printed. */
+ * batch k-1: begin starts batch b on the engine its turn goes to, whose rows are in out once
+ * tsk_engine_wait(e, tag) returns; b itself may be reused as soon as begin returns. Tags increase
+ * from call to call. The CPU engine finishes in begin. Both return 0, or a TSK_EXIT_* code with
+ * the message printed. */
 int tsk_engine_begin(tsk_engine *e, const tsk_batch *b, void *out, int64_t tag);
 int tsk_engine_wait(tsk_engine *e, int64_t tag);
 
@@ -30,6 +54,7 @@ int tsk_engine_wait(tsk_engine *e, int64_t tag);
  * 16 Mbp batch of 70 kbp genomes is 230 rows: 2 per SM). */
 int64_t tsk_engine_batch_bases(int gpu);
 
+/* Closes the engine; a GPU still opening is left to finish on its own (gpu_start.h). */
 void tsk_engine_close(tsk_engine *e);
 
 #endif

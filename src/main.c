@@ -2,9 +2,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../io/atomic_file.h"
 #include "cli.h"
+#include "gpu_start.h"
 #include "tsk_config.h"
 
 static const char USAGE[] =
@@ -59,8 +61,17 @@ int main(int argc, char **argv)
         {"sketch", tsk_cmd_sketch}, {"dist", tsk_cmd_dist},   {"triangle", tsk_cmd_triangle},
         {"paste", tsk_cmd_paste},   {"info", tsk_cmd_info},   {"export", tsk_cmd_export},
     };
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(cmd, commands[i].name)) continue;
+        const int rc = commands[i].run(argc - 1, argv + 1);
+        /* a GPU that was still opening when the work was done: exit's teardown of CUDA would race
+         * with it (and wait), so the process ends here, its output flushed */
+        if (tsk_gpu_start_pending()) {
+            fflush(NULL);
+            _exit(rc);
+        }
+        return rc;
+    }
     tsk_error("unknown command '%s' (try 'tsketch help')", cmd);
     return TSK_EXIT_USAGE;
 }
