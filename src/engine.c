@@ -28,6 +28,14 @@ int tsk_engine_may_use_gpu(const tsk_device_choice *d)
     return d->kind == TSK_DEVICE_CUDA || (d->kind == TSK_DEVICE_AUTO && nvidia_present());
 }
 
+#define GPU_FIRST_BASES_PER_THREAD INT64_C(25000000)
+
+int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int threads)
+{
+    if (d->kind == TSK_DEVICE_CUDA) return 1;
+    return tsk_engine_may_use_gpu(d) && bases > GPU_FIRST_BASES_PER_THREAD * (threads > 0 ? threads : 1);
+}
+
 static tsk_engine_split split_knob(void)
 {
     const char *env = getenv("TSKETCH_SPLIT");
@@ -70,9 +78,12 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
     e->threads = threads;
     e->kind = d->kind;
     e->split = split_knob();
+    e->gpu_first = tsk_engine_gpu_first(d, bases, threads);
     snprintf(e->cpu_name, sizeof e->cpu_name, "CPU (%d thread%s)", threads, threads > 1 ? "s" : "");
     use_cpu(e);
     if (d->kind == TSK_DEVICE_CPU) return TSK_EXIT_OK;
+    /* a small input of known size: the CPU is done before CUDA would be ready */
+    if (d->kind == TSK_DEVICE_AUTO && bases >= 0 && !e->gpu_first && e->split == TSK_SPLIT_READY) return TSK_EXIT_OK;
     char why[256] = "";
     if (!nvidia_present() && tsk_gpu_device_count(why, sizeof why) == 0) {
         if (d->kind == TSK_DEVICE_CUDA) {
@@ -100,7 +111,7 @@ static int choose_gpu(tsk_engine *e, int64_t tag, int64_t bases, int *rc)
 {
     int wait = e->split == TSK_SPLIT_GPU || (e->split == TSK_SPLIT_ALTERNATE && (tag & 1));
     if (e->split == TSK_SPLIT_READY && e->start)
-        wait = bases > CPU_BATCH_SECONDS * CPU_BASES_PER_THREAD_SECOND * e->threads;
+        wait = e->gpu_first || bases > CPU_BATCH_SECONDS * CPU_BASES_PER_THREAD_SECOND * e->threads;
     *rc = collect_gpu(e, wait);
     if (!e->gpu || e->split == TSK_SPLIT_CPU) return 0;
     return e->split != TSK_SPLIT_ALTERNATE || (tag & 1);
@@ -146,7 +157,7 @@ int tsk_engine_wait(tsk_engine *e, int64_t tag)
 
 void tsk_engine_close(tsk_engine *e)
 {
-    if (e->gpu) tsk_gpu_sketcher_close(e->gpu);
+    if (e->gpu) tsk_gpu_leave(e->gpu);
     if (e->start) tsk_gpu_start_abandon(e->start);
     e->gpu = NULL;
     e->start = NULL;

@@ -22,7 +22,7 @@ struct tsk_gpu_start {
     char name[96], why[TSK_ERRLEN];
 };
 
-static int pending; /* abandoned openings still running (atomic) */
+static int pending; /* abandoned openings still running and engines left to the exit (atomic) */
 
 /* The devices of --device (cuda: all of them or those named, auto: the first) and the engine on
  * them, or why not. */
@@ -151,6 +151,11 @@ void tsk_gpu_start_abandon(tsk_gpu_start *s)
         tsk_gpu_sketcher_close(s->gpu);
         start_free(s);
     }
+}
+
+void tsk_gpu_leave(tsk_gpu_sketcher *g)
+{
+    if (g) __atomic_add_fetch(&pending, 1, __ATOMIC_SEQ_CST);
 }
 
 int tsk_gpu_start_pending(void) { return __atomic_load_n(&pending, __ATOMIC_SEQ_CST); }

@@ -64,8 +64,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(cmd, commands[i].name)) continue;
         const int rc = commands[i].run(argc - 1, argv + 1);
-        /* a GPU that was still opening when the work was done: exit's teardown of CUDA would race
-         * with it (and wait), so the process ends here, its output flushed */
+        /* a GPU engine left open, or still opening, when the work was done (gpu_start.h): exit's
+         * teardown of CUDA would race with an opening, and costs time otherwise; the process ends
+         * here, its output flushed */
         if (tsk_gpu_start_pending()) {
             fflush(NULL);
             _exit(rc);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../io/batcher.h"
+#include "../cpu/sketch_counts.h"
 #include "../io/feed.h"
 #include "cli.h"
 #include "engine.h"
@@ -227,13 +228,14 @@ static long long env_count(const char *name, long long max, long long fallback)
 }
 
 /* Threads that parse a plain FASTA file (io/fasta_par.c; the output is the same for any number).
- * A GPU engine waits for the host: it gets all -p threads. The CPU engine's -p threads sketch far
- * slower than one thread parses (1-2 GB/s), so more parse threads would only take cores from them
- * (its OpenMP barriers stall when a thread is descheduled): it is read by one, as before.
- * TSKETCH_PARSE_THREADS=N overrides both (tests, benchmarks). */
-static int parse_threads(const tsk_sketch_job *job, int gpu)
+ * A GPU engine waits for the host, and so does the CPU engine's count path (DNA whole records at
+ * t <= 4, 0.1-0.2 Gbp/s a thread): they get all -p threads. The sketch DP (protein, t > 4, slide
+ * rows) is far slower than one thread parses (1-2 GB/s), so more parse threads would only take
+ * cores from it: it is read by one. TSKETCH_PARSE_THREADS=N overrides both (tests, benchmarks). */
+static int parse_threads(const tsk_sketch_job *job, const tsk_params *engine_params, int gpu)
 {
-    return (int)env_count("TSKETCH_PARSE_THREADS", 4096, gpu ? job->threads : 1);
+    const int wait_for_host = gpu || tsk_cpu_counts_used(engine_params);
+    return (int)env_count("TSKETCH_PARSE_THREADS", 4096, wait_for_host ? job->threads : 1);
 }
 
 /* Bases per batch: the engine's size; TSKETCH_BATCH_BASES=N overrides it (tests: many small
@@ -252,12 +254,13 @@ static void set_gpu_sized(shared_state *s, int gpu)
 }
 
 /* About how many bases and rows the job's inputs hold, from their sizes (gzip counted 4 times)
- * and the mean record length in the first 64 kB of the first input: what the GPU's first buffers
- * are sized for. A wrong guess costs an allocation later, never results. */
+ * and the mean record length in the first 64 kB of the first input: what --device auto chooses
+ * its engine by and the GPU's first buffers are sized for; bases is -1 when an input is no regular
+ * file (stdin, a pipe). A wrong guess costs time, never results. */
 static void estimate_input(const tsk_sketch_job *job, int64_t *bases, int64_t *rows)
 {
     int64_t bytes = 0;
-    int first_regular = 0; /* only a regular file may be read twice (a FIFO would lose its start) */
+    int first_regular = 0, all_regular = 1; /* only a regular file may be read twice (a FIFO loses its start) */
     for (size_t f = 0; f < job->n_inputs; f++) {
         struct stat st;
         const char *path = job->inputs[f].path;
@@ -266,9 +269,11 @@ static void estimate_input(const tsk_sketch_job *job, int64_t *bases, int64_t *r
             const int gz = (len > 3 && !strcmp(path + len - 3, ".gz")) || (len > 4 && !strcmp(path + len - 4, ".bgz"));
             bytes += (int64_t)st.st_size * (gz ? 4 : 1);
             first_regular |= f == 0;
+        } else {
+            all_regular = 0;
         }
     }
-    *bases = bytes;
+    *bases = all_regular ? bytes : -1;
     int64_t records = 0, seen = 0;
     FILE *f = first_regular ? fopen(job->inputs[0].path, "rb") : NULL;
     if (f) {
@@ -348,12 +353,17 @@ static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batch
 int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 {
     const int gpu = tsk_engine_may_use_gpu(&job->device);
+    /* anchored windows reach the engine as records of their own (io/batcher.h) */
+    tsk_params engine_params = job->params;
+    if (engine_params.anchor_k > 0) engine_params.window = engine_params.stride = engine_params.anchor_k = 0;
+    int64_t est_bases, est_rows;
+    estimate_input(job, &est_bases, &est_rows);
     shared_state s;
     memset(&s, 0, sizeof s);
     s.job = job;
-    s.parse_threads = parse_threads(job, gpu);
-    /* auto: the CPU takes the first batches, while the GPU opens (engine.h) */
-    s.gpu_sized = job->device.kind == TSK_DEVICE_CUDA;
+    s.parse_threads = parse_threads(job, &engine_params, gpu);
+    /* auto: the CPU takes the first batches of a small input while the GPU opens (engine.h) */
+    s.gpu_sized = tsk_engine_gpu_first(&job->device, est_bases, job->threads);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     for (int i = 0; i < NBUF; i++) {
@@ -372,12 +382,7 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
     }
     stage_times st = {0};
     const double t_start = now_s();
-    /* anchored windows reach the engine as records of their own (io/batcher.h) */
-    tsk_params engine_params = job->params;
-    if (engine_params.anchor_k > 0) engine_params.window = engine_params.stride = engine_params.anchor_k = 0;
     tsk_engine engine;
-    int64_t est_bases, est_rows;
-    estimate_input(job, &est_bases, &est_rows);
     int rc = tsk_engine_open(&engine, &engine_params, &job->device, job->threads, est_bases, est_rows);
     st.open = now_s() - t_start;
     if (rc) {
