@@ -18,7 +18,7 @@ typedef struct {
     size_t input;
     int open;
     char *name;
-    const char *source;
+    char *source; /* a copy: the pipeline's record strings do not outlive the record */
     int64_t raw_len, clean_len, dropped;
     uint64_t *keys;
     int64_t n_keys, cap_keys;
@@ -38,7 +38,8 @@ static int flush_genome(genome_ctx *g)
     tsk_record_info rec = {g->name, g->source, g->raw_len, g->clean_len, g->dropped, 0, n};
     int rc = g->sink(g->ctx, &rec, g->keys);
     free(g->name);
-    g->name = NULL;
+    free(g->source);
+    g->name = g->source = NULL;
     g->n_keys = 0;
     return rc;
 }
@@ -74,9 +75,9 @@ static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
     if (!g->open) {
         g->open = 1;
         g->name = job->per_file ? per_file_name(job, g->input) : strdup(rec->name);
-        g->source = rec->source;
+        g->source = strdup(rec->source);
         g->raw_len = g->clean_len = g->dropped = 0;
-        if (!g->name) {
+        if (!g->name || !g->source) {
             tsk_error("%s: out of memory", rec->source);
             return TSK_EXIT_RUNTIME;
         }
@@ -126,9 +127,20 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     records.per_file = 0;
     records.per_file_name = NULL;
     records.params.scaled = 0;
-    int rc = tsk_pipeline_run(&records, take_record, &g);
-    if (rc == TSK_EXIT_OK) rc = flush_genome(&g);
+    int rc = TSK_EXIT_OK;
+    for (size_t begin = 0, end; rc == TSK_EXIT_OK && begin < job->n_inputs; begin = end) {
+        /* a path given twice in a row (-l with two names for one file) is two genomes that the
+         * records' sources cannot tell apart: the second starts a pipeline run of its own */
+        for (end = begin + 1; end < job->n_inputs; end++)
+            if (job->per_file && strcmp(job->inputs[end].path, job->inputs[end - 1].path) == 0) break;
+        records.inputs = job->inputs + begin;
+        records.n_inputs = end - begin;
+        g.input = begin;
+        rc = tsk_pipeline_run(&records, take_record, &g);
+        if (rc == TSK_EXIT_OK) rc = flush_genome(&g);
+    }
     free(g.name);
+    free(g.source);
     free(g.keys);
     return rc;
 }
