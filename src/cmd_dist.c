@@ -350,6 +350,14 @@ static void usage(FILE *f, int triangle)
                "                        --stride %d. Plain windows (no --anchored): nearest-row matching\n",
             GENOME_T, GENOME_DIM, GENOME_WINDOW, GENOME_STRIDE);
     fprintf(f, "      --metric M        l2 (default) or cosine\n"
+               "                        What the distances mean (docs/distances.md): a record's sketch is\n"
+               "                        its frequency profile of ordered t-letter subsequences (gapped\n"
+               "                        tuples), count-sketched to D values; l2 is the Euclidean distance of\n"
+               "                        two such sketches, an estimate of the distance of the two profiles:\n"
+               "                        0 for equal profiles, growing with edit distance; no unit, 0..2 for\n"
+               "                        whole records (sketch norms are <= 1), comparable only between\n"
+               "                        sketches of equal parameters; not an ANI or a Mash distance.\n"
+               "                        cosine = 1 - cos of the two sketches (0..2). --genome: see above\n"
                "  -o, --output FILE     write to FILE (via a temporary file) instead of stdout\n"
                "  -q, --quiet           no notes or warnings on stderr\n"
                "  -h, --help            this help\n"
@@ -435,7 +443,10 @@ int tsk_dist_main(int argc, char **argv, int triangle)
     int opt, rc = TSK_EXIT_OK, params_given = 0;
     const char *shorts = triangle ? TSK_SKETCH_SHORT_OPTS "o:qh" : TSK_SKETCH_SHORT_OPTS "o:f:d:qh";
     optind = 1;
-    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
+    int long_index = -1;
+    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, shorts, long_options, &long_index)) != -1) {
+        const char *long_name = long_index >= 0 ? long_options[long_index].name : NULL;
+        long_index = -1;
         int used = tsk_sketch_option(&job, opt, optarg);
         if (used == 1) {
             params_given |= is_param_option(opt);
@@ -447,8 +458,14 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         }
         char *end;
         if (triangle && (opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == OPT_BLOCK ||
-                         opt == 'f' || opt == 'd'))
-            opt = '?';
+                         opt == 'f' || opt == 'd')) {
+            /* only the long forms reach here: -f and -d are not in triangle's short options */
+            tsk_error("triangle: --%s is a 'tsketch dist' option; triangle always writes the whole "
+                      "lower-triangle PHYLIP matrix (for pair lists, parts or a header use dist)",
+                      long_name ? long_name : "?");
+            rc = tsk_usage_error("triangle");
+            break;
+        }
         switch (opt) {
         case 'o': o.output = optarg; break;
         case 'q': tsk_quiet = 1; break;
@@ -497,9 +514,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             o.block_i = i, o.block_n = n;
             break;
         }
-        default:
-            usage(stderr, triangle);
-            rc = TSK_EXIT_USAGE;
+        default: rc = tsk_usage_error(triangle ? "triangle" : "dist");
         }
     }
     if (rc == TSK_EXIT_OK && o.genome) genome_sketch_defaults(&job);

@@ -25,6 +25,7 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
     }
     char why[256] = "", err[TSK_ERRLEN] = "";
     int count = tsk_gpu_device_count(why, sizeof why);
+    const int found = count; /* count drops to 0 below when the GPU cannot take the job */
     int devices[16], n = 0;
     if (count > 0 && d->kind == TSK_DEVICE_CUDA && d->n_devices > 0) {
         for (int i = 0; i < d->n_devices; i++) {
@@ -59,7 +60,10 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
         return TSK_EXIT_NO_GPU;
     }
     use_cpu(e);
-    tsk_note("no usable GPU (%s); sketching on the %s", why, e->name);
+    /* Only a GPU that is there but cannot take the job is news; a machine or build without one is
+     * the normal CPU case, and one note per process is enough (dist may sketch several groups). */
+    static int noted;
+    if (found > 0 && !noted++) tsk_note("GPU not used (%s); sketching on the %s", why, e->name);
     return TSK_EXIT_OK;
 }
 

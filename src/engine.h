@@ -14,7 +14,8 @@ typedef struct {
 } tsk_engine;
 
 /* Opens the engine --device asks for. auto: a working GPU if there is one (and D fits it), else
- * the CPU with a note. cuda: the GPU or TSK_EXIT_NO_GPU. Returns a TSK_EXIT_* code, message
+ * the CPU, with one note per process when a GPU was found but could not take the job (none for a
+ * machine or build without a GPU). cuda: the GPU or TSK_EXIT_NO_GPU. Returns a TSK_EXIT_* code, message
  * printed. */
 int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads);
 

@@ -47,10 +47,6 @@ int main(int argc, char **argv)
         printf("tsketch %s\n", TSK_VERSION);
         return TSK_EXIT_OK;
     }
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-        fputs(USAGE, stdout);
-        return TSK_EXIT_OK;
-    }
     static const struct {
         const char *name;
         int (*run)(int, char **);
@@ -58,6 +54,18 @@ int main(int argc, char **argv)
         {"sketch", tsk_cmd_sketch}, {"dist", tsk_cmd_dist},   {"triangle", tsk_cmd_triangle},
         {"paste", tsk_cmd_paste},   {"info", tsk_cmd_info},   {"export", tsk_cmd_export},
     };
+    const int is_help = !strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help");
+    if (is_help && argc < 3) {
+        fputs(USAGE, stdout);
+        return TSK_EXIT_OK;
+    }
+    /* 'tsketch help CMD' is 'tsketch CMD -h' (argv[-1] stays valid: the commands read it) */
+    char *help_argv[] = {argv[0], argv[2], "-h", NULL};
+    if (is_help) {
+        argc = 3;
+        argv = help_argv;
+        cmd = argv[1];
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
     tsk_error("unknown command '%s' (try 'tsketch help')", cmd);
