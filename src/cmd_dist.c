@@ -349,18 +349,19 @@ static void usage(FILE *f, int triangle)
                "                        FASTA inputs default to --canonical --anchored -k %d -s %d --window %d\n"
                "                        --stride %d. Plain windows (no --anchored): nearest-row matching\n",
             GENOME_T, GENOME_DIM, GENOME_WINDOW, GENOME_STRIDE);
-    fprintf(f, "      --metric M        l2 (default) or cosine\n"
-               "                        What the distances mean (docs/distances.md): a record's sketch is\n"
-               "                        its frequency profile of ordered t-letter subsequences (gapped\n"
-               "                        tuples), count-sketched to D values; l2 is the Euclidean distance of\n"
-               "                        two such sketches, an estimate of the distance of the two profiles:\n"
-               "                        0 for equal profiles, growing with edit distance; no unit, 0..2 for\n"
-               "                        whole records (sketch norms are <= 1), comparable only between\n"
-               "                        sketches of equal parameters; not an ANI or a Mash distance.\n"
-               "                        cosine = 1 - cos of the two sketches (0..2). --genome: see above\n"
-               "  -o, --output FILE     write to FILE (via a temporary file) instead of stdout\n"
+    fprintf(f, "      --metric M        l2 (default) or cosine (what they mean: below)\n"
+               "  -o, --output FILE     write to FILE (via a temporary file; *.gz: BGZF) instead of stdout\n"
                "  -q, --quiet           no notes or warnings on stderr\n"
                "  -h, --help            this help\n"
+               "\n"
+               "What a distance means (docs/distances.md): a record's sketch is its frequency profile of\n"
+               "ordered t-letter subsequences (gapped tuples), count-sketched to D values. l2 is the\n"
+               "Euclidean distance of two sketches, an estimate of the distance of the two profiles: 0\n"
+               "for equal profiles, growing with edit distance; no unit, 0..2 for whole records (sketch\n"
+               "norms are <= 1), comparable only between sketches of equal parameters; not an ANI or a\n"
+               "Mash distance. cosine = 1 - cos of the two sketches (0..2). --genome with anchored rows\n"
+               "(the default): 1 - f^(1/W), an estimate of 1 - ANI (0.01 ~ 99%% identity).\n"
+               "\n"
                "%s",
             tsk_sketch_options_help);
 }
