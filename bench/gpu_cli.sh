@@ -163,53 +163,46 @@ same_bytes() {
 check "genome, files of contigs: cuda = cpu" same_bytes files --genome "$G/f.tsk"
 check "genome, records, -f square: cuda = cpu" same_bytes square --genome -f square "$D/g00.fa"
 check "genome --device cuda:7 exits 5" bash -c "'$T' dist -q --genome --device cuda:7 '$G/f.tsk' >/dev/null 2>&1; [ \$? -eq 5 ]"
-# The defaults (anchored 16-base windows, shared-window share: cpu/genome_match.c, no GPU engine)
-# need the GPU's rows of a window to be the CPU's within the match radius, 1e-4 of the norm:
-# same_shares NAME [--per-file] FASTA...: the rows sketched on each device give the same bytes
-same_shares() {
+# Genome sketches: keys made from GPU rows = keys made from CPU rows (the integer sketch is
+# recovered exactly from either), and the GPU genome-set engine = the CPU one, byte for byte.
+# same_keys NAME SKETCH-ARGS...: sketch --genome on each device, the same keys
+same_keys() {
     local name=$1
     shift
-    "$T" sketch -q --device cuda --canonical --anchored -k 4 -s 16 --window 16 --stride 10 "$@" -o "$G/$name.g.tsk" &&
-        "$T" sketch -q --device cpu -p "$(nproc)" --canonical --anchored -k 4 -s 16 --window 16 --stride 10 "$@" \
-            -o "$G/$name.c.tsk" &&
-        "$T" dist -q --genome "$G/$name.g.tsk" >"$G/$name.g.tsv" && "$T" dist -q --genome "$G/$name.c.tsk" >"$G/$name.c.tsv" &&
-        "$T" dist -q --genome "$G/$name.g.tsk" "$G/$name.c.tsk" >"$G/$name.x.tsv" &&
-        cmp "$G/$name.g.tsv" "$G/$name.c.tsv" &&
-        awk -F'\t' '$1 == $2 && $3 != 0 { bad = 1 } END { exit bad }' "$G/$name.x.tsv"
+    "$T" sketch -q --genome --device cuda "$@" -o "$G/$name.kg.tsk" && "$T" export "$G/$name.kg.tsk" >"$G/$name.kg.tsv" &&
+        "$T" sketch -q --genome --device cpu -p "$(nproc)" "$@" -o "$G/$name.kc.tsk" &&
+        "$T" export "$G/$name.kc.tsk" >"$G/$name.kc.tsv" && cmp "$G/$name.kg.tsv" "$G/$name.kc.tsv"
 }
-check "genome defaults, 4 files of contigs: rows sketched on the GPU = on the CPU" same_shares files --per-file "$D"/g0*.fa
-check "genome defaults, 6 SARS-CoV-2: GPU rows = CPU rows" same_shares sc2 "$B/testdata/genomes/sarscov2_6.fa"
-# timed_both LABEL NAME FASTA: the plain-window engine (nearest rows, the GPU's genome kernel):
-# sketch FASTA, time dist --genome on the GPU and on the CPU engine (-p all cores), same bytes
-timed_both() {
+check "genome sketches, 4 files of contigs: GPU keys = CPU keys" same_keys files --per-file "$D"/g0*.fa
+check "genome sketches, 6 SARS-CoV-2: GPU keys = CPU keys" same_keys sc2 "$B/testdata/genomes/sarscov2_6.fa"
+check "genome sketches, dist: cuda = cpu" same_bytes gk "$G/sc2.kc.tsk"
+check "genome sketches, top-k 3: cuda = cpu" same_bytes gkt --top-k 3 "$G/sc2.kc.tsk"
+check "genome sketches, -d 0.01: cuda = cpu" same_bytes gkd -d 0.01 "$G/sc2.kc.tsk"
+check "genome sketches, containment x files: cuda = cpu" same_bytes gkc --containment "$G/sc2.kc.tsk" "$G/files.kc.tsk"
+check "genome sketches, -f square: cuda = cpu" same_bytes gks -f square "$G/files.kc.tsk"
+# timed_genome LABEL NAME SKETCH-ARGS...: sketch --genome then all pairs, on each device, whole
+# process each; the same bytes from both
+timed_genome() {
     local label=$1 name=$2 s e
-    "$T" sketch -q --device cuda --canonical -k 3 -s 64 --window 1000 --stride 100 "$3" -o "$G/$name.tsk"
+    shift 2
     for dev in cuda cpu; do
-        s=$(date +%s.%N); "$T" dist -q --genome --device $dev -p "$(nproc)" "$G/$name.tsk" -o "$G/$name.$dev.tsv"; e=$(date +%s.%N)
-        say "genome, plain windows, $label, $dev -p $(nproc): $(elapsed "$s" "$e") s"
+        s=$(date +%s.%N); "$T" sketch -q --genome --device $dev -p "$(nproc)" "$@" -o "$G/$name.$dev.tsk"; e=$(date +%s.%N)
+        say "genome sketches, $label, sketch --device $dev -p $(nproc): $(elapsed "$s" "$e") s, $(stat -c %s "$G/$name.$dev.tsk") bytes"
+        s=$(date +%s.%N); "$T" dist -q --device $dev -p "$(nproc)" "$G/$name.$dev.tsk" -o "$G/$name.$dev.tsv"; e=$(date +%s.%N)
+        say "genome sketches, $label, dist --device $dev -p $(nproc): $(elapsed "$s" "$e") s"
     done
-    check "genome, plain windows, $label: cuda = cpu" cmp "$G/$name.cuda.tsv" "$G/$name.cpu.tsv"
-}
-# timed_defaults LABEL NAME FASTA: the defaults from FASTA, end to end (sketch on each device, then
-# the CPU's shared-window counts), and the same bytes from both
-timed_defaults() {
-    local label=$1 name=$2 s e
-    for dev in cuda cpu; do
-        s=$(date +%s.%N); "$T" dist -q --genome --device $dev -p "$(nproc)" "$3" -o "$G/$name.d$dev.tsv"; e=$(date +%s.%N)
-        say "genome defaults from FASTA, $label, $dev -p $(nproc): $(elapsed "$s" "$e") s"
-    done
-    check "genome defaults, $label: cuda = cpu" cmp "$G/$name.dcuda.tsv" "$G/$name.dcpu.tsv"
+    check "genome sketches, $label: keys and distances cuda = cpu" cmp "$G/$name.cuda.tsv" "$G/$name.cpu.tsv"
 }
 # 1410 genomes of 1-200 kbp (seed-heterogeneous at a tenth: 10 Mbp, ~100,000 rows, 1e6 pairs)
 python3 "$B/make_workloads.py" "$G/w" --scale 0.1 >/dev/null
 timed_both "1410 genomes (10 Mbp), all pairs" h "$G/w/seed-heterogeneous.fa"
-timed_defaults "1410 genomes (10 Mbp), all pairs" h "$G/w/seed-heterogeneous.fa"
+timed_genome "1410 genomes (10 Mbp), all pairs" h "$G/w/seed-heterogeneous.fa"
 # 4 genomes of 2 Mbp (20,000 rows each): the searches dominate
 python3 "$B/make_workloads.py" "$G/l" --scale 0.04 >/dev/null
 timed_both "4 genomes of 2 Mbp" l "$G/l/long-records.fa"
-timed_defaults "4 genomes of 2 Mbp" l "$G/l/long-records.fa"
+timed_genome "4 genomes of 2 Mbp" l "$G/l/long-records.fa"
 # real genomes, when the bundle has them (bench/accuracy/run.sh's bloch.fa: 9 records, 6.8 Mbp)
-[ -s "$B/bloch.fa" ] && timed_defaults "9 Blochmannia genomes (6.8 Mbp)" b "$B/bloch.fa"
+[ -s "$B/bloch.fa" ] && timed_genome "9 Blochmannia genomes (6.8 Mbp)" b "$B/bloch.fa"
 fi
 
 if want seed; then

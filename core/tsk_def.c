@@ -1,6 +1,8 @@
 /* tsk_def.c: tables, encoding and split weights of the tsketch sketch (see tsk_def.h). */
 #include "tsk_def.h"
 
+#include "genome_keys.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -55,6 +57,11 @@ const char *tsk_params_check(const tsk_params *p)
         if (p->window == 0) return "anchored windows need a window";
         if (p->alphabet != TSK_DNA) return "anchored windows need the dna alphabet";
         if (p->window < p->anchor_k) return "window must not be shorter than the anchor k-mer";
+    }
+    if (p->scaled < 0) return "scaled must be positive";
+    if (p->scaled > 0) {
+        const char *why = tsk_genome_params_check(p);
+        if (why) return why;
     }
     int a = tsk_alphabet_size(p->alphabet);
     for (int k = 0; k < p->t; k++)

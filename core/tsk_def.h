@@ -38,6 +38,8 @@ typedef struct {
     int anchor_k;             /* > 0: anchored windows (tsk_anchor_windows), stride their mean
                                * spacing; 0: a window every stride (SKETCH.md) */
     tsk_precision precision;  /* element type of the output rows: float32 or float64 */
+    int64_t scaled;           /* 0: the sketches are the rows; >= 1: genome sketches, the keys of the
+                               * anchored windows at or below UINT64_MAX / scaled (genome_keys.h) */
     int tables_from_file;     /* 1 when the tables were read (--tables) rather than drawn */
     int32_t hash[TSK_MAX_T][TSK_MAX_ALPHA];  /* hash[k][c] in [0, dim): level k, code c */
     int8_t sign[TSK_MAX_T][TSK_MAX_ALPHA];   /* sign[k][c] in {-1, +1} */

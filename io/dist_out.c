@@ -127,18 +127,18 @@ static int line_names(const tsk_dist_out *o, const tsk_pair *p, int swap, double
 
 #define LINE_EXTRA 40 /* 2 tabs, the distance (at most 15 characters with %.9g), newline, NUL */
 
-int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int swap, double max_dist, int threads)
+/* Lines of items 0..n-1 written in order, formatted on up to `threads` threads (formatting, not
+ * writing, bounds one thread: ~1 M lines/s). line_room(o, i, arg) bounds the bytes of item i's
+ * line (0: it has none); line_format writes it into b and returns its length. */
+typedef size_t (*line_room_fn)(const tsk_dist_out *o, int64_t i, const void *arg);
+typedef size_t (*line_format_fn)(const tsk_dist_out *o, int64_t i, const void *arg, char *b);
+
+static int write_lines(tsk_dist_out *o, int64_t n, int threads, line_room_fn room, line_format_fn format,
+                       const void *arg)
 {
     if (n <= 0) return 0;
     int nt = threads < 1 ? 1 : threads;
-    if (n < 4096 * (int64_t)nt) nt = (int)(n / 4096) + 1;  /* a slice is worth a thread */
-    if (nt == 1) {  /* straight to the stream: no buffer, no second pass */
-        const char *ref, *query;
-        for (int64_t i = 0; i < n; i++)
-            if (line_names(o, &pairs[i], swap, max_dist, &ref, &query) && write_line(o->f, ref, query, pairs[i].dist))
-                return -1;
-        return 0;
-    }
+    if (n < 4096 * (int64_t)nt) nt = (int)(n / 4096) + 1; /* a slice is worth a thread */
     char **buf = calloc((size_t)nt, sizeof *buf);
     size_t *len = calloc((size_t)nt, sizeof *len);
     int failed = !buf || !len;
@@ -146,11 +146,8 @@ int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int sw
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
         for (int t = 0; t < nt; t++) {
             const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
-            const char *ref, *query;
             size_t cap = 0;
-            for (int64_t i = lo; i < hi; i++)
-                if (line_names(o, &pairs[i], swap, max_dist, &ref, &query))
-                    cap += strlen(ref) + strlen(query) + LINE_EXTRA;
+            for (int64_t i = lo; i < hi; i++) cap += room(o, i, arg);
             char *b = malloc(cap + 1);
             if (!b) {
 #pragma omp atomic write
@@ -159,8 +156,7 @@ int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int sw
             }
             size_t at = 0;
             for (int64_t i = lo; i < hi; i++)
-                if (line_names(o, &pairs[i], swap, max_dist, &ref, &query))
-                    at += format_line(b + at, ref, query, pairs[i].dist);
+                if (room(o, i, arg)) at += format(o, i, arg, b + at);
             buf[t] = b;
             len[t] = at;
         }
@@ -171,6 +167,63 @@ int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int sw
     free(buf);
     free(len);
     return failed ? -1 : 0;
+}
+
+typedef struct {
+    const tsk_pair *pairs;
+    int swap;
+    double max_dist;
+} pair_lines;
+
+static size_t pair_room(const tsk_dist_out *o, int64_t i, const void *arg)
+{
+    const pair_lines *a = arg;
+    const char *ref, *query;
+    return line_names(o, &a->pairs[i], a->swap, a->max_dist, &ref, &query) ? strlen(ref) + strlen(query) + LINE_EXTRA
+                                                                          : 0;
+}
+
+static size_t pair_format(const tsk_dist_out *o, int64_t i, const void *arg, char *b)
+{
+    const pair_lines *a = arg;
+    const char *ref = "", *query = "";
+    line_names(o, &a->pairs[i], a->swap, a->max_dist, &ref, &query);
+    return format_line(b, ref, query, a->pairs[i].dist);
+}
+
+int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int swap, double max_dist, int threads)
+{
+    const pair_lines arg = {pairs, swap, max_dist};
+    return write_lines(o, n, threads, pair_room, pair_format, &arg);
+}
+
+int tsk_dist_out_text(tsk_dist_out *o, const char *text)
+{
+    return o->f && fputs(text, o->f) != EOF ? 0 : -1;
+}
+
+/* A genome line into b (room reserved by the caller); returns its length. */
+static size_t format_genome_line(const tsk_dist_out *o, char *b, const tsk_genome_line *l)
+{
+    size_t at = format_line(b, o->rn[l->ref], o->qn[l->query], l->dist) - 1; /* over its newline */
+    at += (size_t)snprintf(b + at, 48, "\t%lld\t%lld\n", (long long)l->shared, (long long)l->total);
+    return at;
+}
+
+static size_t genome_room(const tsk_dist_out *o, int64_t i, const void *arg)
+{
+    const tsk_genome_line *l = (const tsk_genome_line *)arg + i;
+    return strlen(o->rn[l->ref]) + strlen(o->qn[l->query]) + LINE_EXTRA + 48;
+}
+
+static size_t genome_format(const tsk_dist_out *o, int64_t i, const void *arg, char *b)
+{
+    return format_genome_line(o, b, (const tsk_genome_line *)arg + i);
+}
+
+int tsk_dist_out_genome_lines(tsk_dist_out *o, const tsk_genome_line *lines, int64_t n, int threads)
+{
+    return write_lines(o, n, threads, genome_room, genome_format, lines);
 }
 
 int tsk_dist_out_rows(tsk_dist_out *o, int64_t q0, int64_t nq, const float *d, int64_t ld)

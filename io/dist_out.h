@@ -47,6 +47,20 @@ int tsk_dist_out_pair(tsk_dist_out *o, int64_t q, int64_t r, float dist);
  * a single-threaded writer: ~1 M lines/s), writes in order. 0 or -1 (write error, out of memory). */
 int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int swap, double max_dist, int threads);
 
+/* One line of genome distances: "ref_names[ref] TAB query_names[query] TAB dist TAB shared TAB total"
+ * (the shared and total fingerprint counts after the distance, as Mash prints shared hashes). */
+typedef struct {
+    int64_t query, ref;
+    int64_t shared, total;
+    float dist;
+} tsk_genome_line;
+
+/* tsv: the lines of lines[0..n) in order, formatted on up to `threads` threads. 0 or -1. */
+int tsk_dist_out_genome_lines(tsk_dist_out *o, const tsk_genome_line *lines, int64_t n, int threads);
+
+/* tsv: writes text as it is (a header line of another shape than the one open writes). 0 or -1. */
+int tsk_dist_out_text(tsk_dist_out *o, const char *text);
+
 /* Matrix formats: rows q0 .. q0+nq-1 of the full matrix, which must come in order;
  * d[(q - q0) * ld + r] for every reference r (phylip reads only r < q). 0 or -1. */
 int tsk_dist_out_rows(tsk_dist_out *o, int64_t q0, int64_t nq, const float *d, int64_t ld);

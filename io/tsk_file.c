@@ -42,8 +42,13 @@ enum { /* header field offsets */
     H_CMDLINE_OFF = 112, H_CMDLINE_LEN = 120, H_T = 128, H_DIM = 132, H_SEED = 136, H_ALPHABET = 144,
     H_ALPHABET_SIZE = 148, H_CANONICAL = 152, H_PRECISION = 156, H_ELEM_SIZE = 160,
     H_TABLES_FROM_FILE = 164, H_WINDOW = 168, H_STRIDE = 176, H_TABLES_OFFSET = 184, H_TABLES_SIZE = 188,
-    H_ANCHOR_K = 192,
+    H_ANCHOR_K = 192, H_KIND = 196, H_SCALED = 200,
 };
+/* Vector files keep format version 1 byte for byte; genome sketches (kind 1) are version 2, which
+ * older readers refuse by its number instead of misreading keys as rows. */
+#define TSK_KIND_ROWS 0u
+#define TSK_KIND_GENOME 1u
+#define TSK_GENOME_FORMAT_VERSION 2u
 enum { /* record entry field offsets */
     R_NAME_OFF = 0, R_NAME_LEN = 8, R_SOURCE = 12, R_RAW_LEN = 16, R_CLEAN_LEN = 24, R_DROPPED = 32,
     R_FIRST_ROW = 40, R_N_ROWS = 48,
@@ -161,7 +166,7 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
     }
     w->fd = -1;
     w->params = *p;
-    w->row_bytes = (size_t)p->dim * (p->precision == TSK_DOUBLE ? 8 : 4);
+    w->row_bytes = p->scaled > 0 ? sizeof(uint64_t) : (size_t)p->dim * (p->precision == TSK_DOUBLE ? 8 : 4);
     w->data_crc = crc32(0, NULL, 0);
     if (!(w->path = strdup(path)) || !(w->buf = malloc(TSK_WRITE_BUFFER)) ||
         bytes_add_string(&w->strings, tool_version ? tool_version : "", &w->version_off, &w->version_len) ||
@@ -198,6 +203,8 @@ static int writer_flush(tsk_writer *w, char *err, size_t errlen)
  * anchored windows at most one per window position (their number depends on the sequence). */
 static int rows_fit(const tsk_params *p, int64_t clean_len, int64_t n_rows)
 {
+    /* genome sketches: at most one key per window of the record's contigs */
+    if (p->scaled > 0) return n_rows >= 0 && n_rows <= clean_len;
     if (p->anchor_k > 0) return n_rows >= 0 && n_rows <= (clean_len >= p->window ? clean_len - p->window + 1 : 0);
     return n_rows == tsk_rows_for_length(p, clean_len);
 }
@@ -280,7 +287,7 @@ static void encode_header(unsigned char *h, const tsk_params *p)
 {
     int a = tsk_alphabet_size(p->alphabet);
     memcpy(h + H_MAGIC, TSK_MAGIC, 8);
-    put_u32(h + H_VERSION, TSK_FORMAT_VERSION);
+    put_u32(h + H_VERSION, p->scaled > 0 ? TSK_GENOME_FORMAT_VERSION : TSK_FORMAT_VERSION);
     put_u32(h + H_BOM, TSK_BYTE_ORDER_MARK);
     put_u32(h + H_HEADER_SIZE, (uint32_t)(TSK_FIXED_HEADER + tables_size(p)));
     put_u32(h + H_T, (uint32_t)p->t);
@@ -290,11 +297,15 @@ static void encode_header(unsigned char *h, const tsk_params *p)
     put_u32(h + H_ALPHABET_SIZE, (uint32_t)a);
     put_u32(h + H_CANONICAL, (uint32_t)(p->canonical != 0));
     put_u32(h + H_PRECISION, (uint32_t)p->precision);
-    put_u32(h + H_ELEM_SIZE, p->precision == TSK_DOUBLE ? 8 : 4);
+    put_u32(h + H_ELEM_SIZE, p->scaled > 0 || p->precision == TSK_DOUBLE ? 8 : 4);
     put_u32(h + H_TABLES_FROM_FILE, (uint32_t)(p->tables_from_file != 0));
     put_u64(h + H_WINDOW, (uint64_t)p->window);
     put_u64(h + H_STRIDE, (uint64_t)p->stride);
     put_u32(h + H_ANCHOR_K, (uint32_t)p->anchor_k);
+    if (p->scaled > 0) {
+        put_u32(h + H_KIND, TSK_KIND_GENOME);
+        put_u64(h + H_SCALED, (uint64_t)p->scaled);
+    }
     put_u32(h + H_TABLES_OFFSET, TSK_FIXED_HEADER);
     put_u32(h + H_TABLES_SIZE, (uint32_t)tables_size(p));
     unsigned char *hash = h + TSK_FIXED_HEADER, *sign = hash + (size_t)p->t * a * 4;
@@ -452,9 +463,9 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
         return open_fail(f, fd);
     }
     uint32_t version = get_u32(m + H_VERSION);
-    if (version != TSK_FORMAT_VERSION) {
-        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads version %d)%s", path,
-                version, TSK_FORMAT_VERSION, version > TSK_FORMAT_VERSION ? ": written by a newer tsketch" : "");
+    if (version != TSK_FORMAT_VERSION && version != TSK_GENOME_FORMAT_VERSION) {
+        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads versions 1 and 2)%s", path,
+                version, version > TSK_GENOME_FORMAT_VERSION ? ": written by a newer tsketch" : "");
         return open_fail(f, fd);
     }
     uint64_t file_size = get_u64(m + H_FILE_SIZE);
@@ -517,8 +528,17 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     p->window = (int64_t)get_u64(m + H_WINDOW);
     p->stride = (int64_t)get_u64(m + H_STRIDE);
     p->anchor_k = (int)get_u32(m + H_ANCHOR_K);
+    if (version == TSK_GENOME_FORMAT_VERSION) {
+        uint64_t scaled = get_u64(m + H_SCALED);
+        if (get_u32(m + H_KIND) != TSK_KIND_GENOME || scaled < 1 || scaled > (uint64_t)INT64_MAX) {
+            tsk_io_set_err(err, errlen, "%s: corrupt header (version 2 without a genome sketch kind and scale)", path);
+            return open_fail(f, fd);
+        }
+        p->scaled = (int64_t)scaled;
+    }
     int a = tsk_alphabet_size(p->alphabet);
-    if (get_u32(m + H_ALPHABET_SIZE) != (uint32_t)a || elem != (precision == TSK_DOUBLE ? 8u : 4u) ||
+    if (get_u32(m + H_ALPHABET_SIZE) != (uint32_t)a ||
+        elem != (p->scaled > 0 || precision == TSK_DOUBLE ? 8u : 4u) ||
         get_u32(m + H_TABLES_OFFSET) != TSK_FIXED_HEADER || get_u32(m + H_TABLES_SIZE) != tables_size(p) ||
         header_size != TSK_FIXED_HEADER + tables_size(p) || p->canonical > 1 || p->tables_from_file > 1) {
         tsk_io_set_err(err, errlen, "%s: corrupt header (inconsistent parameter fields)", path);
@@ -548,10 +568,10 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     /* Sizes of the data and the trailer. */
     uint64_t n_rows = get_u64(m + H_N_ROWS), n_records = get_u64(m + H_N_RECORDS);
     uint64_t n_sources = get_u64(m + H_N_SOURCES), strings_size = get_u64(m + H_STRINGS_SIZE);
-    uint64_t row_bytes = (uint64_t)dim * elem;
+    uint64_t row_bytes = p->scaled > 0 ? sizeof(uint64_t) : (uint64_t)dim * elem;
     if (n_rows > data_size / row_bytes || n_rows * row_bytes != data_size) {
-        tsk_io_set_err(err, errlen, "%s: corrupt header (%" PRIu64 " rows of D=%u do not fill %" PRIu64 " data bytes)",
-                path, n_rows, dim, data_size);
+        tsk_io_set_err(err, errlen, "%s: corrupt header (%" PRIu64 " rows of %" PRIu64 " bytes do not fill %" PRIu64
+                " data bytes)", path, n_rows, row_bytes, data_size);
         return open_fail(f, fd);
     }
     if (n_records > trailer_size / TSK_RECORD_ENTRY || n_sources > trailer_size / TSK_SOURCE_ENTRY ||
@@ -605,6 +625,14 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
         }
         r->name = (const char *)strings + noff;
         r->source = (const char *)strings + get_u64(sources + (uint64_t)src * TSK_SOURCE_ENTRY);
+        /* the engines merge and search key lists: each must be strictly ascending */
+        const uint64_t *keys = (const uint64_t *)(m + data_offset) + row;
+        for (int64_t j = 1; p->scaled > 0 && j < r->n_rows; j++)
+            if (keys[j] <= keys[j - 1]) {
+                tsk_io_set_err(err, errlen, "%s: corrupt genome sketch (record %" PRIu64 ": keys not strictly ascending)",
+                        path, i);
+                return open_fail(f, fd);
+            }
         row += r->n_rows;
     }
     if ((uint64_t)row != n_rows) {
@@ -691,6 +719,11 @@ int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b
         diff_add(&d, "window: %" PRId64 " in %s, %" PRId64 " in %s", a->window, name_a, b->window, name_b);
     if (a->stride != b->stride)
         diff_add(&d, "stride: %" PRId64 " in %s, %" PRId64 " in %s", a->stride, name_a, b->stride, name_b);
+    if ((a->scaled > 0) != (b->scaled > 0))
+        diff_add(&d, "kind: %s in %s, %s in %s", a->scaled > 0 ? "genome sketches" : "sketch rows", name_a,
+                 b->scaled > 0 ? "genome sketches" : "sketch rows", name_b);
+    else if (a->scaled != b->scaled)
+        diff_add(&d, "scaled: %" PRId64 " in %s, %" PRId64 " in %s", a->scaled, name_a, b->scaled, name_b);
     if (a->anchor_k != b->anchor_k)
         diff_add(&d, "anchored windows: %s in %s, %s in %s", anchor_name(a->anchor_k, ka), name_a,
                  anchor_name(b->anchor_k, kb), name_b);
@@ -729,4 +762,14 @@ int tsk_file_is_sketch(const char *path)
     int is = fread(m, 1, 8, f) == 8 && !memcmp(m, TSK_MAGIC, 8);
     fclose(f);
     return is;
+}
+
+int tsk_file_kind(const char *path)
+{
+    if (!tsk_file_is_sketch(path)) return -1;
+    FILE *f = fopen(path, "rb");
+    unsigned char h[12];
+    int kind = f && fread(h, 1, sizeof h, f) == sizeof h && get_u32(h + H_VERSION) == TSK_GENOME_FORMAT_VERSION;
+    if (f) fclose(f);
+    return kind;
 }

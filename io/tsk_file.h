@@ -41,7 +41,8 @@ typedef struct {
     int64_t n_records;
     int64_t n_rows;
     tsk_record_info *records;   /* n_records entries; strings point into the mapping */
-    const void *data;           /* n_rows x params.dim values, float or double per precision */
+    const void *data;           /* n_rows x params.dim values, float or double per precision; for
+                                 * genome sketches (params.scaled > 0) n_rows uint64 keys */
     size_t elem_size;           /* 4 or 8 */
     /* private */
     void *map;
@@ -52,15 +53,20 @@ typedef struct {
  * FASTA inputs alike, told apart by content, not by name); 0 otherwise, "-" included. */
 int tsk_file_is_sketch(const char *path);
 
+/* What a sketch file holds, from its header's version field: 1 for genome sketches (key sets), 0 for
+ * sketch rows, -1 when path is not a sketch file (tsk_file_is_sketch). */
+int tsk_file_kind(const char *path);
+
 /* Maps path and validates magic, version, byte order, sizes, offsets, parameters and checksum.
  * Returns NULL with a message naming the file and the reason ("g.tsk: not a tsketch sketch file",
  * "g.tsk: truncated (expected 81920 bytes, found 4096)", "g.tsk: checksum mismatch"). */
 tsk_file *tsk_file_open(const char *path, char *err, size_t errlen);
 void tsk_file_close(tsk_file *f);
 
-/* Row r as a pointer into the mapping (float or double per elem_size). */
+/* Row r as a pointer into the mapping (float or double per elem_size; a uint64 key for genome sketches). */
 static inline const void *tsk_file_row(const tsk_file *f, int64_t r)
 {
+    if (f->params.scaled > 0) return (const uint64_t *)f->data + r; /* genome sketches: one key a row */
     return (const char *)f->data + (size_t)r * (size_t)f->params.dim * f->elem_size;
 }
 

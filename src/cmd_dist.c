@@ -18,21 +18,13 @@
 #include "../io/dist_out.h"
 #include "cli.h"
 #include "pipeline.h"
+#include "dist_run.h"
 #include "sketch_source.h"
 
 #define BLOCK_BYTES (64 << 20)     /* dense result rows held per block */
 #define LARGE_RUN_PAIRS 1e7        /* a note on stderr above this */
 
-enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK, OPT_GENOME };
-
-/* --genome sketches FASTA inputs with these unless the command line says otherwise: short anchored
- * windows, whose shared share estimates ANI (cpu/genome_match.h); chosen on the tuning sets of
- * docs/accuracy.md, section 2 (the window matters, t and D hardly: rows only need to tell windows
- * apart). */
-#define GENOME_T 4
-#define GENOME_DIM 16
-#define GENOME_WINDOW 16
-#define GENOME_STRIDE 10
+enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK, OPT_CONTAINMENT };
 
 /* run_blocks' internal code for a failed write (reported there, with errno, as a runtime error). */
 #define TSK_EXIT_WRITE 100
@@ -153,17 +145,6 @@ static int engine_within(engine *e, int64_t q0, int64_t nq, float max, tsk_pair_
 
 /* ---- the run ---- */
 
-typedef struct {
-    tsk_dist_format fmt;
-    tsk_metric metric;
-    const char *output;
-    double max_dist;     /* -d; INFINITY when not given */
-    int64_t top_k;       /* 0 when not given */
-    int with_self, header, triangle;
-    int genome;          /* --genome: one distance per genome from its slide rows as a set */
-    int64_t block_i, block_n; /* --block I/N: this run computes part I of N (1-based); 1/1 = all */
-} dist_opts;
-
 /* Pairs of query row q that a one-set run writes: the later rows (and itself with --with-self). */
 static long double pairs_before(int64_t q, int64_t n, int with_self)
 {
@@ -171,11 +152,7 @@ static long double pairs_before(int64_t q, int64_t n, int with_self)
     return lq * (long double)(n - 1) - lq * (lq - 1) / 2 + (with_self ? lq : 0);
 }
 
-/* --block I/N: the query rows [*begin, *end) of part I. Parts split the rows so that each holds
- * about 1/N of the pairs (a one-set run's row q has n-1-q of them; otherwise every row has as
- * many), are disjoint, cover every row and come in output order: concatenating parts 1..N gives
- * the single run's output byte for byte. */
-static void block_rows(const dist_opts *o, int one_set, int64_t n, int64_t *begin, int64_t *end)
+void tsk_dist_block_rows(const dist_opts *o, int one_set, int64_t n, int64_t *begin, int64_t *end)
 {
     int64_t bound[2];
     for (int side = 0; side < 2; side++) {
@@ -213,7 +190,7 @@ static int run_blocks(engine *e, tsk_dist_out *out, const dist_opts *o, int one_
                       int threads)
 {
     int64_t q_begin = 0, q_end = n_query;
-    block_rows(o, one_set, n_query, &q_begin, &q_end);
+    tsk_dist_block_rows(o, one_set, n_query, &q_begin, &q_end);
     const int streaming_pairs = o->fmt == TSK_DIST_TSV;
     tsk_pair_filter filter = !one_set ? TSK_PAIRS_ALL : o->with_self ? TSK_PAIRS_UPPER_SELF : TSK_PAIRS_UPPER;
     int rc = TSK_EXIT_OK;
@@ -343,12 +320,16 @@ static void usage(FILE *f, int triangle)
                    "      --header          a header line (tsv)\n"
                    "      --block I/N       compute part I of N disjoint parts of the pairs (tsv): run the N\n"
                    "                        parts anywhere and concatenate their outputs in order\n");
-    fprintf(f, "      --genome          one distance per genome (record, or file with --per-file) from its\n"
-               "                        slide rows compared as sets, both strands. Anchored rows: 1 - f^(1/W),\n"
-               "                        f the share of windows both genomes have, an estimate of 1 - ANI;\n"
-               "                        FASTA inputs default to --canonical --anchored -k %d -s %d --window %d\n"
-               "                        --stride %d. Plain windows (no --anchored): nearest-row matching\n",
-            GENOME_T, GENOME_DIM, GENOME_WINDOW, GENOME_STRIDE);
+    fprintf(f, "\n"
+               "Genome distances (genome sketches: genome .tsk files from 'tsketch sketch --genome', or\n"
+               "FASTA with --genome): 1 - f^(1/W), an estimate of 1 - ANI (the per-base divergence), with\n"
+               "f the share of window fingerprints the two genomes have in common (the mean of both\n"
+               "directions); 1 when nothing is shared. TSV lines add the shared and total fingerprint\n"
+               "counts. Sketch rows: the l2 (or cosine) distance of the sketch vectors (below).\n"
+               "      --genome          compare genomes (records, or files with --per-file); with .tsk files\n"
+               "                        of slide rows, their rows compared as sets\n"
+               "      --containment     genome sketches: f = the share of the query's fingerprints found in\n"
+               "                        the reference (drafts and MAGs against references)\n");
     fprintf(f, "      --metric M        l2 (default) or cosine (what they mean: below)\n"
                "  -o, --output FILE     write to FILE (via a temporary file; *.gz: BGZF) instead of stdout\n"
                "  -q, --quiet           no notes or warnings on stderr\n"
@@ -359,28 +340,11 @@ static void usage(FILE *f, int triangle)
                "Euclidean distance of two sketches, an estimate of the distance of the two profiles: 0\n"
                "for equal profiles, growing with edit distance; no unit, 0..2 for whole records (sketch\n"
                "norms are <= 1), comparable only between sketches of equal parameters; not an ANI or a\n"
-               "Mash distance. cosine = 1 - cos of the two sketches (0..2). --genome with anchored rows\n"
-               "(the default): 1 - f^(1/W), an estimate of 1 - ANI (0.01 ~ 99%% identity).\n"
+               "Mash distance. cosine = 1 - cos of the two sketches (0..2). Genome distances (above) are\n"
+               "1 - ANI estimates: 0.01 is about 99%% identity.\n"
                "\n"
                "%s",
             tsk_sketch_options_help);
-}
-
-/* --genome with FASTA inputs and no --window/--slide: the genome defaults, each parameter only
- * where the command line left it alone. (A .tsk input's parameters still win when no sketch
- * option was given at all: sketch_source.h.) */
-static void genome_sketch_defaults(tsk_sketch_job *job)
-{
-    if (job->slide || (job->given & TSK_GIVEN_WINDOW)) return;
-    tsk_params *p = &job->params;
-    if (!(job->given & TSK_GIVEN_T)) p->t = GENOME_T;
-    if (!(job->given & TSK_GIVEN_DIM)) p->dim = GENOME_DIM;
-    p->window = GENOME_WINDOW;
-    if (!(job->given & TSK_GIVEN_STRIDE)) p->stride = GENOME_STRIDE;
-    if (p->alphabet == TSK_DNA) {
-        p->canonical = 1;
-        if (!p->anchor_k) p->anchor_k = TSK_DEFAULT_ANCHOR_K;
-    }
 }
 
 /* --genome needs slide rows: whole-record sketches are one row per record, so there is no set to
@@ -432,12 +396,12 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         {"with-self", no_argument, 0, OPT_WITH_SELF},
         {"header", no_argument, 0, OPT_HEADER},
         {"block", required_argument, 0, OPT_BLOCK},
-        {"genome", no_argument, 0, OPT_GENOME},
+        {"containment", no_argument, 0, OPT_CONTAINMENT},
         {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    dist_opts o = {triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0, triangle, 0, 1, 1};
+    dist_opts o = {triangle ? TSK_DIST_PHYLIP : TSK_DIST_TSV, TSK_METRIC_L2, NULL, INFINITY, 0, 0, 0, triangle, 0, 0, 1, 1};
     int metric_given = 0;
     tsk_sketch_job job;
     tsk_sketch_job_init(&job);
@@ -459,10 +423,10 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         }
         char *end;
         if (triangle && (opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == OPT_BLOCK ||
-                         opt == 'f' || opt == 'd')) {
+                         opt == OPT_CONTAINMENT || opt == 'f' || opt == 'd')) {
             /* only the long forms reach here: -f and -d are not in triangle's short options */
             tsk_error("triangle: --%s is a 'tsketch dist' option; triangle always writes the whole "
-                      "lower-triangle PHYLIP matrix (for pair lists, parts or a header use dist)",
+                      "lower-triangle PHYLIP matrix (for pair lists, parts, a header or containment use dist)",
                       long_name ? long_name : "?");
             rc = tsk_usage_error("triangle");
             break;
@@ -504,7 +468,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
             break;
         case OPT_WITH_SELF: o.with_self = 1; break;
         case OPT_HEADER: o.header = 1; break;
-        case OPT_GENOME: o.genome = 1; break;
+        case OPT_CONTAINMENT: o.containment = 1; break;
         case OPT_BLOCK: {
             long long i, n;
             char tail;
@@ -518,7 +482,7 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         default: rc = tsk_usage_error(triangle ? "triangle" : "dist");
         }
     }
-    if (rc == TSK_EXIT_OK && o.genome) genome_sketch_defaults(&job);
+    o.genome = job.genome;
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&job);
     /* Inputs: the positional arguments, then those of -l lists. */
     size_t n_inputs = (size_t)(argc - optind) + job.n_inputs;
@@ -535,6 +499,19 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         for (size_t i = 1; i < n_inputs; i++) group_of[i] = triangle ? 0 : 1;
     }
     const int one_set = triangle || n_inputs == 1;
+    /* Genome sketches: genome .tsk inputs, or --genome with sequences (a .tsk of sketch rows with
+     * --genome is compared by its slide rows: cpu/genome_match.h, cpu/genome_dist.h) */
+    int genome_files = 0, row_files = 0;
+    for (size_t i = 0; rc == TSK_EXIT_OK && i < n_inputs; i++) {
+        const int kind = tsk_file_kind(inputs[i].path);
+        genome_files += kind == 1;
+        row_files += kind == 0;
+    }
+    const int genome_sets = genome_files > 0 || (o.genome && row_files == 0);
+    if (rc == TSK_EXIT_OK && o.containment && !genome_sets) {
+        tsk_error("--containment applies to genome sketches (genome .tsk files, or --genome with FASTA)");
+        rc = TSK_EXIT_USAGE;
+    }
     if (rc == TSK_EXIT_OK) {
         const char *why = NULL;
         if (n_inputs == 0) why = triangle ? "no inputs (try 'tsketch triangle -h')" : "no inputs (try 'tsketch dist -h')";
@@ -545,13 +522,22 @@ int tsk_dist_main(int argc, char **argv, int triangle)
         else if (o.with_self && !one_set) why = "--with-self applies to one input compared with itself";
         else if (o.fmt == TSK_DIST_NPY && !o.output) why = "-f npy needs -o FILE";
         else if (o.block_n > 1 && o.fmt != TSK_DIST_TSV) why = "--block splits pair lists: it needs -f tsv";
-        else if (o.genome && o.top_k > 0) why = "--genome and --top-k exclude each other";
+        else if (o.genome && !genome_sets && o.top_k > 0)
+            why = "--genome on slide rows and --top-k exclude each other (genome sketches take --top-k)";
         else if (o.genome && metric_given && o.metric != TSK_METRIC_L2)
             why = "--genome compares slide rows by l2: --metric cosine does not apply";
         if (why) {
             tsk_error("%s", why);
             rc = TSK_EXIT_USAGE;
         }
+    }
+
+    if (rc == TSK_EXIT_OK && genome_sets) {
+        rc = tsk_dist_genome_run(inputs, n_inputs, group_of, one_set, &o, &job, params_given);
+        free(inputs);
+        free(group_of);
+        tsk_sketch_job_free(&job);
+        return rc;
     }
 
     tsk_sketch_source groups[2];

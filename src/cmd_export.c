@@ -44,8 +44,22 @@ static void row_name(const tsk_file *f, const tsk_record_info *rec, int64_t r, c
     snprintf(buf, len, "%s:%" PRId64 "-%" PRId64, rec->name, first + 1, last + 1);
 }
 
+/* Genome sketches: one line per genome, its name and then its keys in ascending order. */
+static int write_genome_tsv(const tsk_file *f, FILE *out)
+{
+    for (int64_t i = 0; i < f->n_records; i++) {
+        const tsk_record_info *rec = &f->records[i];
+        const uint64_t *keys = (const uint64_t *)f->data + rec->first_row;
+        fputs(rec->name, out);
+        for (int64_t j = 0; j < rec->n_rows; j++) fprintf(out, "\t%" PRIu64, keys[j]);
+        fputc('\n', out);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
 static int write_tsv(const tsk_file *f, FILE *out)
 {
+    if (f->params.scaled > 0) return write_genome_tsv(f, out);
     const int dim = f->params.dim;
     const int is_double = f->elem_size == sizeof(double);
     char name[4096];
@@ -152,6 +166,11 @@ int tsk_cmd_export(int argc, char **argv)
         return TSK_EXIT_INPUT;
     }
     int rc = TSK_EXIT_OK;
+    if (!strcmp(format, "npy") && f->params.scaled > 0) {
+        tsk_error("%s: genome sketches are key sets, not a matrix: export them with --format tsv", argv[optind]);
+        tsk_file_close(f);
+        return TSK_EXIT_INCOMPATIBLE;
+    }
     if (!strcmp(format, "npy")) {
         if (write_npy(f, output, err, sizeof err)) {
             tsk_error("%s", err);

@@ -6,6 +6,7 @@
 
 #include "../io/tsk_file.h"
 #include "cli.h"
+#include "genome_sketch.h"
 #include "pipeline.h"
 #include "tsk_config.h"
 
@@ -15,6 +16,8 @@ static void usage(FILE *f)
             "Usage: tsketch sketch [options] INPUT... -o OUT.tsk\n"
             "\n"
             "Sketches every FASTA/FASTQ record (plain, gzip or BGZF; '-' = stdin) into OUT.tsk.\n"
+            "For genomes: tsketch sketch --genome --per-file GENOMES... -o G.tsk (one genome sketch per\n"
+            "file of contigs), then tsketch dist G.tsk or tsketch triangle G.tsk.\n"
             "\n"
             "  -o, --output FILE     the sketch file to write (required)\n"
             "  -q, --quiet           no notes or warnings on stderr\n"
@@ -37,6 +40,11 @@ static int write_record(void *ctx, const tsk_record_info *rec, const void *rows)
         return TSK_EXIT_RUNTIME;
     }
     return 0;
+}
+
+static int write_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys)
+{
+    return write_record(ctx, genome, keys);
 }
 
 int tsk_cmd_sketch(int argc, char **argv)
@@ -99,7 +107,7 @@ int tsk_cmd_sketch(int argc, char **argv)
         tsk_sketch_job_free(&job);
         return TSK_EXIT_RUNTIME;
     }
-    rc = tsk_pipeline_run(&job, write_record, &ctx);
+    rc = job.genome ? tsk_genome_sketch_run(&job, write_genome, &ctx) : tsk_pipeline_run(&job, write_record, &ctx);
     if (rc == TSK_EXIT_OK) {
         if (tsk_writer_finish(ctx.writer, err, sizeof err)) {
             tsk_error("%s", err);

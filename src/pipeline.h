@@ -28,6 +28,7 @@ typedef struct {
 enum {
     TSK_OPT_ALPHABET = 1000, TSK_OPT_CANONICAL, TSK_OPT_WINDOW, TSK_OPT_STRIDE, TSK_OPT_TABLES,
     TSK_OPT_PRECISION, TSK_OPT_DEVICE, TSK_OPT_PER_FILE, TSK_OPT_SLIDE, TSK_OPT_ANCHORED, TSK_OPT_ANCHOR_K,
+    TSK_OPT_GENOME, TSK_OPT_SCALED,
     TSK_OPT_FIRST_FREE = 1100 /* subcommands number their own long-only options from here */
 };
 #define TSK_SKETCH_SHORT_OPTS "k:s:S:p:l:I:"
@@ -40,7 +41,8 @@ enum {
     {"tables", required_argument, 0, TSK_OPT_TABLES}, {"precision", required_argument, 0, TSK_OPT_PRECISION}, \
     {"device", required_argument, 0, TSK_OPT_DEVICE}, {"per-file", no_argument, 0, TSK_OPT_PER_FILE}, \
     {"slide", no_argument, 0, TSK_OPT_SLIDE}, {"anchored", no_argument, 0, TSK_OPT_ANCHORED}, \
-    {"anchor-k", required_argument, 0, TSK_OPT_ANCHOR_K}
+    {"anchor-k", required_argument, 0, TSK_OPT_ANCHOR_K}, {"genome", no_argument, 0, TSK_OPT_GENOME}, \
+    {"scaled", required_argument, 0, TSK_OPT_SCALED}
 /* Help text of the shared sketch options, for the subcommands' usage messages. */
 extern const char tsk_sketch_options_help[];
 
@@ -55,6 +57,7 @@ typedef struct {
     tsk_device_choice device;
     const char *tables_path;   /* --tables FILE, or NULL */
     int slide;                 /* --slide: Tensor Slide Sketch with the tuned defaults */
+    int genome;                /* --genome: genome sketches (key sets, core/genome_keys.h) */
     unsigned given;            /* TSK_GIVEN_* bits: parameters set on the command line */
     char **owned;              /* strings the job allocated (list files), freed with it */
     size_t n_owned;
@@ -62,8 +65,19 @@ typedef struct {
 
 enum {
     TSK_GIVEN_T = 1, TSK_GIVEN_DIM = 2, TSK_GIVEN_WINDOW = 4, TSK_GIVEN_STRIDE = 8, TSK_GIVEN_SEED = 16,
-    TSK_GIVEN_ANCHOR = 32 /* --anchored or --anchor-k */
+    TSK_GIVEN_ANCHOR = 32, /* --anchored or --anchor-k */
+    TSK_GIVEN_SCALED = 64, TSK_GIVEN_CANONICAL = 128
 };
+
+/* Defaults of --genome (docs/accuracy.md, "Genome sketches": chosen on the tuning sets): windows of
+ * GENOME_WINDOW bases centred on anchor k-mers one per GENOME_STRIDE bases, of which one in
+ * GENOME_SCALED is kept; t and D only need to tell windows apart. */
+#define TSK_GENOME_T 4
+#define TSK_GENOME_DIM 16
+#define TSK_GENOME_WINDOW 20
+#define TSK_GENOME_ANCHOR_K 16
+#define TSK_GENOME_STRIDE 50
+#define TSK_GENOME_SCALED 500
 
 /* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 2) */
 #define TSK_DEFAULT_ANCHOR_K 8

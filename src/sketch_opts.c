@@ -36,6 +36,11 @@ const char tsk_sketch_options_help[] =
     "                        stride on average), not one every stride: the same stretch of two\n"
     "                        genomes gives the same rows wherever it lies (docs/algorithm.md)\n"
     "      --anchor-k K      k-mer length of the anchors, even, 2..32 (default 8; implies --anchored)\n"
+    "      --genome          genome sketches: a sampled set of window fingerprints per genome\n"
+    "                        (record, or file with --per-file), compared as Mash compares k-mer\n"
+    "                        sets; implies --canonical --anchor-k 16 -k 4 -s 16 --window 20\n"
+    "                        --stride 50 --scaled 500 (docs/algorithm.md, 'Genome sketches')\n"
+    "      --scaled N        genome sketches: keep about one window in N (default 500)\n"
     "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
     "      --precision P     single (default) or double\n"
     "  -p, --threads N       CPU threads (default 1); with a GPU, threads parsing plain FASTA\n"
@@ -151,7 +156,14 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         }
         return 1;
     case TSK_OPT_CANONICAL:
-        p->canonical = 1;
+        p->canonical = 1, job->given |= TSK_GIVEN_CANONICAL;
+        return 1;
+    case TSK_OPT_GENOME:
+        job->genome = 1;
+        return 1;
+    case TSK_OPT_SCALED:
+        if (tsk_parse_int64("--scaled", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
+        p->scaled = v, job->given |= TSK_GIVEN_SCALED;
         return 1;
     case TSK_OPT_WINDOW:
         if (tsk_parse_int64("--window", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
@@ -197,9 +209,40 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
     }
 }
 
+/* --genome: the genome defaults, each only where the command line left it alone. */
+static int genome_defaults(tsk_sketch_job *job)
+{
+    tsk_params *p = &job->params;
+    if (job->slide) {
+        tsk_error("--genome and --slide exclude each other (genome sketches use short anchored windows)");
+        return TSK_EXIT_USAGE;
+    }
+    if (p->alphabet != TSK_DNA) {
+        tsk_error("--genome needs the dna alphabet");
+        return TSK_EXIT_USAGE;
+    }
+    if (!(job->given & TSK_GIVEN_T)) p->t = TSK_GENOME_T;
+    if (!(job->given & TSK_GIVEN_DIM)) p->dim = TSK_GENOME_DIM;
+    if (!(job->given & TSK_GIVEN_WINDOW)) p->window = TSK_GENOME_WINDOW;
+    if (!(job->given & TSK_GIVEN_ANCHOR) || !p->anchor_k) p->anchor_k = TSK_GENOME_ANCHOR_K;
+    if (p->anchor_k > p->window) p->anchor_k = (int)(p->window / 2 * 2);
+    if (!(job->given & TSK_GIVEN_STRIDE)) p->stride = TSK_GENOME_STRIDE;
+    if (!(job->given & TSK_GIVEN_SCALED)) p->scaled = p->stride > TSK_GENOME_SCALED ? p->stride : TSK_GENOME_SCALED;
+    p->canonical = 1;
+    return TSK_EXIT_OK;
+}
+
 int tsk_sketch_job_finish(tsk_sketch_job *job)
 {
     tsk_params *p = &job->params;
+    if ((job->given & TSK_GIVEN_SCALED) && !job->genome) {
+        tsk_error("--scaled applies to genome sketches: add --genome");
+        return TSK_EXIT_USAGE;
+    }
+    if (job->genome) {
+        int rc = genome_defaults(job);
+        if (rc != TSK_EXIT_OK) return rc;
+    }
     if (job->slide) {
         if (!(job->given & TSK_GIVEN_T)) p->t = SLIDE_T;
         if (!(job->given & TSK_GIVEN_DIM)) p->dim = SLIDE_DIM;

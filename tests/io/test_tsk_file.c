@@ -292,8 +292,8 @@ Test(tsk_file, header_damage_named, .init = damaged_setup, .fini = damaged_teard
 {
     unsigned char *b = malloc(len_g + 8);
     memcpy(b, bytes_g, len_g);
-    b[8] = 2;
-    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 2 (this tsketch reads version 1): written by a newer tsketch");
+    b[8] = 3;
+    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 3 (this tsketch reads versions 1 and 2): written by a newer tsketch");
     b[8] = 1;
     memcpy(b + 12, "\x01\x02\x03\x04", 4);
     cr_assert_str_eq(open_damaged(b, len_g), "written in big-endian byte order, which this tsketch does not read");

@@ -1,0 +1,98 @@
+/* genome_keys.c: window keys and the genome distance (genome_keys.h). */
+#include "genome_keys.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+const char *tsk_genome_params_check(const tsk_params *p)
+{
+    if (p->scaled < 1) return "scaled must be at least 1";
+    if (p->stride > p->scaled) return "scaled (one window kept in scaled) must be at least the anchors' stride";
+    if (p->alphabet != TSK_DNA) return "genome sketches need the dna alphabet";
+    if (!p->canonical) return "genome sketches need canonical rows (both strands)";
+    if (p->anchor_k == 0 || p->window == 0) return "genome sketches need anchored windows";
+    if (p->window > TSK_GENOME_MAX_WINDOW) return "genome sketch windows must be at most 64 bases";
+    if (p->window % 2) return "genome sketch windows must have an even length (strand symmetry)";
+    return NULL;
+}
+
+double tsk_genome_row_scale(const tsk_params *p)
+{
+    double c = 1.0;
+    for (int j = 0; j < p->t; j++) c = c * (double)(p->window - j) / (double)(j + 1);
+    c = nearbyint(c); /* C(W, t) is an integer; the running product is exact for these sizes */
+    return p->canonical ? 2.0 * c : c;
+}
+
+/* SplitMix64's output function: a bijection of 64-bit words with good avalanche. */
+static inline uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed)
+{
+    uint64_t h = seed;
+    for (int r = 0; r < dim; r++) h = mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)(uint32_t)s[r]));
+    return h;
+}
+
+int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size, uint64_t *key)
+{
+    const double scale = tsk_genome_row_scale(p);
+    uint64_t h = p->seed;
+    for (int r = 0; r < p->dim; r++) {
+        const double v = (elem_size == 4 ? (double)((const float *)row)[r] : ((const double *)row)[r]) * scale;
+        const double n = nearbyint(v);
+        if (!(fabs(v - n) <= 0.05)) return -1;
+        /* hashed as it goes: the chain of tsk_genome_key_of_sketch */
+        h = mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)(uint32_t)(int32_t)n));
+    }
+    *key = h;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t tsk_genome_keys_sort_unique(uint64_t *keys, int64_t n)
+{
+    if (n <= 1) return n < 0 ? 0 : n;
+    qsort(keys, (size_t)n, sizeof *keys, cmp_u64);
+    int64_t m = 1;
+    for (int64_t i = 1; i < n; i++)
+        if (keys[i] != keys[m - 1]) keys[m++] = keys[i];
+    return m;
+}
+
+int64_t tsk_genome_shared_ref(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
+{
+    int64_t i = 0, j = 0, shared = 0;
+    while (i < na && j < nb) {
+        if (a[i] < b[j]) i++;
+        else if (b[j] < a[i]) j++;
+        else shared++, i++, j++;
+    }
+    return shared;
+}
+
+float tsk_genome_key_distance(double share, int64_t window)
+{
+    if (!(share > 0.0)) return 1.0f;
+    if (share >= 1.0) return 0.0f;
+    return (float)(1.0 - pow(share, 1.0 / (double)window));
+}
+
+double tsk_genome_share_floor(double max_dist, int64_t window)
+{
+    if (!(max_dist < 1.0)) return 0.0;
+    if (max_dist < 0.0) max_dist = 0.0;
+    /* d <= max  <=>  f >= (1 - max)^W; float rounding of d moves the boundary by far less than
+     * this margin, and the caller re-checks every kept pair */
+    return pow(1.0 - max_dist, (double)window) * (1.0 - 1e-6);
+}

@@ -1,0 +1,139 @@
+/* genome_sets.c: shared-key counts of genome sketches by sorted merges (genome_sets.h). */
+#include "genome_sets.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tsk_cpu_genome_sets {
+    const tsk_key_sets *q, *r;
+    int threads;
+};
+
+tsk_cpu_genome_sets *tsk_cpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int threads, char *err,
+                                              size_t errlen)
+{
+    tsk_cpu_genome_sets *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    e->q = q;
+    e->r = r;
+    e->threads = threads > 0 ? threads : 1;
+    return e;
+}
+
+void tsk_cpu_genome_sets_close(tsk_cpu_genome_sets *e) { free(e); }
+
+static int64_t shared_of(const tsk_cpu_genome_sets *e, int64_t q, int64_t r)
+{
+    const tsk_key_sets *a = e->q, *b = e->r;
+    return tsk_genome_shared_ref(a->keys + a->offset[q], tsk_key_set_size(a, q), b->keys + b->offset[r],
+                                 tsk_key_set_size(b, r));
+}
+
+static int in_range(const tsk_key_sets *s, int64_t i0, int64_t n)
+{
+    return i0 >= 0 && n >= 0 && i0 <= s->n_items && n <= s->n_items - i0;
+}
+
+int tsk_cpu_genome_sets_block(const tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr,
+                              uint32_t *shared, int64_t ld)
+{
+    if (!in_range(e->q, q0, nq) || !in_range(e->r, r0, nr) || ld < nr) return -1;
+    const int64_t n = nq * nr;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(e->threads)
+    for (int64_t p = 0; p < n; p++) {
+        const int64_t i = p / nr, j = p % nr;
+        shared[i * ld + j] = (uint32_t)shared_of(e, q0 + i, r0 + j);
+    }
+    return 0;
+}
+
+/* a before b in top-k order: larger share, then smaller reference */
+static int ranks_before(const tsk_genome_pair *a, const tsk_genome_pair *b)
+{
+    return a->share > b->share || (a->share == b->share && a->ref < b->ref);
+}
+
+int tsk_cpu_genome_sets_topk(const tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int k, tsk_genome_mode mode,
+                             tsk_pair_filter filter, tsk_genome_pair *out)
+{
+    if (!in_range(e->q, q0, nq) || k < 1) return -1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(e->threads)
+    for (int64_t i = 0; i < nq; i++) {
+        const int64_t q = q0 + i, n_q = tsk_key_set_size(e->q, q);
+        tsk_genome_pair *best = out + i * k;
+        int have = 0;
+        for (int64_t r = 0; r < e->r->n_items; r++) {
+            if (!tsk_pair_admitted(filter, q, r)) continue;
+            const int64_t s = shared_of(e, q, r);
+            if (s == 0) continue;
+            tsk_genome_pair c = {q, r, s, tsk_genome_share(s, n_q, tsk_key_set_size(e->r, r), mode)};
+            if (have == k && !ranks_before(&c, &best[k - 1])) continue;
+            /* insertion into the sorted list of the best so far */
+            int at = have < k ? have++ : k - 1;
+            while (at > 0 && ranks_before(&c, &best[at - 1])) {
+                best[at] = best[at - 1];
+                at--;
+            }
+            best[at] = c;
+        }
+        for (int j = have; j < k; j++) best[j] = (tsk_genome_pair){q, -1, 0, 0.0};
+    }
+    return 0;
+}
+
+int tsk_cpu_genome_sets_within(const tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
+                               tsk_genome_mode mode, tsk_pair_filter filter, tsk_genome_pair **pairs, int64_t *n,
+                               int64_t *cap)
+{
+    *n = 0;
+    if (!in_range(e->q, q0, nq)) return -1;
+    const int64_t nr = e->r->n_items;
+    /* one pass of counts per query row, kept per row, then gathered in order */
+    tsk_genome_pair **rows = calloc((size_t)(nq ? nq : 1), sizeof *rows);
+    int64_t *counts = calloc((size_t)(nq ? nq : 1), sizeof *counts);
+    int failed = !rows || !counts;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(e->threads) reduction(| : failed)
+    for (int64_t i = 0; i < nq; i++) {
+        if (!rows || !counts) continue;
+        const int64_t q = q0 + i, n_q = tsk_key_set_size(e->q, q);
+        int64_t got = 0, room = 0;
+        tsk_genome_pair *mine = NULL;
+        for (int64_t r = 0; r < nr && !failed; r++) {
+            if (!tsk_pair_admitted(filter, q, r)) continue;
+            const int64_t s = shared_of(e, q, r);
+            const double f = tsk_genome_share(s, n_q, tsk_key_set_size(e->r, r), mode);
+            if (!(f >= min_share)) continue;
+            if (got == room) {
+                room = room ? 2 * room : 16;
+                tsk_genome_pair *grown = realloc(mine, (size_t)room * sizeof *mine);
+                if (!grown) {
+                    failed = 1;
+                    break;
+                }
+                mine = grown;
+            }
+            mine[got++] = (tsk_genome_pair){q, r, s, f};
+        }
+        rows[i] = mine;
+        counts[i] = got;
+    }
+    int64_t total = 0;
+    for (int64_t i = 0; !failed && i < nq; i++) total += counts[i];
+    if (!failed && total > *cap) {
+        tsk_genome_pair *grown = realloc(*pairs, (size_t)total * sizeof **pairs);
+        if (grown) *pairs = grown, *cap = total;
+        else failed = 1;
+    }
+    for (int64_t i = 0; rows && i < nq; i++) {
+        if (!failed && counts[i]) memcpy(*pairs + *n, rows[i], (size_t)counts[i] * sizeof **pairs);
+        if (!failed) *n += counts[i];
+        free(rows[i]);
+    }
+    free(rows);
+    free(counts);
+    return failed ? -1 : 0;
+}

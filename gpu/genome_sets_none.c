@@ -1,0 +1,41 @@
+/* genome_sets_none.c: the genome-sketch GPU engine in a build without CUDA: never available. */
+#include "genome_sets.h"
+
+#include <stdio.h>
+
+tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device, char *err,
+                                              size_t errlen)
+{
+    (void)q, (void)r, (void)device;
+    snprintf(err, errlen, "built without CUDA");
+    return NULL;
+}
+
+void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e) { (void)e; }
+
+const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e)
+{
+    (void)e;
+    return "built without CUDA";
+}
+
+int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared,
+                              int64_t ld)
+{
+    (void)e, (void)q0, (void)nq, (void)r0, (void)nr, (void)shared, (void)ld;
+    return -1;
+}
+
+int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int k, tsk_genome_mode mode,
+                             tsk_pair_filter filter, tsk_genome_pair *out)
+{
+    (void)e, (void)q0, (void)nq, (void)k, (void)mode, (void)filter, (void)out;
+    return -1;
+}
+
+int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode mode,
+                               tsk_pair_filter filter, tsk_genome_pair **pairs, int64_t *n, int64_t *cap)
+{
+    (void)e, (void)q0, (void)nq, (void)min_share, (void)mode, (void)filter, (void)pairs, (void)n, (void)cap;
+    return -1;
+}

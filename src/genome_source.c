@@ -1,0 +1,153 @@
+/* genome_source.c: loading the genome sketches to compare (genome_source.h). */
+#include "genome_source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../io/tsk_file.h"
+#include "cli.h"
+#include "genome_sketch.h"
+
+static int grow(void **p, size_t elem, int64_t need, int64_t *cap)
+{
+    if (need <= *cap) return 0;
+    int64_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Appends one genome; names are arena offsets until finalize turns them into pointers. */
+static int add_genome(tsk_genome_source *s, const char *name, const uint64_t *keys, int64_t n)
+{
+    const int64_t i = s->set.n_items;
+    if (grow((void **)&s->offset, sizeof *s->offset, i + 2, &s->cap_items) ||
+        grow((void **)&s->keys, sizeof *s->keys, s->n_keys + n, &s->cap_keys))
+        return -1;
+    const char **names = realloc(s->names, (size_t)s->cap_items * sizeof *names);
+    if (!names) return -1;
+    s->names = names;
+    const size_t len = strlen(name) + 1;
+    if (s->arena_len + len > s->arena_cap) {
+        size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
+        while (cap < s->arena_len + len) cap *= 2;
+        char *a = realloc(s->name_arena, cap);
+        if (!a) return -1;
+        s->name_arena = a;
+        s->arena_cap = cap;
+    }
+    memcpy(s->name_arena + s->arena_len, name, len);
+    s->names[i] = (const char *)(uintptr_t)s->arena_len;
+    s->arena_len += len;
+    if (n) memcpy(s->keys + s->n_keys, keys, (size_t)n * sizeof *keys);
+    s->offset[i] = s->n_keys;
+    s->n_keys += n;
+    s->offset[i + 1] = s->n_keys;
+    s->set.n_items = i + 1;
+    return 0;
+}
+
+static int finalize(tsk_genome_source *s)
+{
+    if (!s->offset && grow((void **)&s->offset, sizeof *s->offset, 1, &s->cap_items)) return -1;
+    if (s->set.n_items == 0) s->offset[0] = 0;
+    for (int64_t i = 0; i < s->set.n_items; i++) s->names[i] = s->name_arena + (uintptr_t)s->names[i];
+    s->set.keys = s->keys;
+    s->set.offset = s->offset;
+    return 0;
+}
+
+void tsk_genome_source_free(tsk_genome_source *s)
+{
+    free(s->keys);
+    free(s->offset);
+    free(s->names);
+    free(s->name_arena);
+    memset(s, 0, sizeof *s);
+}
+
+static int take_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys)
+{
+    if (add_genome(ctx, genome->name, keys, genome->n_rows)) {
+        tsk_error("%s: out of memory holding the genome sketches", genome->source);
+        return TSK_EXIT_RUNTIME;
+    }
+    return TSK_EXIT_OK;
+}
+
+static const char OPTIONS_NAME[] = "the command-line sketch options";
+
+int tsk_genome_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_genome_source *groups,
+                            int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
+{
+    char err[TSK_ERRLEN], diff[4096];
+    int rc = TSK_EXIT_OK;
+    tsk_file **files = calloc(n_inputs ? n_inputs : 1, sizeof *files);
+    if (!files) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    const char *origin = NULL;
+    for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK; i++) {
+        if (!tsk_file_is_sketch(inputs[i].path)) continue;
+        if (!(files[i] = tsk_file_open(inputs[i].path, err, sizeof err))) {
+            tsk_error("%s", err);
+            rc = TSK_EXIT_INPUT;
+        } else if (!origin) {
+            origin = inputs[i].path;
+            *params = files[i]->params;
+        }
+    }
+    if (rc == TSK_EXIT_OK && (!origin || params_given)) {
+        if (origin && tsk_params_diff(&job->params, OPTIONS_NAME, params, origin, diff, sizeof diff)) {
+            tsk_error("incompatible sketches: %s", diff);
+            rc = TSK_EXIT_INCOMPATIBLE;
+        }
+        *params = job->params;
+        if (!origin) origin = OPTIONS_NAME;
+    }
+    for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK; i++)
+        if (files[i] && tsk_params_diff(params, origin, &files[i]->params, inputs[i].path, diff, sizeof diff)) {
+            tsk_error("incompatible sketches: %s", diff);
+            rc = TSK_EXIT_INCOMPATIBLE;
+        }
+    for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
+        tsk_genome_source *g = &groups[group_of[i]];
+        if (files[i]) {
+            const tsk_file *f = files[i];
+            for (int64_t r = 0; r < f->n_records && rc == TSK_EXIT_OK; r++) {
+                const tsk_record_info *rec = &f->records[r];
+                if (add_genome(g, rec->name, (const uint64_t *)f->data + rec->first_row, rec->n_rows)) {
+                    tsk_error("%s: out of memory holding the genome sketches", inputs[i].path);
+                    rc = TSK_EXIT_RUNTIME;
+                }
+            }
+            tsk_file_close(files[i]);
+            files[i] = NULL;
+            i++;
+            continue;
+        }
+        /* a run of FASTA inputs of one group: one pipeline run */
+        size_t end = i + 1;
+        while (end < n_inputs && !files[end] && group_of[end] == group_of[i]) end++;
+        tsk_sketch_job sub = *job;
+        sub.params = *params;
+        sub.inputs = (tsk_input *)(inputs + i);
+        sub.n_inputs = end - i;
+        rc = tsk_genome_sketch_run(&sub, take_genome, g);
+        i = end;
+    }
+    for (size_t i = 0; i < n_inputs; i++)
+        if (files[i]) tsk_file_close(files[i]);
+    free(files);
+    for (int k = 0; k < n_groups && rc == TSK_EXIT_OK; k++)
+        if (finalize(&groups[k])) {
+            tsk_error("out of memory");
+            rc = TSK_EXIT_RUNTIME;
+        }
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* genome_source.h: the genome sketches `dist` and `triangle` compare, from genome .tsk files or
+ * FASTA/FASTQ sketched on the fly (genome_sketch.h).
+ *
+ * Inputs are told apart by content. Every input's parameters must agree (exit 4 with every
+ * difference listed); a .tsk of sketch rows among genome inputs is refused the same way. FASTA
+ * inputs are sketched with the command line's options, or, when none were given and a genome .tsk
+ * input exists, with that file's parameters. Keys are held in memory: 8 bytes each. */
+#ifndef TSK_GENOME_SOURCE_H
+#define TSK_GENOME_SOURCE_H
+
+#include <stdint.h>
+
+#include "../core/genome_keys.h"
+#include "pipeline.h"
+
+/* One group of inputs (the references, or the union of the queries) as key sets. */
+typedef struct {
+    tsk_key_sets set;        /* what the genome engines take */
+    const char **names;      /* set.n_items genome names */
+    /* private: the storage behind set and names */
+    uint64_t *keys;
+    int64_t *offset;
+    int64_t n_keys, cap_keys, cap_items;
+    char *name_arena;
+    size_t arena_len, arena_cap;
+} tsk_genome_source;
+
+/* Loads inputs[i] into groups[group_of[i]] (n_groups groups, zeroed by the caller); *params
+ * receives the common parameters. params_given: the command line set sketch parameters (then
+ * FASTA inputs use job->params, which every .tsk input must match). Returns TSK_EXIT_OK or an exit
+ * code after printing the message. */
+int tsk_genome_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_genome_source *groups,
+                            int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params);
+
+void tsk_genome_source_free(tsk_genome_source *s);
+
+#endif
