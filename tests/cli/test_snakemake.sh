@@ -2,9 +2,10 @@
 # workflows/snakemake/Snakefile run for real with the system's snakemake on the testdata genomes
 # (parts=3, batch=2): every output equals the single tsketch run's, distances.tsv byte for byte,
 # and a second run does nothing. Exit 77 (skipped) without snakemake.
-#   SNAKEMAKE=snakemake TSKETCH=... TESTDATA=... SOURCE_ROOT=... bash test_snakemake.sh
+#   TSKETCH=... TESTDATA=... SOURCE_ROOT=... bash test_snakemake.sh   (SNAKEMAKE: default from PATH)
 . "$(dirname "$0")/harness.sh"
-if ! "$SNAKEMAKE" --version >/dev/null 2>&1; then
+SNAKEMAKE=${SNAKEMAKE:-$(command -v snakemake)}
+if [ -z "$SNAKEMAKE" ] || ! "$SNAKEMAKE" --version >/dev/null 2>&1; then
     echo "snakemake not installed (scripts/install-deps.sh --tests): skipped"
     exit 77
 fi
