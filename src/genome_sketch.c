@@ -18,7 +18,7 @@ typedef struct {
     size_t input;
     int open;
     char *name;
-    const char *source;
+    char *source; /* owned: the record's own string lives in a batch the pipeline reuses and frees */
     int64_t raw_len, clean_len, dropped;
     uint64_t *keys;
     int64_t n_keys, cap_keys;
@@ -38,7 +38,8 @@ static int flush_genome(genome_ctx *g)
     tsk_record_info rec = {g->name, g->source, g->raw_len, g->clean_len, g->dropped, 0, n};
     int rc = g->sink(g->ctx, &rec, g->keys);
     free(g->name);
-    g->name = NULL;
+    free(g->source);
+    g->name = g->source = NULL;
     g->n_keys = 0;
     return rc;
 }
@@ -74,9 +75,9 @@ static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
     if (!g->open) {
         g->open = 1;
         g->name = job->per_file ? per_file_name(job, g->input) : strdup(rec->name);
-        g->source = rec->source;
+        g->source = strdup(rec->source);
         g->raw_len = g->clean_len = g->dropped = 0;
-        if (!g->name) {
+        if (!g->name || !g->source) {
             tsk_error("%s: out of memory", rec->source);
             return TSK_EXIT_RUNTIME;
         }
@@ -129,6 +130,7 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     int rc = tsk_pipeline_run(&records, take_record, &g);
     if (rc == TSK_EXIT_OK) rc = flush_genome(&g);
     free(g.name);
+    free(g.source);
     free(g.keys);
     return rc;
 }
