@@ -9,11 +9,13 @@
 #   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
 #     build-gpus/tests/gpu/test_gpu_sketch_test -- shared/bench/*.py testdata shared/data/...
 # and the device call is: bash bench/gpu.sh .device/gpus   (carry: [".device/gpus"])
-# STEPS (default "tests san time more seed dist") picks the parts to run: time = the four workloads
+# STEPS (default "tests san time more seed dist genome") picks the parts to run: time = the four workloads
 # at t=4 D=96 (and the same with $B/bin/gpu_sketch_bench_old, an earlier build, when carried: a
-# before/after in one call); more = canonical, slide, generic, double, the t/D sweep, real genomes.
+# before/after in one call); more = canonical, slide, generic, double, the t/D sweep, real genomes;
+# genome = the genome-sketch engine (gpu/genome_sets: its test, also under memcheck; memcheck and
+# racecheck on its benchmark; the benchmark at 10^4 and 10^5 genomes; tsketch dist end to end).
 set -uo pipefail
-STEPS=${STEPS:-tests san time more seed dist}
+STEPS=${STEPS:-tests san time more seed dist genome}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 B=${1:-.device/gpus}
 out=${OUT:-/tmp/gpu_bench}
@@ -32,8 +34,10 @@ run() {  # run LOGNAME CMD...: logs to $out/LOGNAME, the table to the summary, f
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/summary.txt"
 
+if want tests || want san || want time || want more || want seed; then
 step "workloads"
 python3 "$B/make_workloads.py" /tmp/w && python3 "$B/make_workloads.py" /tmp/ws --scale 0.002 || exit 1
+fi
 
 want tests && step "Criterion tests (GPU vs CPU reference vs golden)" &&
 run tests.log env TESTDATA="$B/testdata" "$B/bin/test_gpu_sketch_test" --jobs 1 --verbose=0
@@ -103,6 +107,54 @@ if want dist && [ -f "$here/gpu/dist.sh" ]; then
     step "distance engine (bench/gpu/dist.sh $dist_bin)"
     if [ -x "$dist_bin" ]; then bash "$here/gpu/dist.sh" "$dist_bin" || status=1
     else echo "skipped: $dist_bin not carried" | tee -a "$out/summary.txt"; fi
+fi
+if want genome; then
+# GENOME_BUNDLE (default .device/ggpu), made by
+#   shared/device/bundle.sh .device/ggpu build-cuda/src/tsketch \
+#     build-cuda/tests/gpu/test_gpu_genome_sets_test build-cuda/bench/gpu/genome_sets_bench -- bench/gpu.sh
+# and run as: STEPS=genome bash .device/ggpu/gpu.sh .device/ggpu. GENOME_SIZES: "N:KEYS" runs of
+# the benchmark; GENOME_E2E: genome counts timed through tsketch dist (.tsk files from the
+# benchmark's generator), after cuda = cpu byte checks on 2,000 genomes.
+gb=${GENOME_BUNDLE:-.device/ggpu}
+step "genome sketches on the GPU (gpu/genome_sets: tests, sanitizers, benchmark; $gb)"
+if [ -x "$gb/bin/genome_sets_bench" ]; then
+    run genome_test.log "$gb/bin/test_gpu_genome_sets_test" --jobs 1
+    # memcheck on the test's quick form (Criterion runs each test in a child process: the sanitizer
+    # follows it); memcheck and racecheck on the benchmark at a small size, references in 8 chunks
+    run genome_memcheck.log env TSK_TEST_QUICK=1 timeout 150 "$san" --tool memcheck --target-processes all --error-exitcode 9 \
+        "$gb/bin/test_gpu_genome_sets_test" --jobs 1
+    run genome_memcheck_bench.log timeout 120 "$san" --tool memcheck --error-exitcode 9 "$gb/bin/genome_sets_bench" run 800 300 1 100
+    run genome_racecheck_bench.log timeout 120 "$san" --tool racecheck --error-exitcode 9 "$gb/bin/genome_sets_bench" run 800 300 1 100
+    for size in ${GENOME_SIZES:-10000:10000 100000:10000}; do
+        run "genome_bench_${size/:/_}.log" timeout 240 "$gb/bin/genome_sets_bench" run "${size%:*}" "${size#*:}" 3
+    done
+    if [ -x "$gb/bin/tsketch" ]; then
+        genome_e2e() {
+            local T=$gb/bin/tsketch a g c
+            "$gb/bin/genome_sets_bench" gen 2000 10000 /tmp/g2k.tsk || return 1
+            for a in "--top-k 10" "-d 0.05" "--containment --top-k 5" "--containment -d 0.05" "" "-f phylip"; do
+                $T dist --device cuda $a /tmp/g2k.tsk -o /tmp/g_gpu.out; g=$?
+                $T dist --device cpu -p 16 $a /tmp/g2k.tsk -o /tmp/g_cpu.out; c=$?
+                if [ $g = 0 ] && [ $c = 0 ] && cmp -s /tmp/g_gpu.out /tmp/g_cpu.out; then
+                    echo "same bytes cuda = cpu: dist $a ($(wc -l </tmp/g_gpu.out) lines)"
+                else echo "DIFFERENT cuda (exit $g) and cpu (exit $c): dist $a"; status=1; fi
+            done
+            local TIMEFORMAT='%R s' n
+            for n in ${GENOME_E2E:-10000}; do
+                "$gb/bin/genome_sets_bench" gen "$n" 10000 /tmp/g.tsk || return 1
+                echo "N=$n tsketch info:"; time $T info /tmp/g.tsk >/dev/null
+                for a in "--top-k 10" "-d 0.05"; do
+                    echo "N=$n dist --device cuda -p 16 $a:"; time $T dist --device cuda -p 16 $a /tmp/g.tsk -o /tmp/g.tsv
+                    echo "$(wc -l </tmp/g.tsv) lines"
+                done
+            done
+            rm -f /tmp/g.tsk /tmp/g2k.tsk /tmp/g.tsv /tmp/g_gpu.out /tmp/g_cpu.out
+        }
+        run genome_e2e.log genome_e2e
+    fi
+else
+    echo "skipped: $gb/bin/genome_sets_bench not carried" | tee -a "$out/summary.txt"
+fi
 fi
 step "done, status $status"
 # only 8 files come back from the device: pack the logs

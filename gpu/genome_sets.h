@@ -1,5 +1,16 @@
-/* genome_sets.h: the GPU engine for genome sketches, twin of cpu/genome_sets.h (same calls, same
- * values). */
+/* genome_sets.h: the GPU engine for genome sketches (sorted key sets, core/genome_keys.h).
+ *
+ * Twin of cpu/genome_sets.h: the same calls with the same values. The shared counts are exact
+ * integers and pairs are ranked by the same double share f (tsk_genome_share's operations, IEEE
+ * rounding, no fused multiply-add), ties to the smaller reference, so top-k lists, thresholded
+ * pairs and count blocks equal the CPU engine's bit for bit.
+ *
+ * How (docs/gpu.md, "Genome sketches"): an inverted index of the reference keys on the device
+ * (every (key, reference) pair sorted by key, references ascending within a key); each query is one
+ * CUDA block that walks its keys' postings and counts per reference in shared memory (references
+ * in chunks when they do not fit), then reduces top-k or the threshold on the device from the exact
+ * counts: only survivors come back. A reference set whose index does not fit in device memory is
+ * indexed in parts, one after the other, per call. */
 #ifndef TSK_GPU_GENOME_SETS_H
 #define TSK_GPU_GENOME_SETS_H
 
@@ -12,20 +23,40 @@
 extern "C" {
 #endif
 
+/* q and r are borrowed until close; q == r for one set against itself. */
 typedef struct tsk_gpu_genome_sets tsk_gpu_genome_sets;
 
-/* NULL with a message when no GPU is usable or memory runs out. */
+/* Indexes r on device `device` (uploads both sets' keys). Returns NULL with a message when there
+ * is no usable device or memory runs out. */
 tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device, char *err,
                                               size_t errlen);
 void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e);
+
+/* Why the last call on e failed. */
 const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e);
 
-int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared,
-                              int64_t ld);
+/* The calls below have tsk_cpu_genome_sets_*'s contracts (cpu/genome_sets.h) and return 0, or -1
+ * with the reason in tsk_gpu_genome_sets_error (bad arguments, a CUDA error, out of memory). */
+
+/* shared[i * ld + j] = |query q0+i n reference r0+j|. */
+int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr,
+                              uint32_t *shared, int64_t ld);
+
+/* The k references of largest share for each query q0 .. q0+nq-1 that filter admits and that share
+ * a key with it, best first, ties to the smaller reference; out[i * k + j], padded with ref = -1. */
 int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int k, tsk_genome_mode mode,
                              tsk_pair_filter filter, tsk_genome_pair *out);
-int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode mode,
-                               tsk_pair_filter filter, tsk_genome_pair **pairs, int64_t *n, int64_t *cap);
+
+/* Every admitted pair of queries q0 .. q0+nq-1 with share >= min_share, in (query, reference)
+ * order, into *pairs (grown as needed; *n set to their number). */
+int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
+                               tsk_genome_mode mode, tsk_pair_filter filter, tsk_genome_pair **pairs, int64_t *n,
+                               int64_t *cap);
+
+/* Caps, for tests of the blocked paths and for tuning (0 = chosen from device memory and shared
+ * memory): the postings of one reference index part, and the references counted at once by one
+ * CUDA block. Call right after open; a cap on postings re-indexes per call when it splits r. */
+void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_keys, int64_t max_chunk_refs);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* genome_sets_none.c: the genome-sketch GPU engine in a build without CUDA: never available. */
+/* genome_sets_none.c: the GPU genome-sketch engine in a build without CUDA: never available. */
 #include "genome_sets.h"
 
 #include <stdio.h>
@@ -19,8 +19,8 @@ const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e)
     return "built without CUDA";
 }
 
-int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared,
-                              int64_t ld)
+int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr,
+                              uint32_t *shared, int64_t ld)
 {
     (void)e, (void)q0, (void)nq, (void)r0, (void)nr, (void)shared, (void)ld;
     return -1;
@@ -33,9 +33,16 @@ int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int
     return -1;
 }
 
-int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode mode,
-                               tsk_pair_filter filter, tsk_genome_pair **pairs, int64_t *n, int64_t *cap)
+int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
+                               tsk_genome_mode mode, tsk_pair_filter filter, tsk_genome_pair **pairs, int64_t *n,
+                               int64_t *cap)
 {
-    (void)e, (void)q0, (void)nq, (void)min_share, (void)mode, (void)filter, (void)pairs, (void)n, (void)cap;
+    (void)e, (void)q0, (void)nq, (void)min_share, (void)mode, (void)filter, (void)pairs, (void)cap;
+    *n = 0;
     return -1;
+}
+
+void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_keys, int64_t max_chunk_refs)
+{
+    (void)e, (void)max_part_keys, (void)max_chunk_refs;
 }

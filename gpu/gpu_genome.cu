@@ -7,6 +7,8 @@
 #include "gpu_genome.h"
 #include "genome_kernels.cuh"
 
+#include "cuda_util.cuh"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -88,16 +90,7 @@ extern "C" tsk_gpu_genome *tsk_gpu_genome_open(const tsk_sketch_set *q, const ts
         snprintf(err, errlen, "chords are not on the GPU");
         return NULL;
     }
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        snprintf(err, errlen, "no usable CUDA device");
-        return NULL;
-    }
-    if (device < 0 || device >= count) {
-        snprintf(err, errlen, "CUDA device %d does not exist (%d found)", device, count);
-        return NULL;
-    }
+    if (tsk_cuda_device_usable(device, err, errlen)) return NULL;
     tsk_gpu_genome *g = new tsk_gpu_genome();
     g->q = q, g->r = r, g->same = q == r, g->o = *o, g->dev = device, g->dim = q->dim;
     const int64_t nq = set_rows(q), nr = g->same ? 0 : set_rows(r);
@@ -119,19 +112,6 @@ extern "C" tsk_gpu_genome *tsk_gpu_genome_open(const tsk_sketch_set *q, const ts
     return g;
 }
 
-/* Grows a device buffer to at least need bytes (contents dropped). */
-static cudaError_t grow(void **p, size_t *cap, size_t need)
-{
-    if (*cap >= need) return cudaSuccess;
-    cudaFree(*p);
-    *p = nullptr;
-    *cap = 0;
-    need += need / 4;
-    cudaError_t e = cudaMalloc(p, need);
-    if (e == cudaSuccess) *cap = need;
-    return e;
-}
-
 /* Runs the searches collected in g, then finishes pairs[0..n) into out. */
 static int run_launch(tsk_gpu_genome *g, std::vector<skg_pair> &pairs, float *out)
 {
@@ -139,9 +119,9 @@ static int run_launch(tsk_gpu_genome *g, std::vector<skg_pair> &pairs, float *ou
     if (n_search > 0) {
         const size_t search_b = (n_search * sizeof(skg_search) + 15) & ~(size_t)15;
         const size_t plan_b = search_b + g->tiles.size() * sizeof(skg_tile);
-        SKG_CK(grow(&g->plan_d, &g->plan_cap, plan_b));
-        SKG_CK(grow((void **)&g->d2_d, &g->d2_cap, rows * sizeof(double)));
-        SKG_CK(grow((void **)&g->at_d, &g->at_cap, rows * sizeof(int32_t)));
+        SKG_CK(tsk_cuda_grow(&g->plan_d, &g->plan_cap, plan_b));
+        SKG_CK(tsk_cuda_grow((void **)&g->d2_d, &g->d2_cap, rows * sizeof(double)));
+        SKG_CK(tsk_cuda_grow((void **)&g->at_d, &g->at_cap, rows * sizeof(int32_t)));
         SKG_CK(cudaMemcpyAsync(g->plan_d, g->searches.data(), n_search * sizeof(skg_search), cudaMemcpyHostToDevice, g->st));
         SKG_CK(cudaMemcpyAsync((char *)g->plan_d + search_b, g->tiles.data(), g->tiles.size() * sizeof(skg_tile),
                                cudaMemcpyHostToDevice, g->st));

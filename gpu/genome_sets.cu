@@ -1,0 +1,503 @@
+/* genome_sets.cu: the GPU genome-sketch engine, host side (genome_sets.h; kernels in
+ * genome_sets_kernels.cuh).
+ *
+ * The reference set is cut into index parts of consecutive references whose postings fit the
+ * device (usually one part, indexed once at open). A call runs, per part, batches of consecutive
+ * queries: their keys are uploaded, looked up in the part's sorted keys, and counted by one CUDA
+ * block per (query, chunk of references). Top-k lists of several chunks or parts are merged on the
+ * host (each is exact within its references, so the best k of their union is the answer);
+ * threshold hits come back in (query, chunk) order, which is (query, reference) order within a
+ * part. */
+#include "genome_sets.h"
+#include "genome_sets_kernels.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include "cuda_util.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define GKS_BATCH_KEYS (1LL << 26)          /* query keys per batch (16 bytes each on the device) */
+#define GKS_BATCH_OUT (256LL << 20)         /* bytes of counts or top-k lists per batch */
+#define GKS_DEFAULT_CHUNK 16384             /* references counted at once: 64 KB of counters */
+
+struct gks_part {
+    int64_t r0, r1;  /* references [r0, r1) */
+    int64_t keys;    /* their postings */
+};
+
+struct tsk_gpu_genome_sets {
+    const tsk_key_sets *q = nullptr, *r = nullptr;
+    int dev = 0, sms = 0;
+    cudaStream_t st = nullptr;
+    int64_t chunk_max = GKS_DEFAULT_CHUNK;
+    int64_t part_cap = 0;               /* postings per part (0: from free memory) */
+    std::vector<gks_part> parts;
+    int built = -1;                     /* the part indexed on the device, -1: none */
+    /* the index: postings sorted by key; cur says which of the two buffers holds the result */
+    uint64_t *pkeys[2] = {nullptr, nullptr};
+    int32_t *pref[2] = {nullptr, nullptr};
+    size_t pkeys_cap = 0, pref_cap = 0;  /* bytes of each buffer */
+    int cur = 0;
+    void *sort_tmp = nullptr;
+    size_t sort_tmp_cap = 0;
+    int64_t *poff_d = nullptr;          /* part-relative offsets of the part's references */
+    size_t poff_cap = 0;
+    int32_t *rsize_d = nullptr;         /* keys of every reference */
+    /* per batch */
+    uint64_t *bkeys_d = nullptr;
+    int2 *range_d = nullptr;
+    int64_t *qoff_d = nullptr;
+    void *out_d = nullptr;              /* counts or hits */
+    gks_rec *recs_d = nullptr;
+    unsigned long long *n_hits_d = nullptr;
+    size_t bkeys_cap = 0, range_cap = 0, qoff_cap = 0, out_cap = 0, recs_cap = 0;
+    std::vector<int64_t> qoff;
+    std::vector<gks_hit> hits;
+    std::vector<gks_rec> recs;
+    char err[256] = "";
+};
+
+#define GKS_CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+    snprintf(e->err, sizeof e->err, "CUDA error on device %d in %s: %s", e->dev, #call, cudaGetErrorString(e_)); \
+    cudaGetLastError(); return -1; } } while (0)
+
+extern "C" const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e)
+{
+    return e ? e->err : "no GPU genome-sketch engine";
+}
+
+extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
+{
+    if (!e) return;
+    cudaSetDevice(e->dev);
+    for (int i = 0; i < 2; i++) cudaFree(e->pkeys[i]), cudaFree(e->pref[i]);
+    cudaFree(e->sort_tmp);
+    cudaFree(e->poff_d);
+    cudaFree(e->rsize_d);
+    cudaFree(e->bkeys_d);
+    cudaFree(e->range_d);
+    cudaFree(e->qoff_d);
+    cudaFree(e->out_d);
+    cudaFree(e->recs_d);
+    cudaFree(e->n_hits_d);
+    if (e->st) cudaStreamDestroy(e->st);
+    delete e;
+}
+
+/* Cuts r into parts of at most cap postings (consecutive references). */
+static int plan_parts(tsk_gpu_genome_sets *e, int64_t cap)
+{
+    e->parts.clear();
+    e->built = -1;
+    const tsk_key_sets *r = e->r;
+    gks_part p = {0, 0, 0};
+    for (int64_t i = 0; i < r->n_items; i++) {
+        const int64_t n = tsk_key_set_size(r, i);
+        if (n > cap) {
+            snprintf(e->err, sizeof e->err, "reference %lld has %lld keys, more than the %lld an index part holds",
+                     (long long)i, (long long)n, (long long)cap);
+            return -1;
+        }
+        if (p.keys + n > cap) e->parts.push_back(p), p = {i, i, 0};
+        p.r1 = i + 1, p.keys += n;
+    }
+    if (p.r1 > p.r0) e->parts.push_back(p);
+    return 0;
+}
+
+/* Postings one part may hold: what free device memory allows (24 bytes each while sorting, the
+ * batch buffers set aside), below 2^31 (int32 positions). */
+static int64_t part_capacity(tsk_gpu_genome_sets *e)
+{
+    if (e->part_cap > 0) return e->part_cap;
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
+    const int64_t batch = 16 * GKS_BATCH_KEYS + 2 * GKS_BATCH_OUT;
+    int64_t avail = (int64_t)(free_b / 10 * 8) - batch;
+    return std::max<int64_t>(1 << 20, std::min<int64_t>(avail / 26, INT32_MAX - 1));
+}
+
+/* Grows the two buffers of a double-buffered sort together: each holds at least need bytes. */
+static cudaError_t grow_pair(void **a, void **b, size_t *cap, size_t need)
+{
+    if (*cap >= need) return cudaSuccess;
+    size_t ca = 0, cb = 0;
+    cudaFree(*a), cudaFree(*b);
+    *a = *b = nullptr;
+    *cap = 0;
+    cudaError_t err = tsk_cuda_grow(a, &ca, need);
+    if (err == cudaSuccess) err = tsk_cuda_grow(b, &cb, need);
+    if (err == cudaSuccess) *cap = std::min(ca, cb);
+    return err;
+}
+
+/* Indexes part pi on the device: its keys with their references, sorted by key (stably: references
+ * stay ascending within a key). */
+static int build(tsk_gpu_genome_sets *e, int pi)
+{
+    if (e->built == pi) return 0;
+    e->built = -1;
+    const gks_part &p = e->parts[(size_t)pi];
+    const tsk_key_sets *r = e->r;
+    const int64_t n = p.keys, nr = p.r1 - p.r0, base = r->offset[p.r0];
+    const size_t kb = (size_t)std::max<int64_t>(n, 1) * 8, rb = (size_t)std::max<int64_t>(n, 1) * 4;
+    GKS_CK(grow_pair((void **)&e->pkeys[0], (void **)&e->pkeys[1], &e->pkeys_cap, kb));
+    GKS_CK(grow_pair((void **)&e->pref[0], (void **)&e->pref[1], &e->pref_cap, rb));
+    std::vector<int64_t> off((size_t)nr + 1);
+    uint64_t max_key = 0;
+    for (int64_t i = 0; i <= nr; i++) off[(size_t)i] = r->offset[p.r0 + i] - base;
+    for (int64_t i = p.r0; i < p.r1; i++)
+        if (tsk_key_set_size(r, i) > 0) max_key = std::max(max_key, r->keys[r->offset[i + 1] - 1]);
+    GKS_CK(tsk_cuda_grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
+    GKS_CK(cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice, e->st));
+    if (n > 0) GKS_CK(cudaMemcpyAsync(e->pkeys[0], r->keys + base, (size_t)n * 8, cudaMemcpyHostToDevice, e->st));
+    if (nr > 0) gks_refs_kernel<<<(unsigned)nr, 128, 0, e->st>>>(e->poff_d, e->pref[0]);
+    GKS_CK(cudaGetLastError());
+    e->cur = 0;
+    if (n > 1) {
+        /* keys are at most UINT64_MAX / scaled: only their low bits need sorting */
+        int end_bit = 1;
+        while (end_bit < 64 && (max_key >> end_bit)) end_bit++;
+        cub::DoubleBuffer<uint64_t> keys(e->pkeys[0], e->pkeys[1]);
+        cub::DoubleBuffer<int32_t> refs(e->pref[0], e->pref[1]);
+        size_t tmp = 0;
+        GKS_CK(cub::DeviceRadixSort::SortPairs(nullptr, tmp, keys, refs, (int)n, 0, end_bit, e->st));
+        GKS_CK(tsk_cuda_grow(&e->sort_tmp, &e->sort_tmp_cap, tmp));
+        GKS_CK(cub::DeviceRadixSort::SortPairs(e->sort_tmp, tmp, keys, refs, (int)n, 0, end_bit, e->st));
+        e->cur = keys.selector;
+        if (refs.selector != keys.selector) {  /* never seen, but cheap to make certain */
+            GKS_CK(cudaMemcpyAsync(e->pref[keys.selector], refs.Current(), (size_t)n * 4, cudaMemcpyDeviceToDevice,
+                                   e->st));
+        }
+    }
+    GKS_CK(cudaStreamSynchronize(e->st));
+    e->built = pi;
+    return 0;
+}
+
+extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device,
+                                                         char *err, size_t errlen)
+{
+    if (q->n_items > INT32_MAX || r->n_items > INT32_MAX) {
+        snprintf(err, errlen, "more than 2^31 genome sketches in one set");
+        return NULL;
+    }
+    if (tsk_cuda_device_usable(device, err, errlen)) return NULL;
+    tsk_gpu_genome_sets *e = new tsk_gpu_genome_sets();
+    e->q = q, e->r = r, e->dev = device;
+    std::vector<int32_t> rsize((size_t)r->n_items + 1, 0);
+    for (int64_t i = 0; i < r->n_items; i++) rsize[(size_t)i] = (int32_t)std::min<int64_t>(tsk_key_set_size(r, i), INT32_MAX);
+    int smem_optin = 0;
+    cudaError_t c = cudaSetDevice(device);
+    if (c == cudaSuccess) c = cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, device);
+    if (c == cudaSuccess) c = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (c == cudaSuccess) c = cudaStreamCreateWithFlags(&e->st, cudaStreamNonBlocking);
+    if (c == cudaSuccess) c = cudaMalloc((void **)&e->rsize_d, rsize.size() * sizeof(int32_t));
+    if (c == cudaSuccess)
+        c = cudaMemcpy(e->rsize_d, rsize.data(), rsize.size() * sizeof(int32_t), cudaMemcpyHostToDevice);
+    if (c == cudaSuccess) c = cudaMalloc((void **)&e->n_hits_d, sizeof(unsigned long long));
+    /* the counters of a chunk may use the opt-in shared memory less the kernels' own */
+    const int smem_max = smem_optin - 4096;
+    if (c == cudaSuccess) c = cudaFuncSetAttribute(gks_count_kernel<GKS_COUNT>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max);
+    if (c == cudaSuccess) c = cudaFuncSetAttribute(gks_count_kernel<GKS_TOPK>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max);
+    if (c == cudaSuccess) c = cudaFuncSetAttribute(gks_count_kernel<GKS_WITHIN>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max);
+    if (c != cudaSuccess) {
+        snprintf(err, errlen, "CUDA device %d: %s", device, cudaGetErrorString(c));
+        cudaGetLastError();
+        tsk_gpu_genome_sets_close(e);
+        return NULL;
+    }
+    e->chunk_max = std::min<int64_t>(GKS_DEFAULT_CHUNK, smem_max / 4);
+    if (plan_parts(e, part_capacity(e)) || (e->parts.size() == 1 && build(e, 0))) {
+        snprintf(err, errlen, "%s", e->err);
+        tsk_gpu_genome_sets_close(e);
+        return NULL;
+    }
+    return e;
+}
+
+extern "C" void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_keys, int64_t max_chunk_refs)
+{
+    if (!e) return;
+    int optin = 0;
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, e->dev);
+    e->chunk_max = max_chunk_refs > 0 ? std::min<int64_t>(max_chunk_refs, (optin - 4096) / 4) : GKS_DEFAULT_CHUNK;
+    e->part_cap = max_part_keys > 0 ? std::min<int64_t>(max_part_keys, INT32_MAX - 1) : 0;
+    if (plan_parts(e, part_capacity(e))) e->parts.clear();  /* calls then fail with e->err */
+}
+
+/* ---- calls ---- */
+
+/* What one call asks for; results go to the caller's arrays as batches finish. */
+struct gks_call {
+    int mode_kind;                /* GKS_COUNT, GKS_TOPK, GKS_WITHIN */
+    int64_t q0, nq, w0, w1;       /* queries, references [w0, w1) */
+    int k;
+    tsk_genome_mode mode;
+    tsk_pair_filter filter;
+    double min_share;
+    uint32_t *counts;             /* GKS_COUNT */
+    int64_t ld;
+    tsk_genome_pair *best;        /* GKS_TOPK: nq * k, kept sorted across chunks and parts */
+    std::vector<tsk_genome_pair> *found;  /* GKS_WITHIN */
+};
+
+static int in_range(const tsk_key_sets *s, int64_t i0, int64_t n)
+{
+    return i0 >= 0 && n >= 0 && i0 <= s->n_items && n <= s->n_items - i0;
+}
+
+static bool ranks_before(const tsk_genome_pair &a, const tsk_genome_pair &b)
+{
+    return a.share > b.share || (a.share == b.share && a.ref < b.ref);
+}
+
+/* Merges the sorted list in[0..k) (ref -1: end) into best[0..k). */
+static void merge_best(tsk_genome_pair *best, const tsk_genome_pair *in, int k)
+{
+    std::vector<tsk_genome_pair> m;
+    m.reserve((size_t)k);
+    int a = 0, b = 0;
+    while ((int)m.size() < k) {
+        const bool ha = a < k && best[a].ref >= 0, hb = b < k && in[b].ref >= 0;
+        if (!ha && !hb) break;
+        if (ha && (!hb || ranks_before(best[a], in[b]))) m.push_back(best[a++]);
+        else m.push_back(in[b++]);
+    }
+    const int64_t q = best[0].query;
+    for (int j = 0; j < k; j++) best[j] = j < (int)m.size() ? m[(size_t)j] : tsk_genome_pair{q, -1, 0, 0.0};
+}
+
+/* Runs queries [b0, b1) of the call against chunks of part pi. */
+static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t b0, int64_t b1, int64_t lo, int64_t hi,
+                     int n_chunks, int64_t clen)
+{
+    const tsk_key_sets *q = e->q, *r = e->r;
+    const gks_part &p = e->parts[(size_t)pi];
+    const int64_t nb = b1 - b0, kbase = q->offset[b0], nk = q->offset[b1] - kbase;
+    e->qoff.resize((size_t)nb + 1);
+    for (int64_t i = 0; i <= nb; i++) e->qoff[(size_t)i] = q->offset[b0 + i] - kbase;
+    GKS_CK(tsk_cuda_grow((void **)&e->bkeys_d, &e->bkeys_cap, (size_t)std::max<int64_t>(nk, 1) * 8));
+    GKS_CK(tsk_cuda_grow((void **)&e->range_d, &e->range_cap, (size_t)std::max<int64_t>(nk, 1) * sizeof(int2)));
+    GKS_CK(tsk_cuda_grow((void **)&e->qoff_d, &e->qoff_cap, e->qoff.size() * sizeof(int64_t)));
+    if (nk > 0) GKS_CK(cudaMemcpyAsync(e->bkeys_d, q->keys + kbase, (size_t)nk * 8, cudaMemcpyHostToDevice, e->st));
+    GKS_CK(cudaMemcpyAsync(e->qoff_d, e->qoff.data(), e->qoff.size() * sizeof(int64_t), cudaMemcpyHostToDevice, e->st));
+    if (nk > 0) {
+        const int blocks = (int)std::min<int64_t>((nk + 255) / 256, (int64_t)e->sms * 16);
+        gks_lookup_kernel<<<blocks, 256, 0, e->st>>>(e->bkeys_d, nk, e->pkeys[e->cur], p.keys, e->range_d);
+        GKS_CK(cudaGetLastError());
+    }
+    gks_launch L;
+    memset(&L, 0, sizeof L);
+    L.pkeys = e->pkeys[e->cur], L.pref = e->pref[e->cur], L.range = e->range_d, L.qoff = e->qoff_d;
+    L.rsize = e->rsize_d, L.qbase = b0, L.part0 = (int32_t)p.r0;
+    L.lo = (int32_t)(lo - p.r0), L.hi = (int32_t)(hi - p.r0), L.clen = (int32_t)clen, L.n_chunks = n_chunks;
+    L.mode = (int)c.mode, L.filter = (int)c.filter, L.k = c.k, L.min_share = c.min_share;
+    const int64_t n_blocks = nb * n_chunks;
+    const size_t smem = (size_t)clen * 4;
+    if (c.mode_kind == GKS_COUNT) {
+        const int64_t ncols = c.w1 - c.w0;
+        GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)(nb * ncols) * 4 + 4));
+        L.counts = (uint32_t *)e->out_d, L.ncols = ncols, L.col0 = c.w0;
+        gks_count_kernel<GKS_COUNT><<<(unsigned)n_blocks, GKS_THREADS, smem, e->st>>>(L);
+        GKS_CK(cudaGetLastError());
+        /* this part's columns [lo, hi) of rows b0 .. b1 */
+        GKS_CK(cudaMemcpy2DAsync(c.counts + (b0 - c.q0) * c.ld + (lo - c.w0), (size_t)c.ld * 4,
+                                 (uint32_t *)e->out_d + (lo - c.w0), (size_t)ncols * 4, (size_t)(hi - lo) * 4,
+                                 (size_t)nb, cudaMemcpyDeviceToHost, e->st));
+        GKS_CK(cudaStreamSynchronize(e->st));
+        return 0;
+    }
+    if (c.mode_kind == GKS_TOPK) {
+        const size_t n_hits = (size_t)(n_blocks * c.k);
+        GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, n_hits * sizeof(gks_hit)));
+        L.hits = (gks_hit *)e->out_d;
+        gks_count_kernel<GKS_TOPK><<<(unsigned)n_blocks, GKS_THREADS, smem, e->st>>>(L);
+        GKS_CK(cudaGetLastError());
+        e->hits.resize(n_hits);
+        GKS_CK(cudaMemcpyAsync(e->hits.data(), e->out_d, n_hits * sizeof(gks_hit), cudaMemcpyDeviceToHost, e->st));
+        GKS_CK(cudaStreamSynchronize(e->st));
+        std::vector<tsk_genome_pair> list((size_t)c.k);
+        for (int64_t i = 0; i < nb; i++) {
+            const int64_t qg = b0 + i, n_q = tsk_key_set_size(q, qg);
+            for (int ch = 0; ch < n_chunks; ch++) {
+                const gks_hit *h = &e->hits[(size_t)((i * n_chunks + ch) * c.k)];
+                for (int j = 0; j < c.k; j++)
+                    list[(size_t)j] = h[j].ref < 0 ? tsk_genome_pair{qg, -1, 0, 0.0}
+                                                   : tsk_genome_pair{qg, h[j].ref, h[j].shared,
+                                                                     tsk_genome_share(h[j].shared, n_q,
+                                                                                      tsk_key_set_size(r, h[j].ref), c.mode)};
+                merge_best(c.best + (qg - c.q0) * c.k, list.data(), c.k);
+            }
+        }
+        return 0;
+    }
+    /* GKS_WITHIN: hits reserved block by block; when they overflow the buffer, grow it and rerun */
+    GKS_CK(tsk_cuda_grow((void **)&e->recs_d, &e->recs_cap, (size_t)n_blocks * sizeof(gks_rec)));
+    GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)n_blocks * 64 * sizeof(gks_hit)));
+    for (;;) {
+        const unsigned long long cap = e->out_cap / sizeof(gks_hit);
+        L.hits = (gks_hit *)e->out_d, L.n_hits = e->n_hits_d, L.hit_cap = cap, L.recs = e->recs_d;
+        GKS_CK(cudaMemsetAsync(e->n_hits_d, 0, sizeof(unsigned long long), e->st));
+        gks_count_kernel<GKS_WITHIN><<<(unsigned)n_blocks, GKS_THREADS, smem, e->st>>>(L);
+        GKS_CK(cudaGetLastError());
+        unsigned long long total = 0;
+        GKS_CK(cudaMemcpyAsync(&total, e->n_hits_d, sizeof total, cudaMemcpyDeviceToHost, e->st));
+        GKS_CK(cudaStreamSynchronize(e->st));
+        if (total > cap) {
+            GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)total * sizeof(gks_hit)));
+            continue;
+        }
+        e->hits.resize((size_t)total);
+        e->recs.resize((size_t)n_blocks);
+        if (total) GKS_CK(cudaMemcpyAsync(e->hits.data(), e->out_d, (size_t)total * sizeof(gks_hit), cudaMemcpyDeviceToHost, e->st));
+        GKS_CK(cudaMemcpyAsync(e->recs.data(), e->recs_d, (size_t)n_blocks * sizeof(gks_rec), cudaMemcpyDeviceToHost, e->st));
+        GKS_CK(cudaStreamSynchronize(e->st));
+        break;
+    }
+    for (int64_t i = 0; i < nb; i++) {
+        const int64_t qg = b0 + i, n_q = tsk_key_set_size(q, qg);
+        for (int ch = 0; ch < n_chunks; ch++) {
+            const gks_rec &rc = e->recs[(size_t)(i * n_chunks + ch)];
+            for (uint32_t j = 0; j < rc.n; j++) {
+                const gks_hit &h = e->hits[(size_t)(rc.off + j)];
+                c.found->push_back({qg, h.ref, h.shared, tsk_genome_share(h.shared, n_q, tsk_key_set_size(r, h.ref), c.mode)});
+            }
+        }
+    }
+    return 0;
+}
+
+static int run_call(tsk_gpu_genome_sets *e, const gks_call &c)
+{
+    if (e->parts.empty() && e->r->n_items > 0) return -1;  /* set_limits failed: e->err says why */
+    GKS_CK(cudaSetDevice(e->dev));
+    const tsk_key_sets *q = e->q;
+    for (int pi = 0; pi < (int)e->parts.size(); pi++) {
+        const gks_part &p = e->parts[(size_t)pi];
+        const int64_t lo = std::max(c.w0, p.r0), hi = std::min(c.w1, p.r1);
+        if (lo >= hi) continue;
+        if (build(e, pi)) return -1;
+        const int n_chunks = (int)((hi - lo + e->chunk_max - 1) / e->chunk_max);
+        const int64_t clen = (hi - lo + n_chunks - 1) / n_chunks;
+        /* per batch: at most GKS_BATCH_KEYS query keys and GKS_BATCH_OUT bytes of output (at least
+         * one query) */
+        int64_t per_query_out = c.mode_kind == GKS_COUNT ? (c.w1 - c.w0) * 4
+                              : c.mode_kind == GKS_TOPK ? (int64_t)n_chunks * c.k * (int64_t)sizeof(gks_hit)
+                                                       : (int64_t)n_chunks * (int64_t)sizeof(gks_rec);
+        const int64_t max_queries = std::max<int64_t>(1, std::min<int64_t>(GKS_BATCH_OUT / std::max<int64_t>(per_query_out, 1),
+                                                                          INT32_MAX / n_chunks));
+        for (int64_t b0 = c.q0; b0 < c.q0 + c.nq;) {
+            int64_t b1 = b0 + 1;
+            while (b1 < c.q0 + c.nq && b1 - b0 < max_queries && q->offset[b1 + 1] - q->offset[b0] <= GKS_BATCH_KEYS) b1++;
+            if (run_batch(e, c, pi, b0, b1, lo, hi, n_chunks, clen)) return -1;
+            b0 = b1;
+        }
+    }
+    return 0;
+}
+
+extern "C" int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr,
+                                         uint32_t *shared, int64_t ld)
+{
+    if (!e) return -1;
+    if (!in_range(e->q, q0, nq) || !in_range(e->r, r0, nr) || ld < nr) {
+        snprintf(e->err, sizeof e->err, "bad block");
+        return -1;
+    }
+    if (nq == 0 || nr == 0) return 0;
+    gks_call c = {};
+    c.mode_kind = GKS_COUNT, c.q0 = q0, c.nq = nq, c.w0 = r0, c.w1 = r0 + nr, c.counts = shared, c.ld = ld;
+    return run_call(e, c);
+}
+
+/* Every admitted pair of the call's queries with share >= min_share, in (query, reference) order. */
+static int collect(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode mode,
+                   tsk_pair_filter filter, std::vector<tsk_genome_pair> &found)
+{
+    gks_call c = {};
+    c.mode_kind = GKS_WITHIN, c.q0 = q0, c.nq = nq, c.w0 = 0, c.w1 = e->r->n_items;
+    c.mode = mode, c.filter = filter, c.min_share = min_share, c.found = &found;
+    if (run_call(e, c)) return -1;
+    /* several parts each appended their (query, reference)-ordered hits */
+    if (e->parts.size() > 1)
+        std::sort(found.begin(), found.end(), [](const tsk_genome_pair &a, const tsk_genome_pair &b) {
+            return a.query < b.query || (a.query == b.query && a.ref < b.ref);
+        });
+    return 0;
+}
+
+extern "C" int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int k, tsk_genome_mode mode,
+                                        tsk_pair_filter filter, tsk_genome_pair *out)
+{
+    if (!e) return -1;
+    if (!in_range(e->q, q0, nq) || k < 1) {
+        snprintf(e->err, sizeof e->err, "bad top-k query");
+        return -1;
+    }
+    for (int64_t i = 0; i < nq; i++)
+        for (int j = 0; j < k; j++) out[i * k + j] = tsk_genome_pair{q0 + i, -1, 0, 0.0};
+    if (nq == 0 || e->r->n_items == 0) return 0;
+    if (k <= GKS_MAX_K) {
+        gks_call c = {};
+        c.mode_kind = GKS_TOPK, c.q0 = q0, c.nq = nq, c.w0 = 0, c.w1 = e->r->n_items, c.k = k;
+        c.mode = mode, c.filter = filter, c.best = out;
+        return run_call(e, c);
+    }
+    /* k beyond the device lists: every sharing pair (share > 0, as the smallest positive double
+     * admits exactly those), ranked here */
+    try {
+        std::vector<tsk_genome_pair> found;
+        if (collect(e, q0, nq, 4.9406564584124654e-324, mode, filter, found)) return -1;
+        size_t a = 0;
+        while (a < found.size()) {
+            size_t b = a;
+            while (b < found.size() && found[b].query == found[a].query) b++;
+            const size_t keep = std::min<size_t>(b - a, (size_t)k);
+            std::partial_sort(found.begin() + (long)a, found.begin() + (long)(a + keep), found.begin() + (long)b, ranks_before);
+            std::copy(found.begin() + (long)a, found.begin() + (long)(a + keep), out + (found[a].query - q0) * k);
+            a = b;
+        }
+    } catch (const std::bad_alloc &) {
+        snprintf(e->err, sizeof e->err, "out of host memory");
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
+                                          tsk_genome_mode mode, tsk_pair_filter filter, tsk_genome_pair **pairs,
+                                          int64_t *n, int64_t *cap)
+{
+    *n = 0;
+    if (!e) return -1;
+    if (!in_range(e->q, q0, nq)) {
+        snprintf(e->err, sizeof e->err, "bad threshold query");
+        return -1;
+    }
+    if (nq == 0 || e->r->n_items == 0) return 0;
+    try {
+        std::vector<tsk_genome_pair> found;
+        if (collect(e, q0, nq, min_share, mode, filter, found)) return -1;
+        if ((int64_t)found.size() > *cap) {
+            void *grown = realloc(*pairs, found.size() * sizeof **pairs);
+            if (!grown) {
+                snprintf(e->err, sizeof e->err, "out of host memory");
+                return -1;
+            }
+            *pairs = (tsk_genome_pair *)grown, *cap = (int64_t)found.size();
+        }
+        if (!found.empty()) memcpy(*pairs, found.data(), found.size() * sizeof **pairs);
+        *n = (int64_t)found.size();
+    } catch (const std::bad_alloc &) {
+        snprintf(e->err, sizeof e->err, "out of host memory");
+        return -1;
+    }
+    return 0;
+}

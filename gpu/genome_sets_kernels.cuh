@@ -1,0 +1,253 @@
+/* genome_sets_kernels.cuh: the kernels of the GPU genome-sketch engine (genome_sets.h).
+ *
+ * The reference keys of an index part are sorted with their (part-local) reference ids, key
+ * first, references ascending within a key (a stable sort of the sets laid end to end): each key's
+ * postings are one run. gks_lookup_kernel finds, for every key of a batch of queries, its run
+ * [lo, hi) (a binary search in the sorted keys). gks_count_kernel is one CUDA block per (query,
+ * chunk of references): it adds 1 per posting into per-reference counters in shared memory (the
+ * runs are ascending, so a chunk's part of a run is found by a binary search and left at its end),
+ * then finishes on the device:
+ *   GKS_COUNT  writes the counts (the count block);
+ *   GKS_TOPK   keeps the k best references by share (per thread a sorted list while the counters
+ *              are scanned, then k rounds of a block-wide arg-max over the lists' heads);
+ *   GKS_WITHIN writes the references whose share reaches the floor, in reference order (a block
+ *              scan), at an offset reserved with one atomic add per block.
+ * The share is tsk_genome_share's (core/genome_keys.h) with its operations spelled out in IEEE
+ * round-to-nearest intrinsics, so no multiply-add is contracted: the same double as the CPU's. */
+#ifndef TSK_GPU_GENOME_SETS_KERNELS_CUH
+#define TSK_GPU_GENOME_SETS_KERNELS_CUH
+
+#include <cub/block/block_scan.cuh>
+#include <stdint.h>
+
+#include "../core/genome_keys.h"
+
+#define GKS_THREADS 256
+#define GKS_MAX_K 64  /* largest k reduced on the device (larger: every sharing pair, chosen on the host) */
+
+enum { GKS_COUNT = 0, GKS_TOPK = 1, GKS_WITHIN = 2 };
+
+/* A result of the top-k and threshold kernels: a reference (global index; -1 = none) and its count. */
+struct gks_hit {
+    int32_t ref;
+    uint32_t shared;
+};
+
+/* Where a (query, chunk) block of GKS_WITHIN put its hits. */
+struct gks_rec {
+    unsigned long long off;
+    uint32_t n;
+};
+
+/* One launch: a batch of queries against the chunks of one index part. */
+struct gks_launch {
+    const uint64_t *pkeys;      /* the part's postings: keys ascending ... */
+    const int32_t *pref;        /* ... and their references (part-local ids), ascending per key */
+    const int2 *range;          /* per batch key: its postings [x, y) (x = y: none) */
+    const int64_t *qoff;        /* batch query i's keys: [qoff[i], qoff[i+1]) of the batch's keys */
+    const int32_t *rsize;       /* keys of every reference (global index) */
+    int64_t qbase;              /* global index of batch query 0 */
+    int32_t part0;              /* global index of part-local reference 0 */
+    int32_t lo, clen;           /* chunks: part-local [lo + c * clen, min(+clen, hi)) */
+    int32_t hi, n_chunks;
+    int mode, filter, k;        /* tsk_genome_mode, tsk_pair_filter, top-k size */
+    double min_share;
+    uint32_t *counts;           /* GKS_COUNT: counts[i * ncols + (global ref - col0)] */
+    int64_t ncols, col0;
+    gks_hit *hits;              /* GKS_TOPK: [(i * n_chunks + c) * k + j]; GKS_WITHIN: from recs */
+    unsigned long long *n_hits; /* GKS_WITHIN: hits reserved so far (may pass hit_cap: then rerun) */
+    unsigned long long hit_cap;
+    gks_rec *recs;              /* GKS_WITHIN: [i * n_chunks + c] */
+};
+
+/* Whether filter admits the pair (q, r): tsk_pair_admitted of cpu/genome_sets.h, on the device. */
+__device__ static inline bool gks_admitted(int filter, int64_t q, int64_t r)
+{
+    switch (filter) {
+    case TSK_PAIRS_UPPER: return r > q;
+    case TSK_PAIRS_UPPER_SELF: return r >= q;
+    case TSK_PAIRS_NOT_SELF: return r != q;
+    default: return true;
+    }
+}
+
+/* tsk_genome_share, operation for operation. */
+__device__ static inline double gks_share(int64_t shared, int64_t n_query, int64_t n_ref, int mode)
+{
+    if (n_query <= 0 || (mode == TSK_GENOME_SYMMETRIC && n_ref <= 0)) return 0.0;
+    const double sq = __ddiv_rn((double)shared, (double)n_query);
+    if (mode == TSK_GENOME_CONTAINMENT) return sq;
+    const double sr = __ddiv_rn((double)shared, (double)n_ref);
+    return __dmul_rn(__dadd_rn(sq, sr), 0.5);
+}
+
+/* Top-k order: larger share, then smaller reference. */
+__device__ static inline bool gks_before(double fa, int32_t ra, double fb, int32_t rb)
+{
+    return fa > fb || (fa == fb && ra < rb);
+}
+
+__global__ void gks_refs_kernel(const int64_t *off, int32_t *ref)
+{
+    const int32_t r = (int32_t)blockIdx.x;
+    for (int64_t j = off[r] + threadIdx.x; j < off[r + 1]; j += blockDim.x) ref[j] = r;
+}
+
+__global__ void gks_lookup_kernel(const uint64_t *keys, int64_t n, const uint64_t *pkeys, int64_t n_post, int2 *range)
+{
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n; t += (int64_t)gridDim.x * blockDim.x) {
+        const uint64_t key = keys[t];
+        int64_t lo = 0, hi = n_post;
+        while (lo < hi) {
+            const int64_t mid = (lo + hi) >> 1;
+            if (pkeys[mid] < key) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == n_post || pkeys[lo] != key) {
+            range[t] = make_int2(0, 0);
+            continue;
+        }
+        /* the run's end: gallop, then bisect (runs are mostly short; a key of every genome is long) */
+        int64_t in = lo, step = 1;
+        while (in + step < n_post && pkeys[in + step] == key) in += step, step *= 2;
+        int64_t out = in + step < n_post ? in + step : n_post;  /* pkeys[in] == key, pkeys[out] != key or end */
+        while (out - in > 1) {
+            const int64_t mid = (in + out) >> 1;
+            if (pkeys[mid] == key) in = mid;
+            else out = mid;
+        }
+        range[t] = make_int2((int)lo, (int)out);
+    }
+}
+
+template <int MODE>
+__global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
+{
+    extern __shared__ uint32_t cnt[];
+    const int64_t qi = blockIdx.x / L.n_chunks;
+    const int c = (int)(blockIdx.x % L.n_chunks);
+    const int32_t c0 = L.lo + c * L.clen, c1 = min(c0 + L.clen, L.hi), m = c1 - c0;
+    const int tid = threadIdx.x;
+    for (int j = tid; j < m; j += GKS_THREADS) cnt[j] = 0;
+    __syncthreads();
+
+    const int64_t k0 = L.qoff[qi], nk = L.qoff[qi + 1] - k0;
+    for (int64_t j = tid; j < nk; j += GKS_THREADS) {
+        const int2 rg = L.range[k0 + j];
+        int p = rg.x, e = rg.y;
+        if (p < e && L.pref[p] < c0) {  /* the first posting of this chunk */
+            int a = p, b = e;
+            while (a < b) {
+                const int mid = (a + b) >> 1;
+                if (L.pref[mid] < c0) a = mid + 1;
+                else b = mid;
+            }
+            p = a;
+        }
+        for (; p < e; p++) {
+            const int32_t r = L.pref[p];
+            if (r >= c1) break;
+            atomicAdd(&cnt[r - c0], 1u);
+        }
+    }
+    __syncthreads();
+
+    const int64_t q = L.qbase + qi;
+    const int32_t g0 = L.part0 + c0;  /* global index of counter 0 */
+    if (MODE == GKS_COUNT) {
+        uint32_t *row = L.counts + qi * L.ncols + (g0 - L.col0);
+        for (int j = tid; j < m; j += GKS_THREADS) row[j] = cnt[j];
+        return;
+    }
+
+    if (MODE == GKS_TOPK) {
+        double lf[GKS_MAX_K];
+        int32_t lr[GKS_MAX_K];
+        uint32_t lc[GKS_MAX_K];
+        int have = 0;
+        const int k = L.k;
+        for (int j = tid; j < m; j += GKS_THREADS) {
+            const uint32_t s = cnt[j];
+            const int32_t r = g0 + j;
+            if (s == 0 || !gks_admitted(L.filter, q, r)) continue;
+            const double f = gks_share(s, nk, L.rsize[r], L.mode);
+            if (have == k && !gks_before(f, r, lf[k - 1], lr[k - 1])) continue;
+            int at = have < k ? have++ : k - 1;
+            while (at > 0 && gks_before(f, r, lf[at - 1], lr[at - 1])) {
+                lf[at] = lf[at - 1], lr[at] = lr[at - 1], lc[at] = lc[at - 1];
+                at--;
+            }
+            lf[at] = f, lr[at] = r, lc[at] = s;
+        }
+        /* k rounds: the best head of all threads' lists is the next of the block */
+        __shared__ double wf[GKS_THREADS / 32];
+        __shared__ int32_t wr[GKS_THREADS / 32];
+        __shared__ double best_f;
+        __shared__ int32_t best_r;
+        gks_hit *out = L.hits + (qi * L.n_chunks + c) * (int64_t)k;
+        int head = 0;
+        for (int round = 0; round < k; round++) {
+            double f = head < have ? lf[head] : -1.0;
+            int32_t r = head < have ? lr[head] : INT32_MAX;
+            for (int o = 16; o > 0; o >>= 1) {
+                const double of = __shfl_down_sync(0xffffffffu, f, o);
+                const int32_t orr = __shfl_down_sync(0xffffffffu, r, o);
+                if (gks_before(of, orr, f, r)) f = of, r = orr;
+            }
+            if ((tid & 31) == 0) wf[tid >> 5] = f, wr[tid >> 5] = r;
+            __syncthreads();
+            if (tid == 0) {
+                for (int w = 1; w < GKS_THREADS / 32; w++)
+                    if (gks_before(wf[w], wr[w], f, r)) f = wf[w], r = wr[w];
+                best_f = f, best_r = r;
+            }
+            __syncthreads();
+            if (best_r == INT32_MAX) {  /* every list is spent: pad */
+                for (int j = round + tid; j < k; j += GKS_THREADS) out[j] = gks_hit{-1, 0};
+                break;
+            }
+            if (head < have && lr[head] == best_r) out[round] = gks_hit{best_r, lc[head]}, head++;
+        }
+        return;
+    }
+
+    /* GKS_WITHIN: count the survivors, reserve their room, write them in reference order */
+    typedef cub::BlockScan<int, GKS_THREADS> scan_t;
+    __shared__ typename scan_t::TempStorage scan_tmp;
+    __shared__ int total;
+    __shared__ unsigned long long at;
+    if (tid == 0) total = 0;
+    __syncthreads();
+    int mine = 0;
+    for (int j = tid; j < m; j += GKS_THREADS) {
+        const uint32_t s = cnt[j];
+        const int32_t r = g0 + j;
+        mine += gks_admitted(L.filter, q, r) && (s ? gks_share(s, nk, L.rsize[r], L.mode) : 0.0) >= L.min_share;
+    }
+    if (mine) atomicAdd(&total, mine);
+    __syncthreads();
+    if (tid == 0) {
+        at = total ? atomicAdd(L.n_hits, (unsigned long long)total) : 0;
+        L.recs[blockIdx.x] = gks_rec{at, (uint32_t)total};
+    }
+    __syncthreads();
+    if (total == 0 || at + (unsigned long long)total > L.hit_cap) return;  /* no room: the host reruns */
+    int64_t run = 0;
+    for (int base = 0; base < m; base += GKS_THREADS) {
+        const int j = base + tid;
+        int keep = 0;
+        uint32_t s = 0;
+        if (j < m) {
+            s = cnt[j];
+            const int32_t r = g0 + j;
+            keep = gks_admitted(L.filter, q, r) && (s ? gks_share(s, nk, L.rsize[r], L.mode) : 0.0) >= L.min_share;
+        }
+        int pos, sum;
+        scan_t(scan_tmp).ExclusiveSum(keep, pos, sum);
+        if (keep) L.hits[at + run + pos] = gks_hit{g0 + j, s};
+        run += sum;
+        __syncthreads();
+    }
+}
+
+#endif
