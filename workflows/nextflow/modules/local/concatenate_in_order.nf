@@ -11,7 +11,7 @@ process CONCATENATE_IN_ORDER {
 
     input:
     // staged as part_1.tsv, part_2.tsv, ... in the order given
-    tuple val(meta), path(parts, stageAs: 'parts/part_?.tsv')
+    tuple val(meta), path(parts, stageAs: 'parts/part_*.tsv')
 
     output:
     tuple val(meta), path("${meta.id}.tsv"), emit: tsv
