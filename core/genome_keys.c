@@ -13,6 +13,10 @@ const char *tsk_genome_params_check(const tsk_params *p)
     if (p->anchor_k == 0 || p->window == 0) return "genome sketches need anchored windows";
     if (p->window > TSK_GENOME_MAX_WINDOW) return "genome sketch windows must be at most 64 bases";
     if (p->window % 2) return "genome sketch windows must have an even length (strand symmetry)";
+    if (p->t > p->window) return "t must not exceed the genome sketch window (a window of no t-tuple)";
+    if (tsk_genome_row_scale(p) > TSK_GENOME_MAX_SCALE)
+        return "genome sketch windows hold too many t-tuples for exact float32 rows (2 C(W, t) must be at "
+               "most 1.6e6): a shorter window or a smaller t";
     return NULL;
 }
 
@@ -92,7 +96,10 @@ double tsk_genome_share_floor(double max_dist, int64_t window)
 {
     if (!(max_dist < 1.0)) return 0.0;
     if (max_dist < 0.0) max_dist = 0.0;
-    /* d <= max  <=>  f >= (1 - max)^W; float rounding of d moves the boundary by far less than
-     * this margin, and the caller re-checks every kept pair */
-    return pow(1.0 - max_dist, (double)window) * (1.0 - 1e-6);
+    /* d <= max  <=>  f >= (1 - max)^W, but the distance compared is d rounded to float, which
+     * can bring a d up to half a float ulp (< 2^-25 below 1) above max down to max: the boundary
+     * moves out by 2^-24 in d (a relative margin on f alone is too small near d = 1, where a float
+     * ulp of d is many times f's). The (1 - 1e-6) covers pow; the caller re-checks every kept pair. */
+    const double lowest = 1.0 - max_dist - 0x1p-24;
+    return lowest > 0.0 ? pow(lowest, (double)window) * (1.0 - 1e-6) : 0.0;
 }

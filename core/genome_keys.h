@@ -7,9 +7,9 @@
  *   - the engine's row of the window (a whole-record sketch of its W codes, canonical: the mean of
  *     the sketch of the window and of its reverse complement) is S / C, S an integer vector and
  *     C = C(W, t) (twice that for canonical rows), because every bin is a signed count of
- *     t-tuples divided by their number. |S_r| <= C < 2^22, so round(row_r * C) recovers S_r
- *     exactly from a float32 or float64 row of either engine: the key is the same bit for bit
- *     whichever engine (or precision) sketched the window;
+ *     t-tuples divided by their number. |S_r| <= C <= TSK_GENOME_MAX_SCALE, so round(row_r * C)
+ *     recovers S_r exactly from a float32 or float64 row of either engine: the key is the same
+ *     bit for bit whichever engine (or precision) sketched the window;
  *   - key = h_D, with h_0 = seed and h_{r+1} = mix64(h_r XOR (r << 32 | (uint32) S_r)), mix64 the
  *     output function of SplitMix64 (a bijection).
  *
@@ -36,12 +36,17 @@
 extern "C" {
 #endif
 
-/* The largest window a genome sketch takes: C(W, t) * 2 must stay below 2^22 for float32 rows to
- * carry the integer sketch exactly (W = 64, t = 4: 1.3e6). */
+/* The largest window a genome sketch takes. */
 #define TSK_GENOME_MAX_WINDOW 64
+/* The largest row scale 2 C(W, t) it takes: a float32 row value (|v| <= 1) is within half an ulp,
+ * 2^-25, of S / scale, and scale * 2^-25 must stay below tsk_genome_key_of_row's 0.05 tolerance
+ * (1.68e6; W = 64, t = 4: 1.27e6; W = 48, t = 5: 3.4e6 is refused, its float32 rows fail on
+ * low-complexity windows). */
+#define TSK_GENOME_MAX_SCALE 1.6e6
 
 /* NULL when p describes genome sketches that can be made (anchored, canonical DNA windows of at
- * most TSK_GENOME_MAX_WINDOW bases, scaled >= stride), else a static message naming the parameter. */
+ * most TSK_GENOME_MAX_WINDOW bases and TSK_GENOME_MAX_SCALE, scaled >= stride), else a static
+ * message naming the parameter. */
 const char *tsk_genome_params_check(const tsk_params *p);
 
 /* Divisor that turns an integer sketch of a window into its row: C(W, t), doubled for canonical

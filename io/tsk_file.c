@@ -48,7 +48,6 @@ enum { /* header field offsets */
  * older readers refuse by its number instead of misreading keys as rows. */
 #define TSK_KIND_ROWS 0u
 #define TSK_KIND_GENOME 1u
-#define TSK_GENOME_FORMAT_VERSION 2u
 enum { /* record entry field offsets */
     R_NAME_OFF = 0, R_NAME_LEN = 8, R_SOURCE = 12, R_RAW_LEN = 16, R_CLEAN_LEN = 24, R_DROPPED = 32,
     R_FIRST_ROW = 40, R_N_ROWS = 48,
@@ -331,9 +330,10 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     }
     memset(trailer, 0, trailer_offset - data_end);
     unsigned char *t = trailer + (trailer_offset - data_end);
-    memcpy(t, w->records.p, w->records.len);
-    memcpy(t + w->records.len, w->sources.p, w->sources.len);
-    memcpy(t + w->records.len + w->sources.len, w->strings.p, w->strings.len);
+    /* a file of no records has empty (NULL) buffers: memcpy must not see them */
+    if (w->records.len) memcpy(t, w->records.p, w->records.len);
+    if (w->sources.len) memcpy(t + w->records.len, w->sources.p, w->sources.len);
+    if (w->strings.len) memcpy(t + w->records.len + w->sources.len, w->strings.p, w->strings.len);
     if (tsk_write_all(w->fd, trailer, trailer_offset - data_end + trailer_size) != 0) {
         tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
         goto fail;

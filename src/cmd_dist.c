@@ -381,7 +381,7 @@ static int is_param_option(int opt)
 {
     return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
            opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE ||
-           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K;
+           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED;
 }
 
 int tsk_dist_main(int argc, char **argv, int triangle)

@@ -54,7 +54,8 @@ static void print_json(FILE *out, const char *path, const tsk_file *f, int recor
     totals t = sum_records(f);
     fputs("{\n  \"file\": ", out);
     json_string(out, path);
-    fprintf(out, ",\n  \"format_version\": %d,\n  \"tool_version\": ", TSK_FORMAT_VERSION);
+    fprintf(out, ",\n  \"format_version\": %d,\n  \"tool_version\": ",
+            p->scaled > 0 ? (int)TSK_GENOME_FORMAT_VERSION : TSK_FORMAT_VERSION);
     json_string(out, f->tool_version);
     fputs(",\n  \"command_line\": ", out);
     json_string(out, f->command_line);
@@ -91,7 +92,7 @@ static void print_text(FILE *out, const char *path, const tsk_file *f, int recor
     const tsk_params *p = &f->params;
     totals t = sum_records(f);
     fprintf(out, "file\t%s\nformat version\t%d\ntool version\t%s\ncommand line\t%s\n", path,
-            p->scaled > 0 ? 2 : TSK_FORMAT_VERSION, f->tool_version, f->command_line);
+            p->scaled > 0 ? (int)TSK_GENOME_FORMAT_VERSION : TSK_FORMAT_VERSION, f->tool_version, f->command_line);
     if (p->scaled > 0)
         fprintf(out, "kind\tgenome sketches (window fingerprints; rows are keys)\nscaled\t%lld (about one window in "
                      "%lld kept)\n", (long long)p->scaled, (long long)p->scaled);

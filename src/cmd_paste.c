@@ -68,7 +68,8 @@ int tsk_cmd_paste(int argc, char **argv)
         } else if (i > 0) {
             const tsk_params *a = &in[0]->params, *b = &in[i]->params;
             int n = tsk_params_diff(a, in_paths[0], b, in_paths[i], diff, sizeof diff);
-            if (a->precision != b->precision) {
+            /* genome sketches hold uint64 keys whatever precision sketched them (the same keys) */
+            if (a->precision != b->precision && a->scaled == 0) {
                 size_t len = strlen(diff);
                 snprintf(diff + len, sizeof diff - len, "%sprecision: %s in %s, %s in %s", n ? "; " : "",
                          precision_name(a->precision), in_paths[0], precision_name(b->precision), in_paths[i]);

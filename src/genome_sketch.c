@@ -18,7 +18,7 @@ typedef struct {
     size_t input;
     int open;
     char *name;
-    char *source; /* owned: the record's own string lives in a batch the pipeline reuses and frees */
+    char *source; /* a copy: the pipeline's record strings do not outlive the record */
     int64_t raw_len, clean_len, dropped;
     uint64_t *keys;
     int64_t n_keys, cap_keys;
@@ -127,8 +127,18 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     records.per_file = 0;
     records.per_file_name = NULL;
     records.params.scaled = 0;
-    int rc = tsk_pipeline_run(&records, take_record, &g);
-    if (rc == TSK_EXIT_OK) rc = flush_genome(&g);
+    int rc = TSK_EXIT_OK;
+    for (size_t begin = 0, end; rc == TSK_EXIT_OK && begin < job->n_inputs; begin = end) {
+        /* a path given twice in a row (-l with two names for one file) is two genomes that the
+         * records' sources cannot tell apart: the second starts a pipeline run of its own */
+        for (end = begin + 1; end < job->n_inputs; end++)
+            if (job->per_file && strcmp(job->inputs[end].path, job->inputs[end - 1].path) == 0) break;
+        records.inputs = job->inputs + begin;
+        records.n_inputs = end - begin;
+        g.input = begin;
+        rc = tsk_pipeline_run(&records, take_record, &g);
+        if (rc == TSK_EXIT_OK) rc = flush_genome(&g);
+    }
     free(g.name);
     free(g.source);
     free(g.keys);

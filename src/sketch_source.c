@@ -59,7 +59,7 @@ static int add_item(tsk_sketch_source *s, int dim, const char *name, const void 
     size_t n = (size_t)n_rows * (size_t)dim;
     if (is_double)
         for (size_t i = 0; i < n; i++) dst[i] = (float)((const double *)rows)[i];
-    else
+    else if (n) /* an item of no rows may come with no buffer at all */
         memcpy(dst, rows, n * sizeof(float));
     int64_t i = s->set.n_items++;
     s->first_row[i] = s->n_total_rows;

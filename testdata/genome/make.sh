@@ -1,7 +1,8 @@
 #!/bin/sh
-# Regenerates the golden files of tests/cli/test_genome.sh from the rows tsketch exports and the
-# independent float64 reference genome_ref.py (the rows themselves are checked against the
-# oracle by test_sketch.sh). The genomes g0*.fa came from
+# Regenerates the golden files of tests/cli/test_genome.sh (slide rows: from the rows tsketch
+# exports and the independent float64 reference genome_ref.py; the rows themselves are checked
+# against the oracle by test_sketch.sh) and of tests/cli/test_genome_sets.sh (genome sketches: from
+# genome_keys_ref.py alone). The genomes g0*.fa came from
 #   bench/accuracy/genome_synth.py testdata/genomes/MT-human.fa testdata/genome --seed 7 \
 #       --min-rate 0 --max-rate 0.08 --genomes 4 --length 6000
 # (truth.tsv: their ANI). Run from the repository root: testdata/genome/make.sh build/src/tsketch
@@ -21,3 +22,13 @@ A="--canonical --anchored -k 4 -s 16 --window 16 --stride 10"
 "$T" sketch -q --per-file $A $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa -o "$TMP/a.tsk"
 "$T" export "$TMP/a.tsk" >"$TMP/a.tsv"
 /usr/bin/python3 $D/genome_ref.py --shared "$TMP/a.tsv" 16 >$D/anchored.golden.tsv
+# Genome sketches (tests/cli/test_genome_sets.sh): keys and distances from the integer reference
+# genome_keys_ref.py alone (no tsketch run), with explicit parameters (not the defaults).
+R="/usr/bin/python3 $D/genome_keys_ref.py"
+S="-k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40 --per-file"
+$R $S keys $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa >$D/sets.keys.tsv
+$R $S dist $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa >$D/sets.dist.tsv
+$R $S containment $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa >$D/sets.containment.tsv
+S="-k 3 -s 12 --seed 7 --window 24 --anchor-k 8 --stride 10 --scaled 30"
+$R $S keys $D/g00.fa $D/g01.fa >$D/records.keys.tsv
+$R $S dist $D/g00.fa $D/g01.fa >$D/records.dist.tsv

@@ -36,6 +36,17 @@ expect_true() {
     if "$@" >"$WORK/out.t" 2>&1; then ok "$desc"; else not_ok "$desc" "$(head -c 400 "$WORK/out.t")"; fi
 }
 
+# check_parts DESCRIPTION N DIST-ARGS...: the outputs of `tsketch dist --block i/N DIST-ARGS` for
+# i = 1..N, concatenated in order, are the single run's output byte for byte
+check_parts() {
+    local desc=$1 n=$2
+    shift 2
+    "$TSKETCH" dist "$@" >"$WORK/single.tsv"
+    : >"$WORK/parts.tsv"
+    for i in $(seq 1 "$n"); do "$TSKETCH" dist --block "$i/$n" "$@" >>"$WORK/parts.tsv"; done
+    expect_same "$WORK/single.tsv" "$WORK/parts.tsv" "--block x/$n: $desc"
+}
+
 finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]

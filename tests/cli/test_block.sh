@@ -8,14 +8,6 @@ G=$TESTDATA/genomes
 "$T" sketch -q "$G"/*.fa -o "$WORK/all.tsk"
 "$T" sketch -q "$G"/MT-*.fa "$G"/NC_001422_phiX174.fa -o "$WORK/q.tsk"
 
-check_parts() { # desc N dist-args...
-    local desc=$1 n=$2
-    shift 2
-    "$T" dist "$@" >"$WORK/single.tsv"
-    : >"$WORK/parts.tsv"
-    for i in $(seq 1 "$n"); do "$T" dist --block "$i/$n" "$@" >>"$WORK/parts.tsv"; done
-    expect_same "$WORK/single.tsv" "$WORK/parts.tsv" "--block x/$n: $desc"
-}
 for n in 1 2 3 7 60; do
     check_parts "all pairs + header" $n --header "$WORK/all.tsk"
     check_parts "with self" $n --with-self "$WORK/all.tsk"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# CLI: `tsketch dist --genome` (and `triangle --genome`) reproduce the float64 reference
-# testdata/genome/genome_ref.py (golden files made by testdata/genome/make.sh), for plain windows
-# (nearest rows) and anchored ones (shared windows, the defaults), genomes as files (--per-file,
-# multi-contig) and as records; both strands; every output form; bad input.
+# CLI: `tsketch dist --genome` (and `triangle --genome`) on .tsk files of slide rows reproduce the
+# float64 reference testdata/genome/genome_ref.py (golden files made by testdata/genome/make.sh), for
+# plain windows (nearest rows) and anchored ones (shared windows), genomes as files (--per-file,
+# multi-contig) and as records; both strands; every output form; bad input. (FASTA given with
+# --genome now makes genome sketches: test_genome_sets.sh; the rows here are sketched first.)
 #   TSKETCH=... TESTDATA=... bash test_genome.sh
 . "$(dirname "$0")/harness.sh"
 T=$TSKETCH
@@ -38,9 +39,9 @@ phylip_pairs() {
 pairs_match "$D/perfile.golden.tsv" "$WORK/f.tsv" "--genome on --per-file sketches = reference"
 "$T" dist -q --genome -p 3 "$WORK/f.tsk" >"$WORK/f3.tsv"
 expect_same "$WORK/f.tsv" "$WORK/f3.tsv" "--genome: 3 threads give the same bytes as 1"
-"$T" triangle -q --genome --per-file "${P[@]}" "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa >"$WORK/f.phy"
+"$T" triangle -q --genome "$WORK/f.tsk" >"$WORK/f.phy"
 phylip_pairs "$WORK/f.phy" >"$WORK/fphy.tsv"
-pairs_match "$D/perfile.golden.tsv" "$WORK/fphy.tsv" "triangle --genome from FASTA = reference"
+pairs_match "$D/perfile.golden.tsv" "$WORK/fphy.tsv" "triangle --genome on slide rows = reference"
 "$T" dist -q --genome -f square "$WORK/f.tsk" >"$WORK/f.sq"
 awk -F'\t' 'NR == 1 { for (j = 2; j <= NF; j++) c[j] = $j; next }
     { for (j = 2; j <= NF; j++) if ($1 < c[j]) print $1 "\t" c[j] "\t" $j }' "$WORK/f.sq" >"$WORK/fsq.tsv"
@@ -48,8 +49,9 @@ pairs_match "$D/perfile.golden.tsv" "$WORK/fsq.tsv" "--genome -f square = refere
 awk -F'\t' 'NR > 1 { for (j = 2; j <= NF; j++) if (j - 1 == NR - 1 && $j != 0) bad = 1 } END { exit bad }' "$WORK/f.sq" &&
     ok "--genome -f square: 0 on the diagonal" || not_ok "--genome -f square: 0 on the diagonal"
 
-# 2. genomes as records (the contigs of one file), FASTA sketched on the fly, with --header and -o
-"$T" dist -q --genome --header "${P[@]}" "$D/g00.fa" -o "$WORK/c.tsv"
+# 2. genomes as records (the contigs of one file), with --header and -o
+"$T" sketch -q "${P[@]}" "$D/g00.fa" -o "$WORK/c.tsk"
+"$T" dist -q --genome --header "$WORK/c.tsk" -o "$WORK/c.tsv"
 head -1 "$WORK/c.tsv" | grep -q "^reference	query	distance$" && ok "--genome --header" || not_ok "--genome --header"
 pairs_match "$D/contigs.golden.tsv" "$WORK/c.tsv" "--genome on records (contigs) = reference"
 
@@ -71,37 +73,37 @@ awk 'NR == 2 { n = length($0); r = ""; for (i = n; i >= 1; i--) r = r substr($0,
     gsub(/A/, "t", r); gsub(/C/, "g", r); gsub(/G/, "c", r); gsub(/T/, "a", r); print ">rev"; print toupper(r) }' \
     "$WORK/fwd.fa" >"$WORK/rev.fa"
 cat "$WORK/fwd.fa" "$WORK/rev.fa" >"$WORK/strands.fa"
-"$T" dist -q --genome "${P[@]}" "$WORK/strands.fa" >"$WORK/strands.tsv"
+"$T" sketch -q "${P[@]}" "$WORK/strands.fa" -o "$WORK/strands.tsk"
+"$T" dist -q --genome "$WORK/strands.tsk" >"$WORK/strands.tsv"
 [ "$(cut -f3 "$WORK/strands.tsv")" = 0 ] && ok "--genome: reverse complement at distance 0" ||
     not_ok "--genome: reverse complement at distance 0" "$(cat "$WORK/strands.tsv")"
-"$T" dist -q --genome -k 3 -s 16 --window 300 --stride 30 "$WORK/strands.fa" >"$WORK/strands_nc.tsv" 2>/dev/null
+"$T" sketch -q -k 3 -s 16 --window 300 --stride 30 "$WORK/strands.fa" -o "$WORK/strands_nc.tsk"
+"$T" dist -q --genome "$WORK/strands_nc.tsk" >"$WORK/strands_nc.tsv" 2>/dev/null
 awk -F'\t' '{ exit !($3 > 0) }' "$WORK/strands_nc.tsv" && ok "--genome without --canonical: strands differ" ||
     not_ok "--genome without --canonical: strands differ" "$(cat "$WORK/strands_nc.tsv")"
-"$T" dist --genome -k 3 -s 16 --window 300 --stride 30 "$WORK/strands.fa" 2>&1 >/dev/null | grep -q "not --canonical" &&
+"$T" dist --genome "$WORK/strands_nc.tsk" 2>&1 >/dev/null | grep -q "not --canonical" &&
     ok "--genome warns when rows are not canonical" || not_ok "--genome warns when rows are not canonical"
 
 # 5. anchored rows: the share of shared windows (1 - f^(1/W)), against the reference's golden file;
-# the FASTA defaults are exactly these options; a genome shares every window with its reverse
-# complement; the distance ranks the four genomes' pairs as their simulated ANI does
+# a genome shares every window with its reverse complement; the distance ranks the four genomes'
+# pairs as their simulated ANI does
 A=(--canonical --anchored -k 4 -s 16 --window 16 --stride 10)
 "$T" sketch -q --per-file "${A[@]}" "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa -o "$WORK/a.tsk"
 "$T" dist -q --genome "$WORK/a.tsk" >"$WORK/a.tsv"
 pairs_match "$D/anchored.golden.tsv" "$WORK/a.tsv" "--genome on anchored rows = reference (shared windows)"
 "$T" dist -q --genome -p 3 "$WORK/a.tsk" >"$WORK/a3.tsv"
 expect_same "$WORK/a.tsv" "$WORK/a3.tsv" "--genome, anchored rows: 3 threads give the same bytes as 1"
-"$T" triangle -q --genome --per-file "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa >"$WORK/a.phy"
+"$T" triangle -q --genome "$WORK/a.tsk" >"$WORK/a.phy"
 phylip_pairs "$WORK/a.phy" >"$WORK/aphy.tsv"
-pairs_match "$D/anchored.golden.tsv" "$WORK/aphy.tsv" "triangle --genome from FASTA: the defaults = the anchored reference"
-"$T" dist -q --genome --per-file "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa >"$WORK/def.tsv"
-"$T" dist -q --genome --per-file "${A[@]}" "$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa >"$WORK/def2.tsv"
-expect_same "$WORK/def.tsv" "$WORK/def2.tsv" "--genome defaults = ${A[*]}"
-"$T" dist -q --genome "$WORK/strands.fa" >"$WORK/astrands.tsv"
-[ "$(cut -f3 "$WORK/astrands.tsv")" = 0 ] && ok "--genome defaults: reverse complement at distance 0" ||
-    not_ok "--genome defaults: reverse complement at distance 0" "$(cat "$WORK/astrands.tsv")"
+pairs_match "$D/anchored.golden.tsv" "$WORK/aphy.tsv" "triangle --genome on anchored rows = the anchored reference"
+"$T" sketch -q "${A[@]}" "$WORK/strands.fa" -o "$WORK/astrands.tsk"
+"$T" dist -q --genome "$WORK/astrands.tsk" >"$WORK/astrands.tsv"
+[ "$(cut -f3 "$WORK/astrands.tsv")" = 0 ] && ok "--genome, anchored rows: reverse complement at distance 0" ||
+    not_ok "--genome, anchored rows: reverse complement at distance 0" "$(cat "$WORK/astrands.tsv")"
 paste <(sort "$D/truth.tsv") <(sort "$WORK/a.tsv") | awk -F'\t' '
     { ani[NR] = $3; d[NR] = $6; n = NR }
     END { for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) if (ani[i] > ani[j] && d[i] >= d[j]) bad = 1; exit bad }' &&
-    ok "--genome defaults rank the pairs as their ANI does" || not_ok "--genome defaults rank the pairs as their ANI does"
+    ok "--genome on anchored rows ranks the pairs as their ANI does" || not_ok "--genome on anchored rows ranks the pairs as their ANI does"
 
 # 6. errors: exit code, message naming the file, no output left behind
 "$T" sketch -q -k 3 -s 16 "$D/g00.fa" -o "$WORK/whole.tsk"

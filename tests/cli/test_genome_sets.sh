@@ -1,0 +1,339 @@
+#!/usr/bin/env bash
+# CLI: genome sketches (`sketch --genome`, `dist`/`triangle` on them). Keys and distances equal the
+# independent integer reference testdata/genome/genome_keys_ref.py (golden files of make.sh, and the
+# reference run here for the windows around breaks); strands, rotations and contig splits change
+# only the windows the reference places across a break; every output form, --top-k, -d, --block,
+# threads, FASTA inputs and paste agree with the all-pairs TSV; mismatched inputs are refused.
+#   TSKETCH=... TESTDATA=... bash test_genome_sets.sh
+. "$(dirname "$0")/harness.sh"
+T=$TSKETCH
+D=$TESTDATA/genome
+PY=$(command -v python3)
+REF=$D/genome_keys_ref.py
+export LC_ALL=C
+G=("$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa)
+# the golden files' parameters (make.sh), as tsketch and the reference spell them
+P=(--genome -k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40)
+P2=(--genome -k 3 -s 12 -S 7 --window 24 --anchor-k 8 --stride 10 --scaled 30)
+W=20
+
+# golden_match WANT GOT DESC: the same lines in the same order; names, shared and total equal,
+# distances within 1e-6 relative (the reference's pow is not the C library's)
+golden_match() {
+    if awk -F'\t' 'NR == FNR { want[++n] = $0; next }
+        { m++; split(want[m], w, "\t")
+          if ($1 != w[1] || $2 != w[2] || $4 != w[4] || $5 != w[5] || NF != 5) { print "line " m ": " $0 " want " want[m]; bad = 1; next }
+          d = $3 - w[3]; if (d < 0) d = -d
+          if (d > 1e-6 * w[3] + 1e-12) { print "line " m ": " $0 " want " want[m]; bad = 1 } }
+        END { if (m != n) { print m " lines, want " n; bad = 1 } exit bad }' "$1" "$2" >"$WORK/gm" 2>&1; then
+        ok "$3"
+    else
+        not_ok "$3" "$(head -5 "$WORK/gm")"
+    fi
+}
+
+# keys_of TSK: every key of every genome of TSK, one per line, sorted as text (for comm)
+keys_of() { "$T" export "$1" | cut -f2- | tr '\t' '\n' | sed '/^$/d' | sort -u; }
+
+# ---- 1. CLI = the reference's golden files ----
+"$T" sketch -q --per-file "${P[@]}" "${G[@]}" -o "$WORK/sets.tsk"
+"$T" export "$WORK/sets.tsk" >"$WORK/sets.keys"
+expect_same "$D/sets.keys.tsv" "$WORK/sets.keys" "per-file genome keys = reference (export)"
+"$T" dist "$WORK/sets.tsk" >"$WORK/sets.dist"
+golden_match "$D/sets.dist.tsv" "$WORK/sets.dist" "per-file genome distances, shared, total = reference"
+"$T" dist --containment "$WORK/sets.tsk" >"$WORK/sets.cont"
+golden_match "$D/sets.containment.tsv" "$WORK/sets.cont" "--containment distances, shared, |query| = reference"
+"$T" sketch -q "${P2[@]}" --precision double "${G[0]}" "${G[1]}" -o "$WORK/rec.tsk"
+"$T" export "$WORK/rec.tsk" >"$WORK/rec.keys"
+expect_same "$D/records.keys.tsv" "$WORK/rec.keys" "per-record genome keys (float64 rows, seed 7) = reference"
+"$T" sketch -q "${P2[@]}" "${G[0]}" "${G[1]}" -o "$WORK/rec32.tsk"
+"$T" export "$WORK/rec32.tsk" >"$WORK/rec32.keys"
+expect_same "$D/records.keys.tsv" "$WORK/rec32.keys" "per-record genome keys (float32 rows) = reference"
+"$T" dist "$WORK/rec.tsk" >"$WORK/rec.dist"
+golden_match "$D/records.dist.tsv" "$WORK/rec.dist" "per-record genome distances = reference"
+
+# genomes with no key (shorter than a window, empty, all N) beside real ones: the reference, run here
+RP=(-k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40)
+{ cat "${G[1]}"; printf '>tiny\nACGTACGTAC\n>empty\n\n>nn\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n'; } >"$WORK/mix.fa"
+"$T" sketch -q "${P[@]}" "$WORK/mix.fa" -o "$WORK/mix.tsk"
+expect_same <("$PY" "$REF" "${RP[@]}" keys "$WORK/mix.fa") <("$T" export "$WORK/mix.tsk") "keys of genomes with no window kept = reference (names alone)"
+expect_same <("$PY" "$REF" "${RP[@]}" dist "$WORK/mix.fa") <("$T" dist "$WORK/mix.tsk") "empty genome sketches: distance 1, shared 0 = reference"
+expect_same <("$PY" "$REF" "${RP[@]}" containment "$WORK/mix.fa") <("$T" dist --containment "$WORK/mix.tsk") \
+    "empty genome sketches, --containment = reference"
+[ "$("$T" dist --top-k 3 "$WORK/mix.tsk" | wc -l)" -eq 0 ] && ok "--top-k: genomes sharing nothing have no neighbours" ||
+    not_ok "--top-k: genomes sharing nothing have no neighbours"
+
+# the largest windows for t = 4 and 5 on low-complexity sequence (rows near +-1, where float32 is
+# coarsest): float32 rows give the keys of float64 rows
+"$PY" -c 'import random
+random.seed(3)
+print(">lowc")
+print("".join(random.choice("ACGT") * random.randint(20, 70) + "".join(random.choice("ACGT") for _ in range(3)) for _ in range(120)))' >"$WORK/lowc.fa"
+for wk in "64 4" "40 5"; do
+    set -- $wk
+    "$T" sketch -q --genome --window "$1" -k "$2" --anchor-k 4 --stride 5 --scaled 5 "$WORK/lowc.fa" -o "$WORK/l32.tsk" &&
+        "$T" sketch -q --genome --window "$1" -k "$2" --anchor-k 4 --stride 5 --scaled 5 --precision double "$WORK/lowc.fa" -o "$WORK/l64.tsk" &&
+        cmp -s <("$T" export "$WORK/l32.tsk") <("$T" export "$WORK/l64.tsk") &&
+        ok "window $1, t=$2, low-complexity sequence: float32 keys = float64 keys" || not_ok "window $1, t=$2: float32 keys = float64 keys"
+done
+
+# ---- 2. strands, rotations and contig splits ----
+# one genome as one record, its reverse complement, a rotation, and the same split into 3 contigs
+awk '!/^>/ { s = s $0 } END { print s }' "${G[3]}" >"$WORK/g.seq"
+N=$(tr -d '\n' <"$WORK/g.seq" | wc -c)
+J=2490 A=1520 B=3950 # breaks that windows cross (2, 2 and 4 of them)
+{ echo ">g"; cat "$WORK/g.seq"; } >"$WORK/g.fa"
+{ echo ">rc"; rev "$WORK/g.seq" | tr ACGT TGCA; } >"$WORK/rc.fa"
+{ echo ">rot"; cut -c$((J + 1))- "$WORK/g.seq" | tr -d '\n'; cut -c1-$J "$WORK/g.seq"; } >"$WORK/rot.fa"
+{ echo ">c1"; cut -c1-$A "$WORK/g.seq"; echo ">c2"; cut -c$((A + 1))-$B "$WORK/g.seq"
+  echo ">c3"; cut -c$((B + 1))- "$WORK/g.seq"; } >"$WORK/split.fa"
+for f in g rc rot split; do "$T" sketch -q --per-file "${P[@]}" "$WORK/$f.fa" -o "$WORK/$f.tsk"; done
+expect_same <(keys_of "$WORK/g.tsk") <(keys_of "$WORK/rc.tsk") "a genome and its reverse complement: the same keys"
+"$T" dist "$WORK/g.tsk" "$WORK/rc.tsk" | cut -f3-5 >"$WORK/rc.d"
+[ "$(cat "$WORK/rc.d")" = "0	$(keys_of "$WORK/g.tsk" | wc -l)	$(keys_of "$WORK/g.tsk" | wc -l)" ] &&
+    ok "reverse complement at distance 0, every key shared" || not_ok "reverse complement at distance 0" "$(cat "$WORK/rc.d")"
+"$T" sketch -q --genome "$WORK/g.fa" -o "$WORK/gd.tsk"
+"$T" sketch -q --genome "$WORK/rc.fa" -o "$WORK/rcd.tsk"
+expect_same <(keys_of "$WORK/gd.tsk") <(keys_of "$WORK/rcd.tsk") "defaults: a genome and its reverse complement, the same keys"
+
+# Every window kept (--scaled = --stride): the reference's windows of the genome, those crossing a
+# break (start < b < start + W), and of the rotation those crossing its junction (at N - J).
+K=(--genome -k 4 -s 16 --window $W --anchor-k 12 --stride 20 --scaled 20)
+RK=(-k 4 -s 16 --window $W --anchor-k 12 --stride 20 --scaled 20)
+"$PY" "$REF" "${RK[@]}" windows "$WORK/g.fa" >"$WORK/g.win"
+"$PY" "$REF" "${RK[@]}" windows "$WORK/rot.fa" >"$WORK/rot.win"
+spanning() { # WINDOWS BREAK...: keys of the windows crossing any break, sorted
+    awk -F'\t' -v w=$W -v breaks="${*:2}" 'BEGIN { n = split(breaks, b, " ") }
+        { for (i = 1; i <= n; i++) if ($3 < b[i] && b[i] < $3 + w) { print $4; next } }' "$1" | sort -u
+}
+inside() { # WINDOWS BREAK...: keys of the windows crossing none
+    awk -F'\t' -v w=$W -v breaks="${*:2}" 'BEGIN { n = split(breaks, b, " ") }
+        { for (i = 1; i <= n; i++) if ($3 < b[i] && b[i] < $3 + w) next; print $4 }' "$1" | sort -u
+}
+for f in g rot split; do "$T" sketch -q --per-file "${K[@]}" "$WORK/$f.fa" -o "$WORK/k$f.tsk"; keys_of "$WORK/k$f.tsk" >"$WORK/k$f.keys"; done
+cut -f4 "$WORK/g.win" | sort -u | expect_same - "$WORK/kg.keys" "every window kept: the genome's keys = the reference's windows"
+# rotation: what the genome loses crosses J; what the rotation gains crosses its junction N - J
+spanning "$WORK/g.win" $J >"$WORK/span.g"
+spanning "$WORK/rot.win" $((N - J)) >"$WORK/span.rot"
+comm -23 "$WORK/kg.keys" "$WORK/krot.keys" >"$WORK/lost"
+comm -13 "$WORK/kg.keys" "$WORK/krot.keys" >"$WORK/gained"
+[ -s "$WORK/span.g" ] && [ -z "$(comm -23 "$WORK/lost" "$WORK/span.g")" ] && [ -z "$(comm -23 "$WORK/gained" "$WORK/span.rot")" ] &&
+    [ -z "$(comm -23 <(inside "$WORK/g.win" $J) "$WORK/krot.keys")" ] &&
+    ok "rotation: loses only keys of windows across the start ($(wc -l <"$WORK/lost") of $(wc -l <"$WORK/span.g")), gains only keys across the junction ($(wc -l <"$WORK/gained"))" ||
+    not_ok "rotation: only windows across the break change" "lost $(wc -l <"$WORK/lost"), crossing $(wc -l <"$WORK/span.g"), gained $(wc -l <"$WORK/gained")"
+# contigs: nothing gained, and what is lost crosses A or B
+spanning "$WORK/g.win" $A $B >"$WORK/span.ab"
+comm -23 "$WORK/kg.keys" "$WORK/ksplit.keys" >"$WORK/lost.ab"
+[ -s "$WORK/span.ab" ] && [ -z "$(comm -13 "$WORK/kg.keys" "$WORK/ksplit.keys")" ] &&
+    [ -z "$(comm -23 "$WORK/lost.ab" "$WORK/span.ab")" ] && [ -z "$(comm -23 <(inside "$WORK/g.win" $A $B) "$WORK/ksplit.keys")" ] &&
+    ok "3 contigs (--per-file): lose only keys of windows across the 2 breaks ($(wc -l <"$WORK/lost.ab") of $(wc -l <"$WORK/span.ab"))" ||
+    not_ok "3 contigs: only windows across the breaks are lost" "lost $(wc -l <"$WORK/lost.ab"), crossing $(wc -l <"$WORK/span.ab")"
+
+# ---- 3. every output form against the all-pairs TSV ----
+# 9 genomes (the contigs of g00..g03 as records): some pairs share nothing
+"$T" sketch -q "${P[@]}" "${G[@]}" -o "$WORK/r9.tsk"
+"$T" export "$WORK/r9.tsk" | awk -F'\t' '{ print $1 "\t" NF - 1 }' >"$WORK/r9.sizes"
+"$T" dist "$WORK/r9.tsk" >"$WORK/all.tsv"
+"$T" dist --containment "$WORK/r9.tsk" >"$WORK/allc.tsv"
+[ "$(wc -l <"$WORK/all.tsv")" -eq 36 ] && [ "$(wc -l <"$WORK/allc.tsv")" -eq 72 ] && grep -q "	1	0	" "$WORK/all.tsv" &&
+    ok "all pairs: 36 lines, 72 with --containment, some at distance 1" || not_ok "all pairs: line counts"
+"$T" dist --header "$WORK/r9.tsk" >"$WORK/hdr.tsv"
+[ "$(head -1 "$WORK/hdr.tsv")" = "reference	query	distance	shared	total" ] && expect_same <(tail -n +2 "$WORK/hdr.tsv") "$WORK/all.tsv" "--header: the header line, then the same lines" ||
+    not_ok "--header line" "$(head -1 "$WORK/hdr.tsv")"
+
+# expected_topk ALLPAIRS K MAX MODE: the k references of largest share per query (ties to the
+# smaller index; none sharing nothing), within MAX, from the all-pairs lines and the set sizes
+expected_topk() {
+    "$PY" - "$WORK/r9.sizes" "$@" <<'EOF'
+import struct, sys
+sizes_path, pairs_path, k, max_d, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+names, size = [], {}
+for line in open(sizes_path):
+    n, s = line.split("\t")
+    names.append(n)
+    size[n] = int(s)
+index = {n: i for i, n in enumerate(names)}
+cand = {n: [] for n in names}
+for line in open(pairs_path):
+    a, b, d, s, tot = line.rstrip("\n").split("\t")
+    if int(s) == 0:
+        continue
+    if mode == "containment":  # a: reference, b: query; f = s / |query|
+        cand[b].append((int(s) / size[b], index[a], line.rstrip("\n")))
+    else:  # one line per unordered pair; f = (s/|q| + s/|r|) / 2
+        for q, r in ((a, b), (b, a)):
+            f = (int(s) / size[q] + int(s) / size[r]) * 0.5
+            cand[q].append((f, index[r], "\t".join([r, q, d, s, tot])))
+for q in names:
+    for f, r, line in sorted(cand[q], key=lambda c: (-c[0], c[1]))[:k]:
+        if float(line.split("\t")[2]) <= max_d:
+            print(line)
+EOF
+}
+for k in 1 2 3 20; do
+    "$T" dist --top-k $k "$WORK/r9.tsk" >"$WORK/top.tsv"
+    expected_topk "$WORK/all.tsv" $k inf symmetric | expect_same - "$WORK/top.tsv" "--top-k $k = the all-pairs TSV ranked"
+    "$T" dist --top-k $k --containment "$WORK/r9.tsk" >"$WORK/topc.tsv"
+    expected_topk "$WORK/allc.tsv" $k inf containment | expect_same - "$WORK/topc.tsv" "--top-k $k --containment = the all-pairs TSV ranked"
+done
+"$T" dist --top-k 2 -d 0.07 "$WORK/r9.tsk" >"$WORK/topd.tsv"
+expected_topk "$WORK/all.tsv" 2 0.07 symmetric | expect_same - "$WORK/topd.tsv" "--top-k 2 -d 0.07 = the all-pairs TSV ranked and cut"
+for x in 0 0.0415788293 0.05 0.08 0.999 1; do
+    "$T" dist -d $x "$WORK/r9.tsk" >"$WORK/d.tsv"
+    awk -F'\t' -v x=$x '$3 <= x' "$WORK/all.tsv" | expect_same - "$WORK/d.tsv" "-d $x = the all-pairs lines within $x"
+    "$T" dist -d $x --containment "$WORK/r9.tsk" >"$WORK/dc.tsv"
+    awk -F'\t' -v x=$x '$3 <= x' "$WORK/allc.tsv" | expect_same - "$WORK/dc.tsv" "-d $x --containment = the all-pairs lines within $x"
+done
+
+"$T" dist --with-self "$WORK/r9.tsk" >"$WORK/self.tsv"
+"$T" dist --with-self --containment "$WORK/r9.tsk" >"$WORK/selfc.tsv"
+[ "$(awk -F'\t' '$1 == $2 && $3 == 0' "$WORK/self.tsv" | wc -l)" -eq 9 ] && expect_same <(awk -F'\t' '$1 != $2' "$WORK/self.tsv") "$WORK/all.tsv" \
+    "--with-self: the 9 self pairs at 0, then the same pairs" || not_ok "--with-self: 9 self pairs at distance 0"
+for x in 0 0.05; do
+    expect_same <(awk -F'\t' -v x=$x '$3 <= x' "$WORK/self.tsv") <("$T" dist --with-self -d $x "$WORK/r9.tsk") "--with-self -d $x = the lines within $x"
+    expect_same <(awk -F'\t' -v x=$x '$3 <= x' "$WORK/selfc.tsv") <("$T" dist --with-self --containment -d $x "$WORK/r9.tsk") \
+        "--with-self --containment -d $x = the lines within $x"
+done
+
+# matrices: phylip (lower triangle), square (rows: queries, columns: references), npy (float32)
+"$T" dist -f phylip "$WORK/r9.tsk" >"$WORK/m.phy"
+"$T" triangle "$WORK/r9.tsk" >"$WORK/t.phy"
+expect_same "$WORK/m.phy" "$WORK/t.phy" "triangle = dist -f phylip"
+awk -F'\t' 'NR == 1 { next } { for (j = 2; j <= NF; j++) print name[j - 1] "\t" $1 "\t" $j; name[NR - 1] = $1 }' "$WORK/m.phy" | sort >"$WORK/phy.pairs"
+cut -f1-3 "$WORK/all.tsv" | sort >"$WORK/all.pairs"
+expect_same "$WORK/all.pairs" "$WORK/phy.pairs" "-f phylip: every distance of the TSV"
+square_pairs() { # SQUARE: "column TAB row TAB value" off the diagonal, and the diagonal must be 0
+    awk -F'\t' 'NR == 1 { for (j = 2; j <= NF; j++) c[j] = $j; next }
+        { for (j = 2; j <= NF; j++) if (c[j] != $1) print c[j] "\t" $1 "\t" $j; else if ($j != 0) print "diagonal " $1 " " $j }' "$1" | sort
+}
+"$T" dist -f square "$WORK/r9.tsk" >"$WORK/m.sq"
+square_pairs "$WORK/m.sq" >"$WORK/sq.pairs"
+awk -F'\t' -v OFS='\t' '{ print $1, $2, $3; print $2, $1, $3 }' "$WORK/all.tsv" | sort | expect_same - "$WORK/sq.pairs" "-f square: symmetric, 0 on the diagonal, the TSV's distances"
+"$T" dist -f square --containment "$WORK/r9.tsk" >"$WORK/mc.sq"
+square_pairs "$WORK/mc.sq" >"$WORK/sqc.pairs"
+cut -f1-3 "$WORK/allc.tsv" | sort | expect_same - "$WORK/sqc.pairs" "-f square --containment: row = query, column = reference, the TSV's values"
+"$T" dist -f npy -o "$WORK/m.npy" "$WORK/r9.tsk"
+expect_true "-f npy: float32 matrix = -f square" -- "$PY" - "$WORK/m.npy" "$WORK/m.sq" <<'EOF'
+import ast, struct, sys
+raw = open(sys.argv[1], "rb").read()
+assert raw[:6] == b"\x93NUMPY", "not npy"
+hlen = struct.unpack("<H", raw[8:10])[0] if raw[6] == 1 else struct.unpack("<I", raw[8:12])[0]
+start = 10 if raw[6] == 1 else 12
+head = ast.literal_eval(raw[start:start + hlen].decode())
+assert head["descr"] == "<f4" and not head["fortran_order"], head
+rows = [l.rstrip("\n").split("\t")[1:] for l in open(sys.argv[2])][1:]
+assert tuple(head["shape"]) == (len(rows), len(rows)), head
+vals = struct.unpack("<%df" % (len(rows) ** 2), raw[start + hlen:])
+for i, row in enumerate(rows):
+    for j, v in enumerate(row):
+        want = struct.unpack("<f", struct.pack("<f", float(v)))[0]
+        assert vals[i * len(rows) + j] == want, (i, j, vals[i * len(rows) + j], v)
+EOF
+
+# ---- 4. --block parts, threads, FASTA inputs, paste ----
+"$T" sketch -q --per-file "${P[@]}" "${G[0]}" "${G[1]}" -o "$WORK/refs.tsk"
+"$T" sketch -q --per-file "${P[@]}" "${G[2]}" "${G[3]}" -o "$WORK/qs.tsk"
+for n in 1 2 3 4; do
+    check_parts "all pairs + header" $n --header "$WORK/r9.tsk"
+    check_parts "top-k 2" $n --top-k 2 "$WORK/r9.tsk"
+    check_parts "-d 0.08" $n -d 0.08 "$WORK/r9.tsk"
+    check_parts "--containment, --top-k 3" $n --containment --top-k 3 "$WORK/r9.tsk"
+    check_parts "--containment" $n --containment "$WORK/r9.tsk"
+    check_parts "--with-self" $n --with-self "$WORK/r9.tsk"
+    check_parts "references x queries" $n "$WORK/refs.tsk" "$WORK/qs.tsk"
+    check_parts "references x queries, top-k 1" $n --top-k 1 "$WORK/refs.tsk" "$WORK/qs.tsk"
+done
+"$T" sketch -q -p 3 "${P[@]}" "${G[@]}" -o "$WORK/r9p3.tsk"
+expect_same <("$T" export "$WORK/r9.tsk") <("$T" export "$WORK/r9p3.tsk") "sketch -p 3 = -p 1 (keys)"
+for args in "" "--top-k 3" "-d 0.08" "--containment" "-f square"; do
+    # shellcheck disable=SC2086
+    expect_same <("$T" dist -p 1 $args "$WORK/r9.tsk") <("$T" dist -p 3 $args "$WORK/r9.tsk") "dist -p 3 = -p 1 ($args)"
+done
+# (dist REF QUERY...: the first input holds the references, the others the queries)
+"$T" sketch -q --per-file "${P[@]}" "${G[0]}" -o "$WORK/g0.tsk"
+"$T" sketch -q --per-file "${P[@]}" "${G[1]}" "${G[2]}" "${G[3]}" -o "$WORK/g123.tsk"
+"$T" dist --per-file "${P[@]}" "${G[@]}" >"$WORK/fa.tsv"
+expect_same <("$T" dist "$WORK/g0.tsk" "$WORK/g123.tsk") "$WORK/fa.tsv" "FASTA given to dist --genome --per-file = sketch then dist"
+"$T" sketch -q "${P[@]}" "${G[0]}" -o "$WORK/g0r.tsk"
+"$T" sketch -q "${P[@]}" "${G[1]}" "${G[2]}" "${G[3]}" -o "$WORK/g123r.tsk"
+"$T" dist "${P[@]}" --top-k 2 "${G[@]}" >"$WORK/fa_top.tsv"
+expect_same <("$T" dist --top-k 2 "$WORK/g0r.tsk" "$WORK/g123r.tsk") "$WORK/fa_top.tsv" "FASTA records given to dist --genome --top-k = sketch then dist"
+"$T" dist "${P[@]}" --containment -d 0.09 "${G[@]}" >"$WORK/fa_cd.tsv"
+expect_same <("$T" dist --containment -d 0.09 "$WORK/g0r.tsk" "$WORK/g123r.tsk") "$WORK/fa_cd.tsv" "FASTA records given to dist --genome --containment -d = sketch then dist"
+cat "${G[@]}" >"$WORK/all.fa"
+expect_same <("$T" dist "$WORK/r9.tsk") <("$T" dist "${P[@]}" "$WORK/all.fa") "one FASTA given to dist --genome: all pairs of its records = sketch then dist"
+"$T" dist "${P[@]}" "$WORK/refs.tsk" "${G[2]}" "${G[3]}" --per-file >"$WORK/mixed.tsv"
+expect_same <("$T" dist "$WORK/refs.tsk" "$WORK/qs.tsk") "$WORK/mixed.tsv" "genome .tsk references x FASTA queries = both sketched"
+"$T" triangle --per-file "${P[@]}" "${G[@]}" >"$WORK/fa.phy"
+expect_same <("$T" triangle "$WORK/sets.tsk") "$WORK/fa.phy" "triangle --genome on FASTA = triangle of the sketch"
+printf 'A\t%s\nB\t%s\nC\t%s\nD\t%s\n' "${G[0]}" "${G[0]}" "${G[1]}" "${G[0]}" >"$WORK/list.txt"
+"$T" sketch -q --per-file "${P[@]}" -l "$WORK/list.txt" -o "$WORK/list.tsk"
+"$T" export "$WORK/sets.tsk" | awk -F'\t' -v OFS='\t' '{ k[$1] = $0 } END {
+    split("A g00 B g00 C g01 D g00", m, " "); for (i = 1; i < 8; i += 2) { l = k[m[i + 1]]; sub(/^[^\t]*/, m[i], l); print l } }' >"$WORK/list.want"
+expect_same "$WORK/list.want" <("$T" export "$WORK/list.tsk") "-l with one file under two names in a row: two genomes, each the file's sketch"
+"$T" paste -q "$WORK/pasted.tsk" "$WORK/refs.tsk" "$WORK/qs.tsk"
+expect_same <("$T" export "$WORK/sets.tsk") <("$T" export "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (keys)"
+expect_same "$WORK/sets.dist" <("$T" dist "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (distances)"
+"$T" paste -q "$WORK/pasted2.tsk" "$WORK/rec32.tsk" "$WORK/rec.tsk"
+expect_same <(cat "$WORK/rec32.keys" "$WORK/rec.keys") <("$T" export "$WORK/pasted2.tsk") "paste of genome files sketched in single and double precision (the same keys)"
+
+# ---- 5. refused inputs ----
+bad_run() { # code regex desc command args...
+    local code=$1 re=$2 desc=$3
+    shift 3
+    rm -f "$WORK/o.out" "$WORK"/o.out.tmp*
+    expect_exit "$code" "$re" "$desc" -- "$T" "$@" -o "$WORK/o.out"
+    if ls "$WORK"/o.out* >/dev/null 2>&1; then not_ok "$desc: no output left behind"; else ok "$desc: no output left behind"; fi
+}
+"$T" sketch -q --canonical -k 4 -s 16 --window 20 --stride 20 "${G[0]}" -o "$WORK/rows.tsk"
+bad_run 4 "kind: genome sketches in .*sets\.tsk, sketch rows in .*rows\.tsk" "genome file with a file of sketch rows" dist "$WORK/sets.tsk" "$WORK/rows.tsk"
+bad_run 4 "kind: sketch rows in .*rows\.tsk, genome sketches in .*sets\.tsk" "file of sketch rows with a genome file" dist "$WORK/rows.tsk" "$WORK/sets.tsk"
+"$T" sketch -q --per-file "${P[@]}" --scaled 60 "${G[0]}" -o "$WORK/s60.tsk"
+bad_run 4 "scaled: 40 in .*sets\.tsk, 60 in .*s60\.tsk" "genome files of another --scaled" dist "$WORK/sets.tsk" "$WORK/s60.tsk"
+"$T" sketch -q --per-file "${P[@]}" --window 24 -S 9 "${G[0]}" -o "$WORK/w24.tsk"
+bad_run 4 "seed: 24301 in .*sets\.tsk, 9 in .*w24\.tsk.*window: 20 in .*sets\.tsk, 24 in .*w24\.tsk|window: 20 in .*sets\.tsk, 24 in .*w24\.tsk.*seed" \
+    "genome files of another window and seed: both listed" dist "$WORK/sets.tsk" "$WORK/w24.tsk"
+bad_run 4 "scaled" "genome file with FASTA sketched with another --scaled" dist --genome --scaled 60 "$WORK/sets.tsk" "${G[2]}"
+rm -f "$WORK/p.tsk"
+expect_exit 4 "scaled: 40 in .*sets\.tsk, 60 in .*s60\.tsk" "paste of genome files of another --scaled" -- "$T" paste "$WORK/p.tsk" "$WORK/sets.tsk" "$WORK/s60.tsk"
+[ -e "$WORK/p.tsk" ] && not_ok "paste refused: no output left behind" || ok "paste refused: no output left behind"
+expect_exit 4 "kind" "paste of a genome file and sketch rows" -- "$T" paste "$WORK/p.tsk" "$WORK/sets.tsk" "$WORK/rows.tsk"
+bad_run 2 "PHYLIP" "--containment -f phylip" dist --containment -f phylip "$WORK/r9.tsk"
+bad_run 2 "" "triangle --containment" triangle --containment "$WORK/r9.tsk"
+bad_run 2 "--scaled.*--genome" "sketch --scaled without --genome" sketch --scaled 40 "${G[0]}"
+bad_run 2 "--scaled.*--genome" "dist --scaled without --genome" dist --scaled 40 "${G[0]}"
+bad_run 2 "t-tuples.*float32" "sketch --genome --window 48 -k 5 (2 C(W, t) over 1.6e6)" sketch --genome --window 48 -k 5 "${G[0]}"
+bad_run 2 "--genome.*--slide" "sketch --genome --slide" sketch --genome --slide "${G[0]}"
+bad_run 2 "--genome.*--slide" "dist --genome --slide" dist --genome --slide "${G[0]}"
+
+# ---- 6. info, and the defaults ----
+"$T" info "$WORK/sets.tsk" >"$WORK/info.txt"
+grep -q "^kind	genome sketches" "$WORK/info.txt" && grep -q "^scaled	40 " "$WORK/info.txt" &&
+    grep -q "^format version	2$" "$WORK/info.txt" && ok "info: kind, scaled, format version 2" || not_ok "info: kind and scaled" "$(head -8 "$WORK/info.txt")"
+for f in "${G[@]}"; do printf '%s\t%s\t%s\n' "$(basename "$f" .fa)" "$f" "$(grep -v '^>' "$f" | tr -d '\n\r' | wc -c)"; done >"$WORK/rec.want"
+"$T" info --records "$WORK/sets.tsk" | awk -F'\t' -v OFS='\t' '/^#name/ { on = 1; next } on { print $1, $2, $3 }' >"$WORK/rec.got"
+expect_same "$WORK/rec.want" "$WORK/rec.got" "info --records: each per-file genome's name, source (its input) and length"
+"$T" info --json "$WORK/sets.tsk" >"$WORK/info.json"
+expect_true "info --json: kind genome, scaled 40, format_version 2, the window parameters" -- "$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = {"kind": "genome", "scaled": 40, "format_version": 2, "t": 4, "dim": 16, "window": 20, "stride": 20,
+        "anchor_k": 12, "canonical": True, "records": 4}
+bad = {k: (j.get(k), v) for k, v in want.items() if j.get(k) != v}
+sys.exit(str(bad) if bad else 0)' "$WORK/info.json"
+"$T" sketch -q --genome --per-file "${G[@]}" -o "$WORK/def.tsk"
+"$T" info --json "$WORK/def.tsk" >"$WORK/def.json"
+EXPLICIT=$("$PY" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["kind"] == "genome" and j["canonical"] and j["alphabet"] == "dna" and j["anchor_k"] > 0
+print("--genome -k %d -s %d -S %d --window %d --stride %d --anchor-k %d --scaled %d --canonical" % (
+    j["t"], j["dim"], j["seed"], j["window"], j["stride"], j["anchor_k"], j["scaled"]))' "$WORK/def.json")
+# shellcheck disable=SC2086
+"$T" sketch -q --per-file $EXPLICIT "${G[@]}" -o "$WORK/expl.tsk"
+expect_same <("$T" export "$WORK/def.tsk") <("$T" export "$WORK/expl.tsk") "the --genome defaults = the explicit options info reports ($EXPLICIT)"
+expect_same <("$T" info "$WORK/def.tsk" | sed 1,4d) <("$T" info "$WORK/expl.tsk" | sed 1,4d) "info: defaults and explicit options, the same parameters"
+expect_same <("$T" dist -q --genome "$WORK/all.fa") <("$T" sketch -q $EXPLICIT "$WORK/all.fa" -o "$WORK/expl9.tsk" && "$T" dist "$WORK/expl9.tsk") \
+    "dist --genome on FASTA uses the same defaults"
+
+finish
