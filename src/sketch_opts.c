@@ -39,8 +39,10 @@ const char tsk_sketch_options_help[] =
     "      --genome          genome sketches: a sampled set of window fingerprints per genome\n"
     "                        (record, or file with --per-file), compared as Mash compares k-mer\n"
     "                        sets; implies --canonical --anchor-k 16 -k 4 -s 16 --window 20\n"
-    "                        --stride 50 --scaled 500 (docs/algorithm.md, 'Genome sketches')\n"
-    "      --scaled N        genome sketches: keep about one window in N (default 500)\n"
+    "                        --stride 500 --scaled 500 (docs/algorithm.md, 'Genome sketches';\n"
+    "                        about 16 KB per Mbp; chosen in docs/accuracy.md)\n"
+    "      --scaled N        genome sketches: keep about one window in N (default 500; the\n"
+    "                        default stride follows a smaller N)\n"
     "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
     "      --precision P     single (default) or double\n"
     "  -p, --threads N       CPU threads (default 1); with a GPU, threads parsing plain FASTA\n"
@@ -226,7 +228,9 @@ static int genome_defaults(tsk_sketch_job *job)
     if (!(job->given & TSK_GIVEN_WINDOW)) p->window = TSK_GENOME_WINDOW;
     if (!(job->given & TSK_GIVEN_ANCHOR) || !p->anchor_k) p->anchor_k = TSK_GENOME_ANCHOR_K;
     if (p->anchor_k > p->window) p->anchor_k = (int)(p->window / 2 * 2);
-    if (!(job->given & TSK_GIVEN_STRIDE)) p->stride = TSK_GENOME_STRIDE;
+    /* the stride may not exceed scaled: a smaller --scaled brings the default stride down with it */
+    if (!(job->given & TSK_GIVEN_STRIDE))
+        p->stride = (job->given & TSK_GIVEN_SCALED) && p->scaled < TSK_GENOME_STRIDE ? p->scaled : TSK_GENOME_STRIDE;
     if (!(job->given & TSK_GIVEN_SCALED)) p->scaled = p->stride > TSK_GENOME_SCALED ? p->stride : TSK_GENOME_SCALED;
     p->canonical = 1;
     return TSK_EXIT_OK;
