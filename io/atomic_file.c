@@ -1,5 +1,6 @@
 /* atomic_file.c: temporary files renamed into place (see atomic_file.h). */
 #include "atomic_file.h"
+#include "bgzf_stream.h"
 #include "io_error.h"
 
 #include <errno.h>
@@ -262,7 +263,7 @@ tsk_atomic_file *tsk_atomic_open(const char *path, char *err, size_t errlen)
         free(f);
         return NULL;
     }
-    f->fp = fdopen(fd, "w");
+    f->fp = tsk_path_wants_bgzf(path) ? tsk_bgzf_fdopen(fd) : fdopen(fd, "w");
     if (!f->fp) {
         tsk_io_set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         tsk_tmp_discard(fd, f->tmp_path);

@@ -48,7 +48,8 @@ int tsk_pwrite_all(int fd, const void *buf, size_t n, long long offset);
 
 typedef struct tsk_atomic_file tsk_atomic_file;
 
-/* Opens a temporary file for path, or stdout when path is "-". NULL with a message on failure. */
+/* Opens a temporary file for path, or stdout when path is "-". A path ending in ".gz" gets a
+ * BGZF-compressing stream (bgzf_stream.h). NULL with a message on failure. */
 tsk_atomic_file *tsk_atomic_open(const char *path, char *err, size_t errlen);
 FILE *tsk_atomic_stream(tsk_atomic_file *f);
 /* Flushes, checks for write errors (disk full) and renames into place; frees f. 0 or -1. */

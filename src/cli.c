@@ -43,6 +43,12 @@ void tsk_note(const char *fmt, ...)
     va_end(ap);
 }
 
+int tsk_usage_error(const char *cmd)
+{
+    fprintf(stderr, "tsketch: see 'tsketch %s -h' for the options\n", cmd);
+    return TSK_EXIT_USAGE;
+}
+
 int tsk_parse_int64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out)
 {
     char *end;

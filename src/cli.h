@@ -24,6 +24,11 @@ void tsk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tsk_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int tsk_quiet;
 
+/* A usage error of subcommand cmd whose reason is already on stderr (getopt's, or the caller's):
+ * adds where to read the options, not the whole usage text that would bury the reason. Returns
+ * TSK_EXIT_USAGE. */
+int tsk_usage_error(const char *cmd);
+
 /* Parses a positive integer option value; on failure prints "option -X: ..." and returns -1. */
 int tsk_parse_int64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out);
 

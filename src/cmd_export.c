@@ -142,7 +142,7 @@ int tsk_cmd_export(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'o': output = optarg; break;
         case 'h': usage(stdout); return TSK_EXIT_OK;
-        default: usage(stderr); return TSK_EXIT_USAGE;
+        default: return tsk_usage_error("export");
         }
     }
     if (strcmp(format, "tsv") && strcmp(format, "npy")) {

@@ -159,13 +159,12 @@ int tsk_cmd_info(int argc, char **argv)
         case 'j': json = 1; break;
         case 'r': records = 1; break;
         case 'h': usage(stdout); return TSK_EXIT_OK;
-        default: usage(stderr); return TSK_EXIT_USAGE;
+        default: return tsk_usage_error("info");
         }
     }
     if (optind != argc - 1) {
         tsk_error("info: give exactly one .tsk file");
-        usage(stderr);
-        return TSK_EXIT_USAGE;
+        return tsk_usage_error("info");
     }
     char err[TSK_ERRLEN];
     tsk_file *f = tsk_file_open(argv[optind], err, sizeof err);

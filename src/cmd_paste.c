@@ -38,7 +38,7 @@ int tsk_cmd_paste(int argc, char **argv)
         switch (opt) {
         case 'q': tsk_quiet = 1; break;
         case 'h': usage(stdout); return TSK_EXIT_OK;
-        default: usage(stderr); return TSK_EXIT_USAGE;
+        default: return tsk_usage_error("paste");
         }
     }
     if (argc - optind < 2) {

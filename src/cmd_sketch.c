@@ -78,7 +78,7 @@ int tsk_cmd_sketch(int argc, char **argv)
             tsk_sketch_job_free(&job);
             free(command_line);
             return TSK_EXIT_OK;
-        default: usage(stderr); rc = TSK_EXIT_USAGE;
+        default: rc = tsk_usage_error("sketch");
         }
     }
     for (int i = optind; rc == TSK_EXIT_OK && i < argc; i++)

@@ -66,7 +66,10 @@ static int collect_gpu(tsk_engine *e, int wait)
         tsk_error("--device cuda: no usable GPU: %s", why);
         return TSK_EXIT_NO_GPU;
     }
-    tsk_note("no usable GPU (%s); sketching on the %s", why, e->name);
+    /* a GPU that is there but cannot take the job is news, once per process (dist may sketch
+     * several groups); a machine or build without one is the normal CPU case */
+    static int noted;
+    if (!noted++) tsk_note("GPU not used (%s); sketching on the %s", why, e->name);
     return TSK_EXIT_OK;
 }
 
@@ -90,8 +93,7 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
             tsk_error("--device cuda: no usable GPU: %s", why);
             return TSK_EXIT_NO_GPU;
         }
-        tsk_note("no usable GPU (%s); sketching on the %s", why, e->name);
-        return TSK_EXIT_OK;
+        return TSK_EXIT_OK; /* no GPU here: the normal CPU case, no note */
     }
     if (!(e->start = tsk_gpu_start_open(p, d, bases, rows))) {
         tsk_error("cannot start a thread: out of resources");

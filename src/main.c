@@ -52,10 +52,6 @@ int main(int argc, char **argv)
         printf("tsketch %s\n", TSK_VERSION);
         return TSK_EXIT_OK;
     }
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-        fputs(USAGE, stdout);
-        return TSK_EXIT_OK;
-    }
     static const struct {
         const char *name;
         int (*run)(int, char **);
@@ -64,6 +60,18 @@ int main(int argc, char **argv)
         {"paste", tsk_cmd_paste},   {"info", tsk_cmd_info},   {"export", tsk_cmd_export},
         {"tree", tsk_cmd_tree},     {"plot", tsk_cmd_plot},
     };
+    const int is_help = !strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help");
+    if (is_help && argc < 3) {
+        fputs(USAGE, stdout);
+        return TSK_EXIT_OK;
+    }
+    /* 'tsketch help CMD' is 'tsketch CMD -h' (argv[-1] stays valid: the commands read it) */
+    char *help_argv[] = {argv[0], argv[2], "-h", NULL};
+    if (is_help) {
+        argc = 3;
+        argv = help_argv;
+        cmd = argv[1];
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(cmd, commands[i].name)) continue;
         const int rc = commands[i].run(argc - 1, argv + 1);

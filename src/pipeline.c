@@ -339,6 +339,14 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
     return rc;
 }
 
+/* The progress line (stderr is a terminal): rewritten after every batch, so its last state holds
+ * the run's true totals. */
+static void show_progress(const writer *w, const tsk_engine *e)
+{
+    fprintf(stderr, "\rtsketch: %lld record%s, %.1f Mbp sketched (%s)", (long long)w->records,
+            w->records == 1 ? "" : "s", w->bases / 1e6, e->name);
+}
+
 /* Waits for the engine's batch tag, then writes batch b's rows (in out) to the sink. */
 static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batcher *b, const void *out,
                           stage_times *st)
@@ -438,9 +446,7 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         }
         if (pending >= 0) {
             rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[side ^ 1], &st);
-            if (progress)
-                fprintf(stderr, "\rtsketch: %lld records, %.1f Mbp sketched (%s)", (long long)w.records,
-                        w.bases / 1e6, engine.name);
+            if (progress) show_progress(&w, &engine);
             give_back(&s, pending);
         }
         pending = i;
@@ -451,8 +457,11 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         if (rc == TSK_EXIT_OK) rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[(seq - 1) & 1], &st);
         else tsk_engine_wait(&engine, seq - 1);
         give_back(&s, pending);
+        if (progress) {
+            show_progress(&w, &engine);
+            fputc('\n', stderr);
+        }
     }
-    if (progress) fputc('\n', stderr);
     stop_reader(&s);
     pthread_join(reader, NULL);
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;

@@ -15,10 +15,15 @@
 #define SLIDE_WINDOW 500
 #define SLIDE_STRIDE 50
 
+/* A dimension above this is almost surely Mash's habit (-s 10000 sketch hashes), not a wanted D:
+ * every row costs time and space linear in D, and the GPU engine stops at 1024. */
+#define LARGE_DIM 1024
+
 const char tsk_sketch_options_help[] =
     "Sketch options:\n"
     "  -k, --tuple-len T     subsequence length t (default 4)\n"
-    "  -s, --dim D           sketch dimension (default 96)\n"
+    "  -s, --dim D           sketch dimension: values per row (default 96; not Mash's -s:\n"
+    "                        above 1024 a warning, time grows with D)\n"
     "  -S, --seed N          seed of the hash/sign tables (default 24301 = 0x5EED)\n"
     "      --alphabet A      dna (default) or protein\n"
     "      --canonical       strand-invariant sketch (DNA)\n"
@@ -292,6 +297,11 @@ int tsk_sketch_job_finish(tsk_sketch_job *job)
     } else {
         tsk_tables_draw(p);
     }
+    if ((job->given & TSK_GIVEN_DIM) && p->dim > LARGE_DIM)
+        tsk_warn("-s/--dim %d: D is the number of values in each sketch row (default 96), not a Mash-style "
+                 "sketch size; time and output grow with D (%.0fx the default here) and the GPU engine "
+                 "takes D <= %d",
+                 p->dim, p->dim / 96.0, LARGE_DIM);
     const char *why = tsk_params_check(p);
     if (why) {
         tsk_error("invalid parameters: %s", why);
