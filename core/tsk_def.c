@@ -49,6 +49,7 @@ const char *tsk_params_check(const tsk_params *p)
     if (p->alphabet != TSK_DNA && p->alphabet != TSK_PROTEIN) return "alphabet must be dna or protein";
     if (p->canonical && p->alphabet != TSK_DNA) return "canonical sketches need the dna alphabet";
     if (p->window < 0 || p->stride < 0) return "window and stride must be positive";
+    if (p->window > TSK_MAX_WINDOW || p->stride > TSK_MAX_WINDOW) return "window and stride must be at most 2^32";
     if (p->window == 0 && p->stride != 0) return "stride needs a window";
     if (p->window > 0 && p->stride <= 0) return "stride must be positive";
     if (p->stride > p->window && p->anchor_k == 0) return "stride must not exceed window";

@@ -17,6 +17,9 @@ extern "C" {
 #define TSK_MAX_T 16        /* longest tuple an engine must accept */
 #define TSK_MAX_DIM 65536   /* largest sketch dimension any engine accepts */
 #define TSK_MAX_ALPHA 20    /* protein alphabet size; DNA uses the first 4 codes */
+/* Longest window and stride (4 Gbp, beyond any chromosome): the engines multiply them by row
+ * counts (up to a batch's 2^26 bases) and by t + 1, which stays far inside int64_t. */
+#define TSK_MAX_WINDOW (INT64_C(1) << 32)
 #define TSK_CODE_SKIP 0xFF  /* encoding of a character outside the alphabet (dropped) */
 
 #define TSK_DEFAULT_T 4

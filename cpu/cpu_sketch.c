@@ -1,5 +1,6 @@
-/* cpu_sketch.c: the CPU engine's scheduler (cpu_sketch.h). Splits a batch into tasks that
- * sketch_dp.c and sketch_slide.c compute, and runs them on OpenMP threads.
+/* cpu_sketch.c: the CPU engine's scheduler (cpu_sketch.h). DNA whole-record rows at t <= 4 go to
+ * the count path (cpu_counts.c); everything else is split here into tasks that sketch_dp.c and
+ * sketch_slide.c compute, on the threads of one parallel region per batch:
  *
  * 1. Whole-record sketches of records longer than the chunk length: one record at a time, its
  *    fixed-position chunks spread over all threads; each chunk is folded into the running state
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sketch_counts.h"
 #include "sketch_dp.h"
 
 int tsk_cpu_max_dim(void) { return TSK_MAX_DIM; }
@@ -50,55 +52,6 @@ static const uint8_t *strand_slice(const uint8_t *x, int64_t n, int strand, int6
     return buf;
 }
 
-/* Phase 1: the whole sketch of one long record (n > chunk) into acc (dim doubles, added with weight
- * f), every thread on its chunks. */
-static int sketch_long_record(const tsk_params *p, const uint8_t *x, int64_t n, int strand, int64_t chunk,
-                              int in_double, int threads, double f, double *acc)
-{
-    const int t = p->t, dim = p->dim;
-    const int64_t n_chunks = (n + chunk - 1) / chunk;
-    const size_t state_values = (size_t)(t + 1) * (size_t)dim;
-    double *const alloc = malloc(2 * state_values * sizeof *alloc);
-    if (!alloc) return -1;
-    double *state = alloc, *next = alloc + state_values;
-    int failed = 0;
-#pragma omp parallel num_threads(threads)
-    {
-        void *scratch = aligned_alloc(64, tsk_cpu_chunk_scratch(p, t));
-        double *levels = malloc((size_t)levels_rows(t, t) * (size_t)dim * sizeof *levels);
-        uint8_t *buf = strand ? malloc((size_t)chunk) : NULL;
-        const int ok = scratch && levels && (!strand || buf);
-        if (!ok) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for ordered schedule(dynamic, 1)
-        for (int64_t k = 0; k < n_chunks; k++) {
-            const int64_t m = k * chunk, q = n - m < chunk ? n - m : chunk;
-            if (ok) tsk_cpu_chunk_levels(p, strand_slice(x, n, strand, m, m + q, buf), q, k == 0 ? 1 : t, in_double,
-                                         scratch, levels);
-#pragma omp ordered
-            if (ok) {
-                if (k == 0) {
-                    memcpy(state, levels, state_values * sizeof *state);
-                } else {
-                    tsk_cpu_combine(p, m, q, state, levels, next);
-                    double *swap = state;
-                    state = next;
-                    next = swap;
-                }
-            }
-        }
-        free(scratch);
-        free(levels);
-        free(buf);
-    }
-    if (!failed)
-        for (int l = 0; l < dim; l++) acc[l] += f * state[(size_t)t * dim + l];
-    free(alloc);
-    return failed ? -1 : 0;
-}
-
 /* Phase 2 task: a whole record of n <= chunk, or a group of slide rows. */
 static int run_task(const tsk_params *p, const tsk_batch *b, const task *tk, int in_double,
                     void *out, double *rows, uint8_t *rcbuf, void *scratch, double *levels)
@@ -127,9 +80,74 @@ static int run_task(const tsk_params *p, const tsk_batch *b, const task *tk, int
     return 0;
 }
 
+/* Per-thread buffers: for phase 1 when there are long records (chunk levels of every start), else
+ * for phase 2 alone. */
+typedef struct {
+    double *rows, *levels;
+    void *scratch;
+    uint8_t *rcbuf;
+    int ok;
+} thread_buffers;
+
+static thread_buffers buffers_make(const tsk_params *p, int starts, int64_t rc_len)
+{
+    thread_buffers w;
+    w.rows = malloc((size_t)p->dim * sizeof *w.rows);
+    w.levels = malloc((size_t)levels_rows(p->t, starts) * (size_t)p->dim * sizeof *w.levels);
+    w.scratch = aligned_alloc(64, tsk_cpu_chunk_scratch(p, starts));
+    w.rcbuf = p->canonical && rc_len > 0 ? malloc((size_t)rc_len) : NULL;
+    w.ok = w.rows && w.levels && w.scratch && (!p->canonical || rc_len == 0 || w.rcbuf);
+    return w;
+}
+
+static void buffers_free(thread_buffers *w)
+{
+    free(w->rows);
+    free(w->levels);
+    free(w->scratch);
+    free(w->rcbuf);
+}
+
+/* The running state of phase 1's record, shared by the threads: only the thread in the ordered
+ * region touches it. */
+typedef struct {
+    double *state, *next, *acc;
+} long_state;
+
+/* Phase 1, run by every thread of the region: strand `strand` of the long record x[0..n), its chunks
+ * on all threads, folded in order into s->state; then one thread adds it to s->acc with weight f. */
+static void long_record_strand(const tsk_params *p, const uint8_t *x, int64_t n, int strand, int64_t chunk,
+                               int in_double, double f, long_state *s, thread_buffers *w)
+{
+    const int t = p->t, dim = p->dim;
+    const int64_t n_chunks = (n + chunk - 1) / chunk;
+    const size_t state_values = (size_t)(t + 1) * (size_t)dim;
+#pragma omp for ordered schedule(dynamic, 1)
+    for (int64_t k = 0; k < n_chunks; k++) {
+        const int64_t m = k * chunk, q = n - m < chunk ? n - m : chunk;
+        if (w->ok)
+            tsk_cpu_chunk_levels(p, strand_slice(x, n, strand, m, m + q, w->rcbuf), q, k == 0 ? 1 : t, in_double,
+                                 w->scratch, w->levels);
+#pragma omp ordered
+        if (w->ok) {
+            if (k == 0) {
+                memcpy(s->state, w->levels, state_values * sizeof *s->state);
+            } else {
+                tsk_cpu_combine(p, m, q, s->state, w->levels, s->next);
+                double *swap = s->state;
+                s->state = s->next;
+                s->next = swap;
+            }
+        }
+    }
+#pragma omp single
+    for (int l = 0; l < dim; l++) s->acc[l] += f * s->state[(size_t)t * dim + l];
+}
+
 int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threads)
 {
     if (threads < 1) threads = 1;
+    if (tsk_cpu_counts_used(p)) return tsk_cpu_sketch_counts(p, b, out, threads);
     const int t = p->t, dim = p->dim;
     const int64_t chunk = tsk_cpu_chunk_length(p);
     const int in_double = tsk_cpu_counts_in_double(p, p->precision);
@@ -167,48 +185,54 @@ int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threa
     qsort(longs, (size_t)nl, sizeof *longs, task_longest_first);
     qsort(tasks, (size_t)nt, sizeof *tasks, task_longest_first);
 
-    int failed = 0;
-    double *acc = malloc((size_t)dim * sizeof *acc);
-    if (!acc) failed = 1;
-    for (int64_t i = 0; i < nl && !failed; i++) {
-        const int64_t rec = longs[i].rec, n = longs[i].cost;
-        const uint8_t *x = b->codes + b->offset[rec];
-        const int strands = p->canonical ? 2 : 1;
-        memset(acc, 0, (size_t)dim * sizeof *acc);
-        for (int s = 0; s < strands && !failed; s++)
-            if (sketch_long_record(p, x, n, s, chunk, in_double, threads, strands == 2 ? 0.5 : 1.0, acc)) failed = 1;
-        if (!failed) store_rows(p, out, b->row_offset[rec], acc, 1);
-    }
-    free(acc);
-
-    /* phase 2: scratch per thread sized for the largest task */
+    /* phase 2 scratch is sized for the largest task; phase 1 reverse-complements whole chunks */
     int64_t max_len = 0;
     for (int64_t i = 0; i < nt; i++)
         if (tasks[i].group < 0 && tasks[i].cost > max_len) max_len = tasks[i].cost;
-#pragma omp parallel num_threads(threads) if (nt > 1)
+    if (nl > 0 && chunk > max_len) max_len = chunk;
+    const size_t state_values = (size_t)(t + 1) * (size_t)dim;
+    double *state_alloc = nl > 0 ? malloc((2 * state_values + (size_t)dim) * sizeof *state_alloc) : NULL;
+    int failed = nl > 0 && !state_alloc;
+    long_state ls = {NULL, NULL, NULL};
+    if (state_alloc) {
+        ls = (long_state){state_alloc, state_alloc + state_values, state_alloc + 2 * state_values};
+        memset(ls.acc, 0, (size_t)dim * sizeof *ls.acc);
+    }
+#pragma omp parallel num_threads(threads) if (!failed && (nt > 1 || nl > 0))
     {
-        double *rows = malloc((size_t)dim * sizeof *rows);
-        double *levels = malloc((size_t)levels_rows(t, 1) * (size_t)dim * sizeof *levels);
-        void *scratch = aligned_alloc(64, tsk_cpu_chunk_scratch(p, 1));
-        uint8_t *rcbuf = p->canonical && max_len > 0 ? malloc((size_t)max_len) : NULL;
-        const int ok = rows && levels && scratch && (!p->canonical || max_len == 0 || rcbuf);
-        if (!ok) {
+        thread_buffers w = buffers_make(p, nl > 0 ? t : 1, max_len);
+        if (!w.ok) {
 #pragma omp atomic write
             failed = 1;
         }
+        /* every thread must meet the same worksharing loops: all decide on one value of failed */
+#pragma omp barrier
+        const int all_ok = !failed;
+        /* phase 1: long records, longest first, all threads on each one's chunks */
+        for (int64_t i = 0; i < nl && all_ok; i++) {
+            const int64_t rec = longs[i].rec, n = longs[i].cost;
+            const int strands = p->canonical ? 2 : 1;
+            for (int s = 0; s < strands; s++)
+                long_record_strand(p, b->codes + b->offset[rec], n, s, chunk, in_double, strands == 2 ? 0.5 : 1.0,
+                                   &ls, &w);
+#pragma omp single
+            {
+                store_rows(p, out, b->row_offset[rec], ls.acc, 1);
+                memset(ls.acc, 0, (size_t)dim * sizeof *ls.acc);
+            }
+        }
+        /* phase 2 */
 #pragma omp for schedule(dynamic, 1)
         for (int64_t i = 0; i < nt; i++) {
-            if (!ok) continue;
-            if (run_task(p, b, &tasks[i], in_double, out, rows, rcbuf, scratch, levels)) {
+            if (!w.ok) continue;
+            if (run_task(p, b, &tasks[i], in_double, out, w.rows, w.rcbuf, w.scratch, w.levels)) {
 #pragma omp atomic write
                 failed = 1;
             }
         }
-        free(rows);
-        free(levels);
-        free(scratch);
-        free(rcbuf);
+        buffers_free(&w);
     }
+    free(state_alloc);
     free(tasks);
     return failed ? -1 : 0;
 }

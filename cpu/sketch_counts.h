@@ -28,4 +28,45 @@ void tsk_counts_concat(int t, const double *u, const double *v, double *uv);
  * complement, whose counts are the reverse-complemented tuples' (no second scan). */
 void tsk_counts_row(const tsk_params *p, const double *state, int64_t n, double *row);
 
+/* ---- the engine form (counts_fast.c): the same counts, laid out and counted for speed ---- */
+
+/* Engine layout: level k's count of tau at tsk_counts_offset(k) + tau with its base-4 digits
+ * reversed (first letter least significant), so that the tuples a new letter extends are one run. */
+
+/* Characters counted in 32-bit integers before they join the double totals: C(512, 4) < 2^32. */
+#define TSK_COUNTS_BLOCK 512
+
+/* The count state of codes[0..n) in the engine layout: 32-bit blocks merged into double totals
+ * (exact integers below 2^53, so equal to tsk_counts_scan's up to a length of about 21000 at t=4;
+ * one rounding per block beyond). */
+void tsk_counts_scan_engine(int t, const uint8_t *codes, int64_t n, double *state);
+
+/* u <- the state of u v (engine layout, in place): tsk_counts_concat's formula. */
+void tsk_counts_merge(int t, double *u, const double *v);
+
+/* An engine-layout state in tsk_counts_scan's layout (tests). */
+void tsk_counts_to_plain(int t, const double *engine, double *plain);
+
+/* p's tuple-to-bin map, made once per batch: bin, sign and the engine-layout places of tau and of
+ * its reverse complement, for every top-level tuple tau. */
+typedef struct {
+    int t, dim, canonical;
+    int32_t bin[256];
+    double sign[256];
+    uint16_t at[256], at_rc[256];
+} tsk_counts_map;
+void tsk_counts_map_init(const tsk_params *p, tsk_counts_map *m);
+
+/* tsk_counts_row of an engine-layout state, bit for bit (the same operations in the same order). */
+void tsk_counts_row_engine(const tsk_counts_map *m, const double *state, int64_t n, double *row);
+
+/* Whether the CPU engine sketches p by tuple counts: DNA, t <= TSK_COUNT_MAX_T, whole-record rows
+ * (anchored windows reach the engine as records), unless TSK_CPU_METHOD=dp is set (read once; for
+ * benches and tests, which compare the two). */
+int tsk_cpu_counts_used(const tsk_params *p);
+
+/* The CPU engine's count path (cpu_counts.c): tsk_cpu_sketch's contract for parameters where
+ * tsk_cpu_counts_used holds. Returns 0, or -1 when memory runs out. */
+int tsk_cpu_sketch_counts(const tsk_params *p, const tsk_batch *b, void *out, int threads);
+
 #endif

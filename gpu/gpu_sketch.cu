@@ -353,6 +353,29 @@ static cudaError_t grow(sk_buf &b, size_t need, bool pinned, size_t min_cap = 0)
     return cudaSuccess;
 }
 
+extern "C" int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen)
+{
+    if (!g) SK_FAIL("no GPU sketcher");
+    /* a batch is cut into parts of at most part_bases that go round the slots: a small input
+     * fills one part, so only the first slot gets codes and rows sized for it */
+    const int64_t parts = std::max<int64_t>(1, (bases + g->part_bases - 1) / g->part_bases);
+    const int64_t part_bases = std::min<int64_t>(bases, g->part_bases);
+    const int64_t part_rows = (rows + parts - 1) / parts;
+    const size_t out = std::min<size_t>((size_t)part_rows * g->p.dim * g->elt, (size_t)g->part_out);
+    const double t0 = seconds_now();
+    for (size_t k = 0; k < g->slots.size() && (int64_t)k < parts; k++) {
+        sk_slot &s = g->slots[k];
+        SK_CK(cudaSetDevice(s.dev));
+        /* the sizes slot_start asks for, so that it finds them big enough */
+        SK_CK(grow(s.codes, (size_t)part_bases + 64, true));
+        SK_CK(grow(s.plan, 16, true, SK_MIN_PLAN_BYTES));
+        SK_CK(grow(s.out, out + 16, true, SK_MIN_OUT_BYTES));
+        SK_CK(grow(s.nodes, 1, false, SK_MIN_NODE_BYTES));
+    }
+    g->host.alloc_s += seconds_now() - t0;
+    return 0;
+}
+
 /* Cost of an item in "base steps", for largest-first ordering (a first or last piece costs what a
  * whole row of its length does). */
 static inline int64_t item_cost(const sk_item &w, int t, bool counts)

@@ -21,6 +21,12 @@ typedef struct tsk_gpu_sketcher tsk_gpu_sketcher;
 tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
                                         char *err, size_t errlen);
 
+/* Makes the buffers that the first batches of an input of about `bases` bases and `rows` rows
+ * need, so that sketching does not stop to allocate them (cudaMalloc and pinned memory take tens
+ * of milliseconds; src/ calls this on the thread that opens the engine). Estimates only: a batch
+ * that needs more grows its buffers as before. Returns 0 or -1 with a message. */
+int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen);
+
 /* Largest D the GPU kernels accept. */
 int tsk_gpu_max_dim(void);
 

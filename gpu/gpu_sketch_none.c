@@ -18,6 +18,13 @@ tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices,
     return NULL;
 }
 
+int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen)
+{
+    (void)g, (void)bases, (void)rows;
+    snprintf(err, errlen, "this tsketch was built without CUDA");
+    return -1;
+}
+
 int tsk_gpu_max_dim(void) { return 0; }
 
 int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err, size_t errlen)

@@ -1,5 +1,6 @@
 /* atomic_file.c: temporary files renamed into place (see atomic_file.h). */
 #include "atomic_file.h"
+#include "bgzf_stream.h"
 #include "io_error.h"
 
 #include <errno.h>
@@ -46,8 +47,86 @@ void tsk_tmp_unlink_all(void)
     }
 }
 
-int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, size_t errlen)
+/* Outputs that cannot seek ("-", a device, a pipe) of writers that do: the writer gets an
+ * unlinked temporary file, and commit copies it to the destination opened here. Indexed by the
+ * temporary file's descriptor. */
+static int spool_dest[TMP_SLOTS];
+static int spool_tmp[TMP_SLOTS];
+static int n_spools;
+
+static int spool_take(int tmp_fd)
 {
+    for (int i = 0; i < n_spools; i++)
+        if (spool_tmp[i] == tmp_fd) {
+            int dest = spool_dest[i];
+            spool_tmp[i] = spool_tmp[n_spools - 1];
+            spool_dest[i] = spool_dest[n_spools - 1];
+            n_spools--;
+            return dest;
+        }
+    return -1;
+}
+
+/* An unlinked temporary file in $TMPDIR (or /tmp) for dest_fd, registered in the spool table. */
+static int spool_open(const char *path, int dest_fd, char *err, size_t errlen)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    char tmpl[4096];
+    snprintf(tmpl, sizeof tmpl, "%s/tsketch-spool.XXXXXX", dir);
+    int fd = n_spools < TMP_SLOTS ? mkostemp(tmpl, O_CLOEXEC) : -1;
+    if (fd < 0) {
+        tsk_io_set_err(err, errlen, "%s: cannot create a temporary file in %s to hold the output: %s", path, dir,
+                       n_spools < TMP_SLOTS ? strerror(errno) : "too many open outputs");
+        close(dest_fd);
+        return -1;
+    }
+    unlink(tmpl); /* nothing to clean up, whatever ends the run */
+    spool_tmp[n_spools] = fd;
+    spool_dest[n_spools] = dest_fd;
+    n_spools++;
+    return fd;
+}
+
+/* Copies the spooled file tmp_fd to dest_fd from its start; closes both. 0 or -1 (errno set). */
+static int spool_copy(int tmp_fd, int dest_fd)
+{
+    char buf[1 << 16];
+    int rc = lseek(tmp_fd, 0, SEEK_SET) == 0 ? 0 : -1;
+    while (rc == 0) {
+        ssize_t n = read(tmp_fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            rc = n < 0 ? -1 : 0;
+            break;
+        }
+        rc = tsk_write_all(dest_fd, buf, (size_t)n);
+    }
+    int e = errno;
+    close(tmp_fd);
+    if (close(dest_fd) != 0 && rc == 0) e = errno, rc = -1;
+    errno = e;
+    return rc;
+}
+
+int tsk_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, "-") || !strcmp(b, "-") || stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int tsk_tmp_create(const char *path, int seeks, char **tmp_path, char *err, size_t errlen)
+{
+    *tmp_path = NULL;
+    if (!strcmp(path, "-")) {
+        int out = dup(STDOUT_FILENO);
+        if (out < 0) {
+            tsk_io_set_err(err, errlen, "standard output: cannot write: %s", strerror(errno));
+            return -1;
+        }
+        return seeks ? spool_open("standard output", out, err, errlen) : out;
+    }
     size_t n = strlen(path) + 32;
     char *tmp = malloc(n);
     if (!tmp) {
@@ -66,20 +145,19 @@ int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, s
      * file over it would replace it, and run as root that replaces /dev/null itself. */
     if (exists && !S_ISREG(st.st_mode)) {
         free(tmp);
-        int fd = open(path, (read_too ? O_RDWR : O_WRONLY) | O_CLOEXEC);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
         if (fd < 0) {
             tsk_io_set_err(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
             return -1;
         }
-        *tmp_path = NULL;
-        return fd;
+        return seeks ? spool_open(path, fd, err, errlen) : fd;
     }
     snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, (read_too ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno == EEXIST) {
         /* left behind by a killed run that had our pid: it is ours to replace */
         unlink(tmp);
-        fd = open(tmp, (read_too ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     }
     if (fd < 0) {
         tsk_io_set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
@@ -93,7 +171,11 @@ int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, s
 
 void tsk_tmp_discard(int fd, char *tmp_path)
 {
-    if (fd >= 0) close(fd);
+    if (fd >= 0) {
+        int dest = spool_take(fd);
+        if (dest >= 0) close(dest);
+        close(fd);
+    }
     if (!tmp_path) return;
     unlink(tmp_path);
     tmp_unregister(tmp_path);
@@ -102,6 +184,13 @@ void tsk_tmp_discard(int fd, char *tmp_path)
 
 int tsk_tmp_commit(int fd, char *tmp_path, const char *path, char *err, size_t errlen)
 {
+    int dest = spool_take(fd);
+    if (dest >= 0) {
+        if (spool_copy(fd, dest) == 0) return 0;
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", strcmp(path, "-") ? path : "standard output",
+                       strerror(errno));
+        return -1;
+    }
     if (close(fd) != 0) {
         tsk_io_set_err(err, errlen, "%s: write failed: %s", path, strerror(errno));
         tsk_tmp_discard(-1, tmp_path);
@@ -174,7 +263,7 @@ tsk_atomic_file *tsk_atomic_open(const char *path, char *err, size_t errlen)
         free(f);
         return NULL;
     }
-    f->fp = fdopen(fd, "w");
+    f->fp = tsk_path_wants_bgzf(path) ? tsk_bgzf_fdopen(fd) : fdopen(fd, "w");
     if (!f->fp) {
         tsk_io_set_err(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         tsk_tmp_discard(fd, f->tmp_path);

@@ -16,11 +16,18 @@ extern "C" {
 
 /* ---- low level: a temporary file descriptor (used by tsk_file.c and npy.c) ---- */
 
-/* Creates "path.tmp.<pid>" (O_EXCL, mode 0666 & ~umask) and registers it for
+/* Creates "path.tmp.<pid>" (O_EXCL, mode 0666 & ~umask, opened read-write) and registers it for
  * tsk_tmp_unlink_all. On success returns the fd and sets *tmp_path (malloc'd); on failure -1
  * with "path: cannot create: <reason>". A path that exists and is neither a regular file nor a
- * directory (/dev/null, a FIFO) is opened in place instead, with *tmp_path = NULL. */
-int tsk_tmp_create(const char *path, int read_too, char **tmp_path, char *err, size_t errlen);
+ * directory (/dev/null, /dev/full, a FIFO), or "-" for standard output, is written in place
+ * instead, with *tmp_path = NULL: directly when seeks is 0; when seeks is 1 (the writer uses
+ * pwrite or lseek) through an unlinked temporary file in $TMPDIR that tsk_tmp_commit copies to it
+ * in one sequential pass. */
+int tsk_tmp_create(const char *path, int seeks, char **tmp_path, char *err, size_t errlen);
+
+/* 1 when a and b name the same regular file (device and inode: hard and symbolic links too);
+ * 0 otherwise, also when either does not exist or is "-". */
+int tsk_same_file(const char *a, const char *b);
 
 /* Closes fd and renames tmp_path to path (then unregisters and frees tmp_path). On failure the
  * temporary file is removed and -1 returned with a message naming path. */
@@ -41,7 +48,8 @@ int tsk_pwrite_all(int fd, const void *buf, size_t n, long long offset);
 
 typedef struct tsk_atomic_file tsk_atomic_file;
 
-/* Opens a temporary file for path, or stdout when path is "-". NULL with a message on failure. */
+/* Opens a temporary file for path, or stdout when path is "-". A path ending in ".gz" gets a
+ * BGZF-compressing stream (bgzf_stream.h). NULL with a message on failure. */
 tsk_atomic_file *tsk_atomic_open(const char *path, char *err, size_t errlen);
 FILE *tsk_atomic_stream(tsk_atomic_file *f);
 /* Flushes, checks for write errors (disk full) and renames into place; frees f. 0 or -1. */

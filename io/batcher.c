@@ -66,7 +66,9 @@ int tsk_batcher_add(tsk_batcher *b, const char *name, const char *source, const 
 static uint8_t *reserve_codes(tsk_batcher *b, size_t n_max)
 {
     int64_t base = b->n ? b->offset[b->n] : 0;
-    if (grow((void **)&b->codes, 1, (size_t)base + n_max, &b->codes_cap)) return NULL;
+    /* at least one byte: a header-only record in front of the others reserves 0 codes, and NULL
+     * from an empty batch's first reserve would read as out of memory */
+    if (grow((void **)&b->codes, 1, (size_t)base + (n_max ? n_max : 1), &b->codes_cap)) return NULL;
     return b->codes + base;
 }
 

@@ -32,4 +32,12 @@ typedef struct {
 int tsk_feed_file(const char *path, const char *name, const tsk_feed_opts *opts, tsk_batcher **cur, char *err,
                   size_t errlen);
 
+/* tsk_feed_file for each of paths[0..n) in turn, with --per-file names names[i] (each file one
+ * record), the files read by `threads` threads a few files ahead and appended in input order: the
+ * same batches, rows and first error as the loop over tsk_feed_file, for any thread count. For
+ * many small gzipped files, where one thread's inflate is the bound. opts->threads is not used
+ * (each file is read by one thread). */
+int tsk_feed_files(const char *const *paths, const char *const *names, size_t n, int threads,
+                   const tsk_feed_opts *opts, tsk_batcher **cur, char *err, size_t errlen);
+
 #endif

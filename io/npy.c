@@ -61,7 +61,7 @@ tsk_npy_writer *tsk_npy_open(const char *path, int64_t rows, int64_t cols, int e
     header[total - 1] = '\n';
     w->header_len = total;
 
-    w->fd = tsk_tmp_create(path, 0, &w->tmp_path, err, errlen);
+    w->fd = tsk_tmp_create(path, 1, &w->tmp_path, err, errlen);
     if (w->fd < 0) {
         npy_free(w);
         return NULL;

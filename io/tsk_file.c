@@ -174,7 +174,7 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
         writer_free(w);
         return NULL;
     }
-    w->fd = tsk_tmp_create(path, 0, &w->tmp_path, err, errlen);
+    w->fd = tsk_tmp_create(path, 1, &w->tmp_path, err, errlen);
     if (w->fd < 0) {
         writer_free(w);
         return NULL;
@@ -394,6 +394,32 @@ static tsk_file *open_fail(tsk_file *f, int fd)
     if (fd >= 0) close(fd);
     tsk_file_close(f);
     return NULL;
+}
+
+/* The row of the first NaN or infinite value among n values of elem bytes (rows of dim), or -1.
+ * Such values have no distance: dist would drop them, top-k leave them out and triangle print
+ * 'nan', so a file holding one is refused when read. By the exponent bits: one pass, no FP. */
+static int64_t first_non_finite_row(const unsigned char *data, uint64_t n, uint32_t elem, uint32_t dim)
+{
+    const uint64_t rows = n / dim;
+    for (uint64_t r = 0; r < rows; r++) {
+        const unsigned char *row = data + r * dim * elem;
+        int bad = 0; /* no exit inside a row: the loop vectorizes */
+        if (elem == 8)
+            for (uint32_t k = 0; k < dim; k++) {
+                uint64_t v;
+                memcpy(&v, row + (size_t)k * 8, 8);
+                bad |= (v & UINT64_C(0x7FF0000000000000)) == UINT64_C(0x7FF0000000000000);
+            }
+        else
+            for (uint32_t k = 0; k < dim; k++) {
+                uint32_t v;
+                memcpy(&v, row + (size_t)k * 4, 4);
+                bad |= (v & 0x7F800000u) == 0x7F800000u;
+            }
+        if (bad) return (int64_t)r;
+    }
+    return -1;
 }
 
 /* Checks that a string [off, off+len] of the strings area is inside it and NUL-terminated. */
@@ -637,6 +663,15 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     }
     if ((uint64_t)row != n_rows) {
         tsk_io_set_err(err, errlen, "%s: corrupt record table (records cover %" PRId64 " of %" PRIu64 " rows)", path, row, n_rows);
+        return open_fail(f, fd);
+    }
+    /* genome sketches hold integer keys: every bit pattern is a value */
+    int64_t bad_row = p->scaled > 0 ? -1 : first_non_finite_row(m + data_offset, n_rows * dim, elem, dim);
+    if (bad_row >= 0) {
+        int64_t i = 0;
+        while (f->records[i].first_row + f->records[i].n_rows <= bad_row) i++;
+        tsk_io_set_err(err, errlen, "%s: record '%s' holds a NaN or infinite value (row %" PRId64 "): the file is corrupt",
+                       path, f->records[i].name, bad_row);
         return open_fail(f, fd);
     }
     f->n_records = (int64_t)n_records;

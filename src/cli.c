@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../io/atomic_file.h"
+
 int tsk_quiet = 0;
 
 static void vmessage(const char *prefix, const char *fmt, va_list ap)
@@ -41,6 +43,12 @@ void tsk_note(const char *fmt, ...)
     va_end(ap);
 }
 
+int tsk_usage_error(const char *cmd)
+{
+    fprintf(stderr, "tsketch: see 'tsketch %s -h' for the options\n", cmd);
+    return TSK_EXIT_USAGE;
+}
+
 int tsk_parse_int64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out)
 {
     char *end;
@@ -72,4 +80,49 @@ char *tsk_join_argv(int argc, char **argv)
     }
     *p = '\0';
     return s;
+}
+
+int tsk_check_output(const char *output, const char *const *inputs, size_t n)
+{
+    for (size_t i = 0; output && i < n; i++)
+        if (inputs[i] && tsk_same_file(output, inputs[i])) {
+            if (strcmp(output, inputs[i]))
+                tsk_error("%s: is also the input %s (the same file): writing it would destroy that input; "
+                          "give another output", output, inputs[i]);
+            else
+                tsk_error("%s: is also an input: writing it would destroy that input; give another output", output);
+            return TSK_EXIT_USAGE;
+        }
+    return TSK_EXIT_OK;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int tsk_warn_name_problems(const char *const *names, int64_t n, const char *where)
+{
+    if (tsk_quiet || n < 1) return 0;
+    const char **sorted = malloc((size_t)n * sizeof *sorted);
+    if (!sorted) return -1;
+    memcpy(sorted, names, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, compare_names);
+    int64_t empty = 0, repeated = 0;
+    const char *example = NULL;
+    for (int64_t i = 0; i < n; i++) {
+        if (!sorted[i][0]) empty++;
+        else if (i > 0 && !strcmp(sorted[i], sorted[i - 1])) {
+            repeated++;
+            if (!example) example = sorted[i];
+        }
+    }
+    if (empty)
+        tsk_warn("%s: %lld record%s with an empty name", where, (long long)empty, empty == 1 ? "" : "s");
+    if (repeated)
+        tsk_warn("%s: %lld record%s repeat%s a name of another (e.g. '%s'): the output tells them apart only by "
+                 "their order", where, (long long)repeated, repeated == 1 ? "" : "s", repeated == 1 ? "s" : "",
+                 example);
+    free(sorted);
+    return 0;
 }

@@ -3,6 +3,7 @@
 #define TSK_CLI_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exit codes (documented in README.md). */
@@ -23,11 +24,32 @@ void tsk_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tsk_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int tsk_quiet;
 
+/* A usage error of subcommand cmd whose reason is already on stderr (getopt's, or the caller's):
+ * adds where to read the options, not the whole usage text that would bury the reason. Returns
+ * TSK_EXIT_USAGE. */
+int tsk_usage_error(const char *cmd);
+
 /* Parses a positive integer option value; on failure prints "option -X: ..." and returns -1. */
 int tsk_parse_int64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out);
 
+/* Refuses an output that is one of the inputs (the same regular file by device and inode, so
+ * also through links): writing it would destroy the input. Returns TSK_EXIT_OK, or prints
+ * "OUT: is also the input IN ..." and returns TSK_EXIT_USAGE. Every command that writes calls it
+ * before reading anything. NULL entries and a NULL output are skipped. */
+int tsk_check_output(const char *output, const char *const *inputs, size_t n);
+
+/* Warns once when names[0..n) holds empty names or one name twice (rows of a distance table or
+ * leaves of a tree that only their order tells apart); where names the set ("the references").
+ * Returns 0, or -1 when out of memory (nothing checked). */
+int tsk_warn_name_problems(const char *const *names, int64_t n, const char *where);
+
 /* The command line as one string (for the .tsk header), malloc'd. */
 char *tsk_join_argv(int argc, char **argv);
+
+/* Makes waiting OpenMP threads sleep instead of spin (OMP_WAIT_POLICY=passive unless the user set
+ * it): call first thing in main; it starts the program again with the variable set (exec), since
+ * the OpenMP runtime reads it before main. Returns only when nothing needs doing or exec failed. */
+void tsk_sleeping_waits(char **argv);
 
 /* Subcommands: each returns an exit code. */
 int tsk_cmd_sketch(int argc, char **argv);

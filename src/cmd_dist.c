@@ -328,15 +328,24 @@ static void usage(FILE *f, int triangle, const tsk_matrix_command *cmd)
                "FASTA with --genome): 1 - f^(1/W), an estimate of 1 - ANI (the per-base divergence), with\n"
                "f the share of window fingerprints the two genomes have in common (the mean of both\n"
                "directions); 1 when nothing is shared. TSV lines add the shared and total fingerprint\n"
-               "counts. Sketch rows: the l2 (or cosine) distance of the sketch vectors (docs/distances.md).\n"
+               "counts. Sketch rows: the l2 (or cosine) distance of the sketch vectors (below).\n"
                "      --genome          compare genomes (records, or files with --per-file); with .tsk files\n"
                "                        of slide rows, their rows compared as sets\n"
                "      --containment     genome sketches: f = the share of the query's fingerprints found in\n"
                "                        the reference (drafts and MAGs against references)\n");
-    fprintf(f, "      --metric M        l2 (default) or cosine\n"
-               "  -o, --output FILE     write to FILE (via a temporary file) instead of stdout\n"
+    fprintf(f, "      --metric M        l2 (default) or cosine (what they mean: below)\n"
+               "  -o, --output FILE     write to FILE (via a temporary file; *.gz: BGZF) instead of stdout\n"
                "  -q, --quiet           no notes or warnings on stderr\n"
                "  -h, --help            this help\n"
+               "\n"
+               "What a distance means (docs/distances.md): a record's sketch is its frequency profile of\n"
+               "ordered t-letter subsequences (gapped tuples), count-sketched to D values. l2 is the\n"
+               "Euclidean distance of two sketches, an estimate of the distance of the two profiles: 0\n"
+               "for equal profiles, growing with edit distance; no unit, 0..2 for whole records (sketch\n"
+               "norms are <= 1), comparable only between sketches of equal parameters; not an ANI or a\n"
+               "Mash distance. cosine = 1 - cos of the two sketches (0..2). Genome distances (above) are\n"
+               "1 - ANI estimates: 0.01 is about 99%% identity.\n"
+               "\n"
                "%s",
             tsk_sketch_options_help);
 }
@@ -410,7 +419,10 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
     int opt, rc = TSK_EXIT_OK, params_given = 0;
     const char *shorts = triangle ? TSK_SKETCH_SHORT_OPTS "o:qh" : TSK_SKETCH_SHORT_OPTS "o:f:d:qh";
     optind = 1;
-    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, shorts, long_options, NULL)) != -1) {
+    int long_index = -1;
+    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, shorts, long_options, &long_index)) != -1) {
+        const char *long_name = long_index >= 0 ? long_options[long_index].name : NULL;
+        long_index = -1;
         int used = tsk_sketch_option(&job, opt, optarg);
         if (used == 1) {
             params_given |= is_param_option(opt);
@@ -426,8 +438,14 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
         }
         char *end;
         if (triangle && (opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == OPT_BLOCK ||
-                         opt == OPT_CONTAINMENT || opt == 'f' || opt == 'd'))
-            opt = '?';
+                         opt == OPT_CONTAINMENT || opt == 'f' || opt == 'd')) {
+            /* only the long forms reach here: -f and -d are not in triangle's short options */
+            tsk_error("triangle: --%s is a 'tsketch dist' option; triangle always writes the whole "
+                      "lower-triangle PHYLIP matrix (for pair lists, parts, a header or containment use dist)",
+                      long_name ? long_name : "?");
+            rc = tsk_usage_error("triangle");
+            break;
+        }
         switch (opt) {
         case 'o': o.output = optarg; break;
         case 'q': tsk_quiet = 1; break;
@@ -476,12 +494,11 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
             o.block_i = i, o.block_n = n;
             break;
         }
-        default:
-            usage(stderr, triangle, cmd);
-            rc = TSK_EXIT_USAGE;
+        default: rc = tsk_usage_error(triangle ? "triangle" : "dist");
         }
     }
     o.genome = job.genome;
+    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_check_output(&job, o.output, argv + optind, (size_t)(argc - optind));
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&job);
     /* Inputs: the positional arguments, then those of -l lists. */
     size_t n_inputs = (size_t)(argc - optind) + job.n_inputs;

@@ -1,4 +1,5 @@
 /* cmd_export.c: `tsketch export --format tsv|npy FILE.tsk [-o OUT]` */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,20 +29,19 @@ static void usage(FILE *f)
           f);
 }
 
-/* Name of row r of record rec: the record name, or record:start-end for slide rows. */
-static void row_name(const tsk_file *f, const tsk_record_info *rec, int64_t r, char *buf, size_t len)
+/* Writes the name of row r of record rec: the record name, or record:start-end for slide rows.
+ * Straight to the stream, whole, however long the name is. */
+static void put_row_name(const tsk_file *f, const tsk_record_info *rec, int64_t r, FILE *out)
 {
-    if (f->params.window == 0) {
-        snprintf(buf, len, "%s", rec->name);
-        return;
-    }
+    fputs(rec->name, out);
+    if (f->params.window == 0) return;
     if (f->params.anchor_k) { /* anchored windows: their places are not stored, only their order */
-        snprintf(buf, len, "%s:window%" PRId64, rec->name, r + 1);
+        fprintf(out, ":window%" PRId64, r + 1);
         return;
     }
     int64_t first, last;
     tsk_slide_row_span(&f->params, r, &first, &last);
-    snprintf(buf, len, "%s:%" PRId64 "-%" PRId64, rec->name, first + 1, last + 1);
+    fprintf(out, ":%" PRId64 "-%" PRId64, first + 1, last + 1);
 }
 
 /* Genome sketches: one line per genome, its name and then its keys in ascending order. */
@@ -62,21 +62,20 @@ static int write_tsv(const tsk_file *f, FILE *out)
     if (f->params.scaled > 0) return write_genome_tsv(f, out);
     const int dim = f->params.dim;
     const int is_double = f->elem_size == sizeof(double);
-    char name[4096];
     for (int64_t i = 0; i < f->n_records; i++) {
         const tsk_record_info *rec = &f->records[i];
         for (int64_t r = 0; r < rec->n_rows; r++) {
-            row_name(f, rec, r, name, sizeof name);
-            fputs(name, out);
+            put_row_name(f, rec, r, out);
             const void *row = tsk_file_row(f, rec->first_row + r);
             for (int k = 0; k < dim; k++) {
                 if (is_double) fprintf(out, "\t%.17g", ((const double *)row)[k]);
                 else fprintf(out, "\t%.9g", (double)((const float *)row)[k]);
             }
             fputc('\n', out);
+            if (ferror(out)) return -1; /* errno is still the failed write's */
         }
     }
-    return ferror(out) ? -1 : 0;
+    return 0;
 }
 
 static int write_npy(const tsk_file *f, const char *path, char *err, size_t errlen)
@@ -116,11 +115,10 @@ static int write_npy(const tsk_file *f, const char *path, char *err, size_t errl
         free(names_path);
         return -1;
     }
-    char name[4096];
     for (int64_t i = 0; i < f->n_records; i++)
         for (int64_t r = 0; r < f->records[i].n_rows; r++) {
-            row_name(f, &f->records[i], r, name, sizeof name);
-            fprintf(tsk_atomic_stream(nf), "%s\n", name);
+            put_row_name(f, &f->records[i], r, tsk_atomic_stream(nf));
+            fputc('\n', tsk_atomic_stream(nf));
         }
     free(names_path);
     if (tsk_atomic_commit(nf, err, errlen)) {
@@ -144,7 +142,7 @@ int tsk_cmd_export(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'o': output = optarg; break;
         case 'h': usage(stdout); return TSK_EXIT_OK;
-        default: usage(stderr); return TSK_EXIT_USAGE;
+        default: return tsk_usage_error("export");
         }
     }
     if (strcmp(format, "tsv") && strcmp(format, "npy")) {
@@ -159,7 +157,20 @@ int tsk_cmd_export(int argc, char **argv)
         tsk_error("export: --format npy needs -o OUT.npy");
         return TSK_EXIT_USAGE;
     }
-    char err[TSK_ERRLEN];
+    if (output && strcmp(output, "-")) {
+        /* npy writes OUT and OUT.names */
+        char *names = malloc(strlen(output) + 7);
+        if (!names) {
+            tsk_error("out of memory");
+            return TSK_EXIT_RUNTIME;
+        }
+        strcat(strcpy(names, output), ".names");
+        const char *in[1] = {argv[optind]};
+        int bad = tsk_check_output(output, in, 1) || (!strcmp(format, "npy") && tsk_check_output(names, in, 1));
+        free(names);
+        if (bad) return TSK_EXIT_USAGE;
+    }
+    char err[TSK_ERRLEN] = "";
     tsk_file *f = tsk_file_open(argv[optind], err, sizeof err);
     if (!f) {
         tsk_error("%s", err);
@@ -181,13 +192,16 @@ int tsk_cmd_export(int argc, char **argv)
         if (!af) {
             tsk_error("%s", err);
             rc = TSK_EXIT_RUNTIME;
-        } else if (write_tsv(f, tsk_atomic_stream(af)) || tsk_atomic_commit(af, err, sizeof err)) {
-            if (err[0]) tsk_error("%s", err);
-            else tsk_error("%s: write failed", output);
+        } else if (write_tsv(f, tsk_atomic_stream(af))) {
+            tsk_error("%s: write failed: %s", output, strerror(errno));
+            tsk_atomic_abort(af);
+            rc = TSK_EXIT_RUNTIME;
+        } else if (tsk_atomic_commit(af, err, sizeof err)) {
+            tsk_error("%s", err);
             rc = TSK_EXIT_RUNTIME;
         }
     } else if (write_tsv(f, stdout) || fflush(stdout)) {
-        tsk_error("export: cannot write to standard output");
+        tsk_error("export: cannot write to standard output: %s", strerror(errno));
         rc = TSK_EXIT_RUNTIME;
     }
     tsk_file_close(f);

@@ -19,16 +19,42 @@ static void usage(FILE *f)
           f);
 }
 
-static void json_string(FILE *out, const char *s)
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when s does not start one (a stray
+ * continuation byte, an overlong form, a surrogate, beyond U+10FFFF, cut short). */
+static int utf8_length(const unsigned char *s)
 {
+    const unsigned c = s[0];
+    int n;
+    unsigned min, cp;
+    if (c < 0x80) return 1;
+    if ((c & 0xE0) == 0xC0) n = 2, min = 0x80, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0) n = 3, min = 0x800, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0) n = 4, min = 0x10000, cp = c & 0x07;
+    else return 0;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0; /* the NUL terminator stops here too */
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    return n;
+}
+
+/* A JSON string. Names come from the input files as bytes: a byte that is not part of valid
+ * UTF-8 becomes U+FFFD, so the output is always valid JSON. */
+static void json_string(FILE *out, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
     fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+    while (*s) {
+        unsigned char c = *s;
+        int n = utf8_length(s);
+        if (n == 0) fputs("\\ufffd", out), n = 1;
+        else if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
         else if (c == '\n') fputs("\\n", out);
         else if (c == '\t') fputs("\\t", out);
         else if (c < 0x20) fprintf(out, "\\u%04x", c);
-        else fputc(c, out);
+        else fwrite(s, 1, (size_t)n, out);
+        s += n;
     }
     fputc('"', out);
 }
@@ -133,13 +159,12 @@ int tsk_cmd_info(int argc, char **argv)
         case 'j': json = 1; break;
         case 'r': records = 1; break;
         case 'h': usage(stdout); return TSK_EXIT_OK;
-        default: usage(stderr); return TSK_EXIT_USAGE;
+        default: return tsk_usage_error("info");
         }
     }
     if (optind != argc - 1) {
         tsk_error("info: give exactly one .tsk file");
-        usage(stderr);
-        return TSK_EXIT_USAGE;
+        return tsk_usage_error("info");
     }
     char err[TSK_ERRLEN];
     tsk_file *f = tsk_file_open(argv[optind], err, sizeof err);

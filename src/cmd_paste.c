@@ -38,7 +38,7 @@ int tsk_cmd_paste(int argc, char **argv)
         switch (opt) {
         case 'q': tsk_quiet = 1; break;
         case 'h': usage(stdout); return TSK_EXIT_OK;
-        default: usage(stderr); return TSK_EXIT_USAGE;
+        default: return tsk_usage_error("paste");
         }
     }
     if (argc - optind < 2) {
@@ -48,6 +48,7 @@ int tsk_cmd_paste(int argc, char **argv)
     const char *out_path = argv[optind];
     char **in_paths = argv + optind + 1;
     int n_in = argc - optind - 1;
+    if (tsk_check_output(out_path, (const char *const *)in_paths, (size_t)n_in)) return TSK_EXIT_USAGE;
     struct stat st;
     if (stat(out_path, &st) == 0) {
         tsk_error("%s: already exists; paste does not overwrite (remove it first)", out_path);

@@ -78,7 +78,7 @@ int tsk_cmd_sketch(int argc, char **argv)
             tsk_sketch_job_free(&job);
             free(command_line);
             return TSK_EXIT_OK;
-        default: usage(stderr); rc = TSK_EXIT_USAGE;
+        default: rc = tsk_usage_error("sketch");
         }
     }
     for (int i = optind; rc == TSK_EXIT_OK && i < argc; i++)
@@ -91,6 +91,7 @@ int tsk_cmd_sketch(int argc, char **argv)
         tsk_error("sketch: no output file (-o OUT.tsk)");
         rc = TSK_EXIT_USAGE;
     }
+    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_check_output(&job, output, NULL, 0);
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&job);
     if (rc != TSK_EXIT_OK) {
         tsk_sketch_job_free(&job);

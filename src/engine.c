@@ -2,65 +2,127 @@
 #include "engine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../cpu/cpu_sketch.h"
 #include "../io/seqio.h"
 #include "cli.h"
+#include "gpu_start.h"
 
 static void use_cpu(tsk_engine *e)
 {
     e->gpu = NULL;
-    snprintf(e->name, sizeof e->name, "CPU (%d thread%s)", e->threads, e->threads > 1 ? "s" : "");
+    snprintf(e->name, sizeof e->name, "%s", e->cpu_name);
 }
 
-int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads)
+/* Whether this machine has an NVIDIA driver at all. A stat, where asking CUDA starts its driver. */
+static int nvidia_present(void)
+{
+    return access("/dev/nvidiactl", F_OK) == 0 || access("/proc/driver/nvidia/version", F_OK) == 0;
+}
+
+int tsk_engine_may_use_gpu(const tsk_device_choice *d)
+{
+    return d->kind == TSK_DEVICE_CUDA || (d->kind == TSK_DEVICE_AUTO && nvidia_present());
+}
+
+#define GPU_FIRST_BASES_PER_THREAD INT64_C(25000000)
+
+int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int threads)
+{
+    if (d->kind == TSK_DEVICE_CUDA) return 1;
+    return tsk_engine_may_use_gpu(d) && bases > GPU_FIRST_BASES_PER_THREAD * (threads > 0 ? threads : 1);
+}
+
+static tsk_engine_split split_knob(void)
+{
+    const char *env = getenv("TSKETCH_SPLIT");
+    if (!env) return TSK_SPLIT_READY;
+    if (!strcmp(env, "cpu")) return TSK_SPLIT_CPU;
+    if (!strcmp(env, "gpu")) return TSK_SPLIT_GPU;
+    if (!strcmp(env, "alternate")) return TSK_SPLIT_ALTERNATE;
+    return TSK_SPLIT_READY;
+}
+
+/* Takes the GPU's opening over once it is done, or, with wait, waits for it. */
+static int collect_gpu(tsk_engine *e, int wait)
+{
+    if (!e->start || (!wait && !tsk_gpu_start_done(e->start))) return TSK_EXIT_OK;
+    char why[TSK_ERRLEN], name[96];
+    int no_device = 0;
+    e->gpu = tsk_gpu_start_take(e->start, name, sizeof name, why, sizeof why, &no_device);
+    e->start = NULL;
+    if (e->gpu) {
+        snprintf(e->name, sizeof e->name, "%s", name);
+        return TSK_EXIT_OK;
+    }
+    if (no_device) {
+        tsk_error("%s", why);
+        return TSK_EXIT_NO_GPU;
+    }
+    if (e->kind == TSK_DEVICE_CUDA) {
+        tsk_error("--device cuda: no usable GPU: %s", why);
+        return TSK_EXIT_NO_GPU;
+    }
+    /* a GPU that is there but cannot take the job is news, once per process (dist may sketch
+     * several groups); a machine or build without one is the normal CPU case */
+    static int noted;
+    if (!noted++) tsk_note("GPU not used (%s); sketching on the %s", why, e->name);
+    return TSK_EXIT_OK;
+}
+
+int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads, int64_t bases,
+                    int64_t rows)
 {
     memset(e, 0, sizeof *e);
     e->params = p;
     e->threads = threads;
-    if (d->kind == TSK_DEVICE_CPU) {
-        use_cpu(e);
-        return TSK_EXIT_OK;
-    }
-    char why[256] = "", err[TSK_ERRLEN] = "";
-    int count = tsk_gpu_device_count(why, sizeof why);
-    int devices[16], n = 0;
-    if (count > 0 && d->kind == TSK_DEVICE_CUDA && d->n_devices > 0) {
-        for (int i = 0; i < d->n_devices; i++) {
-            if (d->devices[i] >= count) {
-                tsk_error("--device: cuda:%d does not exist (%d CUDA device%s)", d->devices[i], count,
-                          count > 1 ? "s" : "");
-                return TSK_EXIT_NO_GPU;
-            }
-            devices[n++] = d->devices[i];
-        }
-    } else if (count > 0) {
-        n = d->kind == TSK_DEVICE_CUDA ? (count < 16 ? count : 16) : 1; /* auto: one device */
-        for (int i = 0; i < n; i++) devices[i] = i;
-    }
-    if (count > 0 && p->dim > tsk_gpu_max_dim()) {
-        snprintf(why, sizeof why, "D=%d exceeds the GPU engine's maximum %d", p->dim, tsk_gpu_max_dim());
-        count = 0;
-    }
-    if (count > 0) {
-        e->gpu = tsk_gpu_sketcher_open(p, devices, n, err, sizeof err);
-        if (e->gpu) {
-            int len = snprintf(e->name, sizeof e->name, "GPU (cuda:%d", devices[0]);
-            for (int i = 1; i < n && len < (int)sizeof e->name - 8; i++)
-                len += snprintf(e->name + len, sizeof e->name - (size_t)len, ",%d", devices[i]);
-            snprintf(e->name + len, sizeof e->name - (size_t)len, ")");
-            return TSK_EXIT_OK;
-        }
-        snprintf(why, sizeof why, "%s", err);
-    }
-    if (d->kind == TSK_DEVICE_CUDA) {
-        tsk_error("--device cuda: no usable GPU: %s", why);
-        return TSK_EXIT_NO_GPU;
-    }
+    e->kind = d->kind;
+    e->split = split_knob();
+    e->gpu_first = tsk_engine_gpu_first(d, bases, threads);
+    snprintf(e->cpu_name, sizeof e->cpu_name, "CPU (%d thread%s)", threads, threads > 1 ? "s" : "");
     use_cpu(e);
-    tsk_note("no usable GPU (%s); sketching on the %s", why, e->name);
-    return TSK_EXIT_OK;
+    if (d->kind == TSK_DEVICE_CPU) return TSK_EXIT_OK;
+    /* a small input of known size: the CPU is done before CUDA would be ready */
+    if (d->kind == TSK_DEVICE_AUTO && bases >= 0 && !e->gpu_first && e->split == TSK_SPLIT_READY) return TSK_EXIT_OK;
+    char why[256] = "";
+    if (!nvidia_present() && tsk_gpu_device_count(why, sizeof why) == 0) {
+        if (d->kind == TSK_DEVICE_CUDA) {
+            tsk_error("--device cuda: no usable GPU: %s", why);
+            return TSK_EXIT_NO_GPU;
+        }
+        return TSK_EXIT_OK; /* no GPU here: the normal CPU case, no note */
+    }
+    if (!(e->start = tsk_gpu_start_open(p, d, bases, rows))) {
+        tsk_error("cannot start a thread: out of resources");
+        return TSK_EXIT_RUNTIME;
+    }
+    /* cuda: every batch needs the GPU anyway (reading goes on meanwhile) */
+    return d->kind == TSK_DEVICE_CUDA ? collect_gpu(e, 1) : TSK_EXIT_OK;
+}
+
+/* Seconds of CPU sketching past which a batch rather waits for a GPU that is still opening (it
+ * takes 0.3-0.5 s): a 2 Gbp chromosome set on a few cores would take far longer. */
+#define CPU_BATCH_SECONDS 0.5
+#define CPU_BASES_PER_THREAD_SECOND 1e8 /* the count path does 1.5-3 x this a core (benchmarks.md) */
+
+/* Whether batch tag (of `bases` bases) runs on the GPU, waiting for it where it must. */
+static int choose_gpu(tsk_engine *e, int64_t tag, int64_t bases, int *rc)
+{
+    int wait = e->split == TSK_SPLIT_GPU || (e->split == TSK_SPLIT_ALTERNATE && (tag & 1));
+    if (e->split == TSK_SPLIT_READY && e->start)
+        wait = e->gpu_first || bases > CPU_BATCH_SECONDS * CPU_BASES_PER_THREAD_SECOND * e->threads;
+    *rc = collect_gpu(e, wait);
+    if (!e->gpu || e->split == TSK_SPLIT_CPU) return 0;
+    return e->split != TSK_SPLIT_ALTERNATE || (tag & 1);
+}
+
+int tsk_engine_gpu_ready(tsk_engine *e)
+{
+    collect_gpu(e, 0);
+    return e->gpu != NULL && e->split != TSK_SPLIT_CPU;
 }
 
 /* The GPU engine's answer as an exit code, its message printed. */
@@ -73,8 +135,12 @@ static int gpu_result(int rc, const char *err)
 
 int tsk_engine_begin(tsk_engine *e, const tsk_batch *b, void *out, int64_t tag)
 {
-    if (e->gpu) {
+    int rc;
+    const int gpu = choose_gpu(e, tag, b->offset[b->n_records], &rc);
+    if (rc) return rc;
+    if (gpu) {
         char err[TSK_ERRLEN];
+        e->gpu_batches++;
         return gpu_result(tsk_gpu_sketch_begin(e->gpu, b, out, tag, err, sizeof err), err);
     }
     if (tsk_cpu_sketch(e->params, b, out, e->threads)) {
@@ -93,8 +159,10 @@ int tsk_engine_wait(tsk_engine *e, int64_t tag)
 
 void tsk_engine_close(tsk_engine *e)
 {
-    if (e->gpu) tsk_gpu_sketcher_close(e->gpu);
+    if (e->gpu) tsk_gpu_leave(e->gpu);
+    if (e->start) tsk_gpu_start_abandon(e->start);
     e->gpu = NULL;
+    e->start = NULL;
 }
 
 int64_t tsk_engine_batch_bases(int gpu)

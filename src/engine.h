@@ -6,22 +6,54 @@
 #include "../gpu/gpu_sketch.h"
 #include "pipeline.h"
 
+struct tsk_gpu_start;
+
+/* Which engine takes which batch (TSKETCH_SPLIT, a test knob): by readiness (the default), or
+ * forced: every batch on the CPU, every batch on the GPU, or even batches on the CPU and odd ones
+ * on the GPU. Forced splits other than cpu wait for the GPU. */
+typedef enum { TSK_SPLIT_READY = 0, TSK_SPLIT_CPU, TSK_SPLIT_GPU, TSK_SPLIT_ALTERNATE } tsk_engine_split;
+
 typedef struct {
     const tsk_params *params;
     int threads;
-    tsk_gpu_sketcher *gpu;   /* NULL: the CPU engine runs */
-    char name[96];           /* "CPU (2 threads)", "GPU (cuda:0)" */
+    tsk_device_kind kind;
+    tsk_engine_split split;
+    tsk_gpu_sketcher *gpu;        /* the GPU engine once it is open */
+    struct tsk_gpu_start *start;  /* the GPU still opening on its thread (gpu_start.h), or NULL */
+    int gpu_first;                /* auto on a large input: batches wait for the GPU (tsk_engine_gpu_first) */
+    int64_t gpu_batches;          /* batches the GPU took (begin) */
+    char name[96];                /* "CPU (2 threads)", "GPU (cuda:0)", "CPU (16 threads) and GPU (cuda:0)" */
+    char cpu_name[48];
 } tsk_engine;
 
-/* Opens the engine --device asks for. auto: a working GPU if there is one (and D fits it), else
- * the CPU with a note. cuda: the GPU or TSK_EXIT_NO_GPU. Returns a TSK_EXIT_* code, message
- * printed. */
-int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads);
+/* Opens the engine --device asks for, for an input of about `bases` bases (-1: unknown) and `rows`
+ * rows. cpu: the CPU engine. cuda: the GPU engine, opened on its own thread (its first buffers
+ * sized for the input) while the reader goes on; a missing GPU is TSK_EXIT_NO_GPU. auto: by
+ * tsk_engine_gpu_first, a large input waits for the GPU as cuda does and a small one runs on the
+ * CPU without touching CUDA (measured faster: docs/benchmarks.md); an input of unknown size starts
+ * on the CPU while the GPU opens, which takes the batches once it is ready. Without a usable GPU,
+ * auto runs on the CPU with a note. Returns a TSK_EXIT_* code, message printed. */
+int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads, int64_t bases,
+                    int64_t rows);
+
+/* Whether --device d may end up on a GPU (cuda; auto where an NVIDIA driver is installed). Costs no
+ * CUDA call: the pipeline chooses parse threads by it before the engine opens. */
+int tsk_engine_may_use_gpu(const tsk_device_choice *d);
+
+/* Whether every batch of an input of about `bases` bases (-1: unknown) should wait for the GPU
+ * rather than run on the CPU: --device cuda, or auto with a GPU likely and an input the GPU
+ * finishes sooner despite its 0.3-0.5 s start (more than 25 Mbp a thread: measured break-even
+ * near 0.5 Gbp at -p 16). */
+int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int threads);
+
+/* Whether the batch begun next would run on the GPU (never waits): the pipeline sizes batches by it. */
+int tsk_engine_gpu_ready(tsk_engine *e);
 
 /* Sketches a batch into out, in two halves so that the GPU computes batch k while the host writes
- * batch k-1: begin starts batch b, whose rows are in out once tsk_engine_wait(e, tag) returns; b
- * itself may be reused as soon as begin returns. Tags increase from call to call. The CPU engine
- * finishes in begin. Both return 0, or a TSK_EXIT_* code with the message printed. */
+ * batch k-1: begin starts batch b on the engine its turn goes to, whose rows are in out once
+ * tsk_engine_wait(e, tag) returns; b itself may be reused as soon as begin returns. Tags increase
+ * from call to call. The CPU engine finishes in begin. Both return 0, or a TSK_EXIT_* code with
+ * the message printed. */
 int tsk_engine_begin(tsk_engine *e, const tsk_batch *b, void *out, int64_t tag);
 int tsk_engine_wait(tsk_engine *e, int64_t tag);
 
@@ -30,6 +62,9 @@ int tsk_engine_wait(tsk_engine *e, int64_t tag);
  * 16 Mbp batch of 70 kbp genomes is 230 rows: 2 per SM). */
 int64_t tsk_engine_batch_bases(int gpu);
 
+/* Closes the engine. The GPU engine is not torn down (0.1-0.4 s of freeing pinned memory and CUDA
+ * teardown after the last row is written): it is left to the process's end, as is a GPU still
+ * opening (gpu_start.h, tsk_gpu_start_pending). */
 void tsk_engine_close(tsk_engine *e);
 
 #endif

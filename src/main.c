@@ -2,9 +2,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../io/atomic_file.h"
 #include "cli.h"
+#include "gpu_start.h"
 #include "tsk_config.h"
 
 static const char USAGE[] =
@@ -37,6 +39,7 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
+    tsk_sleeping_waits(argv);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
@@ -49,10 +52,6 @@ int main(int argc, char **argv)
         printf("tsketch %s\n", TSK_VERSION);
         return TSK_EXIT_OK;
     }
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
-        fputs(USAGE, stdout);
-        return TSK_EXIT_OK;
-    }
     static const struct {
         const char *name;
         int (*run)(int, char **);
@@ -61,8 +60,30 @@ int main(int argc, char **argv)
         {"paste", tsk_cmd_paste},   {"info", tsk_cmd_info},   {"export", tsk_cmd_export},
         {"tree", tsk_cmd_tree},     {"plot", tsk_cmd_plot},
     };
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    const int is_help = !strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help");
+    if (is_help && argc < 3) {
+        fputs(USAGE, stdout);
+        return TSK_EXIT_OK;
+    }
+    /* 'tsketch help CMD' is 'tsketch CMD -h' (argv[-1] stays valid: the commands read it) */
+    char *help_argv[] = {argv[0], argv[2], "-h", NULL};
+    if (is_help) {
+        argc = 3;
+        argv = help_argv;
+        cmd = argv[1];
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(cmd, commands[i].name)) continue;
+        const int rc = commands[i].run(argc - 1, argv + 1);
+        /* a GPU engine left open, or still opening, when the work was done (gpu_start.h): exit's
+         * teardown of CUDA would race with an opening, and costs time otherwise; the process ends
+         * here, its output flushed */
+        if (tsk_gpu_start_pending()) {
+            fflush(NULL);
+            _exit(rc);
+        }
+        return rc;
+    }
     tsk_error("unknown command '%s' (try 'tsketch help')", cmd);
     return TSK_EXIT_USAGE;
 }

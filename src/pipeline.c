@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../io/batcher.h"
+#include "../cpu/sketch_counts.h"
 #include "../io/feed.h"
 #include "cli.h"
 #include "engine.h"
@@ -40,12 +42,16 @@ typedef struct {
     int reader_done, reader_rc, stop;
     int cur;             /* the batch the reader fills (reader thread only) */
     int parse_threads;   /* threads that parse a plain FASTA file (parse_threads()) */
+    int gpu_sized;       /* the next batches go to a GPU: fill them to its size (main thread sets it) */
     double reader_blocked; /* seconds the reader waited for a free batch */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } shared_state;
 
-/* Waits for a free batch; returns its index or -1 when the consumer stopped. */
+static int64_t batch_bases(int gpu);
+
+/* Waits for a free batch, sized for the engine that will take it; returns its index or -1 when the
+ * consumer stopped. */
 static int take_free(shared_state *s)
 {
     const double t0 = now_s();
@@ -57,7 +63,10 @@ static int take_free(shared_state *s)
         if (got >= 0) break;
         pthread_cond_wait(&s->cv, &s->mu);
     }
-    if (got >= 0) s->is_free[got] = 0;
+    if (got >= 0) {
+        s->is_free[got] = 0;
+        s->buf[got].max_bases = batch_bases(s->gpu_sized);
+    }
     s->reader_blocked += now_s() - t0;
     pthread_mutex_unlock(&s->mu);
     return got;
@@ -102,11 +111,49 @@ static int feed_stopped(void *ctx) { return reader_stopped(ctx); }
 
 /* Reads every input into batches (io/feed.c: in input order, with the same batches for every
  * thread count). Returns a TSK_EXIT_* code (message printed). */
+/* The reader's answer as an exit code, its message printed. */
+static int read_result(int rc, const char *err)
+{
+    if (rc >= 0) return TSK_EXIT_OK;
+    tsk_error("%s", err);
+    return rc == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
+}
+
+/* --per-file with several inputs: the files read -p at a time (io/feed.h, tsk_feed_files), each
+ * named as read_all names it. */
+static int read_files_parallel(shared_state *s, const tsk_feed_opts *opts)
+{
+    const tsk_sketch_job *job = s->job;
+    const size_t n = job->n_inputs;
+    const char **paths = malloc(n * sizeof *paths), **names = malloc(n * sizeof *names);
+    char **stems = calloc(n, sizeof *stems);
+    int rc = paths && names && stems ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
+    for (size_t f = 0; f < n && rc == TSK_EXIT_OK; f++) {
+        const tsk_input *in = &job->inputs[f];
+        paths[f] = in->path;
+        names[f] = in->name ? in->name : job->per_file_name;
+        if (!names[f] && !(names[f] = stems[f] = tsk_path_stem(in->path))) rc = TSK_EXIT_RUNTIME;
+    }
+    if (rc != TSK_EXIT_OK) {
+        tsk_error("out of memory for the names of %zu inputs", n);
+    } else {
+        char err[TSK_ERRLEN];
+        tsk_batcher *b = &s->buf[s->cur];
+        rc = read_result(tsk_feed_files(paths, names, n, job->threads, opts, &b, err, sizeof err), err);
+    }
+    for (size_t f = 0; stems && f < n; f++) free(stems[f]);
+    free(stems);
+    free(paths);
+    free(names);
+    return rc;
+}
+
 static int read_all(shared_state *s)
 {
     const tsk_sketch_job *job = s->job;
     char err[TSK_ERRLEN];
     tsk_feed_opts opts = {s->parse_threads, 0, swap_batch, feed_stopped, s};
+    if (job->per_file && job->n_inputs > 1 && job->threads > 1) return read_files_parallel(s, &opts);
     for (size_t f = 0; f < job->n_inputs; f++) {
         const tsk_input *in = &job->inputs[f];
         char *stem = NULL;
@@ -121,10 +168,7 @@ static int read_all(shared_state *s)
         tsk_batcher *b = &s->buf[s->cur];
         int rc = tsk_feed_file(in->path, file_name, &opts, &b, err, sizeof err);
         free(stem);
-        if (rc < 0) {
-            tsk_error("%s", err);
-            return rc == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
-        }
+        if (rc < 0) return read_result(rc, err);
         if (s->cur < 0 || reader_stopped(s)) return TSK_EXIT_OK;
     }
     return TSK_EXIT_OK;
@@ -184,13 +228,14 @@ static long long env_count(const char *name, long long max, long long fallback)
 }
 
 /* Threads that parse a plain FASTA file (io/fasta_par.c; the output is the same for any number).
- * A GPU engine waits for the host: it gets all -p threads. The CPU engine's -p threads sketch far
- * slower than one thread parses (1-2 GB/s), so more parse threads would only take cores from them
- * (its OpenMP barriers stall when a thread is descheduled): it is read by one, as before.
- * TSKETCH_PARSE_THREADS=N overrides both (tests, benchmarks). */
-static int parse_threads(const tsk_sketch_job *job, int gpu)
+ * A GPU engine waits for the host, and so does the CPU engine's count path (DNA whole records at
+ * t <= 4, 0.1-0.2 Gbp/s a thread): they get all -p threads. The sketch DP (protein, t > 4, slide
+ * rows) is far slower than one thread parses (1-2 GB/s), so more parse threads would only take
+ * cores from it: it is read by one. TSKETCH_PARSE_THREADS=N overrides both (tests, benchmarks). */
+static int parse_threads(const tsk_sketch_job *job, const tsk_params *engine_params, int gpu)
 {
-    return (int)env_count("TSKETCH_PARSE_THREADS", 4096, gpu ? job->threads : 1);
+    const int wait_for_host = gpu || tsk_cpu_counts_used(engine_params);
+    return (int)env_count("TSKETCH_PARSE_THREADS", 4096, wait_for_host ? job->threads : 1);
 }
 
 /* Bases per batch: the engine's size; TSKETCH_BATCH_BASES=N overrides it (tests: many small
@@ -200,19 +245,53 @@ static int64_t batch_bases(int gpu)
     return env_count("TSKETCH_BATCH_BASES", INT64_MAX, tsk_engine_batch_bases(gpu));
 }
 
-/* Whether the engine about to open will be a GPU, decided before it opens so that reading starts
- * while the CUDA context is made (~0.3-0.5 s). A wrong guess (a GPU that then fails) only costs
- * batch size and parse threads, never results. */
-static int expect_gpu(const tsk_sketch_job *job)
+/* The main thread's word on the size of the batches the reader fills next. */
+static void set_gpu_sized(shared_state *s, int gpu)
 {
-    if (job->device.kind == TSK_DEVICE_CPU) return 0;
-    if (job->device.kind == TSK_DEVICE_CUDA) return 1;
-    return tsk_gpu_device_count(NULL, 0) > 0;
+    pthread_mutex_lock(&s->mu);
+    s->gpu_sized = gpu;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* About how many bases and rows the job's inputs hold, from their sizes (gzip counted 4 times)
+ * and the mean record length in the first 64 kB of the first input: what --device auto chooses
+ * its engine by and the GPU's first buffers are sized for; bases is -1 when an input is no regular
+ * file (stdin, a pipe). A wrong guess costs time, never results. */
+static void estimate_input(const tsk_sketch_job *job, int64_t *bases, int64_t *rows)
+{
+    int64_t bytes = 0;
+    int first_regular = 0, all_regular = 1; /* only a regular file may be read twice (a FIFO loses its start) */
+    for (size_t f = 0; f < job->n_inputs; f++) {
+        struct stat st;
+        const char *path = job->inputs[f].path;
+        if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            const size_t len = strlen(path);
+            const int gz = (len > 3 && !strcmp(path + len - 3, ".gz")) || (len > 4 && !strcmp(path + len - 4, ".bgz"));
+            bytes += (int64_t)st.st_size * (gz ? 4 : 1);
+            first_regular |= f == 0;
+        } else {
+            all_regular = 0;
+        }
+    }
+    *bases = all_regular ? bytes : -1;
+    int64_t records = 0, seen = 0;
+    FILE *f = first_regular ? fopen(job->inputs[0].path, "rb") : NULL;
+    if (f) {
+        char buf[1 << 16];
+        const size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        seen = (int64_t)n;
+        for (size_t i = 0; i < n && !(n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b); i++)
+            records += (buf[i] == '>' || buf[i] == '@') && (i == 0 || buf[i - 1] == '\n');
+    }
+    const int64_t mean = records > 0 ? seen / records : bytes;
+    *rows = job->per_file ? (int64_t)job->n_inputs : bytes / (mean > 0 ? mean : 1) + 1;
+    if (job->params.window > 0) *rows = bytes / job->params.stride + 1;
 }
 
 /* The TSKETCH_TIMING=1 report on stderr: one line, seconds since the pipeline started. */
 static void print_times(const stage_times *st, double reader_blocked, const tsk_engine *e, double total,
-                        int64_t bases)
+                        int64_t bases, int64_t batches)
 {
     double kernel_ms = 0.0;
     tsk_gpu_host_times h = {0};
@@ -225,6 +304,7 @@ static void print_times(const stage_times *st, double reader_blocked, const tsk_
             "engine begin %.3f, waiting for the engine %.3f, writing rows %.3f; the reader waited %.3f "
             "for a free batch\n",
             total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, reader_blocked);
+    fprintf(stderr, "tsketch: timing: %lld batches, %lld on the GPU\n", (long long)batches, (long long)e->gpu_batches);
     if (e->gpu)
         fprintf(stderr,
                 "tsketch: timing: GPU kernels %.3f; host: buffer growth %.3f (%lld parts grew one), codes into "
@@ -238,7 +318,7 @@ typedef struct {
     tsk_record_sink sink;
     void *ctx;
     size_t row_bytes;
-    int64_t records, bases, short_records;
+    int64_t records, bases, short_records, empty_names;
 } writer;
 
 static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
@@ -250,11 +330,21 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
             tsk_warn("%s: record '%s' has %lld usable character%s, fewer than t=%d: its sketch is zero",
                      info->source, info->name, (long long)info->clean_len, info->clean_len == 1 ? "" : "s",
                      w->job->params.t);
+        if (!info->name[0] && w->empty_names++ < MAX_SHORT_WARNINGS)
+            tsk_warn("%s: record %lld has an empty name", info->source, (long long)(w->records + r + 1));
         rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes);
         w->bases += info->clean_len;
     }
     w->records += b->n;
     return rc;
+}
+
+/* The progress line (stderr is a terminal): rewritten after every batch, so its last state holds
+ * the run's true totals. */
+static void show_progress(const writer *w, const tsk_engine *e)
+{
+    fprintf(stderr, "\rtsketch: %lld record%s, %.1f Mbp sketched (%s)", (long long)w->records,
+            w->records == 1 ? "" : "s", w->bases / 1e6, e->name);
 }
 
 /* Waits for the engine's batch tag, then writes batch b's rows (in out) to the sink. */
@@ -272,11 +362,20 @@ static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batch
 
 int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 {
-    const int gpu = expect_gpu(job);
+    const int names_rc = tsk_sketch_job_check_names(job);
+    if (names_rc != TSK_EXIT_OK) return names_rc;
+    const int gpu = tsk_engine_may_use_gpu(&job->device);
+    /* anchored windows reach the engine as records of their own (io/batcher.h) */
+    tsk_params engine_params = job->params;
+    if (engine_params.anchor_k > 0) engine_params.window = engine_params.stride = engine_params.anchor_k = 0;
+    int64_t est_bases, est_rows;
+    estimate_input(job, &est_bases, &est_rows);
     shared_state s;
     memset(&s, 0, sizeof s);
     s.job = job;
-    s.parse_threads = parse_threads(job, gpu);
+    s.parse_threads = parse_threads(job, &engine_params, gpu);
+    /* auto: the CPU takes the first batches of a small input while the GPU opens (engine.h) */
+    s.gpu_sized = tsk_engine_gpu_first(&job->device, est_bases, job->threads);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     for (int i = 0; i < NBUF; i++) {
@@ -284,7 +383,7 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         /* the engine's size (tsk_engine_batch_bases): 16 Mbp for the CPU engine, small enough that
          * reading batch k+1 overlaps sketching batch k from the start; more for a GPU, which needs
          * many records at once. A longer record still forms one batch. */
-        s.buf[i].max_bases = batch_bases(gpu);
+        s.buf[i].max_bases = batch_bases(s.gpu_sized);
         s.is_free[i] = 1;
     }
     pthread_t reader;
@@ -295,11 +394,8 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
     }
     stage_times st = {0};
     const double t_start = now_s();
-    /* anchored windows reach the engine as records of their own (io/batcher.h) */
-    tsk_params engine_params = job->params;
-    if (engine_params.anchor_k > 0) engine_params.window = engine_params.stride = engine_params.anchor_k = 0;
     tsk_engine engine;
-    int rc = tsk_engine_open(&engine, &engine_params, &job->device, job->threads);
+    int rc = tsk_engine_open(&engine, &engine_params, &job->device, job->threads, est_bases, est_rows);
     st.open = now_s() - t_start;
     if (rc) {
         stop_reader(&s);
@@ -312,7 +408,7 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 
     const int progress = !tsk_quiet && isatty(STDERR_FILENO);
     const size_t elem = job->params.precision == TSK_DOUBLE ? sizeof(double) : sizeof(float);
-    writer w = {job, sink, ctx, (size_t)job->params.dim * elem, 0, 0, 0};
+    writer w = {job, sink, ctx, (size_t)job->params.dim * elem, 0, 0, 0, 0};
     /* Batch k is begun on the engine before batch k-1 is written out, so the GPU sketches while
      * the host writes (the CPU engine finishes in begin); two row buffers alternate. */
     void *out[2] = {NULL, NULL};
@@ -343,15 +439,14 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         t0 = now_s();
         if (rc == TSK_EXIT_OK) rc = tsk_engine_begin(&engine, &batch, out[side], seq);
         st.begin += now_s() - t0;
+        set_gpu_sized(&s, tsk_engine_gpu_ready(&engine));
         if (rc != TSK_EXIT_OK) {
             give_back(&s, i);
             break;
         }
         if (pending >= 0) {
             rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[side ^ 1], &st);
-            if (progress)
-                fprintf(stderr, "\rtsketch: %lld records, %.1f Mbp sketched (%s)", (long long)w.records,
-                        w.bases / 1e6, engine.name);
+            if (progress) show_progress(&w, &engine);
             give_back(&s, pending);
         }
         pending = i;
@@ -362,12 +457,15 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         if (rc == TSK_EXIT_OK) rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[(seq - 1) & 1], &st);
         else tsk_engine_wait(&engine, seq - 1);
         give_back(&s, pending);
+        if (progress) {
+            show_progress(&w, &engine);
+            fputc('\n', stderr);
+        }
     }
-    if (progress) fputc('\n', stderr);
     stop_reader(&s);
     pthread_join(reader, NULL);
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;
-    if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, s.reader_blocked, &engine, now_s() - t_start, w.bases);
+    if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, s.reader_blocked, &engine, now_s() - t_start, w.bases, seq);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
         tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
     free(out[0]);

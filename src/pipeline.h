@@ -61,6 +61,8 @@ typedef struct {
     unsigned given;            /* TSK_GIVEN_* bits: parameters set on the command line */
     char **owned;              /* strings the job allocated (list files), freed with it */
     size_t n_owned;
+    const char **lists;        /* -l list files (argv strings), inputs too for the output check */
+    size_t n_lists;
 } tsk_sketch_job;
 
 enum {
@@ -71,15 +73,18 @@ enum {
 
 /* Defaults of --genome (docs/accuracy.md, "Genome sketches": chosen on the tuning sets): windows of
  * GENOME_WINDOW bases centred on anchor k-mers one per GENOME_STRIDE bases, of which one in
- * GENOME_SCALED is kept; t and D only need to tell windows apart. */
+ * GENOME_SCALED is kept; t and D only need to tell windows apart. 20 bases: shorter windows rank
+ * diverged pairs better but share windows between unrelated genomes by chance; a stride equal to
+ * scaled keeps every anchored window, so no window is sketched only to be dropped (the accuracy of
+ * stride 50 at a third of the CPU time); scaled 500: 16 KB of .tsk per Mbp. */
 #define TSK_GENOME_T 4
 #define TSK_GENOME_DIM 16
 #define TSK_GENOME_WINDOW 20
 #define TSK_GENOME_ANCHOR_K 16
-#define TSK_GENOME_STRIDE 50
+#define TSK_GENOME_STRIDE 500
 #define TSK_GENOME_SCALED 500
 
-/* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 2) */
+/* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 3) */
 #define TSK_DEFAULT_ANCHOR_K 8
 
 /* Adds a positional input path (strdup'd). Returns 0 or -1 (out of memory). */
@@ -101,5 +106,14 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg);
 void tsk_sketch_job_init(tsk_sketch_job *job);
 int tsk_sketch_job_finish(tsk_sketch_job *job); /* TSK_EXIT_OK or an exit code, message printed */
 void tsk_sketch_job_free(tsk_sketch_job *job);
+
+/* With --per-file, every input's sketch name (its list name, -I, or its file stem) must be unique:
+ * s1/contigs.fa and s2/contigs.fa would both be 'contigs'. Prints the clash naming both files
+ * and returns TSK_EXIT_INPUT; else TSK_EXIT_OK (also without --per-file). */
+int tsk_sketch_job_check_names(const tsk_sketch_job *job);
+
+/* tsk_check_output over every file the job reads (inputs, list files, --tables) and more[0..n_more).
+ * TSK_EXIT_OK or TSK_EXIT_USAGE (message printed). */
+int tsk_sketch_job_check_output(const tsk_sketch_job *job, const char *output, char *const *more, size_t n_more);
 
 #endif

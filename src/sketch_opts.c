@@ -15,10 +15,15 @@
 #define SLIDE_WINDOW 500
 #define SLIDE_STRIDE 50
 
+/* A dimension above this is almost surely Mash's habit (-s 10000 sketch hashes), not a wanted D:
+ * every row costs time and space linear in D, and the GPU engine stops at 1024. */
+#define LARGE_DIM 1024
+
 const char tsk_sketch_options_help[] =
     "Sketch options:\n"
     "  -k, --tuple-len T     subsequence length t (default 4)\n"
-    "  -s, --dim D           sketch dimension (default 96)\n"
+    "  -s, --dim D           sketch dimension: values per row (default 96; not Mash's -s:\n"
+    "                        above 1024 a warning, time grows with D)\n"
     "  -S, --seed N          seed of the hash/sign tables (default 24301 = 0x5EED)\n"
     "      --alphabet A      dna (default) or protein\n"
     "      --canonical       strand-invariant sketch (DNA)\n"
@@ -34,8 +39,10 @@ const char tsk_sketch_options_help[] =
     "      --genome          genome sketches: a sampled set of window fingerprints per genome\n"
     "                        (record, or file with --per-file), compared as Mash compares k-mer\n"
     "                        sets; implies --canonical --anchor-k 16 -k 4 -s 16 --window 20\n"
-    "                        --stride 50 --scaled 500 (docs/algorithm.md, 'Genome sketches')\n"
-    "      --scaled N        genome sketches: keep about one window in N (default 500)\n"
+    "                        --stride 500 --scaled 500 (docs/algorithm.md, 'Genome sketches';\n"
+    "                        about 16 KB per Mbp; chosen in docs/accuracy.md)\n"
+    "      --scaled N        genome sketches: keep about one window in N (default 500; the\n"
+    "                        default stride follows a smaller N)\n"
     "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
     "      --precision P     single (default) or double\n"
     "  -p, --threads N       CPU threads (default 1); with a GPU, threads parsing plain FASTA\n"
@@ -54,6 +61,9 @@ void tsk_sketch_job_init(tsk_sketch_job *job)
 
 void tsk_sketch_job_free(tsk_sketch_job *job)
 {
+    free(job->lists);
+    job->lists = NULL;
+    job->n_lists = 0;
     tsk_inputs_free(job->inputs, job->n_inputs);
     job->inputs = NULL;
     job->n_inputs = 0;
@@ -130,6 +140,13 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         job->threads = (int)v;
         return 1;
     case 'l': {
+        const char **lists = realloc(job->lists, (job->n_lists + 1) * sizeof *lists);
+        if (!lists) {
+            tsk_error("out of memory");
+            return -TSK_EXIT_RUNTIME;
+        }
+        job->lists = lists;
+        job->lists[job->n_lists++] = arg;
         size_t n = job->n_inputs;
         int rc = tsk_input_list_read(arg, &job->inputs, &n, err, sizeof err);
         job->n_inputs = n;
@@ -161,11 +178,11 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         p->scaled = v, job->given |= TSK_GIVEN_SCALED;
         return 1;
     case TSK_OPT_WINDOW:
-        if (tsk_parse_int64("--window", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
+        if (tsk_parse_int64("--window", arg, 1, TSK_MAX_WINDOW, &v)) return -TSK_EXIT_USAGE;
         p->window = v, job->given |= TSK_GIVEN_WINDOW;
         return 1;
     case TSK_OPT_STRIDE:
-        if (tsk_parse_int64("--stride", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
+        if (tsk_parse_int64("--stride", arg, 1, TSK_MAX_WINDOW, &v)) return -TSK_EXIT_USAGE;
         p->stride = v, job->given |= TSK_GIVEN_STRIDE;
         return 1;
     case TSK_OPT_SLIDE:
@@ -221,7 +238,9 @@ static int genome_defaults(tsk_sketch_job *job)
     if (!(job->given & TSK_GIVEN_WINDOW)) p->window = TSK_GENOME_WINDOW;
     if (!(job->given & TSK_GIVEN_ANCHOR) || !p->anchor_k) p->anchor_k = TSK_GENOME_ANCHOR_K;
     if (p->anchor_k > p->window) p->anchor_k = (int)(p->window / 2 * 2);
-    if (!(job->given & TSK_GIVEN_STRIDE)) p->stride = TSK_GENOME_STRIDE;
+    /* the stride may not exceed scaled: a smaller --scaled brings the default stride down with it */
+    if (!(job->given & TSK_GIVEN_STRIDE))
+        p->stride = (job->given & TSK_GIVEN_SCALED) && p->scaled < TSK_GENOME_STRIDE ? p->scaled : TSK_GENOME_STRIDE;
     if (!(job->given & TSK_GIVEN_SCALED)) p->scaled = p->stride > TSK_GENOME_SCALED ? p->stride : TSK_GENOME_SCALED;
     p->canonical = 1;
     return TSK_EXIT_OK;
@@ -278,10 +297,68 @@ int tsk_sketch_job_finish(tsk_sketch_job *job)
     } else {
         tsk_tables_draw(p);
     }
+    if ((job->given & TSK_GIVEN_DIM) && p->dim > LARGE_DIM)
+        tsk_warn("-s/--dim %d: D is the number of values in each sketch row (default 96), not a Mash-style "
+                 "sketch size; time and output grow with D (%.0fx the default here) and the GPU engine "
+                 "takes D <= %d",
+                 p->dim, p->dim / 96.0, LARGE_DIM);
     const char *why = tsk_params_check(p);
     if (why) {
         tsk_error("invalid parameters: %s", why);
         return TSK_EXIT_USAGE;
     }
     return TSK_EXIT_OK;
+}
+
+int tsk_sketch_job_check_output(const tsk_sketch_job *job, const char *output, char *const *more, size_t n_more)
+{
+    size_t n = job->n_inputs + job->n_lists + 1 + n_more;
+    const char **paths = malloc(n * sizeof *paths);
+    if (!paths) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < job->n_inputs; i++) paths[k++] = job->inputs[i].path;
+    for (size_t i = 0; i < job->n_lists; i++) paths[k++] = job->lists[i];
+    paths[k++] = job->tables_path;
+    for (size_t i = 0; i < n_more; i++) paths[k++] = more[i];
+    int rc = tsk_check_output(output, paths, k);
+    free(paths);
+    return rc;
+}
+
+typedef struct {
+    char *name; /* malloc'd */
+    const char *path;
+} named_input;
+
+static int compare_named(const void *a, const void *b)
+{
+    const named_input *x = a, *y = b;
+    return strcmp(x->name, y->name);
+}
+
+int tsk_sketch_job_check_names(const tsk_sketch_job *job)
+{
+    if (!job->per_file || job->n_inputs < 2) return TSK_EXIT_OK;
+    named_input *v = calloc(job->n_inputs, sizeof *v);
+    int rc = v ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
+    for (size_t i = 0; rc == TSK_EXIT_OK && i < job->n_inputs; i++) {
+        const tsk_input *in = &job->inputs[i];
+        v[i].path = in->path;
+        v[i].name = in->name ? strdup(in->name) : tsk_path_stem(in->path);
+        if (!v[i].name) rc = TSK_EXIT_RUNTIME;
+    }
+    if (rc == TSK_EXIT_RUNTIME) tsk_error("out of memory");
+    if (rc == TSK_EXIT_OK) qsort(v, job->n_inputs, sizeof *v, compare_named);
+    for (size_t i = 1; rc == TSK_EXIT_OK && i < job->n_inputs; i++)
+        if (!strcmp(v[i].name, v[i - 1].name)) {
+            tsk_error("--per-file: %s and %s would both be named '%s': give every file its own name in a list "
+                      "file (-l, lines 'name<TAB>path')", v[i - 1].path, v[i].path, v[i].name);
+            rc = TSK_EXIT_INPUT;
+        }
+    for (size_t i = 0; v && i < job->n_inputs; i++) free(v[i].name);
+    free(v);
+    return rc;
 }

@@ -185,6 +185,13 @@ done:
         if (files[i]) tsk_file_close(files[i]);
     free(files);
     if (rc == TSK_EXIT_OK)
-        for (int k = 0; k < n_groups; k++) finalize(&groups[k], params->dim);
+        for (int k = 0; k < n_groups; k++) {
+            finalize(&groups[k], params->dim);
+            const char *where = n_groups == 1 ? "the inputs" : k == 0 ? "the references" : "the queries";
+            if (tsk_warn_name_problems(groups[k].names, groups[k].set.n_items, where)) {
+                tsk_error("out of memory");
+                rc = TSK_EXIT_RUNTIME;
+            }
+        }
     return rc;
 }

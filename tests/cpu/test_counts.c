@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "golden.h"
+#include "cpu_sketch.h"
 #include "sketch_counts.h"
+#include "sketch_dp.h"
 
 /* Every row of a golden DNA case with t <= 4, from the counts of its window. */
 static void check_case(const char *tsv, int t, int dim, int canonical, int64_t window, int64_t stride)
@@ -98,4 +100,115 @@ Test(counts, canonical_is_strand_symmetric)
     }
     free(x);
     free(rc);
+}
+
+/* The engine's counts (32-bit blocks, vector kernel, merged totals) are tsk_counts_scan's, exactly:
+ * below 2^53 every count is an integer either way. Lengths around the block size; TSK_COUNTS_PLAIN=1
+ * (the second meson run) checks the plain kernel the same way. */
+Test(counts, engine_state_equals_scan)
+{
+    const int64_t lens[] = {0, 1, 3, 4, 511, 512, 513, 1025, 5000, 20000};
+    uint8_t *x = test_random_codes(20000, 4, 23);
+    for (int t = 1; t <= TSK_COUNT_MAX_T; t++) {
+        const int size = tsk_counts_size(t);
+        double plain[341], engine[341], back[341];
+        for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
+            tsk_counts_scan(t, x, lens[i], plain);
+            tsk_counts_scan_engine(t, x, lens[i], engine);
+            tsk_counts_to_plain(t, engine, back);
+            cr_assert_eq(memcmp(plain, back, sizeof(double) * (size_t)size), 0, "t=%d n=%lld", t, (long long)lens[i]);
+        }
+    }
+    free(x);
+}
+
+/* A merge of engine states is the state of the concatenation, exactly. */
+Test(counts, engine_merge_equals_scan)
+{
+    const int64_t n = 3001;
+    uint8_t *x = test_random_codes(n, 4, 29);
+    for (int t = 1; t <= TSK_COUNT_MAX_T; t++) {
+        double whole[341], u[341], v[341];
+        tsk_counts_scan_engine(t, x, n, whole);
+        for (int64_t cut = 0; cut <= n; cut += 1000) {
+            tsk_counts_scan_engine(t, x, cut, u);
+            tsk_counts_scan_engine(t, x + cut, n - cut, v);
+            tsk_counts_merge(t, u, v);
+            cr_assert_eq(memcmp(u, whole, sizeof(double) * (size_t)tsk_counts_size(t)), 0, "t=%d cut %lld", t,
+                         (long long)cut);
+        }
+    }
+    free(x);
+}
+
+/* The engine's projection is tsk_counts_row bit for bit (same operations, same order). */
+Test(counts, engine_row_is_tsk_counts_row)
+{
+    const int64_t n = 777;
+    uint8_t *x = test_random_codes(n, 4, 31);
+    static const int dims[] = {1, 7, 96, 1000};
+    for (int t = 1; t <= TSK_COUNT_MAX_T; t++)
+        for (int d = 0; d < 4; d++)
+            for (int canonical = 0; canonical <= 1; canonical++) {
+                tsk_params p;
+                tsk_params_default(&p);
+                p.t = t, p.dim = dims[d], p.canonical = canonical;
+                tsk_tables_draw(&p);
+                tsk_counts_map map;
+                tsk_counts_map_init(&p, &map);
+                double plain[341], engine[341], a[1000], b[1000];
+                tsk_counts_scan(t, x, n, plain);
+                tsk_counts_scan_engine(t, x, n, engine);
+                tsk_counts_row(&p, plain, n, a);
+                tsk_counts_row_engine(&map, engine, n, b);
+                cr_assert_eq(memcmp(a, b, sizeof(double) * (size_t)p.dim), 0, "t=%d D=%d canonical=%d", t, p.dim,
+                             canonical);
+            }
+    free(x);
+}
+
+/* The engine's count path (tsk_cpu_sketch for DNA, t <= 4) on records cut into pieces (longer than
+ * 2^16) and past exact double counts (C(n, 4) > 2^53), against the sketch DP of every record (the
+ * other method, tsk_cpu_record_sketch) in double, and the float rows against the double ones. */
+Test(counts, engine_path_matches_the_dp, .timeout = 120)
+{
+    const int64_t lens[] = {200000, 65536, 65537, 30000, 150, 3, 0, 1000};
+    const int n_rec = 8;
+    int64_t offset[9] = {0}, row_offset[9] = {0};
+    for (int i = 0; i < n_rec; i++) offset[i + 1] = offset[i] + lens[i], row_offset[i + 1] = i + 1;
+    uint8_t *x = test_random_codes(offset[n_rec], 4, 37);
+    const tsk_batch b = {n_rec, x, offset, row_offset};
+    for (int t = 2; t <= TSK_COUNT_MAX_T; t += 2)
+        for (int canonical = 0; canonical <= 1; canonical++) {
+            tsk_params p;
+            tsk_params_default(&p);
+            p.t = t, p.canonical = canonical, p.precision = TSK_DOUBLE;
+            tsk_tables_draw(&p);
+            cr_assert(tsk_cpu_counts_used(&p));
+            double *rows = malloc(sizeof(double) * (size_t)n_rec * (size_t)p.dim), ref[96], rc[96];
+            float *rows_f = malloc(sizeof(float) * (size_t)n_rec * (size_t)p.dim);
+            cr_assert_eq(tsk_cpu_sketch(&p, &b, rows, 3), 0);
+            p.precision = TSK_SINGLE;
+            cr_assert_eq(tsk_cpu_sketch(&p, &b, rows_f, 2), 0);
+            for (int i = 0; i < n_rec; i++) {
+                const uint8_t *xi = x + offset[i];
+                cr_assert_eq(tsk_cpu_record_sketch(&p, xi, lens[i], tsk_cpu_chunk_length(&p), 1, ref), 0);
+                if (canonical) {
+                    uint8_t *r = malloc((size_t)lens[i] + 1);
+                    tsk_revcomp_codes(xi, (size_t)lens[i], r);
+                    cr_assert_eq(tsk_cpu_record_sketch(&p, r, lens[i], tsk_cpu_chunk_length(&p), 1, rc), 0);
+                    for (int l = 0; l < p.dim; l++) ref[l] = 0.5 * (ref[l] + rc[l]);
+                    free(r);
+                }
+                const double *got = rows + (size_t)i * (size_t)p.dim;
+                const double e = test_rel_err(got, ref, p.dim);
+                cr_expect(e <= 1e-12, "t=%d canonical=%d record %d (n=%lld): error %.3g", t, canonical, i,
+                          (long long)lens[i], e);
+                for (int l = 0; l < p.dim; l++)
+                    cr_expect_eq(rows_f[(size_t)i * (size_t)p.dim + l], (float)got[l], "record %d bin %d", i, l);
+            }
+            free(rows);
+            free(rows_f);
+        }
+    free(x);
 }

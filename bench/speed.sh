@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# bench/speed.sh [BUNDLE]: what users wait for when they sketch (issue 16), whole process, on a GPU
+# machine, against the binary before the change in the same call: the four standard workloads and a
+# 2.4 Gbp file from the page cache, a 12-base input, 1,000 gzipped 5 Mbp genomes through
+# --per-file -l, the CPU engine's thread scaling (idle and on a loaded machine), the seed kernel;
+# then the GPU sketch tests and compute-sanitizer memcheck of the paths it touches. Logs and a
+# summary go to $OUT.
+#
+# Bundle (build machine, CUDA build in build-cuda/, the old binary copied to tsketch_main):
+#   ../shared/device/bundle.sh .device/speed build-cuda/src/tsketch tsketch_main build-cuda/tests/cli/tsv_compare \
+#       build-cuda/tests/gpu/test_gpu_sketch_test -- ../shared/bench/make_workloads.py \
+#       ../shared/bench/seed_numba.py testdata tests/cli/harness.sh tests/cli/test_split.sh bench/speed.sh
+# Device call: bash .device/speed/speed.sh .device/speed   (carry: [".device/speed"])
+# STEPS (default "tests e2e cpu files seed san") picks the parts; they run in that order.
+set -uo pipefail
+STEPS=${STEPS:-tests e2e cpu files seed san}
+want() { [[ " $STEPS " == *" $1 "* ]]; }
+old() { [ "${OLD_TOO:-1}" = 1 ]; } # OLD_TOO=0: the new binary only (a second call)
+B=${1:-.device/speed}
+NEW=$B/bin/tsketch
+OLD=$B/bin/tsketch_main
+CMP=$B/bin/tsv_compare
+out=${OUT:-/tmp/speed}
+W=/tmp/speed_work
+P=$(nproc)
+mkdir -p "$out" "$W"
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+now() { date +%s.%N; }
+# med N CMD...: runs CMD N times, prints the median wall seconds (and every run)
+med() {
+    local n=$1 ts=() s e
+    shift
+    for _ in $(seq "$n"); do
+        s=$(now)
+        timeout 120 "$@" >/dev/null 2>>"$out/errors.log" || echo "FAILED: $*" >>"$out/errors.log"
+        e=$(now)
+        ts+=("$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')")
+    done
+    printf '%s\n' "${ts[@]}" | sort -g | awk '{ v[NR] = $1; all = all " " $1 } END { printf "%.3f (runs:%s)", v[int((NR + 1) / 2)], all }'
+}
+bases() { grep -v '^>' "$1" | tr -d '\n' | wc -c; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
+say "cpu cores: $P; $(grep -m1 'model name' /proc/cpuinfo)"
+
+python3 "$B/make_workloads.py" "$W/full" >/dev/null
+for k in $(seq 16); do cat "$W/full/seed-homogeneous.fa"; done >"$W/big.fa"
+for k in 1 2 3 4; do cat "$W/full/long-records.fa"; done >>"$W/big.fa"
+printf '>tiny\nACGTACGTACGT\n' >"$W/tiny.fa"
+
+if want tests; then
+    say "== GPU tests"
+    [ "${UNIT_TESTS:-1}" = 1 ] && if TESTDATA=$B/testdata timeout 180 "$B/bin/test_gpu_sketch_test" >"$out/gpu_sketch_test.log" 2>&1; then say "PASS gpu sketch tests"; else say "FAIL gpu sketch tests"; fi
+    TSKETCH=$NEW TESTDATA=$B/testdata TSV_COMPARE=$CMP timeout 180 bash "$B/test_split.sh" >"$out/split.log" 2>&1
+    say "split test (rows of every CPU/GPU split = CPU rows): $(tail -1 "$out/split.log")"
+fi
+
+if want e2e; then
+    say "== end to end, page-cached FASTA -> .tsk, t=4 D=96, -p $P: median wall s (old = the binary before, same call)"
+    for f in seed-homogeneous seed-heterogeneous long-records short-reads big; do
+        in=$W/full/$f.fa
+        [ $f = big ] && in=$W/big.fa
+        cat "$in" >/dev/null
+        bp=$(bases "$in")
+        r=3
+        [ $f = big ] && r=1
+        say "$f ($((bp / 1000000)) Mbp):"
+        old && say "   old GPU   $(med $r "$OLD" sketch -q --device cuda -p "$P" "$in" -o "$W/o.tsk")"
+        say "   new auto  $(med $r "$NEW" sketch -q --device auto -p "$P" "$in" -o "$W/n.tsk")"
+        say "   new cpu   $(med $r "$NEW" sketch -q --device cpu -p "$P" "$in" -o "$W/c.tsk")"
+        [ $f = big ] || ! old || say "   old cpu   $(med 1 "$OLD" sketch -q --device cpu -p "$P" "$in" -o "$W/oc.tsk")"
+        "$NEW" export "$W/n.tsk" >"$W/n.tsv" && "$NEW" export "$W/c.tsk" >"$W/c.tsv" &&
+            say "   new auto rows = new cpu rows (1e-5): $("$CMP" "$W/c.tsv" "$W/n.tsv" 1e-5 2>&1 | tail -1)"
+        TSKETCH_TIMING=1 "$NEW" sketch -q --device auto -p "$P" "$in" -o "$W/n.tsk" 2>"$W/timing.txt"
+        e=$(now)
+        m=$(stat -c %.9Y "$W/n.tsk")
+        sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
+        say "      (from the .tsk's last write to the shell: $(awk -v a="$m" -v b="$e" 'BEGIN { printf "%.3f", b - a }') s)"
+    done
+    old && say "12-base input, --device auto, old: $(med 5 "$OLD" sketch -q -p "$P" "$W/tiny.fa" -o "$W/o.tsk")"
+    say "12-base input, --device auto, new: $(med 5 "$NEW" sketch -q -p "$P" "$W/tiny.fa" -o "$W/n.tsk")"
+    rm -f "$W/big.fa"
+fi
+
+if want cpu; then
+    say "== CPU engine, --device cpu, median of 3 (1 for the old binary)"
+    for f in seed-homogeneous seed-heterogeneous long-records short-reads; do
+        line="$f new:"
+        for p in 1 2 4 8 16; do line="$line -p$p $(med 1 "$NEW" sketch -q --device cpu -p $p "$W/full/$f.fa" -o "$W/c.tsk" | cut -d' ' -f1)"; done
+        say "$line"
+    done
+    for f in seed-homogeneous long-records; do
+        old || continue
+        say "$f old -p1 $(med 1 "$OLD" sketch -q --device cpu -p 1 "$W/full/$f.fa" -o "$W/c.tsk")"
+    done
+    head -c 20000000 "$W/full/seed-homogeneous.fa" >"$W/sub.fa"
+    say "loaded machine ($P busy processes), 20 MB of seed-homogeneous, --device cpu:"
+    hogs=()
+    for _ in $(seq "$P"); do (while :; do :; done) & hogs+=($!); done
+    for p in 1 2 16; do
+        old && say "   -p $p, old: $(med 1 "$OLD" sketch -q --device cpu -p $p "$W/sub.fa" -o "$W/c.tsk")"
+        say "   -p $p, new: $(med 1 "$NEW" sketch -q --device cpu -p $p "$W/sub.fa" -o "$W/c.tsk")"
+    done
+    kill "${hogs[@]}" 2>/dev/null
+    wait 2>/dev/null
+fi
+
+if want files; then
+    say "== 1,000 gzipped genomes of 5 Mbp (gzip -1), --per-file -l, -p $P"
+    mkdir -p "$W/gz"
+    python3 - "$W/gz" <<'PY'
+import gzip, os, random, sys
+from multiprocessing import Pool
+ACGT = bytes.maketrans(bytes(range(256)), bytes(b"ACGT"[i & 3] for i in range(256)))
+def one(i):
+    rng = random.Random(i)
+    s = rng.randbytes(5_000_000).translate(ACGT)
+    with gzip.open(os.path.join(sys.argv[1], "g%04d.fa.gz" % i), "wb", compresslevel=1) as f:
+        f.write(b">g%d\n" % i + b"\n".join(s[j:j + 80] for j in range(0, len(s), 80)) + b"\n")
+with Pool(os.cpu_count()) as p:
+    p.map(one, range(1000))
+PY
+    ls "$W"/gz/*.fa.gz >"$W/list"
+    head -n 200 "$W/list" >"$W/list200"
+    cat "$W"/gz/*.gz >/dev/null
+    say "   new auto (5 Gbp)    $(med 1 "$NEW" sketch -q --per-file -p "$P" -l "$W/list" -o "$W/f.tsk")"
+    say "   new cpu (5 Gbp)     $(med 1 "$NEW" sketch -q --device cpu --per-file -p "$P" -l "$W/list" -o "$W/fc.tsk")"
+    old && say "   old GPU (first 200 files, 1 Gbp) $(med 1 "$OLD" sketch -q --device cuda --per-file -p "$P" -l "$W/list200" -o "$W/fo.tsk")"
+    "$NEW" export "$W/f.tsk" >"$W/f.tsv" && "$NEW" export "$W/fc.tsk" >"$W/fc.tsv" &&
+        say "   auto rows = cpu rows (1e-5): $("$CMP" "$W/fc.tsv" "$W/f.tsv" 1e-5 2>&1 | tail -1)"
+    TSKETCH_TIMING=1 "$NEW" sketch -q --per-file -p "$P" -l "$W/list" -o "$W/f.tsk" 2>"$W/timing.txt"
+    sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
+    rm -rf "$W/gz"
+fi
+
+if want seed; then
+    say "== seed kernel (Numba) in the same call"
+    for f in seed-homogeneous seed-heterogeneous; do
+        python3 "$B/seed_numba.py" --repeats 1 "$W/full/$f.fa" 2>&1 | grep Gbp | tail -1 | tee -a "$out/summary.txt"
+    done
+fi
+if want san; then
+    say "== compute-sanitizer memcheck"
+    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    memcheck() { # desc env... -- tsketch args
+        local d=$1
+        shift
+        if timeout 120 env "$@" >>"$out/memcheck.log" 2>&1; then say "PASS memcheck $d"; else say "FAIL memcheck $d"; fi
+    }
+    memcheck "sketch --device cuda" "$san" --tool memcheck --error-exitcode 9 "$NEW" sketch -q --device cuda \
+        "$B/testdata/golden/mixed.fa" "$B/testdata/genomes/MT-human.fa" -o "$W/m1.tsk"
+    memcheck "auto, alternating CPU/GPU batches" TSKETCH_SPLIT=alternate TSKETCH_BATCH_BASES=20000 "$san" --tool memcheck \
+        --error-exitcode 9 "$NEW" sketch -q --device auto "$B"/testdata/genomes/*.fa -o "$W/m2.tsk"
+    memcheck "auto, slide rows, GPU only" TSKETCH_SPLIT=gpu "$san" --tool memcheck --error-exitcode 9 "$NEW" sketch -q \
+        --device auto --canonical --window 500 --stride 70 "$B/testdata/genomes/NC_045512.2.fa" -o "$W/m3.tsk"
+    # done before the GPU opened: no CUDA call is ever checked, which the sanitizer says as an error
+    timeout 120 "$san" --tool memcheck "$NEW" sketch -q --device auto "$W/tiny.fa" -o "$W/m4.tsk" >"$W/m4.log" 2>&1
+    grep -q "terminated before first instrumented API call" "$W/m4.log" &&
+        say "PASS 12 bases with --device auto: the process ended before its first CUDA call"
+fi
+
+cp "$out/summary.txt" "$out/summary_copy.txt" 2>/dev/null

@@ -1,0 +1,53 @@
+# test_split: with --device auto the CPU engine takes the batches the GPU is not ready for; the
+# rows must be those of --device cpu (within 1e-5) whichever engine took which batch. The test knob
+# TSKETCH_SPLIT forces every split (all CPU, all GPU, alternating, by readiness) over many small
+# batches (TSKETCH_BATCH_BASES), for the count path, the sketch DP, slide rows and protein.
+# Skips (77) without a usable GPU: CI has none.
+. "$(dirname "$0")/harness.sh"
+
+"$TSKETCH" sketch --device cuda -o "$WORK/probe.tsk" "$TESTDATA/golden/acgt.fa" 2>/dev/null
+if [ $? -eq 5 ]; then
+    echo "no usable GPU: skipped"
+    exit 77
+fi
+
+dna=("$TESTDATA"/genomes/*.fa "$TESTDATA/golden/mixed.fa" "$TESTDATA/golden/acgt.fa")
+check_splits() { # DESCRIPTION -- sketch options and inputs...
+    local desc=$1
+    shift 2
+    TSKETCH_BATCH_BASES=${BATCH:-20000} "$TSKETCH" sketch --device cpu -p 2 "$@" -o "$WORK/cpu.tsk" &&
+        "$TSKETCH" export --format tsv "$WORK/cpu.tsk" >"$WORK/cpu.tsv" || { not_ok "$desc: CPU run"; return; }
+    local split
+    for split in cpu gpu alternate ready; do
+        if ! TSKETCH_TIMING=1 TSKETCH_SPLIT=$split TSKETCH_BATCH_BASES=${BATCH:-20000} "$TSKETCH" sketch --device auto -p 2 "$@" \
+            -o "$WORK/$split.tsk" 2>"$WORK/$split.err"; then
+            not_ok "$desc, split $split: sketch failed" "$(head -c 400 "$WORK/$split.err")"
+            continue
+        fi
+        "$TSKETCH" export --format tsv "$WORK/$split.tsk" >"$WORK/$split.tsv"
+        local counts all gpu
+        counts=$(sed -n 's/.*timing: \([0-9]*\) batches, \([0-9]*\) on the GPU.*/\1 \2/p' "$WORK/$split.err")
+        read -r all gpu <<<"$counts"
+        local want_ok=1
+        case $split in
+        cpu) [ "$gpu" = 0 ] || want_ok=0 ;;
+        gpu) [ "$gpu" = "$all" ] || want_ok=0 ;;
+        alternate) [ "$gpu" = $((all / 2)) ] || want_ok=0 ;;
+        esac
+        if [ "${all:-0}" -lt 4 ] || [ $want_ok = 0 ]; then
+            not_ok "$desc, split $split: batches" "got '$counts' (all, on the GPU)"
+        elif "$TSV_COMPARE" "$WORK/cpu.tsv" "$WORK/$split.tsv" 1e-5 >"$WORK/cmp" 2>&1; then
+            ok "$desc, split $split ($gpu of $all batches on the GPU): rows = CPU rows"
+        else
+            not_ok "$desc, split $split: rows differ" "$(head -5 "$WORK/cmp")"
+        fi
+    done
+}
+
+check_splits "DNA t=4 (counts)" -- "${dna[@]}"
+check_splits "DNA t=3 canonical D=64 double" -- -k 3 -s 64 --canonical --precision double "${dna[@]}"
+check_splits "DNA t=6 (sketch DP)" -- -k 6 -s 32 "${dna[@]}"
+check_splits "slide rows" -- -k 2 -s 32 --window 500 --stride 100 "${dna[@]}"
+BATCH=100 check_splits "protein" -- --alphabet protein -k 3 -s 32 "$TESTDATA/golden/protein.fa" "$TESTDATA/golden/protein.fa" \
+    "$TESTDATA/golden/protein.fa" "$TESTDATA/golden/protein.fa"
+finish

@@ -1,0 +1,63 @@
+#!/usr/bin/env nextflow
+/*
+ * Genome distances with tsketch: the Nextflow twin of workflows/snakemake/Snakefile, with the same
+ * outputs in --outdir: genomes.tsk (one genome sketch per FASTA file, named by the file stem),
+ * distances.tsv (all pairs, scattered over --parts jobs with `dist --block i/N` and gathered in
+ * order: byte-identical to `tsketch dist --genome genomes.tsk`), nearest.tsv (the 10 nearest
+ * genomes of each) and genomes.phylip.
+ *
+ *   nextflow run workflows/nextflow --genomes genomes/ --outdir results -profile docker
+ *   nextflow run workflows/nextflow --genomes genomes/ --outdir results --batch 50 --parts 16 --gpu
+ *
+ * Needs Nextflow >= 25.04 (topic channels for the versions). Not run by this repository's CI:
+ * Nextflow cannot be installed there (docs/workflows.md).
+ */
+nextflow.enable.dsl = 2
+
+include { TSKETCH_SKETCH                          } from './modules/tsketch/sketch/main'
+include { TSKETCH_PASTE                           } from './modules/tsketch/paste/main'
+include { TSKETCH_DIST as TSKETCH_DIST_PARTS      } from './modules/tsketch/dist/main'
+include { TSKETCH_DIST as TSKETCH_DIST_NEAREST    } from './modules/tsketch/dist/main'
+include { TSKETCH_TRIANGLE                        } from './modules/tsketch/triangle/main'
+include { CONCATENATE_IN_ORDER                    } from './modules/local/concatenate_in_order'
+
+workflow {
+    // one genome per file, in file name order (the order of every output), in batches: a GPU
+    // job's start-up is paid once per batch, not once per genome
+    ch_batches = channel
+        .fromPath("${params.genomes}/*.{fa,fasta,fna,ffn,fas}{,.gz}", checkIfExists: true)
+        .toSortedList { a, b -> a.name <=> b.name }
+        .flatMap { files ->
+            files.collate(params.batch as int).withIndex().collect { batch, i -> [ [ id: "batch_${i}", batch: i ], batch ] }
+        }
+    TSKETCH_SKETCH(ch_batches)
+
+    // the batches pasted in order: genomes.tsk
+    TSKETCH_PASTE(
+        TSKETCH_SKETCH.out.sketch
+            .toSortedList { a, b -> a[0].batch <=> b[0].batch }
+            .map { list -> [ [ id: 'genomes' ], list.collect { it[1] } ] }
+    )
+    ch_genomes = TSKETCH_PASTE.out.sketch
+
+    // all pairs in --parts jobs (ext.args: --block part/parts), gathered in part order
+    TSKETCH_DIST_PARTS(
+        ch_genomes.flatMap { meta, tsk ->
+            (1..(params.parts as int)).collect { i -> [ meta + [ id: "distances_${i}", part: i, parts: params.parts as int ], tsk ] }
+        }
+    )
+    CONCATENATE_IN_ORDER(
+        TSKETCH_DIST_PARTS.out.tsv
+            .toSortedList { a, b -> a[0].part <=> b[0].part }
+            .map { list -> [ [ id: 'distances' ], list.collect { it[1] } ] }
+    )
+
+    TSKETCH_DIST_NEAREST(ch_genomes)
+    TSKETCH_TRIANGLE(ch_genomes)
+
+    // tool versions, as nf-core pipelines collect them
+    channel.topic('versions')
+        .unique()
+        .map { process, tool, version -> "${process.tokenize(':').last()}:\n  ${tool}: ${version}" }
+        .collectFile(name: 'versions.yml', storeDir: "${params.outdir}/pipeline_info", newLine: true, sort: true)
+}

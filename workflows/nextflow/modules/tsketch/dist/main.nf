@@ -1,0 +1,43 @@
+process TSKETCH_DIST {
+    tag "$meta.id"
+    label 'process_medium'
+    label 'process_gpu'
+
+    conda "${moduleDir}/environment.yml"
+    container "${ workflow.containerEngine in ['singularity', 'apptainer'] && !task.ext.singularity_pull_docker_container ?
+        'docker-daemon://tsketch:0.1.0' :
+        'tsketch:0.1.0' }"
+
+    input:
+    tuple val(meta), path(sketches)
+
+    output:
+    tuple val(meta), path("*.tsv"), emit: tsv
+    tuple val("${task.process}"), val('tsketch'), eval("tsketch --version | sed 's/tsketch //'"), emit: versions_tsketch, topic: versions
+
+    when:
+    task.ext.when == null || task.ext.when
+
+    script:
+    def args = task.ext.args ?: ''
+    def prefix = task.ext.prefix ?: "${meta.id}"
+    // a task given an accelerator (label process_gpu, see nextflow.config) must get its GPU
+    def device = task.ext.device ?: (task.accelerator ? 'cuda' : 'auto')
+    """
+    tsketch \\
+        dist \\
+        $args \\
+        -p $task.cpus \\
+        --device $device \\
+        $sketches \\
+        -o ${prefix}.tsv
+    """
+
+    stub:
+    def args = task.ext.args ?: ''
+    def prefix = task.ext.prefix ?: "${meta.id}"
+    """
+    echo $args
+    touch ${prefix}.tsv
+    """
+}
