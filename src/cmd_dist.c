@@ -390,6 +390,7 @@ static int is_param_option(int opt)
 /* dist, triangle (triangle = 1) and, with cmd, the matrix commands (as triangle). */
 static int distance_command(int argc, char **argv, int triangle, const tsk_matrix_command *cmd)
 {
+    const char *name = cmd ? cmd->name : triangle ? "triangle" : "dist"; /* for messages */
     static const struct option dist_options[] = {
         TSK_SKETCH_LONG_OPTIONS,
         {"output", required_argument, 0, 'o'},
@@ -440,10 +441,11 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
         if (triangle && (opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == OPT_BLOCK ||
                          opt == OPT_CONTAINMENT || opt == 'f' || opt == 'd')) {
             /* only the long forms reach here: -f and -d are not in triangle's short options */
-            tsk_error("triangle: --%s is a 'tsketch dist' option; triangle always writes the whole "
-                      "lower-triangle PHYLIP matrix (for pair lists, parts, a header or containment use dist)",
-                      long_name ? long_name : "?");
-            rc = tsk_usage_error("triangle");
+            tsk_error("%s: --%s is a 'tsketch dist' option; %s always %s (for pair lists, parts, a header or "
+                      "containment use dist)",
+                      name, long_name ? long_name : "?", name,
+                      cmd ? "takes the whole symmetric matrix" : "writes the whole lower-triangle PHYLIP matrix");
+            rc = tsk_usage_error(name);
             break;
         }
         switch (opt) {
@@ -494,7 +496,7 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
             o.block_i = i, o.block_n = n;
             break;
         }
-        default: rc = tsk_usage_error(triangle ? "triangle" : "dist");
+        default: rc = tsk_usage_error(name);
         }
     }
     o.genome = job.genome;
@@ -531,8 +533,7 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
     if (rc == TSK_EXIT_OK) {
         const char *why = NULL;
         static char no_inputs[64];
-        snprintf(no_inputs, sizeof no_inputs, "no inputs (try 'tsketch %s -h')",
-                 cmd ? cmd->name : triangle ? "triangle" : "dist");
+        snprintf(no_inputs, sizeof no_inputs, "no inputs (try 'tsketch %s -h')", name);
         if (n_inputs == 0) why = no_inputs;
         else if (o.fmt == TSK_DIST_PHYLIP && !one_set)
             why = "-f phylip needs one set of sketches (one input, or use 'tsketch triangle')";
