@@ -195,11 +195,9 @@ timed_genome() {
 }
 # 1410 genomes of 1-200 kbp (seed-heterogeneous at a tenth: 10 Mbp, ~100,000 rows, 1e6 pairs)
 python3 "$B/make_workloads.py" "$G/w" --scale 0.1 >/dev/null
-timed_both "1410 genomes (10 Mbp), all pairs" h "$G/w/seed-heterogeneous.fa"
 timed_genome "1410 genomes (10 Mbp), all pairs" h "$G/w/seed-heterogeneous.fa"
 # 4 genomes of 2 Mbp (20,000 rows each): the searches dominate
 python3 "$B/make_workloads.py" "$G/l" --scale 0.04 >/dev/null
-timed_both "4 genomes of 2 Mbp" l "$G/l/long-records.fa"
 timed_genome "4 genomes of 2 Mbp" l "$G/l/long-records.fa"
 # real genomes, when the bundle has them (bench/accuracy/run.sh's bloch.fa: 9 records, 6.8 Mbp)
 [ -s "$B/bloch.fa" ] && timed_genome "9 Blochmannia genomes (6.8 Mbp)" b "$B/bloch.fa"
