@@ -8,6 +8,7 @@
 #include "../io/tsk_file.h"
 #include "cli.h"
 #include "genome_sketch.h"
+#include "sketch_source.h"
 
 static int grow(void **p, size_t elem, int64_t need, int64_t *cap)
 {
@@ -79,42 +80,15 @@ static int take_genome(void *ctx, const tsk_record_info *genome, const uint64_t 
     return TSK_EXIT_OK;
 }
 
-static const char OPTIONS_NAME[] = "the command-line sketch options";
-
 int tsk_genome_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_genome_source *groups,
                             int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
 {
-    char err[TSK_ERRLEN], diff[4096];
-    int rc = TSK_EXIT_OK;
     tsk_file **files = calloc(n_inputs ? n_inputs : 1, sizeof *files);
     if (!files) {
         tsk_error("out of memory");
         return TSK_EXIT_RUNTIME;
     }
-    const char *origin = NULL;
-    for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK; i++) {
-        if (!tsk_file_is_sketch(inputs[i].path)) continue;
-        if (!(files[i] = tsk_file_open(inputs[i].path, err, sizeof err))) {
-            tsk_error("%s", err);
-            rc = TSK_EXIT_INPUT;
-        } else if (!origin) {
-            origin = inputs[i].path;
-            *params = files[i]->params;
-        }
-    }
-    if (rc == TSK_EXIT_OK && (!origin || params_given)) {
-        if (origin && tsk_params_diff(&job->params, OPTIONS_NAME, params, origin, diff, sizeof diff)) {
-            tsk_error("incompatible sketches: %s", diff);
-            rc = TSK_EXIT_INCOMPATIBLE;
-        }
-        *params = job->params;
-        if (!origin) origin = OPTIONS_NAME;
-    }
-    for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK; i++)
-        if (files[i] && tsk_params_diff(params, origin, &files[i]->params, inputs[i].path, diff, sizeof diff)) {
-            tsk_error("incompatible sketches: %s", diff);
-            rc = TSK_EXIT_INCOMPATIBLE;
-        }
+    int rc = tsk_sources_open_sketches(inputs, n_inputs, job, params_given, files, params);
     for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
         tsk_genome_source *g = &groups[group_of[i]];
         if (files[i]) {

@@ -108,24 +108,17 @@ static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
 /* Display name of where the FASTA inputs' parameters came from. */
 static const char OPTIONS_NAME[] = "the command-line sketch options";
 
-int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups,
-                     int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
+int tsk_sources_open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_sketch_job *job, int params_given,
+                              tsk_file **files, tsk_params *params)
 {
     char err[TSK_ERRLEN], diff[4096];
-    int rc = TSK_EXIT_OK;
-    tsk_file **files = calloc(n_inputs ? n_inputs : 1, sizeof *files);
-    if (!files) {
-        tsk_error("out of memory");
-        return TSK_EXIT_RUNTIME;
-    }
     /* Open every .tsk first: the first fixes the parameters unless the command line did. */
     const char *origin = NULL;
     for (size_t i = 0; i < n_inputs; i++) {
         if (!tsk_file_is_sketch(inputs[i].path)) continue;
         if (!(files[i] = tsk_file_open(inputs[i].path, err, sizeof err))) {
             tsk_error("%s", err);
-            rc = TSK_EXIT_INPUT;
-            goto done;
+            return TSK_EXIT_INPUT;
         }
         if (!origin) {
             origin = inputs[i].path;
@@ -133,12 +126,10 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
         }
     }
     if (!origin || params_given) {
-        if (origin) { /* options and .tsk inputs must agree */
-            if (tsk_params_diff(&job->params, OPTIONS_NAME, params, origin, diff, sizeof diff)) {
-                tsk_error("incompatible sketches: %s", diff);
-                rc = TSK_EXIT_INCOMPATIBLE;
-                goto done;
-            }
+        /* options and .tsk inputs must agree */
+        if (origin && tsk_params_diff(&job->params, OPTIONS_NAME, params, origin, diff, sizeof diff)) {
+            tsk_error("incompatible sketches: %s", diff);
+            return TSK_EXIT_INCOMPATIBLE;
         }
         *params = job->params;
         if (!origin) origin = OPTIONS_NAME;
@@ -146,10 +137,20 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
     for (size_t i = 0; i < n_inputs; i++)
         if (files[i] && tsk_params_diff(params, origin, &files[i]->params, inputs[i].path, diff, sizeof diff)) {
             tsk_error("incompatible sketches: %s", diff);
-            rc = TSK_EXIT_INCOMPATIBLE;
-            goto done;
+            return TSK_EXIT_INCOMPATIBLE;
         }
+    return TSK_EXIT_OK;
+}
 
+int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups,
+                     int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
+{
+    tsk_file **files = calloc(n_inputs ? n_inputs : 1, sizeof *files);
+    if (!files) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    int rc = tsk_sources_open_sketches(inputs, n_inputs, job, params_given, files, params);
     for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
         tsk_sketch_source *g = &groups[group_of[i]];
         if (files[i]) {
@@ -180,7 +181,6 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
         rc = tsk_pipeline_run(&sub, take_record, &ctx);
         i = end;
     }
-done:
     for (size_t i = 0; i < n_inputs; i++)
         if (files[i]) tsk_file_close(files[i]);
     free(files);

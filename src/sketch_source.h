@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "../core/tsk_def.h"
+#include "../io/tsk_file.h"
 #include "pipeline.h"
 
 /* One group of inputs (the references, or the union of the queries) as a sketch set. */
@@ -35,6 +36,14 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
                      const tsk_sketch_job *job, int params_given, tsk_params *params);
 
 void tsk_source_free(tsk_sketch_source *s);
+
+/* Opens every .tsk among inputs into files[i] (NULL for sequence inputs) and settles the common
+ * parameters into *params: the first .tsk's, unless params_given (then job->params, which every .tsk
+ * must match); every .tsk must match them (exit 4, each difference listed). Returns TSK_EXIT_OK or
+ * an exit code after printing the message; the caller closes what was opened. Used by
+ * tsk_sources_load and by the genome-sketch loader (genome_source.h). */
+int tsk_sources_open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_sketch_job *job, int params_given,
+                              tsk_file **files, tsk_params *params);
 
 /* The run behind `dist` (triangle = 0) and `triangle` (1), in cmd_dist.c: argv as the
  * subcommand receives it. Returns a TSK_EXIT_* code. */
