@@ -123,12 +123,15 @@ static int run_topk(engine *e, tsk_dist_out *out, const run_ctx *c, int64_t q_be
 {
     const int k = (int)c->o->top_k;
     const tsk_pair_filter f = c->one_set && !c->o->with_self ? TSK_PAIRS_NOT_SELF : TSK_PAIRS_ALL;
-    tsk_genome_pair *pairs = malloc((size_t)PAIR_BLOCK * (size_t)k * sizeof *pairs);
-    tsk_genome_line *lines = malloc((size_t)PAIR_BLOCK * (size_t)k * sizeof *lines);
+    /* queries per block: PAIR_BLOCK, fewer for a large k (--top-k goes up to 2^20) */
+    int64_t block = (int64_t)DENSE_BLOCK_BYTES / ((int64_t)k * (int64_t)sizeof(tsk_genome_pair));
+    block = block < 1 ? 1 : block > PAIR_BLOCK ? PAIR_BLOCK : block;
+    tsk_genome_pair *pairs = malloc((size_t)block * (size_t)k * sizeof *pairs);
+    tsk_genome_line *lines = malloc((size_t)block * (size_t)k * sizeof *lines);
     int rc = pairs && lines ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
     if (rc) tsk_error("out of memory for a block of genome distances");
-    for (int64_t q0 = q_begin; q0 < q_end && rc == TSK_EXIT_OK; q0 += PAIR_BLOCK) {
-        const int64_t nq = q_end - q0 < PAIR_BLOCK ? q_end - q0 : PAIR_BLOCK;
+    for (int64_t q0 = q_begin; q0 < q_end && rc == TSK_EXIT_OK; q0 += block) {
+        const int64_t nq = q_end - q0 < block ? q_end - q0 : block;
         if (engine_topk(e, q0, nq, k, c->mode, f, pairs)) {
             rc = engine_failed(e);
             break;
