@@ -80,44 +80,30 @@ static int take_genome(void *ctx, const tsk_record_info *genome, const uint64_t 
     return TSK_EXIT_OK;
 }
 
+/* tsk_source_loader callbacks: ctx is the groups array */
+static int genome_add_file(void *ctx, int group, const tsk_file *f, const char *path)
+{
+    tsk_genome_source *g = (tsk_genome_source *)ctx + group;
+    for (int64_t r = 0; r < f->n_records; r++) {
+        const tsk_record_info *rec = &f->records[r];
+        if (add_genome(g, rec->name, (const uint64_t *)f->data + rec->first_row, rec->n_rows)) {
+            tsk_error("%s: out of memory holding the genome sketches", path);
+            return TSK_EXIT_RUNTIME;
+        }
+    }
+    return TSK_EXIT_OK;
+}
+
+static int genome_sketch(void *ctx, int group, tsk_sketch_job *sub)
+{
+    return tsk_genome_sketch_run(sub, take_genome, (tsk_genome_source *)ctx + group);
+}
+
 int tsk_genome_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_genome_source *groups,
                             int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
 {
-    tsk_file **files = calloc(n_inputs ? n_inputs : 1, sizeof *files);
-    if (!files) {
-        tsk_error("out of memory");
-        return TSK_EXIT_RUNTIME;
-    }
-    int rc = tsk_sources_open_sketches(inputs, n_inputs, job, params_given, files, params);
-    for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
-        tsk_genome_source *g = &groups[group_of[i]];
-        if (files[i]) {
-            const tsk_file *f = files[i];
-            for (int64_t r = 0; r < f->n_records && rc == TSK_EXIT_OK; r++) {
-                const tsk_record_info *rec = &f->records[r];
-                if (add_genome(g, rec->name, (const uint64_t *)f->data + rec->first_row, rec->n_rows)) {
-                    tsk_error("%s: out of memory holding the genome sketches", inputs[i].path);
-                    rc = TSK_EXIT_RUNTIME;
-                }
-            }
-            tsk_file_close(files[i]);
-            files[i] = NULL;
-            i++;
-            continue;
-        }
-        /* a run of FASTA inputs of one group: one pipeline run */
-        size_t end = i + 1;
-        while (end < n_inputs && !files[end] && group_of[end] == group_of[i]) end++;
-        tsk_sketch_job sub = *job;
-        sub.params = *params;
-        sub.inputs = (tsk_input *)(inputs + i);
-        sub.n_inputs = end - i;
-        rc = tsk_genome_sketch_run(&sub, take_genome, g);
-        i = end;
-    }
-    for (size_t i = 0; i < n_inputs; i++)
-        if (files[i]) tsk_file_close(files[i]);
-    free(files);
+    const tsk_source_loader loader = {genome_add_file, genome_sketch, groups};
+    int rc = tsk_sources_walk(inputs, n_inputs, group_of, job, params_given, params, &loader);
     for (int k = 0; k < n_groups && rc == TSK_EXIT_OK; k++)
         if (finalize(&groups[k])) {
             tsk_error("out of memory");

@@ -108,8 +108,8 @@ static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
 /* Display name of where the FASTA inputs' parameters came from. */
 static const char OPTIONS_NAME[] = "the command-line sketch options";
 
-int tsk_sources_open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_sketch_job *job, int params_given,
-                              tsk_file **files, tsk_params *params)
+static int open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_sketch_job *job, int params_given,
+                         tsk_file **files, tsk_params *params)
 {
     char err[TSK_ERRLEN], diff[4096];
     /* Open every .tsk first: the first fixes the parameters unless the command line did. */
@@ -142,48 +142,66 @@ int tsk_sources_open_sketches(const tsk_input *inputs, size_t n_inputs, const ts
     return TSK_EXIT_OK;
 }
 
-int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups,
-                     int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
+int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_of, const tsk_sketch_job *job,
+                     int params_given, tsk_params *params, const tsk_source_loader *l)
 {
     tsk_file **files = calloc(n_inputs ? n_inputs : 1, sizeof *files);
     if (!files) {
         tsk_error("out of memory");
         return TSK_EXIT_RUNTIME;
     }
-    int rc = tsk_sources_open_sketches(inputs, n_inputs, job, params_given, files, params);
+    int rc = open_sketches(inputs, n_inputs, job, params_given, files, params);
     for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
-        tsk_sketch_source *g = &groups[group_of[i]];
         if (files[i]) {
-            const tsk_file *f = files[i];
-            for (int64_t r = 0; r < f->n_records; r++) {
-                const tsk_record_info *rec = &f->records[r];
-                if (add_item(g, params->dim, rec->name, tsk_file_row(f, rec->first_row), rec->n_rows,
-                             f->elem_size == 8)) {
-                    tsk_error("out of memory holding the sketches of %s", inputs[i].path);
-                    rc = TSK_EXIT_RUNTIME;
-                    break;
-                }
-            }
+            rc = l->add_file(l->ctx, group_of[i], files[i], inputs[i].path);
             tsk_file_close(files[i]);
             files[i] = NULL;
             i++;
             continue;
         }
-        /* A run of FASTA inputs of the same group: one pipeline run, rows in float32. */
+        /* a run of sequence inputs of one group: one pipeline run */
         size_t end = i + 1;
         while (end < n_inputs && !files[end] && group_of[end] == group_of[i]) end++;
         tsk_sketch_job sub = *job;
         sub.params = *params;
-        sub.params.precision = TSK_SINGLE;
         sub.inputs = (tsk_input *)(inputs + i);
         sub.n_inputs = end - i;
-        sink_ctx ctx = {g, params->dim};
-        rc = tsk_pipeline_run(&sub, take_record, &ctx);
+        rc = l->sketch(l->ctx, group_of[i], &sub);
         i = end;
     }
     for (size_t i = 0; i < n_inputs; i++)
         if (files[i]) tsk_file_close(files[i]);
     free(files);
+    return rc;
+}
+
+/* tsk_source_loader callbacks of the sketch-row loader: ctx is the groups array */
+static int rows_add_file(void *ctx, int group, const tsk_file *f, const char *path)
+{
+    tsk_sketch_source *g = (tsk_sketch_source *)ctx + group;
+    for (int64_t r = 0; r < f->n_records; r++) {
+        const tsk_record_info *rec = &f->records[r];
+        if (add_item(g, f->params.dim, rec->name, tsk_file_row(f, rec->first_row), rec->n_rows, f->elem_size == 8)) {
+            tsk_error("out of memory holding the sketches of %s", path);
+            return TSK_EXIT_RUNTIME;
+        }
+    }
+    return TSK_EXIT_OK;
+}
+
+/* rows in float32 */
+static int rows_sketch(void *ctx, int group, tsk_sketch_job *sub)
+{
+    sub->params.precision = TSK_SINGLE;
+    sink_ctx c = {(tsk_sketch_source *)ctx + group, sub->params.dim};
+    return tsk_pipeline_run(sub, take_record, &c);
+}
+
+int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups,
+                     int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
+{
+    const tsk_source_loader loader = {rows_add_file, rows_sketch, groups};
+    int rc = tsk_sources_walk(inputs, n_inputs, group_of, job, params_given, params, &loader);
     if (rc == TSK_EXIT_OK)
         for (int k = 0; k < n_groups; k++) {
             finalize(&groups[k], params->dim);

@@ -37,13 +37,23 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
 
 void tsk_source_free(tsk_sketch_source *s);
 
-/* Opens every .tsk among inputs into files[i] (NULL for sequence inputs) and settles the common
- * parameters into *params: the first .tsk's, unless params_given (then job->params, which every .tsk
- * must match); every .tsk must match them (exit 4, each difference listed). Returns TSK_EXIT_OK or
- * an exit code after printing the message; the caller closes what was opened. Used by
- * tsk_sources_load and by the genome-sketch loader (genome_source.h). */
-int tsk_sources_open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_sketch_job *job, int params_given,
-                              tsk_file **files, tsk_params *params);
+/* What a loader does with each input (tsk_sources_walk): add_file takes the records of an open .tsk
+ * of group `group`; sketch runs sub (a run of consecutive sequence inputs of one group, with the
+ * settled parameters, which it may adjust) through the pipeline. Both return a TSK_EXIT_* code, the
+ * message printed. */
+typedef struct {
+    int (*add_file)(void *ctx, int group, const tsk_file *f, const char *path);
+    int (*sketch)(void *ctx, int group, tsk_sketch_job *sub);
+    void *ctx;
+} tsk_source_loader;
+
+/* Opens every .tsk among inputs and settles the common parameters into *params: the first .tsk's,
+ * unless params_given (then job->params, which every .tsk must match); every .tsk must match them
+ * (exit 4, each difference listed). Then hands the inputs, in order, to the loader. Returns
+ * TSK_EXIT_OK or an exit code after printing the message. Serves tsk_sources_load and the
+ * genome-sketch loader (genome_source.h). */
+int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_of, const tsk_sketch_job *job,
+                     int params_given, tsk_params *params, const tsk_source_loader *l);
 
 /* The run behind `dist` (triangle = 0) and `triangle` (1), in cmd_dist.c: argv as the
  * subcommand receives it. Returns a TSK_EXIT_* code. */
