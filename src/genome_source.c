@@ -104,10 +104,12 @@ int tsk_genome_sources_load(const tsk_input *inputs, size_t n_inputs, const int 
 {
     const tsk_source_loader loader = {genome_add_file, genome_sketch, groups};
     int rc = tsk_sources_walk(inputs, n_inputs, group_of, job, params_given, params, &loader);
-    for (int k = 0; k < n_groups && rc == TSK_EXIT_OK; k++)
+    for (int k = 0; k < n_groups && rc == TSK_EXIT_OK; k++) {
         if (finalize(&groups[k])) {
             tsk_error("out of memory");
-            rc = TSK_EXIT_RUNTIME;
+            return TSK_EXIT_RUNTIME;
         }
+        rc = tsk_sources_warn_names(groups[k].names, groups[k].set.n_items, k, n_groups);
+    }
     return rc;
 }

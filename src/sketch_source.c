@@ -197,6 +197,14 @@ static int rows_sketch(void *ctx, int group, tsk_sketch_job *sub)
     return tsk_pipeline_run(sub, take_record, &c);
 }
 
+int tsk_sources_warn_names(const char *const *names, int64_t n, int group, int n_groups)
+{
+    const char *where = n_groups == 1 ? "the inputs" : group == 0 ? "the references" : "the queries";
+    if (!tsk_warn_name_problems(names, n, where)) return TSK_EXIT_OK;
+    tsk_error("out of memory");
+    return TSK_EXIT_RUNTIME;
+}
+
 int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups,
                      int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
 {
@@ -205,11 +213,8 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
     if (rc == TSK_EXIT_OK)
         for (int k = 0; k < n_groups; k++) {
             finalize(&groups[k], params->dim);
-            const char *where = n_groups == 1 ? "the inputs" : k == 0 ? "the references" : "the queries";
-            if (tsk_warn_name_problems(groups[k].names, groups[k].set.n_items, where)) {
-                tsk_error("out of memory");
-                rc = TSK_EXIT_RUNTIME;
-            }
+            rc = tsk_sources_warn_names(groups[k].names, groups[k].set.n_items, k, n_groups);
+            if (rc != TSK_EXIT_OK) break;
         }
     return rc;
 }

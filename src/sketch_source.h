@@ -47,6 +47,11 @@ typedef struct {
     void *ctx;
 } tsk_source_loader;
 
+/* Warns about empty and repeated names of group `group` of n_groups (cli.h, tsk_warn_name_problems:
+ * the output tells such items apart only by their order). TSK_EXIT_OK, or TSK_EXIT_RUNTIME when
+ * memory runs out (message printed). */
+int tsk_sources_warn_names(const char *const *names, int64_t n, int group, int n_groups);
+
 /* Opens every .tsk among inputs and settles the common parameters into *params: the first .tsk's,
  * unless params_given (then job->params, which every .tsk must match); every .tsk must match them
  * (exit 4, each difference listed). Then hands the inputs, in order, to the loader. Returns

@@ -336,4 +336,9 @@ expect_same <("$T" info "$WORK/def.tsk" | sed 1,4d) <("$T" info "$WORK/expl.tsk"
 expect_same <("$T" dist -q --genome "$WORK/all.fa") <("$T" sketch -q $EXPLICIT "$WORK/all.fa" -o "$WORK/expl9.tsk" && "$T" dist "$WORK/expl9.tsk") \
     "dist --genome on FASTA uses the same defaults"
 
+# names: genome distances warn about repeated names as sketch-row distances do (README, "Names")
+printf '>a\nACGTACGTACGGATCGATCGATCGTTTACGACGATCG\n>a\nACGTACGTACGGATCGATCGATCGTTTACGACGATCG\n' >"$WORK/dupnames.fa"
+expect_exit 0 "1 record repeats a name of another \(e\.g\. 'a'\)" "dist --genome warns about a repeated name" -- \
+    "$T" dist --genome --scaled 1 --stride 1 "$WORK/dupnames.fa"
+
 finish
