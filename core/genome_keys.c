@@ -7,7 +7,8 @@
 const char *tsk_genome_params_check(const tsk_params *p)
 {
     if (p->scaled < 1) return "scaled must be at least 1";
-    if (p->stride > p->scaled) return "scaled (one window kept in scaled) must be at least the anchors' stride";
+    if (p->stride != p->scaled) return "genome sketches place anchors by scaled: the stride must equal scaled";
+    if (p->min_keys < 0 || p->min_keys > TSK_GENOME_MAX_MIN_KEYS) return "min keys (the size floor) must be 0..1e9";
     if (p->alphabet != TSK_DNA) return "genome sketches need the dna alphabet";
     if (!p->canonical) return "genome sketches need canonical rows (both strands)";
     if (p->anchor_k == 0 || p->window == 0) return "genome sketches need anchored windows";
@@ -43,7 +44,35 @@ uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed)
     return h;
 }
 
-int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size, uint64_t *key)
+int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length)
+{
+    if (p->min_keys <= 0) return p->scaled;
+    const int64_t s = length / (2 * p->min_keys);
+    return s < 1 ? 1 : s > p->scaled ? p->scaled : s;
+}
+
+uint64_t tsk_genome_candidate_limit(const tsk_params *p, int64_t length)
+{
+    return UINT64_MAX / (uint64_t)tsk_genome_anchor_stride(p, length) | TSK_GENOME_FP_MASK;
+}
+
+int64_t tsk_genome_floor_length(const tsk_params *p)
+{
+    if (p->min_keys <= 0) return 0;
+    return p->scaled > INT64_MAX / 2 / p->min_keys ? INT64_MAX : 2 * p->min_keys * p->scaled;
+}
+
+uint64_t tsk_genome_threshold(const tsk_params *p, int64_t length, const uint64_t *keys, int64_t n)
+{
+    const uint64_t t = tsk_genome_max_key(p);
+    if (p->min_keys <= 0) return t;
+    if (n < p->min_keys) return tsk_genome_candidate_limit(p, length);
+    const uint64_t kth = keys[p->min_keys - 1] | TSK_GENOME_FP_MASK;
+    return kth > t ? kth : t;
+}
+
+int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size, uint64_t anchor_hash,
+                          uint64_t *key)
 {
     const double scale = tsk_genome_row_scale(p);
     uint64_t h = p->seed;
@@ -54,7 +83,7 @@ int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size
         /* hashed as it goes: the chain of tsk_genome_key_of_sketch */
         h = mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)(uint32_t)(int32_t)n));
     }
-    *key = h;
+    *key = tsk_genome_key_join(anchor_hash, h);
     return 0;
 }
 

@@ -1,29 +1,48 @@
 /* genome_keys.h: genome sketches: sampled sets of window fingerprints, and their distance.
  *
- * A genome sketch (docs/algorithm.md, "Genome sketches") is the set of 64-bit keys of the genome's
- * anchored windows (tsk_anchor_windows) whose key falls at or below UINT64_MAX / scaled, stored
- * sorted and unique. A window's key is a hash of its exact, integer Tensor Sketch:
+ * A genome sketch (docs/algorithm.md, "Genome sketches") is a set of 64-bit keys of the genome's
+ * anchored windows (tsk_anchor_windows_below), stored sorted and unique. A window's key joins two
+ * hashes:
  *
- *   - the engine's row of the window (a whole-record sketch of its W codes, canonical: the mean of
- *     the sketch of the window and of its reverse complement) is S / C, S an integer vector and
- *     C = C(W, t) (twice that for canonical rows), because every bin is a signed count of
- *     t-tuples divided by their number. |S_r| <= C <= TSK_GENOME_MAX_SCALE, so round(row_r * C)
- *     recovers S_r exactly from a float32 or float64 row of either engine: the key is the same
- *     bit for bit whichever engine (or precision) sketched the window;
- *   - key = h_D, with h_0 = seed and h_{r+1} = mix64(h_r XOR (r << 32 | (uint32) S_r)), mix64 the
- *     output function of SplitMix64 (a bijection).
+ *   - high bits: the hash of its anchor (the canonical k-mer at its centre, tsk_anchor_windows),
+ *     which decides whether the window is sampled at all;
+ *   - low TSK_GENOME_FP_BITS bits: a fingerprint of its exact, integer Tensor Sketch. The engine's
+ *     row of the window (a whole-record sketch of its W codes, canonical: the mean of the sketch of
+ *     the window and of its reverse complement) is S / C, S an integer vector and C = C(W, t)
+ *     (twice that for canonical rows), because every bin is a signed count of t-tuples divided by
+ *     their number. |S_r| <= C <= TSK_GENOME_MAX_SCALE, so round(row_r * C) recovers S_r exactly
+ *     from a float32 or float64 row of either engine: h_D, with h_0 = seed and
+ *     h_{r+1} = mix64(h_r XOR (r << 32 | (uint32) S_r)), mix64 the output function of SplitMix64,
+ *     is the same bit for bit whichever engine (or precision) sketched the window.
  *
- * Anchors sit where the sequence puts them and the key depends only on the window's letters (both
- * strands alike), so the kept set is consistent across genomes, as FracMinHash's is: a window two
- * genomes share is kept in both or in neither, and |A n B| / |A| estimates the share of A's
- * windows that B has. A window survives a per-base divergence d with probability (1 - d)^W, so
+ * So a key's order is its anchor hash's order (to TSK_GENOME_FP_BITS bits), and "keys at or below
+ * tau" (tau with its low bits all set) is "windows whose anchor hash is at most tau": a sample
+ * that depends only on the window's letters (both strands alike), consistent across genomes as
+ * FracMinHash's is.
  *
- *     f = (|A n B| / |A| + |A n B| / |B|) / 2,    distance = 1 - f^(1/W)      (symmetric)
- *     f = |Q n R| / |Q|,                          distance = 1 - f^(1/W)      (containment of Q in R)
+ * Size floor. A genome keeps the windows whose key is at most its threshold tau_g:
  *
- * estimate 1 - ANI as Mash's distance does from shared k-mers; f = 0 (nothing shared, or an empty
- * sketch) gives 1. Both engines count |A n B| exactly (integers) and the distance is computed from
- * the counts by tsk_genome_key_distance alone, so the engines give the same bytes. */
+ *   T    = floor((2^64 - 1) / scaled) | FP_MASK                  the scaled threshold
+ *   s_g  = clamp(floor(L / (2 min_keys)), 1, scaled)             its anchors' stride (L = its length)
+ *   C_g  = floor((2^64 - 1) / s_g) | FP_MASK                     its candidates: anchors at stride s_g
+ *   tau_g = C_g                                  when it has fewer than min_keys candidate keys
+ *         = max(T, K_(min_keys) | FP_MASK)       else (K_(j) the j-th smallest candidate key)
+ *
+ * (min_keys 0: tau_g = T, s_g = scaled). A genome of L >= 2 min_keys scaled bases keeps about
+ * L / scaled keys; a smaller one about min_keys (all its windows when shorter than min_keys).
+ * tau_g is a function of the stored keys, min_keys, scaled and L (tsk_genome_threshold): the same
+ * formula over the stored keys as over the candidates, so a reader recomputes it. A pair is
+ * compared below tau = min(tau_A, tau_B), where both sketches are complete samples:
+ *
+ *     A' = {a in A: a <= tau},  B' likewise;  |A' n B'| = |A n B| (a shared key is below both)
+ *     f = (|A n B| / |A'| + |A n B| / |B'|) / 2,    distance = 1 - f^(1/W)      (symmetric)
+ *     f = |Q n R| / |Q'|,                           distance = 1 - f^(1/W)      (containment of Q in R)
+ *
+ * A window survives a per-base divergence d with probability (1 - d)^W, so the distance estimates
+ * 1 - ANI as Mash's distance does from shared k-mers; f = 0 (nothing shared, or an empty sketch)
+ * gives 1. Both engines count |A n B| exactly (integers), |A'| and |B'| by tsk_genome_pair_sizes,
+ * and the distance is computed from the counts by tsk_genome_key_distance alone, so the engines
+ * give the same bytes. */
 #ifndef TSK_GENOME_KEYS_H
 #define TSK_GENOME_KEYS_H
 
@@ -36,6 +55,8 @@
 extern "C" {
 #endif
 
+/* The largest size floor (--min-keys). */
+#define TSK_GENOME_MAX_MIN_KEYS INT64_C(1000000000)
 /* The largest window a genome sketch takes. */
 #define TSK_GENOME_MAX_WINDOW 64
 /* The largest row scale 2 C(W, t) it takes: a float32 row value (|v| <= 1) is within half an ulp,
@@ -53,33 +74,85 @@ const char *tsk_genome_params_check(const tsk_params *p);
  * rows. */
 double tsk_genome_row_scale(const tsk_params *p);
 
-/* The largest key a sketch keeps: (UINT64_MAX / scaled) * stride (anchors keep 1 in stride). */
+/* Low bits of a key that come from the window's fingerprint (the rest: its anchor hash). */
+#define TSK_GENOME_FP_BITS 24
+#define TSK_GENOME_FP_MASK ((UINT64_C(1) << TSK_GENOME_FP_BITS) - 1)
+
+/* The scaled threshold T (above). */
 static inline uint64_t tsk_genome_max_key(const tsk_params *p)
 {
-    return UINT64_MAX / (uint64_t)p->scaled * (uint64_t)p->stride;
+    return UINT64_MAX / (uint64_t)p->scaled | TSK_GENOME_FP_MASK;
 }
 
-/* Key of the window whose integer sketch is s[0..dim). */
+/* The anchors' stride s_g of a genome of length bases (above): scaled when min_keys is 0. */
+int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length);
+
+/* Its candidate bound C_g: the windows whose anchor hash is at most this are the candidates
+ * (tsk_anchor_windows_below's max_hash), and so are the keys at most this. */
+uint64_t tsk_genome_candidate_limit(const tsk_params *p, int64_t length);
+
+/* The length beyond which s_g is scaled: 2 min_keys scaled (0 without a floor). A reader that
+ * knows a genome is at least this long need not know how long. */
+int64_t tsk_genome_floor_length(const tsk_params *p);
+
+/* tau_g of a genome of length bases whose candidate (or stored) keys are keys[0..n), ascending. */
+uint64_t tsk_genome_threshold(const tsk_params *p, int64_t length, const uint64_t *keys, int64_t n);
+
+/* Fingerprint of the window whose integer sketch is s[0..dim) (the full 64 bits; a key keeps the
+ * low TSK_GENOME_FP_BITS). */
 uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed);
 
-/* Key of the window whose row (float32 when elem_size is 4, float64 when 8) is row[0..p->dim):
- * recovers the integer sketch (see above) and hashes it. Returns 0 and sets *key, or -1 when a
- * value is more than 0.05 away from an integer after scaling (not a window row of these
- * parameters: an engine fault, never rounding). */
-int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size, uint64_t *key);
+/* The key of a window: its anchor hash's high bits and its fingerprint's low bits. */
+static inline uint64_t tsk_genome_key_join(uint64_t anchor_hash, uint64_t fingerprint)
+{
+    return (anchor_hash & ~TSK_GENOME_FP_MASK) | (fingerprint & TSK_GENOME_FP_MASK);
+}
+
+/* Key of the window whose row (float32 when elem_size is 4, float64 when 8) is row[0..p->dim)
+ * and whose anchor hashes to anchor_hash: recovers the integer sketch (see above), fingerprints it
+ * and joins the two. Returns 0 and sets *key, or -1 when a value is more than 0.05 away from an
+ * integer after scaling (not a window row of these parameters: an engine fault, never rounding). */
+int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size, uint64_t anchor_hash,
+                          uint64_t *key);
 
 /* Sorts keys[0..n) ascending and removes repeats; returns the new count. */
 int64_t tsk_genome_keys_sort_unique(uint64_t *keys, int64_t n);
 
 /* Genome sketches to compare: item i's keys are keys[offset[i] .. offset[i+1]), strictly
- * ascending. */
+ * ascending, all at most tau[i] (its threshold tau_g). tau NULL: every item's threshold is
+ * UINT64_MAX (sets without a floor, where all thresholds are equal, may leave it out). */
 typedef struct {
     int64_t n_items;
     const uint64_t *keys;
     const int64_t *offset;   /* n_items + 1 entries */
+    const uint64_t *tau;     /* n_items entries, or NULL */
 } tsk_key_sets;
 
 static inline int64_t tsk_key_set_size(const tsk_key_sets *s, int64_t i) { return s->offset[i + 1] - s->offset[i]; }
+
+/* How many of keys[0..n) (ascending) are at most bound: a binary search. */
+static inline int64_t tsk_keys_at_most(const uint64_t *keys, int64_t n, uint64_t bound)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] <= bound) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* |Q'| and |R'| of query i of q and reference j of r: their keys at most min(tau_i, tau_j) (a
+ * binary search in the one whose threshold is larger; none when the thresholds are equal). */
+static inline void tsk_genome_pair_sizes(const tsk_key_sets *q, int64_t i, const tsk_key_sets *r, int64_t j,
+                                         int64_t *n_query, int64_t *n_ref)
+{
+    *n_query = tsk_key_set_size(q, i);
+    *n_ref = tsk_key_set_size(r, j);
+    const uint64_t tq = q->tau ? q->tau[i] : UINT64_MAX, tr = r->tau ? r->tau[j] : UINT64_MAX;
+    if (tr < tq) *n_query = tsk_keys_at_most(q->keys + q->offset[i], *n_query, tr);
+    else if (tq < tr) *n_ref = tsk_keys_at_most(r->keys + r->offset[j], *n_ref, tq);
+}
 
 /* |A n B| of two strictly ascending key lists, by merging: the reference both engines' tests
  * compare with (O(na + nb)). */
@@ -89,7 +162,7 @@ int64_t tsk_genome_shared_ref(const uint64_t *a, int64_t na, const uint64_t *b, 
 typedef enum { TSK_GENOME_SYMMETRIC = 0, TSK_GENOME_CONTAINMENT = 1 } tsk_genome_mode;
 
 /* f of a pair: the share of fingerprints it has in common (symmetric: mean of both containments;
- * containment: of the query's). Computed in double with plain IEEE operations (two divisions, a sum
+ * containment: of the query's); n_query and n_ref are the pair's sizes (tsk_genome_pair_sizes). Computed in double with plain IEEE operations (two divisions, a sum
  * and a halving; no fused multiply-add), so a GPU engine that ranks pairs by it ranks them as the
  * CPU does. 0 when either sketch is empty. */
 static inline double tsk_genome_share(int64_t shared, int64_t n_query, int64_t n_ref, tsk_genome_mode m)
@@ -101,7 +174,8 @@ static inline double tsk_genome_share(int64_t shared, int64_t n_query, int64_t n
     return (sq + sr) * 0.5;
 }
 
-/* The "total" printed beside the shared count: the union |Q u R| (symmetric) or |Q| (containment). */
+/* The "total" printed beside the shared count: the union |Q' u R'| (symmetric) or |Q'| (containment);
+ * n_query and n_ref are the pair's sizes (tsk_genome_pair_sizes). */
 static inline int64_t tsk_genome_total(int64_t shared, int64_t n_query, int64_t n_ref, tsk_genome_mode m)
 {
     return m == TSK_GENOME_CONTAINMENT ? n_query : n_query + n_ref - shared;

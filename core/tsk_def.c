@@ -150,11 +150,16 @@ static uint64_t splitmix64_mix(uint64_t z)
 
 int64_t tsk_anchor_windows(const tsk_params *p, const uint8_t *codes, int64_t n, int64_t *starts, int64_t cap)
 {
+    /* below 2^64 / stride: floor((2^64 - 1) / stride), exclusive */
+    return tsk_anchor_windows_below(p, codes, n, UINT64_MAX / (uint64_t)p->stride - 1, starts, NULL, cap);
+}
+
+int64_t tsk_anchor_windows_below(const tsk_params *p, const uint8_t *codes, int64_t n, uint64_t max_hash,
+                                 int64_t *starts, uint64_t *hashes, int64_t cap)
+{
     const int k = p->anchor_k;
     const int64_t w = p->window;
     if (k <= 0 || n < k || n < w) return 0;
-    /* below 2^64 / stride: floor((2^64 - 1) / stride) */
-    const uint64_t limit = UINT64_MAX / (uint64_t)p->stride;
     const uint64_t mask = k == 32 ? UINT64_MAX : (UINT64_C(1) << (2 * k)) - 1;
     const int rc_shift = 2 * (k - 1);
     uint64_t fw = 0, rc = 0;
@@ -168,8 +173,12 @@ int64_t tsk_anchor_windows(const tsk_params *p, const uint8_t *codes, int64_t n,
         const int64_t first = at + k / 2 - w / 2;
         if (first < 0) continue;
         if (first + w > n) break;                     /* every later window ends later */
-        if (splitmix64_mix((fw < rc ? fw : rc) ^ p->seed) >= limit) continue;
-        if (count < cap) starts[count] = first;
+        const uint64_t h = splitmix64_mix((fw < rc ? fw : rc) ^ p->seed);
+        if (h > max_hash) continue;
+        if (count < cap) {
+            starts[count] = first;
+            if (hashes) hashes[count] = h;
+        }
         count++;
     }
     return count;

@@ -42,7 +42,10 @@ typedef struct {
                                * spacing; 0: a window every stride (SKETCH.md) */
     tsk_precision precision;  /* element type of the output rows: float32 or float64 */
     int64_t scaled;           /* 0: the sketches are the rows; >= 1: genome sketches, the keys of the
-                               * anchored windows at or below UINT64_MAX / scaled (genome_keys.h) */
+                               * anchored windows whose anchor hash is at most about 2^64 / scaled
+                               * (genome_keys.h) */
+    int64_t min_keys;         /* genome sketches: the size floor, keys kept at least per genome
+                               * (0: none; genome_keys.h, "Size floor") */
     int tables_from_file;     /* 1 when the tables were read (--tables) rather than drawn */
     int32_t hash[TSK_MAX_T][TSK_MAX_ALPHA];  /* hash[k][c] in [0, dim): level k, code c */
     int8_t sign[TSK_MAX_T][TSK_MAX_ALPHA];   /* sign[k][c] in {-1, +1} */
@@ -106,6 +109,12 @@ int64_t tsk_rows_for_length(const tsk_params *p, int64_t n);
  * same rows. Writes the start of every window, in order, to starts[0..cap) and returns how many
  * there are (call with cap 0 to count). */
 int64_t tsk_anchor_windows(const tsk_params *p, const uint8_t *codes, int64_t n, int64_t *starts, int64_t cap);
+
+/* tsk_anchor_windows with the anchors chosen by an explicit bound: position i is an anchor when
+ * its hash h is at most max_hash (tsk_anchor_windows is this with max_hash = floor((2^64 - 1) /
+ * stride) - 1). When hashes is not NULL, the anchor's hash goes to hashes[j] beside starts[j]. */
+int64_t tsk_anchor_windows_below(const tsk_params *p, const uint8_t *codes, int64_t n, uint64_t max_hash,
+                                 int64_t *starts, uint64_t *hashes, int64_t cap);
 
 /* Row r of a slide sketch covers cleaned positions [first, last] (0-based, inclusive):
  * last = (r+1)*stride - 1, first = max(0, last - window + 1). */

@@ -1,4 +1,7 @@
-/* genome_sets.c: shared-key counts of genome sketches by sorted merges (genome_sets.h). */
+/* genome_sets.c: shared-key counts of genome sketches by sorted merges (genome_sets.h).
+ *
+ * A shared key is below both sketches' thresholds, so merging the whole lists counts |A' n B'|;
+ * only the sizes of a pair with different thresholds need a search (tsk_genome_pair_sizes). */
 #include "genome_sets.h"
 
 #include <stdio.h>
@@ -63,14 +66,16 @@ int tsk_cpu_genome_sets_topk(const tsk_cpu_genome_sets *e, int64_t q0, int64_t n
     if (!in_range(e->q, q0, nq) || k < 1) return -1;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(e->threads)
     for (int64_t i = 0; i < nq; i++) {
-        const int64_t q = q0 + i, n_q = tsk_key_set_size(e->q, q);
+        const int64_t q = q0 + i;
         tsk_genome_pair *best = out + i * k;
         int have = 0;
         for (int64_t r = 0; r < e->r->n_items; r++) {
             if (!tsk_pair_admitted(filter, q, r)) continue;
             const int64_t s = shared_of(e, q, r);
             if (s == 0) continue;
-            tsk_genome_pair c = {q, r, s, tsk_genome_share(s, n_q, tsk_key_set_size(e->r, r), mode)};
+            int64_t n_q, n_r;
+            tsk_genome_pair_sizes(e->q, q, e->r, r, &n_q, &n_r);
+            tsk_genome_pair c = {q, r, s, tsk_genome_share(s, n_q, n_r, mode)};
             if (have == k && !ranks_before(&c, &best[k - 1])) continue;
             /* insertion into the sorted list of the best so far */
             int at = have < k ? have++ : k - 1;
@@ -99,13 +104,15 @@ int tsk_cpu_genome_sets_within(const tsk_cpu_genome_sets *e, int64_t q0, int64_t
 #pragma omp parallel for schedule(dynamic, 1) num_threads(e->threads) reduction(| : failed)
     for (int64_t i = 0; i < nq; i++) {
         if (!rows || !counts) continue;
-        const int64_t q = q0 + i, n_q = tsk_key_set_size(e->q, q);
+        const int64_t q = q0 + i;
         int64_t got = 0, room = 0;
         tsk_genome_pair *mine = NULL;
         for (int64_t r = 0; r < nr && !failed; r++) {
             if (!tsk_pair_admitted(filter, q, r)) continue;
             const int64_t s = shared_of(e, q, r);
-            const double f = tsk_genome_share(s, n_q, tsk_key_set_size(e->r, r), mode);
+            int64_t n_q, n_r;
+            tsk_genome_pair_sizes(e->q, q, e->r, r, &n_q, &n_r);
+            const double f = tsk_genome_share(s, n_q, n_r, mode);
             if (!(f >= min_share)) continue;
             if (got == room) {
                 room = room ? 2 * room : 16;

@@ -49,6 +49,11 @@ struct tsk_gpu_genome_sets {
     int64_t *poff_d = nullptr;          /* part-relative offsets of the part's references */
     size_t poff_cap = 0;
     int32_t *rsize_d = nullptr;         /* keys of every reference */
+    /* thresholds, when the sets have them (a size floor): per query and reference, and the indexed
+     * part's keys as stored, for the sizes of pairs of different thresholds */
+    bool floor = false;
+    uint64_t *qtau_d = nullptr, *rtau_d = nullptr, *rkeys_d = nullptr;
+    size_t rkeys_cap = 0;
     /* per batch */
     uint64_t *bkeys_d = nullptr;
     int2 *range_d = nullptr;
@@ -80,6 +85,9 @@ extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
     cudaFree(e->sort_tmp);
     cudaFree(e->poff_d);
     cudaFree(e->rsize_d);
+    cudaFree(e->qtau_d);
+    cudaFree(e->rtau_d);
+    cudaFree(e->rkeys_d);
     cudaFree(e->bkeys_d);
     cudaFree(e->range_d);
     cudaFree(e->qoff_d);
@@ -111,8 +119,8 @@ static int plan_parts(tsk_gpu_genome_sets *e, int64_t cap)
     return 0;
 }
 
-/* Postings one part may hold: what free device memory allows (24 bytes each while sorting, the
- * batch buffers set aside), below 2^31 (int32 positions). */
+/* Postings one part may hold: what free device memory allows (24 bytes each while sorting, 8 more
+ * with thresholds, the batch buffers set aside), below 2^31 (int32 positions). */
 static int64_t part_capacity(tsk_gpu_genome_sets *e)
 {
     if (e->part_cap > 0) return e->part_cap;
@@ -120,7 +128,7 @@ static int64_t part_capacity(tsk_gpu_genome_sets *e)
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
     const int64_t batch = 16 * GKS_BATCH_KEYS + 2 * GKS_BATCH_OUT;
     int64_t avail = (int64_t)(free_b / 10 * 8) - batch;
-    return std::max<int64_t>(1 << 20, std::min<int64_t>(avail / 26, INT32_MAX - 1));
+    return std::max<int64_t>(1 << 20, std::min<int64_t>(avail / (e->floor ? 34 : 26), INT32_MAX - 1));
 }
 
 /* Grows the two buffers of a double-buffered sort together: each holds at least need bytes. */
@@ -157,11 +165,15 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     GKS_CK(tsk_cuda_grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
     GKS_CK(cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice, e->st));
     if (n > 0) GKS_CK(cudaMemcpyAsync(e->pkeys[0], r->keys + base, (size_t)n * 8, cudaMemcpyHostToDevice, e->st));
+    if (e->floor) {
+        GKS_CK(tsk_cuda_grow((void **)&e->rkeys_d, &e->rkeys_cap, kb));
+        if (n > 0) GKS_CK(cudaMemcpyAsync(e->rkeys_d, e->pkeys[0], (size_t)n * 8, cudaMemcpyDeviceToDevice, e->st));
+    }
     if (nr > 0) gks_refs_kernel<<<(unsigned)nr, 128, 0, e->st>>>(e->poff_d, e->pref[0]);
     GKS_CK(cudaGetLastError());
     e->cur = 0;
     if (n > 1) {
-        /* keys are at most UINT64_MAX / scaled: only their low bits need sorting */
+        /* without a floor keys are at most about UINT64_MAX / scaled: only their low bits need sorting */
         int end_bit = 1;
         while (end_bit < 64 && (max_key >> end_bit)) end_bit++;
         cub::DoubleBuffer<uint64_t> keys(e->pkeys[0], e->pkeys[1]);
@@ -202,6 +214,19 @@ extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, 
     if (c == cudaSuccess)
         c = cudaMemcpy(e->rsize_d, rsize.data(), rsize.size() * sizeof(int32_t), cudaMemcpyHostToDevice);
     if (c == cudaSuccess) c = cudaMalloc((void **)&e->n_hits_d, sizeof(unsigned long long));
+    /* thresholds: only when some pair has two different ones do sizes need the searches */
+    std::vector<uint64_t> qtau((size_t)q->n_items), rtau((size_t)r->n_items);
+    for (int64_t i = 0; i < q->n_items; i++) qtau[(size_t)i] = q->tau ? q->tau[i] : UINT64_MAX;
+    for (int64_t i = 0; i < r->n_items; i++) rtau[(size_t)i] = r->tau ? r->tau[i] : UINT64_MAX;
+    const uint64_t tau0 = q->n_items ? qtau[0] : r->n_items ? rtau[0] : 0;
+    for (uint64_t t : qtau) e->floor |= t != tau0;
+    for (uint64_t t : rtau) e->floor |= t != tau0;
+    if (e->floor && c == cudaSuccess) c = cudaMalloc((void **)&e->qtau_d, std::max<size_t>(qtau.size(), 1) * 8);
+    if (e->floor && c == cudaSuccess) c = cudaMalloc((void **)&e->rtau_d, std::max<size_t>(rtau.size(), 1) * 8);
+    if (e->floor && c == cudaSuccess && !qtau.empty())
+        c = cudaMemcpy(e->qtau_d, qtau.data(), qtau.size() * 8, cudaMemcpyHostToDevice);
+    if (e->floor && c == cudaSuccess && !rtau.empty())
+        c = cudaMemcpy(e->rtau_d, rtau.data(), rtau.size() * 8, cudaMemcpyHostToDevice);
     /* the counters of a chunk may use the opt-in shared memory less the kernels' own */
     const int smem_max = smem_optin - 4096;
     if (c == cudaSuccess) c = cudaFuncSetAttribute(gks_count_kernel<GKS_COUNT>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max);
@@ -297,6 +322,7 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
     memset(&L, 0, sizeof L);
     L.pkeys = e->pkeys[e->cur], L.pref = e->pref[e->cur], L.range = e->range_d, L.qoff = e->qoff_d;
     L.rsize = e->rsize_d, L.qbase = b0, L.part0 = (int32_t)p.r0;
+    if (e->floor) L.qtau = e->qtau_d + b0, L.rtau = e->rtau_d, L.qkeys = e->bkeys_d, L.rkeys = e->rkeys_d, L.roff = e->poff_d;
     L.lo = (int32_t)(lo - p.r0), L.hi = (int32_t)(hi - p.r0), L.clen = (int32_t)clen, L.n_chunks = n_chunks;
     L.mode = (int)c.mode, L.filter = (int)c.filter, L.k = c.k, L.min_share = c.min_share;
     const int64_t n_blocks = nb * n_chunks;
@@ -325,14 +351,18 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
         GKS_CK(cudaStreamSynchronize(e->st));
         std::vector<tsk_genome_pair> list((size_t)c.k);
         for (int64_t i = 0; i < nb; i++) {
-            const int64_t qg = b0 + i, n_q = tsk_key_set_size(q, qg);
+            const int64_t qg = b0 + i;
             for (int ch = 0; ch < n_chunks; ch++) {
                 const gks_hit *h = &e->hits[(size_t)((i * n_chunks + ch) * c.k)];
-                for (int j = 0; j < c.k; j++)
-                    list[(size_t)j] = h[j].ref < 0 ? tsk_genome_pair{qg, -1, 0, 0.0}
-                                                   : tsk_genome_pair{qg, h[j].ref, h[j].shared,
-                                                                     tsk_genome_share(h[j].shared, n_q,
-                                                                                      tsk_key_set_size(r, h[j].ref), c.mode)};
+                for (int j = 0; j < c.k; j++) {
+                    if (h[j].ref < 0) {
+                        list[(size_t)j] = tsk_genome_pair{qg, -1, 0, 0.0};
+                        continue;
+                    }
+                    int64_t n_q, n_r;
+                    tsk_genome_pair_sizes(q, qg, r, h[j].ref, &n_q, &n_r);
+                    list[(size_t)j] = tsk_genome_pair{qg, h[j].ref, h[j].shared, tsk_genome_share(h[j].shared, n_q, n_r, c.mode)};
+                }
                 merge_best(c.best + (qg - c.q0) * c.k, list.data(), c.k);
             }
         }
@@ -362,12 +392,14 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
         break;
     }
     for (int64_t i = 0; i < nb; i++) {
-        const int64_t qg = b0 + i, n_q = tsk_key_set_size(q, qg);
+        const int64_t qg = b0 + i;
         for (int ch = 0; ch < n_chunks; ch++) {
             const gks_rec &rc = e->recs[(size_t)(i * n_chunks + ch)];
             for (uint32_t j = 0; j < rc.n; j++) {
                 const gks_hit &h = e->hits[(size_t)(rc.off + j)];
-                c.found->push_back({qg, h.ref, h.shared, tsk_genome_share(h.shared, n_q, tsk_key_set_size(r, h.ref), c.mode)});
+                int64_t n_q, n_r;
+                tsk_genome_pair_sizes(q, qg, r, h.ref, &n_q, &n_r);
+                c.found->push_back({qg, h.ref, h.shared, tsk_genome_share(h.shared, n_q, n_r, c.mode)});
             }
         }
     }

@@ -13,7 +13,9 @@
  *   GKS_WITHIN writes the references whose share reaches the floor, in reference order (a block
  *              scan), at an offset reserved with one atomic add per block.
  * The share is tsk_genome_share's (core/genome_keys.h) with its operations spelled out in IEEE
- * round-to-nearest intrinsics, so no multiply-add is contracted: the same double as the CPU's. */
+ * round-to-nearest intrinsics, so no multiply-add is contracted: the same double as the CPU's. A
+ * pair of different thresholds (the size floor) takes its sizes as tsk_genome_pair_sizes does, by
+ * a binary search in the query's keys or the reference's (kept unsorted beside the index). */
 #ifndef TSK_GPU_GENOME_SETS_KERNELS_CUH
 #define TSK_GPU_GENOME_SETS_KERNELS_CUH
 
@@ -46,6 +48,12 @@ struct gks_launch {
     const int2 *range;          /* per batch key: its postings [x, y) (x = y: none) */
     const int64_t *qoff;        /* batch query i's keys: [qoff[i], qoff[i+1]) of the batch's keys */
     const int32_t *rsize;       /* keys of every reference (global index) */
+    /* thresholds (NULL: all equal, sizes as they are) */
+    const uint64_t *qtau;       /* batch query i's threshold */
+    const uint64_t *rtau;       /* every reference's (global index) */
+    const uint64_t *qkeys;      /* the batch's keys (qoff) */
+    const uint64_t *rkeys;      /* the part's keys per reference, as stored: part-local reference j's are */
+    const int64_t *roff;        /* rkeys[roff[j] .. roff[j + 1]) */
     int64_t qbase;              /* global index of batch query 0 */
     int32_t part0;              /* global index of part-local reference 0 */
     int32_t lo, clen;           /* chunks: part-local [lo + c * clen, min(+clen, hi)) */
@@ -79,6 +87,36 @@ __device__ static inline double gks_share(int64_t shared, int64_t n_query, int64
     if (mode == TSK_GENOME_CONTAINMENT) return sq;
     const double sr = __ddiv_rn((double)shared, (double)n_ref);
     return __dmul_rn(__dadd_rn(sq, sr), 0.5);
+}
+
+/* tsk_keys_at_most on the device. */
+__device__ static inline int64_t gks_at_most(const uint64_t *keys, int64_t n, uint64_t bound)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = (lo + hi) >> 1;
+        if (keys[mid] <= bound) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The share of batch query qi (keys [k0, k0 + nk) of the batch) and reference r (global) sharing s
+ * keys: tsk_genome_pair_sizes, then tsk_genome_share. */
+__device__ static inline double gks_pair_share(const gks_launch &L, int64_t qi, int64_t k0, int64_t nk, int32_t r,
+                                               uint32_t s)
+{
+    int64_t nq = nk, nr = L.rsize[r];
+    if (L.qtau) {
+        const uint64_t tq = L.qtau[qi], tr = L.rtau[r];
+        if (tr < tq) {
+            nq = gks_at_most(L.qkeys + k0, nk, tr);
+        } else if (tq < tr) {
+            const int32_t j = r - L.part0;
+            nr = gks_at_most(L.rkeys + L.roff[j], L.roff[j + 1] - L.roff[j], tq);
+        }
+    }
+    return gks_share(s, nq, nr, L.mode);
 }
 
 /* Top-k order: larger share, then smaller reference. */
@@ -170,7 +208,7 @@ __global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
             const uint32_t s = cnt[j];
             const int32_t r = g0 + j;
             if (s == 0 || !gks_admitted(L.filter, q, r)) continue;
-            const double f = gks_share(s, nk, L.rsize[r], L.mode);
+            const double f = gks_pair_share(L, qi, k0, nk, r, s);
             if (have == k && !gks_before(f, r, lf[k - 1], lr[k - 1])) continue;
             int at = have < k ? have++ : k - 1;
             while (at > 0 && gks_before(f, r, lf[at - 1], lr[at - 1])) {
@@ -222,7 +260,7 @@ __global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
     for (int j = tid; j < m; j += GKS_THREADS) {
         const uint32_t s = cnt[j];
         const int32_t r = g0 + j;
-        mine += gks_admitted(L.filter, q, r) && (s ? gks_share(s, nk, L.rsize[r], L.mode) : 0.0) >= L.min_share;
+        mine += gks_admitted(L.filter, q, r) && (s ? gks_pair_share(L, qi, k0, nk, r, s) : 0.0) >= L.min_share;
     }
     if (mine) atomicAdd(&total, mine);
     __syncthreads();
@@ -240,7 +278,7 @@ __global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
         if (j < m) {
             s = cnt[j];
             const int32_t r = g0 + j;
-            keep = gks_admitted(L.filter, q, r) && (s ? gks_share(s, nk, L.rsize[r], L.mode) : 0.0) >= L.min_share;
+            keep = gks_admitted(L.filter, q, r) && (s ? gks_pair_share(L, qi, k0, nk, r, s) : 0.0) >= L.min_share;
         }
         int pos, sum;
         scan_t(scan_tmp).ExclusiveSum(keep, pos, sum);

@@ -5,6 +5,7 @@
  * host is refused at compile time. */
 #include "tsk_file.h"
 #include "io_error.h"
+#include "../core/genome_keys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,10 +43,13 @@ enum { /* header field offsets */
     H_CMDLINE_OFF = 112, H_CMDLINE_LEN = 120, H_T = 128, H_DIM = 132, H_SEED = 136, H_ALPHABET = 144,
     H_ALPHABET_SIZE = 148, H_CANONICAL = 152, H_PRECISION = 156, H_ELEM_SIZE = 160,
     H_TABLES_FROM_FILE = 164, H_WINDOW = 168, H_STRIDE = 176, H_TABLES_OFFSET = 184, H_TABLES_SIZE = 188,
-    H_ANCHOR_K = 192, H_KIND = 196, H_SCALED = 200,
+    H_ANCHOR_K = 192, H_KIND = 196, H_SCALED = 200, H_MIN_KEYS = 208,
 };
-/* Vector files keep format version 1 byte for byte; genome sketches (kind 1) are version 2, which
- * older readers refuse by its number instead of misreading keys as rows. */
+/* Vector files keep format version 1 byte for byte; genome sketches (kind 1) are version 3, which
+ * older readers refuse by its number instead of misreading keys as rows. Version 2 held genome
+ * sketches of an earlier key layout (fingerprint hashes only, no size floor): refused, with the
+ * advice to sketch again. */
+#define TSK_OLD_GENOME_FORMAT_VERSION 2u
 #define TSK_KIND_ROWS 0u
 #define TSK_KIND_GENOME 1u
 enum { /* record entry field offsets */
@@ -304,6 +308,7 @@ static void encode_header(unsigned char *h, const tsk_params *p)
     if (p->scaled > 0) {
         put_u32(h + H_KIND, TSK_KIND_GENOME);
         put_u64(h + H_SCALED, (uint64_t)p->scaled);
+        put_u64(h + H_MIN_KEYS, (uint64_t)p->min_keys);
     }
     put_u32(h + H_TABLES_OFFSET, TSK_FIXED_HEADER);
     put_u32(h + H_TABLES_SIZE, (uint32_t)tables_size(p));
@@ -489,8 +494,14 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
         return open_fail(f, fd);
     }
     uint32_t version = get_u32(m + H_VERSION);
+    if (version == TSK_OLD_GENOME_FORMAT_VERSION) {
+        tsk_io_set_err(err, errlen,
+                       "%s: genome sketches of an older tsketch (format version 2: another key layout, no size "
+                       "floor): sketch the genomes again", path);
+        return open_fail(f, fd);
+    }
     if (version != TSK_FORMAT_VERSION && version != TSK_GENOME_FORMAT_VERSION) {
-        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads versions 1 and 2)%s", path,
+        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads versions 1 and 3)%s", path,
                 version, version > TSK_GENOME_FORMAT_VERSION ? ": written by a newer tsketch" : "");
         return open_fail(f, fd);
     }
@@ -555,12 +566,15 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     p->stride = (int64_t)get_u64(m + H_STRIDE);
     p->anchor_k = (int)get_u32(m + H_ANCHOR_K);
     if (version == TSK_GENOME_FORMAT_VERSION) {
-        uint64_t scaled = get_u64(m + H_SCALED);
-        if (get_u32(m + H_KIND) != TSK_KIND_GENOME || scaled < 1 || scaled > (uint64_t)INT64_MAX) {
-            tsk_io_set_err(err, errlen, "%s: corrupt header (version 2 without a genome sketch kind and scale)", path);
+        uint64_t scaled = get_u64(m + H_SCALED), min_keys = get_u64(m + H_MIN_KEYS);
+        if (get_u32(m + H_KIND) != TSK_KIND_GENOME || scaled < 1 || scaled > (uint64_t)INT64_MAX ||
+            min_keys > (uint64_t)TSK_GENOME_MAX_MIN_KEYS) {
+            tsk_io_set_err(err, errlen, "%s: corrupt header (version 3 without a genome sketch kind, scale and floor)",
+                           path);
             return open_fail(f, fd);
         }
         p->scaled = (int64_t)scaled;
+        p->min_keys = (int64_t)min_keys;
     }
     int a = tsk_alphabet_size(p->alphabet);
     if (get_u32(m + H_ALPHABET_SIZE) != (uint32_t)a ||
@@ -759,6 +773,9 @@ int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b
                  b->scaled > 0 ? "genome sketches" : "sketch rows", name_b);
     else if (a->scaled != b->scaled)
         diff_add(&d, "scaled: %" PRId64 " in %s, %" PRId64 " in %s", a->scaled, name_a, b->scaled, name_b);
+    if (a->scaled > 0 && b->scaled > 0 && a->min_keys != b->min_keys)
+        diff_add(&d, "min keys (size floor): %" PRId64 " in %s, %" PRId64 " in %s", a->min_keys, name_a, b->min_keys,
+                 name_b);
     if (a->anchor_k != b->anchor_k)
         diff_add(&d, "anchored windows: %s in %s, %s in %s", anchor_name(a->anchor_k, ka), name_a,
                  anchor_name(b->anchor_k, kb), name_b);

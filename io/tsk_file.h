@@ -17,8 +17,8 @@ extern "C" {
 #endif
 
 #define TSK_FORMAT_VERSION 1
-/* The version of genome sketch files (kind and scaled in the header, keys as rows). */
-#define TSK_GENOME_FORMAT_VERSION 2u
+/* The version of genome sketch files (kind, scaled and min_keys in the header, keys as rows). */
+#define TSK_GENOME_FORMAT_VERSION 3u
 /* The first 8 bytes of every .tsk file (docs/format.md). */
 #define TSK_FILE_MAGIC "\x89TSK\r\n\x1a\n"
 #define TSK_FILE_MAGIC_LEN 8

@@ -31,8 +31,9 @@ typedef struct {
     int failed;
 } sketch_sink_ctx;
 
-static int write_record(void *ctx, const tsk_record_info *rec, const void *rows)
+static int write_record(void *ctx, const tsk_record_info *rec, const void *rows, const uint64_t *anchors)
 {
+    (void)anchors;
     sketch_sink_ctx *c = ctx;
     char err[TSK_ERRLEN];
     if (tsk_writer_add(c->writer, rec, rows, err, sizeof err)) {
@@ -44,7 +45,7 @@ static int write_record(void *ctx, const tsk_record_info *rec, const void *rows)
 
 static int write_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys)
 {
-    return write_record(ctx, genome, keys);
+    return write_record(ctx, genome, keys, NULL);
 }
 
 int tsk_cmd_sketch(int argc, char **argv)

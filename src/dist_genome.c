@@ -98,7 +98,8 @@ typedef struct {
 /* The line of pair (query q, reference r) sharing `shared` keys, if it is within -d. */
 static int make_line(const run_ctx *c, int64_t q, int64_t r, int64_t shared, tsk_genome_line *line)
 {
-    const int64_t nq = tsk_key_set_size(c->q, q), nr = tsk_key_set_size(c->r, r);
+    int64_t nq, nr;
+    tsk_genome_pair_sizes(c->q, q, c->r, r, &nq, &nr);
     const float d = tsk_genome_key_distance(tsk_genome_share(shared, nq, nr, c->mode), c->window);
     if (!((double)d <= c->o->max_dist)) return 0;
     *line = (tsk_genome_line){c->lines_upper ? r : q, c->lines_upper ? q : r, shared,
@@ -208,9 +209,9 @@ static int run_dense(engine *e, tsk_dist_out *out, const run_ctx *c, tsk_pair_fi
         if (!tsv) {
             for (int64_t i = 0; i < nq; i++)
                 for (int64_t r = r0; r < r1; r++) {
-                    const int64_t q = q0 + i;
-                    const double s = tsk_genome_share(shared[i * ld + r], tsk_key_set_size(c->q, q),
-                                                      tsk_key_set_size(c->r, r), c->mode);
+                    int64_t n_q, n_r;
+                    tsk_genome_pair_sizes(c->q, q0 + i, c->r, r, &n_q, &n_r);
+                    const double s = tsk_genome_share(shared[i * ld + r], n_q, n_r, c->mode);
                     dist[i * ld + r] = tsk_genome_key_distance(s, c->window);
                 }
             if (tsk_dist_out_rows(out, q0, nq, dist, ld)) rc = TSK_EXIT_WRITE_FAILED;

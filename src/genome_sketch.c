@@ -13,7 +13,6 @@ typedef struct {
     tsk_genome_sink sink;
     void *ctx;
     size_t elem_size;
-    uint64_t max_key;
     /* the genome being gathered (--per-file: the keys of every record of input `input`) */
     size_t input;
     int open;
@@ -29,12 +28,16 @@ static int flush_genome(genome_ctx *g)
 {
     if (!g->open) return TSK_EXIT_OK;
     g->open = 0;
-    const int64_t n = tsk_genome_keys_sort_unique(g->keys, g->n_keys);
+    const int64_t n_candidates = tsk_genome_keys_sort_unique(g->keys, g->n_keys);
+    /* the candidates are the windows of the genome's anchors; its sketch keeps those below its
+     * threshold (core/genome_keys.h, "Size floor") */
+    const uint64_t tau = tsk_genome_threshold(&g->job->params, g->clean_len, g->keys, n_candidates);
+    const int64_t n = tsk_keys_at_most(g->keys, n_candidates, tau);
     if (n == 0)
-        tsk_warn("%s: no window fingerprint kept (%lld bases; a genome sketch keeps about one window in %lld of "
-                 "%lld bases): its distances are 1",
-                 g->name, (long long)g->clean_len, (long long)g->job->params.scaled,
-                 (long long)g->job->params.window);
+        tsk_warn("%s: no window fingerprint kept (%lld bases; windows of %lld bases, about one in %lld kept "
+                 "beyond the first %lld): its distances are 1",
+                 g->name, (long long)g->clean_len, (long long)g->job->params.window,
+                 (long long)g->job->params.scaled, (long long)g->job->params.min_keys);
     tsk_record_info rec = {g->name, g->source, g->raw_len, g->clean_len, g->dropped, 0, n};
     int rc = g->sink(g->ctx, &rec, g->keys);
     free(g->name);
@@ -53,7 +56,7 @@ static char *per_file_name(const tsk_sketch_job *job, size_t i)
     return tsk_path_stem(in->path);
 }
 
-static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
+static int take_record(void *ctx, const tsk_record_info *rec, const void *rows, const uint64_t *anchors)
 {
     genome_ctx *g = ctx;
     const tsk_sketch_job *job = g->job;
@@ -99,12 +102,13 @@ static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
     const size_t row_bytes = (size_t)job->params.dim * g->elem_size;
     for (int64_t r = 0; r < rec->n_rows; r++) {
         uint64_t key;
-        if (tsk_genome_key_of_row(&job->params, (const char *)rows + (size_t)r * row_bytes, g->elem_size, &key)) {
+        if (tsk_genome_key_of_row(&job->params, (const char *)rows + (size_t)r * row_bytes, g->elem_size, anchors[r],
+                                  &key)) {
             tsk_error("%s: record '%s': window row %lld is not an integer sketch scaled by %.0f (an engine fault)",
                       rec->source, rec->name, (long long)r, tsk_genome_row_scale(&job->params));
             return TSK_EXIT_RUNTIME;
         }
-        if (key <= g->max_key) g->keys[g->n_keys++] = key;
+        g->keys[g->n_keys++] = key;
     }
     return TSK_EXIT_OK;
 }
@@ -121,12 +125,12 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     g.sink = sink;
     g.ctx = ctx;
     g.elem_size = job->params.precision == TSK_DOUBLE ? 8 : 4;
-    g.max_key = tsk_genome_max_key(&job->params);
     /* the pipeline sketches records; per-file genomes are gathered here */
     tsk_sketch_job records = *job;
     records.per_file = 0;
     records.per_file_name = NULL;
-    records.params.scaled = 0;
+    /* --per-file: a file's records are one genome, whose length places their anchors */
+    records.genome_file_cap = job->per_file ? tsk_genome_floor_length(&job->params) : 0;
     int rc = TSK_EXIT_OK;
     for (size_t begin = 0, end; rc == TSK_EXIT_OK && begin < job->n_inputs; begin = end) {
         /* a path given twice in a row (-l with two names for one file) is two genomes that the

@@ -23,7 +23,7 @@ static int grow(void **p, size_t elem, int64_t need, int64_t *cap)
 }
 
 /* Appends one genome; names are arena offsets until finalize turns them into pointers. */
-static int add_genome(tsk_genome_source *s, const char *name, const uint64_t *keys, int64_t n)
+static int add_genome(tsk_genome_source *s, const char *name, int64_t length, const uint64_t *keys, int64_t n)
 {
     const int64_t i = s->set.n_items;
     if (grow((void **)&s->offset, sizeof *s->offset, i + 2, &s->cap_items) ||
@@ -32,6 +32,10 @@ static int add_genome(tsk_genome_source *s, const char *name, const uint64_t *ke
     const char **names = realloc(s->names, (size_t)s->cap_items * sizeof *names);
     if (!names) return -1;
     s->names = names;
+    int64_t *lengths = realloc(s->length, (size_t)s->cap_items * sizeof *lengths);
+    if (!lengths) return -1;
+    s->length = lengths;
+    s->length[i] = length;
     const size_t len = strlen(name) + 1;
     if (s->arena_len + len > s->arena_cap) {
         size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
@@ -52,13 +56,21 @@ static int add_genome(tsk_genome_source *s, const char *name, const uint64_t *ke
     return 0;
 }
 
-static int finalize(tsk_genome_source *s)
+/* Names become pointers; every genome's threshold is computed from its keys and length
+ * (core/genome_keys.h). */
+static int finalize(tsk_genome_source *s, const tsk_params *p)
 {
     if (!s->offset && grow((void **)&s->offset, sizeof *s->offset, 1, &s->cap_items)) return -1;
     if (s->set.n_items == 0) s->offset[0] = 0;
     for (int64_t i = 0; i < s->set.n_items; i++) s->names[i] = s->name_arena + (uintptr_t)s->names[i];
     s->set.keys = s->keys;
     s->set.offset = s->offset;
+    s->set.tau = NULL;
+    if (s->set.n_items == 0) return 0;
+    if (!(s->tau = malloc((size_t)s->set.n_items * sizeof *s->tau))) return -1;
+    for (int64_t i = 0; i < s->set.n_items; i++)
+        s->tau[i] = tsk_genome_threshold(p, s->length[i], s->keys + s->offset[i], tsk_key_set_size(&s->set, i));
+    s->set.tau = s->tau;
     return 0;
 }
 
@@ -66,6 +78,8 @@ void tsk_genome_source_free(tsk_genome_source *s)
 {
     free(s->keys);
     free(s->offset);
+    free(s->length);
+    free(s->tau);
     free(s->names);
     free(s->name_arena);
     memset(s, 0, sizeof *s);
@@ -73,7 +87,7 @@ void tsk_genome_source_free(tsk_genome_source *s)
 
 static int take_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys)
 {
-    if (add_genome(ctx, genome->name, keys, genome->n_rows)) {
+    if (add_genome(ctx, genome->name, genome->clean_len, keys, genome->n_rows)) {
         tsk_error("%s: out of memory holding the genome sketches", genome->source);
         return TSK_EXIT_RUNTIME;
     }
@@ -86,7 +100,7 @@ static int genome_add_file(void *ctx, int group, const tsk_file *f, const char *
     tsk_genome_source *g = (tsk_genome_source *)ctx + group;
     for (int64_t r = 0; r < f->n_records; r++) {
         const tsk_record_info *rec = &f->records[r];
-        if (add_genome(g, rec->name, (const uint64_t *)f->data + rec->first_row, rec->n_rows)) {
+        if (add_genome(g, rec->name, rec->clean_len, (const uint64_t *)f->data + rec->first_row, rec->n_rows)) {
             tsk_error("%s: out of memory holding the genome sketches", path);
             return TSK_EXIT_RUNTIME;
         }
@@ -105,7 +119,7 @@ int tsk_genome_sources_load(const tsk_input *inputs, size_t n_inputs, const int 
     const tsk_source_loader loader = {genome_add_file, genome_sketch, groups};
     int rc = tsk_sources_walk(inputs, n_inputs, group_of, job, params_given, params, &loader);
     for (int k = 0; k < n_groups && rc == TSK_EXIT_OK; k++) {
-        if (finalize(&groups[k])) {
+        if (finalize(&groups[k], params)) {
             tsk_error("out of memory");
             return TSK_EXIT_RUNTIME;
         }

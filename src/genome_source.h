@@ -20,6 +20,8 @@ typedef struct {
     /* private: the storage behind set and names */
     uint64_t *keys;
     int64_t *offset;
+    int64_t *length;         /* each genome's cleaned length (its threshold depends on it) */
+    uint64_t *tau;           /* each genome's threshold tau_g (set.tau, unless all are equal) */
     int64_t n_keys, cap_keys, cap_items;
     char *name_arena;
     size_t arena_len, arena_cap;

@@ -152,7 +152,7 @@ static int read_all(shared_state *s)
 {
     const tsk_sketch_job *job = s->job;
     char err[TSK_ERRLEN];
-    tsk_feed_opts opts = {s->parse_threads, 0, swap_batch, feed_stopped, s};
+    tsk_feed_opts opts = {s->parse_threads, 0, swap_batch, feed_stopped, s, job->genome_file_cap};
     if (job->per_file && job->n_inputs > 1 && job->threads > 1) return read_files_parallel(s, &opts);
     for (size_t f = 0; f < job->n_inputs; f++) {
         const tsk_input *in = &job->inputs[f];
@@ -332,7 +332,8 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
                      w->job->params.t);
         if (!info->name[0] && w->empty_names++ < MAX_SHORT_WARNINGS)
             tsk_warn("%s: record %lld has an empty name", info->source, (long long)(w->records + r + 1));
-        rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes);
+        rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes,
+                     b->params.scaled > 0 ? b->win_anchor + b->row_offset[r] : NULL);
         w->bases += info->clean_len;
     }
     w->records += b->n;

@@ -28,7 +28,7 @@ typedef struct {
 enum {
     TSK_OPT_ALPHABET = 1000, TSK_OPT_CANONICAL, TSK_OPT_WINDOW, TSK_OPT_STRIDE, TSK_OPT_TABLES,
     TSK_OPT_PRECISION, TSK_OPT_DEVICE, TSK_OPT_PER_FILE, TSK_OPT_SLIDE, TSK_OPT_ANCHORED, TSK_OPT_ANCHOR_K,
-    TSK_OPT_GENOME, TSK_OPT_SCALED,
+    TSK_OPT_GENOME, TSK_OPT_SCALED, TSK_OPT_MIN_KEYS,
     TSK_OPT_FIRST_FREE = 1100 /* subcommands number their own long-only options from here */
 };
 #define TSK_SKETCH_SHORT_OPTS "k:s:S:p:l:I:"
@@ -42,7 +42,7 @@ enum {
     {"device", required_argument, 0, TSK_OPT_DEVICE}, {"per-file", no_argument, 0, TSK_OPT_PER_FILE}, \
     {"slide", no_argument, 0, TSK_OPT_SLIDE}, {"anchored", no_argument, 0, TSK_OPT_ANCHORED}, \
     {"anchor-k", required_argument, 0, TSK_OPT_ANCHOR_K}, {"genome", no_argument, 0, TSK_OPT_GENOME}, \
-    {"scaled", required_argument, 0, TSK_OPT_SCALED}
+    {"scaled", required_argument, 0, TSK_OPT_SCALED}, {"min-keys", required_argument, 0, TSK_OPT_MIN_KEYS}
 /* Help text of the shared sketch options, for the subcommands' usage messages. */
 extern const char tsk_sketch_options_help[];
 
@@ -58,6 +58,8 @@ typedef struct {
     const char *tables_path;   /* --tables FILE, or NULL */
     int slide;                 /* --slide: Tensor Slide Sketch with the tuned defaults */
     int genome;                /* --genome: genome sketches (key sets, core/genome_keys.h) */
+    int64_t genome_file_cap;   /* genome sketches of whole files: io/feed.h's genome_cap (set by
+                                * src/genome_sketch.c for the pipeline runs it makes) */
     unsigned given;            /* TSK_GIVEN_* bits: parameters set on the command line */
     char **owned;              /* strings the job allocated (list files), freed with it */
     size_t n_owned;
@@ -68,21 +70,22 @@ typedef struct {
 enum {
     TSK_GIVEN_T = 1, TSK_GIVEN_DIM = 2, TSK_GIVEN_WINDOW = 4, TSK_GIVEN_STRIDE = 8, TSK_GIVEN_SEED = 16,
     TSK_GIVEN_ANCHOR = 32, /* --anchored or --anchor-k */
-    TSK_GIVEN_SCALED = 64, TSK_GIVEN_CANONICAL = 128
+    TSK_GIVEN_SCALED = 64, TSK_GIVEN_CANONICAL = 128, TSK_GIVEN_MIN_KEYS = 256
 };
 
 /* Defaults of --genome (docs/accuracy.md, "Genome sketches": chosen on the tuning sets): windows of
- * GENOME_WINDOW bases centred on anchor k-mers one per GENOME_STRIDE bases, of which one in
- * GENOME_SCALED is kept; t and D only need to tell windows apart. 20 bases: shorter windows rank
- * diverged pairs better but share windows between unrelated genomes by chance; a stride equal to
- * scaled keeps every anchored window, so no window is sketched only to be dropped (the accuracy of
- * stride 50 at a third of the CPU time); scaled 500: 16 KB of .tsk per Mbp. */
+ * GENOME_WINDOW bases centred on anchor k-mers; a genome keeps the windows of about one anchor in
+ * GENOME_SCALED, and at least GENOME_MIN_KEYS (the size floor: small genomes sample more densely,
+ * core/genome_keys.h); t and D only need to tell windows apart. 20 bases: shorter windows rank
+ * diverged pairs better but share windows between unrelated genomes by chance; scaled 500: 16 KB
+ * of .tsk per Mbp; a floor of 10,000 keys (80 KB, Mash's default sketch size) brings viruses and
+ * small genomes to Mash's accuracy and leaves genomes of 10 Mbp and more as they were. */
 #define TSK_GENOME_T 4
 #define TSK_GENOME_DIM 16
 #define TSK_GENOME_WINDOW 20
 #define TSK_GENOME_ANCHOR_K 16
-#define TSK_GENOME_STRIDE 500
 #define TSK_GENOME_SCALED 500
+#define TSK_GENOME_MIN_KEYS 10000
 
 /* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 3) */
 #define TSK_DEFAULT_ANCHOR_K 8
@@ -91,8 +94,9 @@ enum {
 int tsk_sketch_job_add_input(tsk_sketch_job *job, const char *path);
 
 /* Called once per record, in input order, with its rows (rec->n_rows x dim values of the job's
- * precision). Return 0 to go on; anything else stops the run and is returned by the pipeline. */
-typedef int (*tsk_record_sink)(void *ctx, const tsk_record_info *rec, const void *rows);
+ * precision) and, for genome sketches (params.scaled > 0), the anchor hash of each row (else NULL).
+ * Return 0 to go on; anything else stops the run and is returned by the pipeline. */
+typedef int (*tsk_record_sink)(void *ctx, const tsk_record_info *rec, const void *rows, const uint64_t *anchors);
 
 /* Runs the job. Returns a TSK_EXIT_* code; on failure the message has been printed. */
 int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx);

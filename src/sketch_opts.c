@@ -7,6 +7,7 @@
 #include "../io/tables_file.h"
 #include "cli.h"
 #include "pipeline.h"
+#include "../core/genome_keys.h"
 
 /* Defaults of --slide: the Tensor Slide Sketch parameters chosen in docs/accuracy.md (tuned on
  * generator seeds 1-2 of the paper's protocol; Spearman 0.964 on held-out seeds 3-6). */
@@ -39,10 +40,11 @@ const char tsk_sketch_options_help[] =
     "      --genome          genome sketches: a sampled set of window fingerprints per genome\n"
     "                        (record, or file with --per-file), compared as Mash compares k-mer\n"
     "                        sets; implies --canonical --anchor-k 16 -k 4 -s 16 --window 20\n"
-    "                        --stride 500 --scaled 500 (docs/algorithm.md, 'Genome sketches';\n"
-    "                        about 16 KB per Mbp; chosen in docs/accuracy.md)\n"
-    "      --scaled N        genome sketches: keep about one window in N (default 500; the\n"
-    "                        default stride follows a smaller N)\n"
+    "                        --scaled 500 --min-keys 10000 (docs/algorithm.md, 'Genome\n"
+    "                        sketches'; 16 KB per Mbp, 80 KB at least; chosen in docs/accuracy.md)\n"
+    "      --scaled N        genome sketches: keep about one window in N (default 500)\n"
+    "      --min-keys N      genome sketches: keep at least N windows per genome, sampling small\n"
+    "                        genomes more densely (default 10000; 0: one in --scaled for all)\n"
     "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
     "      --precision P     single (default) or double\n"
     "  -p, --threads N       CPU threads (default 1); with a GPU, threads parsing plain FASTA\n"
@@ -177,6 +179,10 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         if (tsk_parse_int64("--scaled", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
         p->scaled = v, job->given |= TSK_GIVEN_SCALED;
         return 1;
+    case TSK_OPT_MIN_KEYS:
+        if (tsk_parse_int64("--min-keys", arg, 0, TSK_GENOME_MAX_MIN_KEYS, &v)) return -TSK_EXIT_USAGE;
+        p->min_keys = v, job->given |= TSK_GIVEN_MIN_KEYS;
+        return 1;
     case TSK_OPT_WINDOW:
         if (tsk_parse_int64("--window", arg, 1, TSK_MAX_WINDOW, &v)) return -TSK_EXIT_USAGE;
         p->window = v, job->given |= TSK_GIVEN_WINDOW;
@@ -238,10 +244,16 @@ static int genome_defaults(tsk_sketch_job *job)
     if (!(job->given & TSK_GIVEN_WINDOW)) p->window = TSK_GENOME_WINDOW;
     if (!(job->given & TSK_GIVEN_ANCHOR) || !p->anchor_k) p->anchor_k = TSK_GENOME_ANCHOR_K;
     if (p->anchor_k > p->window) p->anchor_k = (int)(p->window / 2 * 2);
-    /* the stride may not exceed scaled: a smaller --scaled brings the default stride down with it */
-    if (!(job->given & TSK_GIVEN_STRIDE))
-        p->stride = (job->given & TSK_GIVEN_SCALED) && p->scaled < TSK_GENOME_STRIDE ? p->scaled : TSK_GENOME_STRIDE;
-    if (!(job->given & TSK_GIVEN_SCALED)) p->scaled = p->stride > TSK_GENOME_SCALED ? p->stride : TSK_GENOME_SCALED;
+    if (!(job->given & TSK_GIVEN_SCALED)) p->scaled = TSK_GENOME_SCALED;
+    if (!(job->given & TSK_GIVEN_MIN_KEYS)) p->min_keys = TSK_GENOME_MIN_KEYS;
+    /* anchors are sampled by --scaled and the size floor (core/genome_keys.h): a --stride of its
+     * own would be a second, conflicting rate */
+    if ((job->given & TSK_GIVEN_STRIDE) && p->stride != p->scaled) {
+        tsk_error("--stride does not apply to genome sketches (their anchors follow --scaled and --min-keys; "
+                  "give --scaled %lld alone)", (long long)p->stride);
+        return TSK_EXIT_USAGE;
+    }
+    p->stride = p->scaled;
     p->canonical = 1;
     return TSK_EXIT_OK;
 }
@@ -249,8 +261,8 @@ static int genome_defaults(tsk_sketch_job *job)
 int tsk_sketch_job_finish(tsk_sketch_job *job)
 {
     tsk_params *p = &job->params;
-    if ((job->given & TSK_GIVEN_SCALED) && !job->genome) {
-        tsk_error("--scaled applies to genome sketches: add --genome");
+    if ((job->given & (TSK_GIVEN_SCALED | TSK_GIVEN_MIN_KEYS)) && !job->genome) {
+        tsk_error("--%s applies to genome sketches: add --genome", job->given & TSK_GIVEN_SCALED ? "scaled" : "min-keys");
         return TSK_EXIT_USAGE;
     }
     if (job->genome) {

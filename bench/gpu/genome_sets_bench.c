@@ -127,7 +127,7 @@ static owned_sets make_genomes(int64_t n, int64_t keys)
     free(own);
     free(len);
     free(cluster);
-    o.s = (tsk_key_sets){n, o.keys, o.offset};
+    o.s = (tsk_key_sets){n, o.keys, o.offset, NULL};
     return o;
 }
 

@@ -546,19 +546,21 @@ Test(genome_sets, key_of_row_recovers_integer_sketches)
                 rd[r] = S[r] / scale;
                 rf[r] = (float)rd[r];
             }
-            const uint64_t want = tsk_genome_key_of_sketch(S, c[i].dim, p.seed);
+            const uint64_t anchor = next_rand(&s);
+            const uint64_t want = tsk_genome_key_join(anchor, tsk_genome_key_of_sketch(S, c[i].dim, p.seed));
+            cr_assert_eq(want >> TSK_GENOME_FP_BITS, anchor >> TSK_GENOME_FP_BITS, "the anchor's bits lead");
             uint64_t kf = 0, kd = 0;
-            cr_assert_eq(tsk_genome_key_of_row(&p, rf, 4, &kf), 0, "case %zu trial %d: float32 row refused", i, trial);
-            cr_assert_eq(tsk_genome_key_of_row(&p, rd, 8, &kd), 0, "case %zu trial %d: float64 row refused", i, trial);
+            cr_assert_eq(tsk_genome_key_of_row(&p, rf, 4, anchor, &kf), 0, "case %zu trial %d: float32 row refused", i, trial);
+            cr_assert_eq(tsk_genome_key_of_row(&p, rd, 8, anchor, &kd), 0, "case %zu trial %d: float64 row refused", i, trial);
             cr_assert(kf == want && kd == want, "case %zu trial %d: keys differ", i, trial);
         }
         rd[1] += 0.3 / scale;
         rf[1] = (float)rd[1];
         uint64_t k = 0;
-        cr_expect_eq(tsk_genome_key_of_row(&p, rd, 8, &k), -1, "case %zu: non-integer float64 row accepted", i);
-        cr_expect_eq(tsk_genome_key_of_row(&p, rf, 4, &k), -1, "case %zu: non-integer float32 row accepted", i);
+        cr_expect_eq(tsk_genome_key_of_row(&p, rd, 8, 0, &k), -1, "case %zu: non-integer float64 row accepted", i);
+        cr_expect_eq(tsk_genome_key_of_row(&p, rf, 4, 0, &k), -1, "case %zu: non-integer float32 row accepted", i);
         rd[1] = NAN;
-        cr_expect_eq(tsk_genome_key_of_row(&p, rd, 8, &k), -1, "case %zu: NaN accepted", i);
+        cr_expect_eq(tsk_genome_key_of_row(&p, rd, 8, 0, &k), -1, "case %zu: NaN accepted", i);
     }
 }
 
@@ -622,8 +624,10 @@ Test(genome_sets, engine_rows_give_exact_keys)
             tsk_revcomp_codes(x + i * w, (size_t)w, rc);
             brute_counts(&p, rc, w, S);
             uint64_t key = 0;
-            cr_assert_eq(tsk_genome_key_of_row(&g, rows + (size_t)i * 16 * es, es, &key), 0, "window %d refused", i);
-            cr_expect_eq(key, tsk_genome_key_of_sketch(S, 16, p.seed), "window %d, precision %d", i, prec);
+            const uint64_t anchor = UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(i + 1);
+            cr_assert_eq(tsk_genome_key_of_row(&g, rows + (size_t)i * 16 * es, es, anchor, &key), 0, "window %d refused", i);
+            cr_expect_eq(key, tsk_genome_key_join(anchor, tsk_genome_key_of_sketch(S, 16, p.seed)), "window %d, precision %d",
+                         i, prec);
         }
         free(rows);
         free(x);

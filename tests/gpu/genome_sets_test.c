@@ -51,7 +51,7 @@ static void add_set(owned_sets *o, uint64_t *k, int64_t n)
 /* The planted sets; `salt` changes the random parts (two different sets share the planted ones). */
 static owned_sets make_sets(int salt, int clusters)
 {
-    owned_sets o = {{0, NULL, NULL}, NULL, calloc(1, sizeof(int64_t))};
+    owned_sets o = {{0, NULL, NULL, NULL}, NULL, calloc(1, sizeof(int64_t))};
     uint64_t base[300], pool[40], buf[1200];
     rng = 0x9E3779B97F4A7C15ULL * 7;  /* the same planted keys in every set */
     for (int i = 0; i < 300; i++) base[i] = next();
@@ -215,7 +215,7 @@ Test(gpu_genome_sets, same_as_cpu_and_brute_force, .timeout = 600)
 Test(gpu_genome_sets, empty_sets_and_bad_arguments)
 {
     if (!have_gpu()) return;
-    owned_sets none = {{0, NULL, NULL}, NULL, calloc(1, sizeof(int64_t))}, a = make_sets(2, 1);
+    owned_sets none = {{0, NULL, NULL, NULL}, NULL, calloc(1, sizeof(int64_t))}, a = make_sets(2, 1);
     none.s.offset = none.offset;
     char err[256] = "";
     tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(&a.s, &none.s, 0, err, sizeof err);
