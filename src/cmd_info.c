@@ -88,13 +88,13 @@ static void print_json(FILE *out, const char *path, const tsk_file *f, int recor
     fprintf(out,
             ",\n  \"t\": %d,\n  \"dim\": %d,\n  \"seed\": %llu,\n  \"tables\": \"%s\",\n"
             "  \"alphabet\": \"%s\",\n  \"canonical\": %s,\n  \"window\": %lld,\n  \"stride\": %lld,\n"
-            "  \"anchor_k\": %d,\n  \"kind\": \"%s\",\n  \"scaled\": %lld,\n"
+            "  \"anchor_k\": %d,\n  \"kind\": \"%s\",\n  \"scaled\": %lld,\n  \"min_keys\": %lld,\n"
             "  \"precision\": \"%s\",\n  \"records\": %lld,\n  \"rows\": %lld,\n"
             "  \"raw_length\": %lld,\n  \"clean_length\": %lld,\n  \"dropped\": %lld",
             p->t, p->dim, (unsigned long long)p->seed, p->tables_from_file ? "file" : "splitmix64",
             p->alphabet == TSK_PROTEIN ? "protein" : "dna", p->canonical ? "true" : "false",
             (long long)p->window, (long long)p->stride, p->anchor_k, p->scaled > 0 ? "genome" : "rows",
-            (long long)p->scaled,
+            (long long)p->scaled, (long long)p->min_keys,
             p->precision == TSK_DOUBLE ? "double" : "single", (long long)f->n_records, (long long)f->n_rows, t.raw, t.clean, t.dropped);
     if (records) {
         fputs(",\n  \"record_list\": [", out);
@@ -121,7 +121,8 @@ static void print_text(FILE *out, const char *path, const tsk_file *f, int recor
             p->scaled > 0 ? (int)TSK_GENOME_FORMAT_VERSION : TSK_FORMAT_VERSION, f->tool_version, f->command_line);
     if (p->scaled > 0)
         fprintf(out, "kind\tgenome sketches (window fingerprints; rows are keys)\nscaled\t%lld (about one window in "
-                     "%lld kept)\n", (long long)p->scaled, (long long)p->scaled);
+                     "%lld kept)\nmin keys\t%lld (size floor: smaller genomes sample more densely)\n",
+                (long long)p->scaled, (long long)p->scaled, (long long)p->min_keys);
     else
         fprintf(out, "kind\tsketch rows\n");
     fprintf(out, "tuple length t\t%d\ndimension D\t%d\n", p->t, p->dim);
