@@ -78,14 +78,15 @@ enum {
  * GENOME_SCALED, and at least GENOME_MIN_KEYS (the size floor: small genomes sample more densely,
  * core/genome_keys.h); t and D only need to tell windows apart. 20 bases: shorter windows rank
  * diverged pairs better but share windows between unrelated genomes by chance; scaled 500: 16 KB
- * of .tsk per Mbp; a floor of 10,000 keys (80 KB, Mash's default sketch size) brings viruses and
- * small genomes to Mash's accuracy and leaves genomes of 10 Mbp and more as they were. */
+ * of .tsk per Mbp; a floor of 12,000 keys (96 KB, the most within 100 KB; Mash's default sketch
+ * holds 10,000) brings viruses and small genomes to Mash's accuracy and leaves genomes of 12 Mbp
+ * and more as they were. */
 #define TSK_GENOME_T 4
 #define TSK_GENOME_DIM 16
 #define TSK_GENOME_WINDOW 20
 #define TSK_GENOME_ANCHOR_K 16
 #define TSK_GENOME_SCALED 500
-#define TSK_GENOME_MIN_KEYS 10000
+#define TSK_GENOME_MIN_KEYS 12000
 
 /* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 3) */
 #define TSK_DEFAULT_ANCHOR_K 8
