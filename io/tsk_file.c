@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "atomic_file.h"
+#include "crc32.h"
+#include "write_queue.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the .tsk data rows are little-endian and read in place: this build needs a little-endian host"
@@ -80,18 +80,6 @@ static uint64_t get_u64(const unsigned char *p)
 
 static uint64_t align8(uint64_t x) { return (x + 7) & ~(uint64_t)7; }
 
-/* zlib's crc32 takes a uInt length: feed large spans in pieces. */
-static uLong crc_update(uLong crc, const unsigned char *p, uint64_t n)
-{
-    while (n) {
-        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        crc = crc32(crc, p, k);
-        p += k;
-        n -= k;
-    }
-    return crc;
-}
-
 static size_t tables_size(const tsk_params *p) { return (size_t)p->t * (size_t)tsk_alphabet_size(p->alphabet) * 5; }
 
 /* ---- a growable byte buffer ---- */
@@ -132,10 +120,10 @@ struct tsk_writer {
     char *path, *tmp_path;
     tsk_params params;
     size_t row_bytes;
-    unsigned char *buf;        /* rows not yet written */
+    tsk_write_queue *queue;    /* writes the rows, in order, on its own thread */
+    unsigned char *buf;        /* rows of tsk_writer_add not yet handed to the queue */
     size_t buf_len;
-    uint64_t data_size;        /* bytes of rows written or buffered */
-    uLong data_crc;
+    uint64_t data_size;        /* bytes of rows written, queued or buffered */
     int64_t n_rows, n_records;
     bytes records, sources, strings;
     uint64_t n_sources;
@@ -170,7 +158,6 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
     w->fd = -1;
     w->params = *p;
     w->row_bytes = p->scaled > 0 ? sizeof(uint64_t) : (size_t)p->dim * (p->precision == TSK_DOUBLE ? 8 : 4);
-    w->data_crc = crc32(0, NULL, 0);
     if (!(w->path = strdup(path)) || !(w->buf = malloc(TSK_WRITE_BUFFER)) ||
         bytes_add_string(&w->strings, tool_version ? tool_version : "", &w->version_off, &w->version_len) ||
         bytes_add_string(&w->strings, command_line ? command_line : "", &w->cmdline_off, &w->cmdline_len)) {
@@ -189,15 +176,35 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
         tsk_writer_abort(w);
         return NULL;
     }
+    if (!(w->queue = tsk_write_queue_start(w->fd))) {
+        tsk_io_set_err(err, errlen, "%s: cannot start the thread that writes it", path);
+        tsk_writer_abort(w);
+        return NULL;
+    }
     return w;
+}
+
+static int write_failed(const tsk_writer *w, int e, char *err, size_t errlen)
+{
+    tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(e));
+    return -1;
+}
+
+/* Hands n bytes at p to the queue; waits until they are written unless ticket takes the wait. */
+static int writer_queue(tsk_writer *w, const void *p, size_t n, int64_t *ticket, char *err, size_t errlen)
+{
+    const int64_t t = tsk_write_queue_push(w->queue, p, n);
+    if (ticket) {
+        *ticket = t;
+        return 0;
+    }
+    const int e = tsk_write_queue_wait(w->queue, t);
+    return e ? write_failed(w, e, err, errlen) : 0;
 }
 
 static int writer_flush(tsk_writer *w, char *err, size_t errlen)
 {
-    if (w->buf_len && tsk_write_all(w->fd, w->buf, w->buf_len) != 0) {
-        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
-        return -1;
-    }
+    if (w->buf_len && writer_queue(w, w->buf, w->buf_len, NULL, err, errlen)) return -1;
     w->buf_len = 0;
     return 0;
 }
@@ -212,7 +219,9 @@ static int rows_fit(const tsk_params *p, int64_t clean_len, int64_t n_rows)
     return n_rows == tsk_rows_for_length(p, clean_len);
 }
 
-int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
+/* Checks one record and appends its entry (and its source's, when it is a new one) to the tables;
+ * the record table must have room for it. */
+static int add_entry(tsk_writer *w, const tsk_record_info *rec, char *err, size_t errlen)
 {
     const char *name = rec->name ? rec->name : "";
     if (rec->raw_len < 0 || rec->clean_len < 0 || rec->clean_len > rec->raw_len ||
@@ -221,14 +230,12 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
                 ", dropped %" PRId64 ")", w->path, name, rec->raw_len, rec->clean_len, rec->dropped);
         return -1;
     }
-    int64_t want = tsk_rows_for_length(&w->params, rec->clean_len);
     if (!rows_fit(&w->params, rec->clean_len, rec->n_rows)) {
         tsk_io_set_err(err, errlen, "%s: record '%s': %" PRId64 " rows given where its length %" PRId64 " gives %" PRId64,
-                w->path, name, rec->n_rows, rec->clean_len, want);
+                w->path, name, rec->n_rows, rec->clean_len, tsk_rows_for_length(&w->params, rec->clean_len));
         return -1;
     }
 
-    /* metadata */
     const char *source = rec->source ? rec->source : "";
     if (!w->last_source || strcmp(w->last_source, source) != 0) {
         uint64_t off, len;
@@ -246,7 +253,7 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
         w->last_source = copy;
     }
     uint64_t name_off, name_len;
-    if (bytes_add_string(&w->strings, name, &name_off, &name_len) || bytes_reserve(&w->records, TSK_RECORD_ENTRY)) {
+    if (bytes_add_string(&w->strings, name, &name_off, &name_len)) {
         tsk_io_set_err(err, errlen, "%s: out of memory", w->path);
         return -1;
     }
@@ -265,25 +272,53 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
     put_u64(e + R_N_ROWS, (uint64_t)rec->n_rows);
     w->records.len += TSK_RECORD_ENTRY;
     w->n_records++;
-
-    /* rows: small records gather in the buffer, big ones go straight to the file */
-    size_t n = (size_t)rec->n_rows * w->row_bytes;
-    if (n) {
-        w->data_crc = crc_update(w->data_crc, rows, n);
-        if (w->buf_len + n <= TSK_WRITE_BUFFER) {
-            memcpy(w->buf + w->buf_len, rows, n);
-            w->buf_len += n;
-        } else {
-            if (writer_flush(w, err, errlen)) return -1;
-            if (tsk_write_all(w->fd, rows, n) != 0) {
-                tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
-                return -1;
-            }
-        }
-    }
-    w->data_size += n;
     w->n_rows += rec->n_rows;
+    w->data_size += (uint64_t)rec->n_rows * w->row_bytes;
     return 0;
+}
+
+int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
+{
+    if (bytes_reserve(&w->records, TSK_RECORD_ENTRY)) {
+        tsk_io_set_err(err, errlen, "%s: out of memory", w->path);
+        return -1;
+    }
+    if (add_entry(w, rec, err, errlen)) return -1;
+    /* rows: small records gather in the buffer, big ones go to the file as they are */
+    size_t n = (size_t)rec->n_rows * w->row_bytes;
+    if (!n) return 0;
+    if (w->buf_len + n <= TSK_WRITE_BUFFER) {
+        memcpy(w->buf + w->buf_len, rows, n);
+        w->buf_len += n;
+        return 0;
+    }
+    if (writer_flush(w, err, errlen)) return -1;
+    return writer_queue(w, rows, n, NULL, err, errlen);
+}
+
+int tsk_writer_add_batch(tsk_writer *w, const tsk_record_info *recs, int64_t n, const void *rows, int64_t *ticket,
+                         char *err, size_t errlen)
+{
+    if (ticket) *ticket = 0;
+    if (n <= 0) return 0;
+    if (bytes_reserve(&w->records, (size_t)n * TSK_RECORD_ENTRY)) {
+        tsk_io_set_err(err, errlen, "%s: out of memory for %" PRId64 " records", w->path, n);
+        return -1;
+    }
+    const uint64_t before = w->data_size;
+    for (int64_t i = 0; i < n; i++)
+        if (add_entry(w, &recs[i], err, errlen)) return -1;
+    const size_t size = (size_t)(w->data_size - before);
+    if (!size) return 0;
+    if (writer_flush(w, err, errlen)) return -1;
+    return writer_queue(w, rows, size, ticket, err, errlen);
+}
+
+int tsk_writer_wait(tsk_writer *w, int64_t ticket, char *err, size_t errlen)
+{
+    if (ticket <= 0) return 0;
+    const int e = tsk_write_queue_wait(w->queue, ticket);
+    return e ? write_failed(w, e, err, errlen) : 0;
 }
 
 static void encode_header(unsigned char *h, const tsk_params *p)
@@ -320,28 +355,44 @@ static void encode_header(unsigned char *h, const tsk_params *p)
         }
 }
 
+/* Stops the queue (every row written) and checks how it went. */
+static int writer_drain(tsk_writer *w, uint32_t *data_crc, char *err, size_t errlen)
+{
+    uint64_t written = 0;
+    const int e = tsk_write_queue_stop(w->queue, data_crc, &written);
+    w->queue = NULL;
+    if (e) return write_failed(w, e, err, errlen);
+    if (written != w->data_size) {
+        tsk_io_set_err(err, errlen, "%s: %" PRIu64 " bytes of rows written of %" PRIu64, w->path, written, w->data_size);
+        return -1;
+    }
+    return 0;
+}
+
 int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
 {
-    unsigned char *trailer = NULL;
-    if (writer_flush(w, err, errlen)) goto fail;
+    uint32_t data_crc = 0;
+    if (writer_flush(w, err, errlen) || writer_drain(w, &data_crc, err, errlen)) goto fail;
 
+    /* The tables go out from where they were built (no copy of them into one trailer); zeros pad
+     * the rows to the trailer's 8-byte boundary. */
     uint64_t data_end = TSK_PAGE + w->data_size;
     uint64_t trailer_offset = align8(data_end);
     uint64_t trailer_size = w->records.len + w->sources.len + w->strings.len;
-    trailer = malloc(trailer_size + 8);
-    if (!trailer) {
-        tsk_io_set_err(err, errlen, "%s: out of memory", w->path);
-        goto fail;
-    }
-    memset(trailer, 0, trailer_offset - data_end);
-    unsigned char *t = trailer + (trailer_offset - data_end);
-    /* a file of no records has empty (NULL) buffers: memcpy must not see them */
-    if (w->records.len) memcpy(t, w->records.p, w->records.len);
-    if (w->sources.len) memcpy(t + w->records.len, w->sources.p, w->sources.len);
-    if (w->strings.len) memcpy(t + w->records.len + w->sources.len, w->strings.p, w->strings.len);
-    if (tsk_write_all(w->fd, trailer, trailer_offset - data_end + trailer_size) != 0) {
-        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
-        goto fail;
+    static const unsigned char zeros[8];
+    const struct {
+        const void *p;
+        size_t n;
+    } parts[] = {{zeros, trailer_offset - data_end}, {w->records.p, w->records.len},
+                 {w->sources.p, w->sources.len}, {w->strings.p, w->strings.len}};
+    uint32_t trailer_crc = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!parts[i].n) continue; /* a file of no records has empty (NULL) tables */
+        if (i > 0) trailer_crc = tsk_crc32(trailer_crc, parts[i].p, parts[i].n);
+        if (tsk_write_all(w->fd, parts[i].p, parts[i].n) != 0) {
+            write_failed(w, errno, err, errlen);
+            goto fail;
+        }
     }
 
     unsigned char header[TSK_PAGE];
@@ -361,16 +412,14 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     put_u64(header + H_CMDLINE_OFF, w->cmdline_off);
     put_u64(header + H_CMDLINE_LEN, w->cmdline_len);
     size_t header_size = TSK_FIXED_HEADER + tables_size(&w->params);
-    uLong crc = crc32(0, header, (uInt)header_size); /* the CRC field is still zero here */
-    crc = crc32_combine(crc, w->data_crc, (z_off_t)w->data_size);
-    crc = crc_update(crc, t, trailer_size);
-    put_u32(header + H_CRC, (uint32_t)crc);
+    uint32_t crc = tsk_crc32(0, header, header_size); /* the CRC field is still zero here */
+    crc = tsk_crc32_combine(crc, data_crc, w->data_size);
+    crc = tsk_crc32_combine(crc, trailer_crc, trailer_size);
+    put_u32(header + H_CRC, crc);
     if (tsk_pwrite_all(w->fd, header, TSK_PAGE, 0) != 0) {
-        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        write_failed(w, errno, err, errlen);
         goto fail;
     }
-    free(trailer);
-    trailer = NULL;
     int fd = w->fd;
     w->fd = -1;
     char *tmp = w->tmp_path;
@@ -380,7 +429,6 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     return rc;
 
 fail:
-    free(trailer);
     tsk_writer_abort(w);
     return -1;
 }
@@ -388,6 +436,7 @@ fail:
 void tsk_writer_abort(tsk_writer *w)
 {
     if (!w) return;
+    tsk_write_queue_stop(w->queue, NULL, NULL); /* its thread must let go of the file and the rows */
     tsk_tmp_discard(w->fd, w->tmp_path);
     writer_free(w);
 }
@@ -536,9 +585,9 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     memcpy(head, m, header_size);
     put_u32(head + H_CRC, 0);
     madvise(map, f->map_len, MADV_SEQUENTIAL);
-    uLong crc = crc32(0, head, header_size);
-    crc = crc_update(crc, m + data_offset, data_size);
-    crc = crc_update(crc, m + trailer_offset, trailer_size);
+    uint32_t crc = tsk_crc32(0, head, header_size);
+    crc = tsk_crc32(crc, m + data_offset, data_size);
+    crc = tsk_crc32(crc, m + trailer_offset, trailer_size);
     madvise(map, f->map_len, MADV_NORMAL);
     if ((uint32_t)crc != get_u32(m + H_CRC)) {
         tsk_io_set_err(err, errlen, "%s: checksum mismatch (the file is corrupt)", path);

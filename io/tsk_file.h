@@ -2,8 +2,9 @@
  *
  * A page-aligned little header, the rows as one row-major matrix starting at a 4 KiB boundary (so
  * a reader can mmap it and copy it to a GPU as it is), then the record table and strings, and a
- * CRC32 over all of it. A writer streams rows in as they are computed and only renames its
- * temporary file into place on success: a failed run never leaves a partial .tsk behind. */
+ * CRC32 over all of it. A writer streams rows in as they are computed (written and checksummed
+ * on a thread of its own, io/write_queue.h) and only renames its temporary file into place on
+ * success: a failed run never leaves a partial .tsk behind. */
 #ifndef TSK_FILE_H
 #define TSK_FILE_H
 
@@ -82,14 +83,31 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
                             const char *command_line, char *err, size_t errlen);
 
 /* Appends one record and its rec->n_rows rows (float or double per p->precision). first_row is
- * assigned by the writer. Returns 0, or -1 with a message (disk full...). */
+ * assigned by the writer. Small records gather in a buffer of the writer. Returns 0, or -1 with a
+ * message (disk full...). */
 int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen);
 
-/* Writes the tables, header and checksum, then renames the temporary file to its final name.
- * Returns 0 or -1 with a message; on failure the temporary file is removed. Frees w. */
+/* Appends n records at once, their rows back to back in rows (recs[0]'s rows first, recs[i].n_rows
+ * each): the same file as n calls of tsk_writer_add, with one write of all the rows (a batch of
+ * the pipeline: tens of MB) and no copy of them. The rows are written by the writer's own thread:
+ * with ticket NULL the call waits for it; otherwise it returns at once with *ticket set, and the
+ * caller keeps rows unchanged until tsk_writer_wait(w, *ticket) returns (or until finish or
+ * abort), so the rows of batch k go to the file while batch k+1 is sketched. Returns 0, or -1 with
+ * a message (a bad record; a failed write of earlier rows). */
+int tsk_writer_add_batch(tsk_writer *w, const tsk_record_info *recs, int64_t n, const void *rows, int64_t *ticket,
+                         char *err, size_t errlen);
+
+/* Waits until the rows of ticket (tsk_writer_add_batch) and everything before are written: their
+ * memory is the caller's again. A ticket of 0 or less returns at once. Returns 0, or -1 with a
+ * message when a write failed (disk full...). */
+int tsk_writer_wait(tsk_writer *w, int64_t ticket, char *err, size_t errlen);
+
+/* Waits for the rows, writes the tables, header and checksum, then renames the temporary file to
+ * its final name. Returns 0 or -1 with a message; on failure the temporary file is removed. Frees w. */
 int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen);
 
-/* Removes the temporary file and frees w (for any failure before finish). NULL is fine. */
+/* Waits for the writer's thread to let go of the rows, removes the temporary file and frees w (for
+ * any failure before finish). NULL is fine. */
 void tsk_writer_abort(tsk_writer *w);
 
 /* ---- comparing ---- */

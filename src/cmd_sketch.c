@@ -31,21 +31,39 @@ typedef struct {
     int failed;
 } sketch_sink_ctx;
 
-static int write_record(void *ctx, const tsk_record_info *rec, const void *rows, const uint64_t *anchors)
+/* tsk_batch_sink: a batch's rows go to the file on the writer's thread (tsk_writer_add_batch). */
+static int write_rows(void *ctx, const tsk_record_info *recs, int64_t n, const void *rows, int64_t *ticket)
 {
-    (void)anchors;
     sketch_sink_ctx *c = ctx;
     char err[TSK_ERRLEN];
-    if (tsk_writer_add(c->writer, rec, rows, err, sizeof err)) {
+    if (tsk_writer_add_batch(c->writer, recs, n, rows, ticket, err, sizeof err)) {
         tsk_error("%s", err);
         return TSK_EXIT_RUNTIME;
     }
     return 0;
 }
 
+static int wait_rows(void *ctx, int64_t ticket)
+{
+    sketch_sink_ctx *c = ctx;
+    char err[TSK_ERRLEN];
+    if (tsk_writer_wait(c->writer, ticket, err, sizeof err)) {
+        if (!c->failed++) tsk_error("%s", err); /* the pipeline waits for every buffer: say it once */
+        return TSK_EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+/* tsk_genome_sink: one genome sketch (its keys as rows) at a time. */
 static int write_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys)
 {
-    return write_record(ctx, genome, keys, NULL);
+    sketch_sink_ctx *c = ctx;
+    char err[TSK_ERRLEN];
+    if (tsk_writer_add(c->writer, genome, keys, err, sizeof err)) {
+        tsk_error("%s", err);
+        return TSK_EXIT_RUNTIME;
+    }
+    return 0;
 }
 
 int tsk_cmd_sketch(int argc, char **argv)
@@ -109,7 +127,8 @@ int tsk_cmd_sketch(int argc, char **argv)
         tsk_sketch_job_free(&job);
         return TSK_EXIT_RUNTIME;
     }
-    rc = job.genome ? tsk_genome_sketch_run(&job, write_genome, &ctx) : tsk_pipeline_run(&job, write_record, &ctx);
+    const tsk_batch_sink rows_sink = {write_rows, wait_rows, &ctx};
+    rc = job.genome ? tsk_genome_sketch_run(&job, write_genome, &ctx) : tsk_pipeline_run_batches(&job, &rows_sink);
     if (rc == TSK_EXIT_OK) {
         if (tsk_writer_finish(ctx.writer, err, sizeof err)) {
             tsk_error("%s", err);

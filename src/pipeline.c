@@ -31,6 +31,7 @@ static double now_s(void)
  * is the stage the others wait for. */
 typedef struct {
     double open, take, begin, wait, write;  /* main thread: engine open, waiting for a batch, ... */
+    double release;                         /* waiting for a batch sink to let go of a row buffer */
 } stage_times;
 
 typedef struct {
@@ -301,9 +302,9 @@ static void print_times(const stage_times *st, double reader_blocked, const tsk_
     }
     fprintf(stderr,
             "tsketch: timing: %.3f s for %.1f Mbp: engine open %.3f, waiting for parsed input %.3f, "
-            "engine begin %.3f, waiting for the engine %.3f, writing rows %.3f; the reader waited %.3f "
-            "for a free batch\n",
-            total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, reader_blocked);
+            "engine begin %.3f, waiting for the engine %.3f, writing rows %.3f, waiting for the writer %.3f; "
+            "the reader waited %.3f for a free batch\n",
+            total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, st->release, reader_blocked);
     fprintf(stderr, "tsketch: timing: %lld batches, %lld on the GPU\n", (long long)batches, (long long)e->gpu_batches);
     if (e->gpu)
         fprintf(stderr,
@@ -312,19 +313,22 @@ static void print_times(const stage_times *st, double reader_blocked, const tsk_
                 kernel_ms / 1e3, h.alloc_s, (long long)h.allocs, h.pack_s, h.unpack_s, h.slot_wait_s);
 }
 
-/* Hands a sketched batch's rows to the sink, in order. */
+/* Hands a sketched batch's rows to the sink, in order: a record at a time, or the whole batch to
+ * a batch sink. */
 typedef struct {
     const tsk_sketch_job *job;
     tsk_record_sink sink;
     void *ctx;
+    const tsk_batch_sink *batch;  /* or NULL */
     size_t row_bytes;
     int64_t records, bases, short_records, empty_names;
 } writer;
 
-static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
+/* Writes batch b's rows (in rows); a batch sink sets *ticket (see tsk_batch_sink). */
+static int write_batch(writer *w, const tsk_batcher *b, const char *rows, int64_t *ticket)
 {
     int rc = TSK_EXIT_OK;
-    for (int64_t r = 0; rc == TSK_EXIT_OK && r < b->n; r++) {
+    for (int64_t r = 0; r < b->n; r++) {
         const tsk_record_info *info = &b->info[r];
         if (info->clean_len < w->job->params.t && w->short_records++ < MAX_SHORT_WARNINGS)
             tsk_warn("%s: record '%s' has %lld usable character%s, fewer than t=%d: its sketch is zero",
@@ -332,11 +336,24 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows)
                      w->job->params.t);
         if (!info->name[0] && w->empty_names++ < MAX_SHORT_WARNINGS)
             tsk_warn("%s: record %lld has an empty name", info->source, (long long)(w->records + r + 1));
-        rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes,
-                     b->params.scaled > 0 ? b->win_anchor + b->row_offset[r] : NULL);
+        if (!w->batch && rc == TSK_EXIT_OK)
+            rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes,
+                         b->params.scaled > 0 ? b->win_anchor + b->row_offset[r] : NULL);
         w->bases += info->clean_len;
     }
+    if (w->batch) rc = w->batch->add(w->batch->ctx, b->info, b->n, rows, ticket);
     w->records += b->n;
+    return rc;
+}
+
+/* Waits until the batch sink lets go of the rows of *ticket (then 0). */
+static int release_rows(writer *w, int64_t *ticket, stage_times *st)
+{
+    if (!w->batch || *ticket <= 0) return TSK_EXIT_OK;
+    const double t0 = now_s();
+    const int rc = w->batch->wait(w->batch->ctx, *ticket);
+    *ticket = 0;
+    st->release += now_s() - t0;
     return rc;
 }
 
@@ -350,18 +367,18 @@ static void show_progress(const writer *w, const tsk_engine *e)
 
 /* Waits for the engine's batch tag, then writes batch b's rows (in out) to the sink. */
 static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batcher *b, const void *out,
-                          stage_times *st)
+                          int64_t *ticket, stage_times *st)
 {
     const double t0 = now_s();
     int rc = tsk_engine_wait(e, tag);
     const double t1 = now_s();
     st->wait += t1 - t0;
-    if (rc == TSK_EXIT_OK) rc = write_batch(w, b, out);
+    if (rc == TSK_EXIT_OK) rc = write_batch(w, b, out, ticket);
     st->write += now_s() - t1;
     return rc;
 }
 
-int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
+static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const tsk_batch_sink *batch_sink)
 {
     const int names_rc = tsk_sketch_job_check_names(job);
     if (names_rc != TSK_EXIT_OK) return names_rc;
@@ -409,11 +426,15 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
 
     const int progress = !tsk_quiet && isatty(STDERR_FILENO);
     const size_t elem = job->params.precision == TSK_DOUBLE ? sizeof(double) : sizeof(float);
-    writer w = {job, sink, ctx, (size_t)job->params.dim * elem, 0, 0, 0, 0};
+    writer w = {job, sink, ctx, batch_sink, (size_t)job->params.dim * elem, 0, 0, 0, 0};
     /* Batch k is begun on the engine before batch k-1 is written out, so the GPU sketches while
-     * the host writes (the CPU engine finishes in begin); two row buffers alternate. */
-    void *out[2] = {NULL, NULL};
-    size_t out_cap[2] = {0, 0};
+     * the host writes (the CPU engine finishes in begin); two row buffers alternate. A batch sink
+     * writes batch k-1 on its own thread while batch k sketches and k+1 begins: three rotate. */
+    enum { MAX_OUT = 3 };
+    const int n_out = batch_sink ? 3 : 2;
+    void *out[MAX_OUT] = {NULL, NULL, NULL};
+    size_t out_cap[MAX_OUT] = {0, 0, 0};
+    int64_t ticket[MAX_OUT] = {0, 0, 0};  /* a batch sink still reads out[k] until its ticket */
     int64_t seq = 0;
     int i, pending = -1;
     double t0 = now_s();
@@ -426,9 +447,10 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
             rc = TSK_EXIT_RUNTIME;
             break;
         }
-        const int side = (int)(seq & 1);
+        const int side = (int)(seq % n_out);
         size_t need = (size_t)batch.row_offset[batch.n_records] * w.row_bytes;
-        if (need > out_cap[side]) {
+        rc = release_rows(&w, &ticket[side], &st);
+        if (rc == TSK_EXIT_OK && need > out_cap[side]) {
             free(out[side]);
             out_cap[side] = need + need / 4;
             if (!(out[side] = malloc(out_cap[side] ? out_cap[side] : 1))) {
@@ -446,7 +468,8 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
             break;
         }
         if (pending >= 0) {
-            rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[side ^ 1], &st);
+            const int prev = (int)((seq - 1) % n_out);
+            rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[prev], &ticket[prev], &st);
             if (progress) show_progress(&w, &engine);
             give_back(&s, pending);
         }
@@ -455,7 +478,8 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
         t0 = now_s();
     }
     if (pending >= 0) {  /* the last batch; after a failure only wait, so nothing writes into out */
-        if (rc == TSK_EXIT_OK) rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[(seq - 1) & 1], &st);
+        const int prev = (int)((seq - 1) % n_out);
+        if (rc == TSK_EXIT_OK) rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[prev], &ticket[prev], &st);
         else tsk_engine_wait(&engine, seq - 1);
         give_back(&s, pending);
         if (progress) {
@@ -465,12 +489,16 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
     }
     stop_reader(&s);
     pthread_join(reader, NULL);
+    /* a batch sink may still read the last rows: none of them may be freed before it is done */
+    for (int k = 0; k < n_out; k++) {
+        const int released = release_rows(&w, &ticket[(seq + k) % n_out], &st);
+        if (rc == TSK_EXIT_OK) rc = released;
+    }
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;
     if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, s.reader_blocked, &engine, now_s() - t_start, w.bases, seq);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
         tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
-    free(out[0]);
-    free(out[1]);
+    for (int k = 0; k < n_out; k++) free(out[k]);
     for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
@@ -478,4 +506,14 @@ int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
     tsk_engine_close(&engine);
     if (env_count("TSKETCH_TIMING", 1, 0)) fprintf(stderr, "tsketch: timing: engine close %.3f\n", now_s() - t_close);
     return rc;
+}
+
+int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx)
+{
+    return run(job, sink, ctx, NULL);
+}
+
+int tsk_pipeline_run_batches(const tsk_sketch_job *job, const tsk_batch_sink *sink)
+{
+    return run(job, NULL, NULL, sink);
 }

@@ -102,6 +102,21 @@ typedef int (*tsk_record_sink)(void *ctx, const tsk_record_info *rec, const void
 /* Runs the job. Returns a TSK_EXIT_* code; on failure the message has been printed. */
 int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx);
 
+/* A sink that takes a batch's records at once (a .tsk writer: tsk_writer_add_batch), for sketch
+ * rows (not genome sketches). add gets n records in input order and their rows back to back
+ * (recs[0]'s first, recs[i].n_rows each); it may go on reading the rows after it returns, until
+ * wait(ctx, ticket) returns for the *ticket it set (0: done with them already). The pipeline
+ * sketches the next batches into other buffers meanwhile, and waits before it reuses or frees
+ * this one. Both return 0 to go on; anything else stops the run and is returned by the pipeline. */
+typedef struct {
+    int (*add)(void *ctx, const tsk_record_info *recs, int64_t n, const void *rows, int64_t *ticket);
+    int (*wait)(void *ctx, int64_t ticket);
+    void *ctx;
+} tsk_batch_sink;
+
+/* tsk_pipeline_run with a batch sink (job->params.scaled must be 0). */
+int tsk_pipeline_run_batches(const tsk_sketch_job *job, const tsk_batch_sink *sink);
+
 /* Parses the sketch options shared by sketch/dist/triangle (-k -s -S --alphabet --canonical
  * --window --stride --tables --precision -p --device -l --per-file -I). Used through getopt_long:
  * returns 1 if opt was one of them (consumed), 0 if not, or minus an exit code when its value is bad
