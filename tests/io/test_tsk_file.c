@@ -387,6 +387,172 @@ Test(tsk_file, write_failure_removes_temp)
     scratch_rm(dir);
 }
 
+/* ---- writing whole batches (tsk_writer_add_batch) ---- */
+
+/* Writes n_recs records of p to path, their rows in rows: one tsk_writer_add each when chunk is 0,
+ * else tsk_writer_add_batch over runs of 1..chunk records, each run copied into one of three
+ * rotating buffers that is poisoned as soon as its ticket is waited for (so a writer still reading
+ * a released buffer would write the poison), with a tsk_writer_add now and then in between. */
+static void write_batches(const char *path, const tsk_params *p, const tsk_record_info *recs, int64_t n_recs,
+                          const unsigned char *rows, int chunk)
+{
+    char err[TSK_ERRLEN];
+    const size_t row_bytes = (size_t)p->dim * (p->precision == TSK_DOUBLE ? 8 : 4);
+    tsk_writer *w = tsk_writer_open(path, p, "9.9.9-test", "tsketch sketch -o out.tsk", err, sizeof err);
+    cr_assert(w, "%s", err);
+    int64_t row = 0, i = 0;
+    if (!chunk) {
+        for (; i < n_recs; row += recs[i].n_rows, i++)
+            cr_assert_eq(tsk_writer_add(w, &recs[i], rows + (size_t)row * row_bytes, err, sizeof err), 0, "%s", err);
+    }
+    unsigned char *buf[3] = {NULL, NULL, NULL};
+    size_t cap[3] = {0, 0, 0};
+    int64_t ticket[3] = {0, 0, 0};
+    uint64_t state = 42;
+    for (int k = 0; i < n_recs; k = (k + 1) % 3) {
+        if (test_rnd(&state) % 5 == 0) { /* a record on its own, between batches */
+            cr_assert_eq(tsk_writer_add(w, &recs[i], rows + (size_t)row * row_bytes, err, sizeof err), 0, "%s", err);
+            row += recs[i++].n_rows;
+            continue;
+        }
+        int64_t n = 1 + (int64_t)(test_rnd(&state) % (uint64_t)chunk), batch_rows = 0;
+        if (n > n_recs - i) n = n_recs - i;
+        for (int64_t j = 0; j < n; j++) batch_rows += recs[i + j].n_rows;
+        const size_t bytes = (size_t)batch_rows * row_bytes;
+        cr_assert_eq(tsk_writer_wait(w, ticket[k], err, sizeof err), 0, "%s", err);
+        if (buf[k]) memset(buf[k], 0xA5, cap[k]);
+        if (bytes > cap[k]) {
+            free(buf[k]);
+            cr_assert(buf[k] = malloc(cap[k] = bytes));
+        }
+        memcpy(buf[k], rows + (size_t)row * row_bytes, bytes);
+        cr_assert_eq(tsk_writer_add_batch(w, &recs[i], n, buf[k], &ticket[k], err, sizeof err), 0, "%s", err);
+        i += n;
+        row += batch_rows;
+    }
+    cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
+    for (int k = 0; k < 3; k++) free(buf[k]);
+}
+
+/* The same file whichever way its rows were handed over, for whole-record rows, slides and doubles. */
+Test(tsk_file, batches_write_the_bytes_of_single_records)
+{
+    char *dir = scratch_dir(), *one = path_in(dir, "one.tsk"), *many = path_in(dir, "many.tsk");
+    for (int variant = 0; variant < 3; variant++) {
+        tsk_params p;
+        tsk_params_default(&p);
+        if (variant == 1) p.window = 100, p.stride = 30;
+        if (variant == 2) {
+            p.precision = TSK_DOUBLE;
+            p.dim = 33;
+            tsk_tables_draw(&p);
+        }
+        const int64_t n_recs = 8000;
+        tsk_record_info *recs = calloc((size_t)n_recs, sizeof *recs);
+        char (*names)[16] = calloc((size_t)n_recs, sizeof *names);
+        const char *sources[] = {"reads/a.fa", "b.fa.gz", "-"};
+        uint64_t state = 7;
+        int64_t total = 0;
+        for (int64_t i = 0; i < n_recs; i++) {
+            snprintf(names[i], sizeof names[i], i % 97 ? "r%lld" : "", (long long)i);
+            const int64_t clean = (int64_t)(test_rnd(&state) % 400), raw = clean + (int64_t)(test_rnd(&state) % 3);
+            recs[i] = (tsk_record_info){names[i], sources[(i / 2000) % 3], raw, clean, raw - clean, -1,
+                                        tsk_rows_for_length(&p, clean)};
+            total += recs[i].n_rows;
+        }
+        const size_t elem = p.precision == TSK_DOUBLE ? 8 : 4, bytes = (size_t)total * p.dim * elem;
+        unsigned char *rows = malloc(bytes ? bytes : 1);
+        for (size_t k = 0; k < bytes; k++) rows[k] = (unsigned char)(test_rnd(&state) & 0x3F); /* finite floats */
+        write_batches(one, &p, recs, n_recs, rows, 0);
+        size_t len_one = 0, len_many = 0;
+        unsigned char *a = slurp(one, &len_one);
+        for (int chunk = 1; chunk <= 4096; chunk *= 64) {
+            write_batches(many, &p, recs, n_recs, rows, chunk);
+            unsigned char *b = slurp(many, &len_many);
+            cr_assert(len_one == len_many && !memcmp(a, b, len_one),
+                      "variant %d, batches of up to %d records: the file differs from one written record by record",
+                      variant, chunk);
+            free(b);
+        }
+        char err[TSK_ERRLEN];
+        tsk_file *f = tsk_file_open(many, err, sizeof err);
+        cr_assert(f, "%s", err);
+        cr_assert_eq(f->n_records, n_recs);
+        cr_assert_eq(f->n_rows, total);
+        cr_assert_eq(memcmp(f->data, rows, bytes), 0, "rows not bit-exact");
+        tsk_file_close(f);
+        free(a);
+        free(rows);
+        free(names);
+        free(recs);
+    }
+    cr_assert_eq(count_entries(dir, ".tmp."), 0, "temporary file left after finish");
+    free(one);
+    free(many);
+    scratch_rm(dir);
+}
+
+/* A write that fails on the writer's thread is reported by a later wait or by finish, and nothing
+ * is left; a failed run over an existing file leaves that file as it was. */
+Test(tsk_file, batch_write_failure_reported)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "full.tsk"), err[TSK_ERRLEN];
+    static float rows[20000 * 96];
+    cr_assert_eq(spit(path, rows, 2u << 20), 0); /* an old file of 2 MB, to be replaced */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim = {4u << 20, 4u << 20};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    tsk_params p;
+    tsk_params_default(&p);
+    tsk_writer *w = tsk_writer_open(path, &p, "v", "cmd", err, sizeof err);
+    cr_assert(w, "%s", err);
+    tsk_record_info recs[2000];
+    for (int i = 0; i < 2000; i++) recs[i] = (tsk_record_info){"r", "s", 1000, 1000, 0, 0, 1};
+    int failed = 0;
+    int64_t ticket = 0;
+    for (int i = 0; i < 10 && !failed; i++) /* 10 batches of 2000 rows: 7.7 MB */
+        failed = tsk_writer_wait(w, ticket, err, sizeof err) != 0 ||
+                 tsk_writer_add_batch(w, recs, 2000, rows + (size_t)i * 2000 * 96, &ticket, err, sizeof err) != 0;
+    if (!failed) failed = tsk_writer_finish(w, err, sizeof err) != 0;
+    else tsk_writer_abort(w);
+    cr_assert(failed, "writing 7.7 MB under a 4 MB limit succeeded");
+    cr_assert(strstr(err, "full.tsk: write failed: File too large"), "%s", err);
+    size_t len = 0;
+    unsigned char *old = slurp(path, &len);
+    cr_assert_eq(len, 2u << 20, "the file to be replaced changed");
+    free(old);
+    cr_assert_eq(count_entries(dir, ".tmp."), 0, "a temporary file was left behind");
+    free(path);
+    scratch_rm(dir);
+}
+
+/* A finished writer replaces an existing (big) file whole. */
+Test(tsk_file, batch_replaces_existing_file)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "r.tsk"), err[TSK_ERRLEN];
+    static float rows[30000 * 96];
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) rows[i] = (float)(i % 1000) * 0.001f;
+    unsigned char *longer = calloc(1, sizeof rows + 12345); /* an old file longer than the new one */
+    cr_assert_eq(spit(path, longer, sizeof rows + 12345), 0);
+    free(longer);
+    tsk_params p;
+    tsk_params_default(&p);
+    tsk_writer *w = tsk_writer_open(path, &p, "v", "cmd", err, sizeof err);
+    cr_assert(w, "%s", err);
+    static tsk_record_info recs[30000];
+    for (int i = 0; i < 30000; i++) recs[i] = (tsk_record_info){"r", "s", 1000, 1000, 0, 0, 1};
+    int64_t ticket = 0;
+    cr_assert_eq(tsk_writer_add_batch(w, recs, 30000, rows, &ticket, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
+    tsk_file *f = tsk_file_open(path, err, sizeof err);
+    cr_assert(f, "%s", err);
+    cr_assert_eq(f->n_rows, 30000);
+    cr_assert_eq(memcmp(f->data, rows, sizeof rows), 0, "rows not bit-exact");
+    tsk_file_close(f);
+    free(path);
+    scratch_rm(dir);
+}
+
 /* ---- comparing parameters ---- */
 
 Test(tsk_file, params_diff)
