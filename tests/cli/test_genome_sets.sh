@@ -13,8 +13,9 @@ REF=$D/genome_keys_ref.py
 export LC_ALL=C
 G=("$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa)
 # the golden files' parameters (make.sh), as tsketch and the reference spell them
-P=(--genome -k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40)
-P2=(--genome -k 3 -s 12 -S 7 --window 24 --anchor-k 8 --stride 10 --scaled 30)
+# (the size floor active: --min-keys above the ~6 kb genomes' L / scaled)
+P=(--genome -k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200)
+P2=(--genome -k 3 -s 12 -S 7 --window 24 --anchor-k 8 --scaled 30 --min-keys 150)
 W=20
 
 # golden_match WANT GOT DESC: the same lines in the same order; names, shared and total equal,
@@ -53,7 +54,7 @@ expect_same "$D/records.keys.tsv" "$WORK/rec32.keys" "per-record genome keys (fl
 golden_match "$D/records.dist.tsv" "$WORK/rec.dist" "per-record genome distances = reference"
 
 # genomes with no key (shorter than a window, empty, all N) beside real ones: the reference, run here
-RP=(-k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40)
+RP=(-k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200)
 { cat "${G[1]}"; printf '>tiny\nACGTACGTAC\n>empty\n\n>nn\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n'; } >"$WORK/mix.fa"
 "$T" sketch -q "${P[@]}" "$WORK/mix.fa" -o "$WORK/mix.tsk"
 expect_same <("$PY" "$REF" "${RP[@]}" keys "$WORK/mix.fa") <("$T" export "$WORK/mix.tsk") "keys of genomes with no window kept = reference (names alone)"
@@ -96,10 +97,10 @@ expect_same <(keys_of "$WORK/g.tsk") <(keys_of "$WORK/rc.tsk") "a genome and its
 "$T" sketch -q --genome "$WORK/rc.fa" -o "$WORK/rcd.tsk"
 expect_same <(keys_of "$WORK/gd.tsk") <(keys_of "$WORK/rcd.tsk") "defaults: a genome and its reverse complement, the same keys"
 
-# Every window kept (--scaled = --stride): the reference's windows of the genome, those crossing a
+# Every window kept (no floor: tau = T, anchors at stride scaled): the reference's windows of the genome, those crossing a
 # break (start < b < start + W), and of the rotation those crossing its junction (at N - J).
-K=(--genome -k 4 -s 16 --window $W --anchor-k 12 --stride 20 --scaled 20)
-RK=(-k 4 -s 16 --window $W --anchor-k 12 --stride 20 --scaled 20)
+K=(--genome -k 4 -s 16 --window $W --anchor-k 12 --scaled 20 --min-keys 0)
+RK=(-k 4 -s 16 --window $W --anchor-k 12 --scaled 20 --min-keys 0)
 "$PY" "$REF" "${RK[@]}" windows "$WORK/g.fa" >"$WORK/g.win"
 "$PY" "$REF" "${RK[@]}" windows "$WORK/rot.fa" >"$WORK/rot.win"
 spanning() { # WINDOWS BREAK...: keys of the windows crossing any break, sorted
@@ -132,7 +133,8 @@ comm -23 "$WORK/kg.keys" "$WORK/ksplit.keys" >"$WORK/lost.ab"
 # ---- 3. every output form against the all-pairs TSV ----
 # 9 genomes (the contigs of g00..g03 as records): some pairs share nothing
 "$T" sketch -q "${P[@]}" "${G[@]}" -o "$WORK/r9.tsk"
-"$T" export "$WORK/r9.tsk" | awk -F'\t' '{ print $1 "\t" NF - 1 }' >"$WORK/r9.sizes"
+"$T" export "$WORK/r9.tsk" >"$WORK/r9.keys"
+"$T" info --records "$WORK/r9.tsk" | awk -F'\t' -v OFS='\t' '/^#name/ { on = 1; next } on { print $1, $3 }' >"$WORK/r9.len"
 "$T" dist "$WORK/r9.tsk" >"$WORK/all.tsv"
 "$T" dist --containment "$WORK/r9.tsk" >"$WORK/allc.tsv"
 [ "$(wc -l <"$WORK/all.tsv")" -eq 36 ] && [ "$(wc -l <"$WORK/allc.tsv")" -eq 72 ] && grep -q "	1	0	" "$WORK/all.tsv" &&
@@ -142,16 +144,25 @@ comm -23 "$WORK/kg.keys" "$WORK/ksplit.keys" >"$WORK/lost.ab"
     not_ok "--header line" "$(head -1 "$WORK/hdr.tsv")"
 
 # expected_topk ALLPAIRS K MAX MODE: the k references of largest share per query (ties to the
-# smaller index; none sharing nothing), within MAX, from the all-pairs lines and the set sizes
+# smaller index; none sharing nothing), within MAX, from the all-pairs lines and the pair sizes
+# (each set's keys below the pair's smaller threshold: the reference's threshold and pair)
 expected_topk() {
-    "$PY" - "$WORK/r9.sizes" "$@" <<'EOF'
-import struct, sys
-sizes_path, pairs_path, k, max_d, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-names, size = [], {}
-for line in open(sizes_path):
-    n, s = line.split("\t")
+    "$PY" - "$D" "$WORK/r9.keys" "$WORK/r9.len" "$@" <<'EOF'
+import sys, types
+sys.path.insert(0, sys.argv[1])
+from genome_keys_ref import pair, threshold
+keys_path, len_path, pairs_path, k, max_d, mode = sys.argv[2:4] + [sys.argv[4], int(sys.argv[5]), float(sys.argv[6]), sys.argv[7]]
+a = types.SimpleNamespace(scaled=40, min_keys=200)  # P's
+names, keys, tau = [], {}, {}
+for line, ln in zip(open(keys_path), open(len_path)):
+    f = line.rstrip("\n").split("\t")
+    n, length = ln.rstrip("\n").split("\t")
+    assert n == f[0], (n, f[0])
     names.append(n)
-    size[n] = int(s)
+    keys[n] = [int(x) for x in f[1:] if x]
+    tau[n] = threshold(keys[n], int(length), a)
+def sizes(q, r):
+    return pair(keys[q], tau[q], keys[r], tau[r])[1:]
 index = {n: i for i, n in enumerate(names)}
 cand = {n: [] for n in names}
 for line in open(pairs_path):
@@ -159,10 +170,11 @@ for line in open(pairs_path):
     if int(s) == 0:
         continue
     if mode == "containment":  # a: reference, b: query; f = s / |query|
-        cand[b].append((int(s) / size[b], index[a], line.rstrip("\n")))
+        cand[b].append((int(s) / sizes(b, a)[0], index[a], line.rstrip("\n")))
     else:  # one line per unordered pair; f = (s/|q| + s/|r|) / 2
         for q, r in ((a, b), (b, a)):
-            f = (int(s) / size[q] + int(s) / size[r]) * 0.5
+            nq, nr = sizes(q, r)
+            f = (int(s) / nq + int(s) / nr) * 0.5
             cand[q].append((f, index[r], "\t".join([r, q, d, s, tot])))
 for q in names:
     for f, r, line in sorted(cand[q], key=lambda c: (-c[0], c[1]))[:k]:
@@ -178,7 +190,8 @@ for k in 1 2 3 20 1048576; do  # the largest k: blocks of fewer queries, the sam
 done
 "$T" dist --top-k 2 -d 0.07 "$WORK/r9.tsk" >"$WORK/topd.tsv"
 expected_topk "$WORK/all.tsv" 2 0.07 symmetric | expect_same - "$WORK/topd.tsv" "--top-k 2 -d 0.07 = the all-pairs TSV ranked and cut"
-for x in 0 0.0415788293 0.05 0.08 0.999 1; do
+X=$(awk -F'\t' '$3 > 0 && $3 < 1 { print $3 }' "$WORK/all.tsv" | sort -g | head -1) # a distance printed: the bound is inclusive
+for x in 0 "$X" 0.05 0.08 0.999 1; do
     "$T" dist -d $x "$WORK/r9.tsk" >"$WORK/d.tsv"
     awk -F'\t' -v x=$x '$3 <= x' "$WORK/all.tsv" | expect_same - "$WORK/d.tsv" "-d $x = the all-pairs lines within $x"
     "$T" dist -d $x --containment "$WORK/r9.tsk" >"$WORK/dc.tsv"
@@ -308,16 +321,17 @@ bad_run 2 "--genome.*--slide" "dist --genome --slide" dist --genome --slide "${G
 
 # ---- 6. info, and the defaults ----
 "$T" info "$WORK/sets.tsk" >"$WORK/info.txt"
-grep -q "^kind	genome sketches" "$WORK/info.txt" && grep -q "^scaled	40 " "$WORK/info.txt" &&
-    grep -q "^format version	2$" "$WORK/info.txt" && ok "info: kind, scaled, format version 2" || not_ok "info: kind and scaled" "$(head -8 "$WORK/info.txt")"
+grep -q "^kind	genome sketches" "$WORK/info.txt" && grep -q "^scaled	40 " "$WORK/info.txt" && grep -q "^min keys	200" "$WORK/info.txt" &&
+    grep -q "^format version	3$" "$WORK/info.txt" && ok "info: kind, scaled, min keys, format version 3" ||
+    not_ok "info: kind, scaled, min keys, format version 3" "$(head -12 "$WORK/info.txt")"
 for f in "${G[@]}"; do printf '%s\t%s\t%s\n' "$(basename "$f" .fa)" "$f" "$(grep -v '^>' "$f" | tr -d '\n\r' | wc -c)"; done >"$WORK/rec.want"
 "$T" info --records "$WORK/sets.tsk" | awk -F'\t' -v OFS='\t' '/^#name/ { on = 1; next } on { print $1, $2, $3 }' >"$WORK/rec.got"
 expect_same "$WORK/rec.want" "$WORK/rec.got" "info --records: each per-file genome's name, source (its input) and length"
 "$T" info --json "$WORK/sets.tsk" >"$WORK/info.json"
-expect_true "info --json: kind genome, scaled 40, format_version 2, the window parameters" -- "$PY" -c '
+expect_true "info --json: kind genome, scaled 40, min_keys 200, format_version 3, the window parameters" -- "$PY" -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
-want = {"kind": "genome", "scaled": 40, "format_version": 2, "t": 4, "dim": 16, "window": 20, "stride": 20,
+want = {"kind": "genome", "scaled": 40, "min_keys": 200, "format_version": 3, "t": 4, "dim": 16, "window": 20, "stride": 40,
         "anchor_k": 12, "canonical": True, "records": 4}
 bad = {k: (j.get(k), v) for k, v in want.items() if j.get(k) != v}
 sys.exit(str(bad) if bad else 0)' "$WORK/info.json"
@@ -327,8 +341,8 @@ EXPLICIT=$("$PY" -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["kind"] == "genome" and j["canonical"] and j["alphabet"] == "dna" and j["anchor_k"] > 0
-print("--genome -k %d -s %d -S %d --window %d --stride %d --anchor-k %d --scaled %d --canonical" % (
-    j["t"], j["dim"], j["seed"], j["window"], j["stride"], j["anchor_k"], j["scaled"]))' "$WORK/def.json")
+print("--genome -k %d -s %d -S %d --window %d --stride %d --anchor-k %d --scaled %d --min-keys %d --canonical" % (
+    j["t"], j["dim"], j["seed"], j["window"], j["stride"], j["anchor_k"], j["scaled"], j["min_keys"]))' "$WORK/def.json")
 # shellcheck disable=SC2086
 "$T" sketch -q --per-file $EXPLICIT "${G[@]}" -o "$WORK/expl.tsk"
 expect_same <("$T" export "$WORK/def.tsk") <("$T" export "$WORK/expl.tsk") "the --genome defaults = the explicit options info reports ($EXPLICIT)"
