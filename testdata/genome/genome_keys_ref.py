@@ -14,10 +14,10 @@ min(tau_a, tau_b): shared = |A n B|, sizes = the keys of each at most that bound
 
   genome_keys_ref.py [OPTIONS] keys FASTA...          NAME TAB key TAB key ... (sorted, as `export`)
   genome_keys_ref.py [OPTIONS] dist FASTA...          a TAB b TAB distance TAB shared TAB total, i < j
-  genome_keys_ref.py [OPTIONS] containment FASTA...   ref TAB query TAB distance TAB shared TAB |query|,
+  genome_keys_ref.py [OPTIONS] containment FASTA...   ref TAB query TAB distance TAB shared TAB |query'|,
                                                       every ordered pair query != ref
   genome_keys_ref.py [OPTIONS] windows FASTA...       NAME TAB record TAB start TAB key TAB kept,
-                                                      every anchored window (start 0-based, cleaned)
+                                                      every candidate window (start 0-based, cleaned)
   genome_keys_ref.py [OPTIONS] sizes FASTA...         NAME TAB length TAB s_g TAB candidates TAB
                                                       tau_g TAB keys kept
 OPTIONS: -k T -s D --seed S --window W --anchor-k K --scaled N [--min-keys M (default 12000)]

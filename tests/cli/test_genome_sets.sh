@@ -151,6 +151,7 @@ comm -23 "$WORK/kg.keys" "$WORK/ksplit.keys" >"$WORK/lost.ab"
 expected_topk() {
     "$PY" - "$D" "$WORK/r9.keys" "$WORK/r9.len" "$@" <<'EOF'
 import sys, types
+sys.dont_write_bytecode = True  # no __pycache__ in testdata
 sys.path.insert(0, sys.argv[1])
 from genome_keys_ref import pair, threshold
 keys_path, len_path, pairs_path, k, max_d, mode = sys.argv[2:4] + [sys.argv[4], int(sys.argv[5]), float(sys.argv[6]), sys.argv[7]]
