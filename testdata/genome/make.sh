@@ -24,8 +24,8 @@ A="--canonical --anchored -k 4 -s 16 --window 16 --stride 10"
 /usr/bin/python3 $D/genome_ref.py --shared "$TMP/a.tsv" 16 >$D/anchored.golden.tsv
 # Genome sketches (tests/cli/test_genome_sets.sh): keys and distances from the integer reference
 # genome_keys_ref.py alone (no tsketch run), with explicit parameters (not the defaults). The size
-# floor is active: --min-keys 200 with --scaled 40 (floor length 2 * 200 * 40 = 16,000 bases) gives
-# each ~6 kb genome anchors at stride 14-15 and 200 keys, above the scaled threshold; per record
+# floor is active: --min-keys 200 with --scaled 40 (floor length 5/4 * 200 * 40 = 10,000 bases) gives
+# each ~6 kb genome anchors at stride 23-24 and 200 keys, above the scaled threshold; per record
 # (--min-keys 150, --scaled 30) the short contigs take stride 1-5. Distances compare each pair
 # below the smaller of its two thresholds (shared/total columns).
 R="/usr/bin/python3 $D/genome_keys_ref.py"

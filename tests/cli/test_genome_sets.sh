@@ -4,7 +4,7 @@
 # reference run here for the windows around breaks); strands, rotations and contig splits change
 # only the windows the reference places across a break; every output form, --top-k, -d, --block,
 # threads, FASTA inputs and paste agree with the all-pairs TSV; mismatched inputs are refused.
-# The size floor (section 7): small genomes at the defaults, a genome beyond 2 min_keys scaled,
+# The size floor (section 7): small genomes at the defaults, a genome beyond 5/4 min_keys scaled,
 # --per-file lengths, pair bounds, options and format version 2, against the reference too.
 #   TSKETCH=... TESTDATA=... bash test_genome_sets.sh
 . "$(dirname "$0")/harness.sh"
@@ -395,7 +395,7 @@ N0=$("$T" export "$WORK/small0.tsk" | awk -F'\t' 'NR == 1 { print NF - 1 }')
 [ "$N0" -ge 30 ] && [ "$N0" -le 120 ] && ok "--min-keys 0: SARS-CoV-2 keeps the scaled count ($N0, about 29903 / 500)" ||
     not_ok "--min-keys 0: the scaled count" "$N0"
 
-# a genome longer than 2 min_keys scaled (12 Mb at the defaults): the floor changes nothing
+# a genome longer than 5/4 min_keys scaled (7.5 Mb at the defaults; this one 12 Mb): the floor changes nothing
 "$PY" -c 'import random
 random.seed(5)
 print(">big")
@@ -410,7 +410,7 @@ rm -f "$WORK/big.fa"
 
 # --per-file: the file's length sets the stride (--min-keys 100 --scaled 40: floor length 8,000).
 # split.fa: g03 (5,996 bases) in 3 contigs, s_g = 29 (each contig alone: 7 to 12); multi.fa: 8
-# contigs of g00..g02 (18,000 bases) crossing 8,000 at the fifth, s_g = scaled
+# contigs of g00..g02 (18,000 bases) crossing 5,000 (5/4 min_keys scaled), s_g = scaled
 PF=(-k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 100)
 cat "${G[0]}" "${G[1]}" "${G[2]}" >"$WORK/multi.fa"
 for f in split multi; do
