@@ -47,7 +47,8 @@ uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed)
 int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length)
 {
     if (p->min_keys <= 0) return p->scaled;
-    const int64_t s = length / (2 * p->min_keys);
+    /* about 5/4 min_keys candidates: the min_keys-th smallest is then ~25 sigma inside them */
+    const int64_t s = length > INT64_MAX / 4 ? p->scaled : length * 4 / (p->min_keys * 5);
     return s < 1 ? 1 : s > p->scaled ? p->scaled : s;
 }
 
@@ -59,7 +60,9 @@ uint64_t tsk_genome_candidate_limit(const tsk_params *p, int64_t length)
 int64_t tsk_genome_floor_length(const tsk_params *p)
 {
     if (p->min_keys <= 0) return 0;
-    return p->scaled > INT64_MAX / 2 / p->min_keys ? INT64_MAX : 2 * p->min_keys * p->scaled;
+    /* the least length whose stride is scaled: ceil(5 min_keys scaled / 4) */
+    const int64_t m5 = p->min_keys * 5;
+    return p->scaled > (INT64_MAX - 3) / m5 ? INT64_MAX : (m5 * p->scaled + 3) / 4;
 }
 
 uint64_t tsk_genome_threshold(const tsk_params *p, int64_t length, const uint64_t *keys, int64_t n)
