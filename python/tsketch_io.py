@@ -84,7 +84,7 @@ class Sketches:
         """Genome i's threshold tau_g (docs/format.md, "Thresholds"), from its stored keys, its
         clean_len and the file's scaled and min_keys: T = floor((2^64 - 1) / scaled) | FP_MASK;
         without a floor T; with fewer than min_keys keys its candidate bound floor((2^64 - 1) /
-        s) | FP_MASK, s = clamp(floor(clean_len / (2 min_keys)), 1, scaled); else the larger of T
+        s) | FP_MASK, s = clamp(floor(4 clean_len / (5 min_keys)), 1, scaled); else the larger of T
         and its min_keys-th smallest key | FP_MASK. Two genomes are compared on their keys at most
         the smaller of their thresholds."""
         keys = self.keys(i)
@@ -93,7 +93,7 @@ class Sketches:
         if min_keys == 0:
             return t
         if len(keys) < min_keys:
-            s = min(max(self.records[i].clean_len // (2 * min_keys), 1), scaled)
+            s = min(max(4 * self.records[i].clean_len // (5 * min_keys), 1), scaled)
             return U64_MAX // s | FP_MASK
         return max(t, int(keys[min_keys - 1]) | FP_MASK)
 

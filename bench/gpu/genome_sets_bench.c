@@ -17,8 +17,8 @@
  *
  * Thresholds (core/genome_keys.h, "Size floor"), with scaled 500 (= stride), window 20 and a
  * floor of min_keys = KEYS / 2: ~88 % of the clusters are of long genomes (length at least the
- * floor length 2 min_keys scaled), whose keys are at most T and whose threshold is T; ~12 % are of
- * small genomes (plasmids, viruses) of length about 2 min_keys s for a stride s of 1 to 125 (the
+ * floor length 5 min_keys scaled / 4), whose keys are at most T and whose threshold is T; ~12 % are
+ * of small genomes (plasmids, viruses) of length about 5 min_keys s / 4 for a stride s of 1 to 125 (the
  * members' strides differ by 0-2), whose candidates (their keys at most C_g) are cut to their own
  * threshold tau_g > T by tsk_genome_threshold: pairs of different thresholds take the floor path
  * (sizes below the smaller one). The keys a sketch stores and its length give back its threshold,
@@ -134,11 +134,14 @@ static owned_sets make_genomes(int64_t n, int64_t keys)
             const int small = u01(T_SMALL, (uint64_t)c, 0) < 0.12;
             const int64_t s_c = 1 + (int64_t)(u01(T_STRIDE, (uint64_t)c, 0) * (SCALED / 4 - 1));
             const int64_t s_i = s_c + (int64_t)(h3(T_STRIDE, (uint64_t)i, 1) % 3);
-            const int64_t len_i = small ? 2 * min_keys * s_i + (int64_t)(h3(T_LEN, (uint64_t)i, 0) % (uint64_t)(2 * min_keys))
+            /* s_i = floor(4 L / (5 min_keys)): L from ceil(5 min_keys s_i / 4), less than 5 min_keys / 4 more */
+            const int64_t step = 5 * min_keys / 4 > 1 ? 5 * min_keys / 4 - 1 : 1;
+            const int64_t len_i = small ? (5 * min_keys * s_i + 3) / 4 + (int64_t)(h3(T_LEN, (uint64_t)i, 0) % (uint64_t)step)
                                         : 0; /* long genomes: set from their keys below */
             const uint64_t centre_key = small ? (UINT64_MAX / (uint64_t)s_c | TSK_GENOME_FP_MASK) : max_key;
             const uint64_t bound = small ? tsk_genome_candidate_limit(&p, len_i) : max_key;
-            const int64_t kc = small ? (int64_t)(2.0 * (double)min_keys * (0.8 + 0.4 * u01(T_SIZE, (uint64_t)c, 0)))
+            /* small: about the 5/4 min_keys candidates of their stride */
+            const int64_t kc = small ? (int64_t)(1.25 * (double)min_keys * (1.0 + 0.3 * u01(T_SIZE, (uint64_t)c, 0)))
                                      : (int64_t)((double)keys * (0.6 + 0.8 * u01(T_SIZE, (uint64_t)c, 0)));
             const double gfrac = small ? 0.0 : 0.02 + 0.18 * u01(T_GFRAC, (uint64_t)c, 0);
             const int first = i == 0 || cluster[i - 1] != c;

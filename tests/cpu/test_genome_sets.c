@@ -819,15 +819,15 @@ Test(genome_sets, share_floor_below_boundary)
 __extension__ typedef unsigned __int128 u128;
 #define U64_ALL ((u128)UINT64_MAX)
 
-/* s_g: the largest s in [1, scaled] with 2 min_keys s <= L (1 when none), by bisection; scaled
- * without a floor. */
+/* s_g = clamp(floor(4 L / (5 min_keys)), 1, scaled): the largest s in [1, scaled] with
+ * 5 min_keys s <= 4 L (1 when none), by bisection; scaled without a floor. */
 static int64_t def_stride(int64_t scaled, int64_t min_keys, int64_t length)
 {
     if (min_keys == 0) return scaled;
     int64_t lo = 1, hi = scaled; /* the answer is in [lo, hi] */
     while (lo < hi) {
         const int64_t mid = lo + (hi - lo + 1) / 2;
-        if ((u128)2 * (u128)min_keys * (u128)mid <= (u128)length) lo = mid;
+        if ((u128)5 * (u128)min_keys * (u128)mid <= (u128)4 * (u128)length) lo = mid;
         else hi = mid - 1;
     }
     return lo;
@@ -845,11 +845,25 @@ static uint64_t def_limit(int64_t s)
     return (uint64_t)lo | TSK_GENOME_FP_MASK;
 }
 
+/* ceil(5 min_keys scaled / 4), the least length whose s_g is scaled; INT64_MAX when 5 min_keys
+ * scaled does not fit (as tsk_genome_floor_length saturates: "hold the whole file") */
 static int64_t def_floor_length(int64_t scaled, int64_t min_keys)
 {
-    const u128 l = (u128)2 * (u128)min_keys * (u128)scaled;
-    return l > (u128)INT64_MAX ? INT64_MAX : (int64_t)l;
+    const u128 m = (u128)5 * (u128)min_keys * (u128)scaled;
+    if (m + 3 > (u128)INT64_MAX) return INT64_MAX;
+    /* the least L with 4 L >= m */
+    u128 lo = 0, hi = (u128)INT64_MAX;
+    while (lo < hi) {
+        const u128 mid = lo + (hi - lo) / 2;
+        if ((u128)4 * mid >= m) hi = mid;
+        else lo = mid + 1;
+    }
+    return (int64_t)lo;
 }
+
+/* tsk_genome_anchor_stride takes lengths beyond INT64_MAX / 4 (2.3e18 bases, no genome) as long
+ * enough for the stride scaled; the definition is checked up to there */
+#define LONGEST_EXACT (INT64_MAX / 4)
 
 /* tau_g over keys[0..n) (ascending) */
 static uint64_t def_threshold(int64_t scaled, int64_t min_keys, int64_t length, const uint64_t *keys, int64_t n)
@@ -875,19 +889,20 @@ Test(genome_floor, stride_limit_and_floor_length)
 {
     tsk_params p;
     floor_params(&p, 500, 12000);
+    /* s_g = clamp(floor(4 L / 60000), 1, 500) */
     const struct {
         int64_t length, stride;
-    } hand[] = {{0, 1},        {1, 1},          {23999, 1},      {24000, 1},        {47999, 1},
-                {48000, 2},    {71999, 2},      {72000, 3},      {11999999, 499},   {12000000, 500},
-                {12000001, 500}, {INT64_MAX, 500}};
+    } hand[] = {{0, 1},        {1, 1},          {14999, 1},      {15000, 1},       {29999, 1},
+                {30000, 2},    {44999, 2},      {45000, 3},      {7499999, 499},   {7500000, 500},
+                {7500001, 500}, {INT64_MAX, 500}};
     for (size_t i = 0; i < sizeof hand / sizeof *hand; i++)
         cr_expect_eq(tsk_genome_anchor_stride(&p, hand[i].length), hand[i].stride, "length %lld",
                      (long long)hand[i].length);
-    cr_expect_eq(tsk_genome_floor_length(&p), 12000000);
+    cr_expect_eq(tsk_genome_floor_length(&p), 7500000);
     cr_expect_eq(tsk_genome_candidate_limit(&p, 0), UINT64_MAX, "stride 1: every window a candidate");
-    cr_expect_eq(tsk_genome_candidate_limit(&p, 48000), UINT64_C(0x7fffffffffffffff));
-    cr_expect_eq(tsk_genome_candidate_limit(&p, 72000), UINT64_C(0x5555555555ffffff));
-    cr_expect_eq(tsk_genome_candidate_limit(&p, 12000000), UINT64_C(0x83126e97ffffff));
+    cr_expect_eq(tsk_genome_candidate_limit(&p, 30000), UINT64_C(0x7fffffffffffffff));
+    cr_expect_eq(tsk_genome_candidate_limit(&p, 45000), UINT64_C(0x5555555555ffffff));
+    cr_expect_eq(tsk_genome_candidate_limit(&p, 7500000), UINT64_C(0x83126e97ffffff));
     cr_expect_eq(tsk_genome_max_key(&p), UINT64_C(0x83126e97ffffff), "T of scaled 500");
     p.min_keys = 0;
     cr_expect_eq(tsk_genome_anchor_stride(&p, 0), 500, "no floor: stride scaled at any length");
@@ -908,20 +923,24 @@ Test(genome_floor, stride_limit_and_floor_length)
             cr_assert_eq(tsk_genome_floor_length(&p), fl, "scaled %lld min keys %lld: floor length %lld, want %lld",
                          (long long)sc, (long long)mk, (long long)tsk_genome_floor_length(&p), (long long)fl);
             cr_assert_eq(tsk_genome_max_key(&p), def_limit(sc), "T of scaled %lld", (long long)sc);
-            const int64_t lengths[] = {0, 1, 2 * mk - 1, 2 * mk, 2 * mk + 1, 4 * mk - 1, 4 * mk, 6 * mk + 5,
-                                       fl > 0 ? fl - 1 : 0, fl, fl < INT64_MAX ? fl + 1 : fl, INT64_MAX / 2,
-                                       INT64_MAX - 1, INT64_MAX};
+            /* around the stride steps (5 min_keys s / 4) and the floor length */
+            const int64_t lengths[] = {0, 1, 5 * mk / 4 - 1, (5 * mk + 3) / 4, 5 * mk / 2 - 1, 5 * mk / 2,
+                                       15 * mk / 4, 15 * mk / 4 + 1, 6 * mk + 5, fl > 0 ? fl - 1 : 0, fl,
+                                       fl < INT64_MAX ? fl + 1 : fl, LONGEST_EXACT - 1, LONGEST_EXACT,
+                                       LONGEST_EXACT + 1, INT64_MAX / 2, INT64_MAX - 1, INT64_MAX};
             for (size_t c = 0; c < sizeof lengths / sizeof *lengths; c++) {
                 const int64_t len = lengths[c] < 0 ? 0 : lengths[c];
-                const int64_t s = tsk_genome_anchor_stride(&p, len), want = def_stride(sc, mk, len);
+                const int64_t s = tsk_genome_anchor_stride(&p, len);
+                const int64_t want = len > LONGEST_EXACT && mk > 0 ? sc : def_stride(sc, mk, len);
                 cr_assert_eq(s, want, "scaled %lld min keys %lld length %lld: stride %lld, want %lld", (long long)sc,
                              (long long)mk, (long long)len, (long long)s, (long long)want);
                 cr_assert_eq(tsk_genome_candidate_limit(&p, len), def_limit(want), "scaled %lld min keys %lld length %lld",
                              (long long)sc, (long long)mk, (long long)len);
                 cr_assert(tsk_genome_candidate_limit(&p, len) >= tsk_genome_max_key(&p), "C_g below T");
                 /* the floor length: from there on the stride is scaled */
-                if (mk > 0 && fl < INT64_MAX) cr_assert_eq(s == sc, len >= fl || sc == 1, "length %lld vs floor %lld",
-                                                           (long long)len, (long long)fl);
+                if (mk > 0 && fl < INT64_MAX && len <= LONGEST_EXACT)
+                    cr_assert_eq(s == sc, len >= fl || sc == 1, "length %lld vs floor %lld", (long long)len,
+                                 (long long)fl);
             }
         }
 }
@@ -932,11 +951,12 @@ Test(genome_floor, threshold_hand_values)
     floor_params(&p, 4, 3);
     const uint64_t T = UINT64_MAX / 4 | TSK_GENOME_FP_MASK, F = TSK_GENOME_FP_MASK;
     const uint64_t few[] = {5, UINT64_C(1) << 40};
-    /* fewer than min_keys candidates: C_g of the length (stride clamp(L / 6, 1, 4)) */
+    /* fewer than min_keys candidates: C_g of the length (stride clamp(4 L / 15, 1, 4)) */
     cr_expect_eq(tsk_genome_threshold(&p, 0, few, 2), UINT64_MAX);
-    cr_expect_eq(tsk_genome_threshold(&p, 11, few, 2), UINT64_MAX);
-    cr_expect_eq(tsk_genome_threshold(&p, 12, few, 2), UINT64_MAX / 2 | F);
-    cr_expect_eq(tsk_genome_threshold(&p, 18, few, 2), UINT64_MAX / 3 | F);
+    cr_expect_eq(tsk_genome_threshold(&p, 7, few, 2), UINT64_MAX);
+    cr_expect_eq(tsk_genome_threshold(&p, 8, few, 2), UINT64_MAX / 2 | F);
+    cr_expect_eq(tsk_genome_threshold(&p, 12, few, 2), UINT64_MAX / 3 | F);
+    cr_expect_eq(tsk_genome_threshold(&p, 15, few, 2), T);
     cr_expect_eq(tsk_genome_threshold(&p, 1000, few, 2), T);
     cr_expect_eq(tsk_genome_threshold(&p, 1000, few, 0), T, "no candidate at all");
     /* the third key below T: T; above: it with its low bits set */
@@ -955,7 +975,7 @@ Test(genome_floor, threshold_hand_values)
     cr_expect_eq(tsk_genome_threshold(&p, 5, top + 1, 2), UINT64_MAX);
     cr_expect_eq(tsk_genome_threshold(&p, 5, low, 4), T);
     cr_expect_eq(tsk_genome_threshold(&p, 1, few, 0), UINT64_MAX, "empty: C_g of stride 1");
-    cr_expect_eq(tsk_genome_threshold(&p, 5, few, 0), UINT64_MAX / 2 | F, "empty: C_g of stride 5 / 2");
+    cr_expect_eq(tsk_genome_threshold(&p, 3, few, 0), UINT64_MAX / 2 | F, "empty: C_g of stride 4 x 3 / 5");
 }
 
 /* Random candidate sets (keys of anchors below C_g, several windows per anchor so that keys share

@@ -99,7 +99,9 @@ Test(batcher, genome_windows_are_the_candidate_anchors)
         }
         cr_assert_eq(batch.n_records, rows);
         cr_assert_eq(b.row_offset[n], rows);
-        if (min_keys[mi] >= 100) cr_assert_geq(every, 4, "the short records take every window");
+        /* stride 1 below 5 min_keys / 2 bases: 70 (min keys 100); 70, 369, 370, 371, 1170, 2370 (1000) */
+        if (min_keys[mi] == 100) cr_assert_eq(every, 1, "the short records take every window");
+        if (min_keys[mi] == 1000) cr_assert_eq(every, 6, "the short records take every window");
         if (min_keys[mi] == 0) cr_assert_eq(every, 0);
         tsk_batcher_free(&b);
     }
@@ -109,13 +111,13 @@ Test(batcher, genome_windows_are_the_candidate_anchors)
 Test(batcher, set_genome_len_moves_the_bound)
 {
     tsk_params p;
-    genome_params(&p, 50, 100); /* floor length 2 * 100 * 50 = 10000 */
-    cr_assert_eq(tsk_genome_floor_length(&p), 10000);
-    const size_t lengths[] = {3000, 800, 4000, 600};
+    genome_params(&p, 50, 100); /* floor length 5 * 100 * 50 / 4 = 6250 */
+    cr_assert_eq(tsk_genome_floor_length(&p), 6250);
+    const size_t lengths[] = {3000, 800, 1500, 600}; /* alone: strides 23, 6, 11, 4 */
     tsk_batcher b;
     tsk_batcher_init(&b, &p);
     add_records(&b, lengths, 4, 99);
-    /* records 1..3 are one genome of 10000 bases or more; record 0 stays its own */
+    /* records 1..3 are one genome of 10000 bases (stride 50); record 0 stays its own */
     tsk_batcher_set_genome_len(&b, 1, 10000);
     tsk_batch batch = tsk_batcher_batch(&b);
     int64_t own[4], joined[4];
@@ -132,10 +134,10 @@ Test(batcher, set_genome_len_moves_the_bound)
     for (int i = 1; i < 4; i++)
         cr_assert_gt(own[i], 2 * joined[i], "record %d: %lld windows alone, %lld in the genome", i, (long long)own[i],
                      (long long)joined[i]);
-    /* a length below the record's own: the bound of that length (350: stride 1, every window) */
-    tsk_batcher_set_genome_len(&b, 2, 350);
+    /* a length below the record's own: the bound of that length (200: stride 1, every window) */
+    tsk_batcher_set_genome_len(&b, 2, 200);
     batch = tsk_batcher_batch(&b);
-    cr_assert_eq(check_record(&b, &batch, 2, tsk_genome_candidate_limit(&p, 350)), b.info[2].clean_len - p.window + 1);
+    cr_assert_eq(check_record(&b, &batch, 2, tsk_genome_candidate_limit(&p, 200)), b.info[2].clean_len - p.window + 1);
     cr_assert_eq(check_record(&b, &batch, 1, tsk_genome_candidate_limit(&p, b.info[1].clean_len)), own[1]);
     /* reset: the next batch's records are their own genomes again */
     tsk_batcher_reset(&b);

@@ -115,7 +115,7 @@ for desc, extra in GENOMES.items():
         check(all(tau == T for tau in taus), f"{desc}: without a floor every threshold is T")
     else:
         # a genome keeps at least min_keys keys, or every candidate (fewer than min_keys)
-        check(all(len(k) >= mk or tau == U64 // min(max(r.clean_len // (2 * mk), 1), scaled) | FP
+        check(all(len(k) >= mk or tau == U64 // min(max(4 * r.clean_len // (5 * mk), 1), scaled) | FP
                   for k, tau, r in zip(keys, taus, s.records)), f"{desc}: the floor holds")
         # fewer windows than min_keys (phiX under the default floor): every window, threshold 2^64 - 1
         tiny = [i for i, r in enumerate(s.records) if r.clean_len - window + 1 < mk]
