@@ -365,18 +365,28 @@ static void check_topk(const tsk_key_sets *q, const tsk_key_sets *r, int64_t q0,
     free(got);
 }
 
+/* Top-k of q against r, of q against itself (all of it and a range), and, when other is not
+ * NULL, of q against other and other against q; every k and mode. */
+static void topk_cases(const tsk_key_sets *q, const tsk_key_sets *r, const tsk_key_sets *other)
+{
+    const int ks[] = {1, 3, 10, 40};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++)
+        for (int m = 0; m < 2; m++) {
+            check_topk(q, r, 0, q->n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
+            check_topk(q, q, 0, q->n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_NOT_SELF);
+            check_topk(q, q, 5, 17, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
+            if (!other) continue;
+            check_topk(q, other, 0, q->n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
+            check_topk(other, q, 0, other->n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
+        }
+}
+
 Test(genome_sets, topk_random_sets)
 {
     sets_builder q, r;
     random_sets(&q, 41, 250, 700, 21);
     random_sets(&r, 29, 250, 700, 22);
-    const int ks[] = {1, 3, 10, 40};
-    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++)
-        for (int m = 0; m < 2; m++) {
-            check_topk(&q.set, &r.set, 0, q.set.n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-            check_topk(&q.set, &q.set, 0, q.set.n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_NOT_SELF);
-            check_topk(&q.set, &q.set, 5, 17, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-        }
+    topk_cases(&q.set, &r.set, NULL);
     sets_free(&q);
     sets_free(&r);
 }
@@ -461,20 +471,30 @@ static void check_within(const tsk_key_sets *q, const tsk_key_sets *r, int64_t q
     free(want);
 }
 
+/* Thresholded pairs of q against r, of q against itself under every filter (all of it and a
+ * range), and, when other is not NULL, of q against other and other against q. */
+static void within_cases(const tsk_key_sets *q, const tsk_key_sets *r, const tsk_key_sets *other)
+{
+    const double mins[] = {0.0, 1e-9, 0.05, 0.2, 0.5, 1.0, 1.5};
+    for (size_t i = 0; i < sizeof mins / sizeof *mins; i++)
+        for (int m = 0; m < 2; m++) {
+            check_within(q, r, 0, q->n_items, mins[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
+            for (int f = 0; f < 4; f++) {
+                check_within(q, q, 0, q->n_items, mins[i], (tsk_genome_mode)m, (tsk_pair_filter)f);
+                check_within(q, q, 4, 20, mins[i], (tsk_genome_mode)m, (tsk_pair_filter)f);
+            }
+            if (!other) continue;
+            check_within(q, other, 0, q->n_items, mins[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
+            check_within(other, q, 0, other->n_items, mins[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
+        }
+}
+
 Test(genome_sets, within_random_sets)
 {
     sets_builder q, r;
     random_sets(&q, 33, 250, 600, 31);
     random_sets(&r, 27, 250, 600, 32);
-    const double mins[] = {0.0, 1e-9, 0.05, 0.2, 0.5, 1.0, 1.5};
-    for (size_t i = 0; i < sizeof mins / sizeof *mins; i++)
-        for (int m = 0; m < 2; m++) {
-            check_within(&q.set, &r.set, 0, q.set.n_items, mins[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-            for (int f = 0; f < 4; f++) {
-                check_within(&q.set, &q.set, 0, q.set.n_items, mins[i], (tsk_genome_mode)m, (tsk_pair_filter)f);
-                check_within(&q.set, &q.set, 4, 20, mins[i], (tsk_genome_mode)m, (tsk_pair_filter)f);
-            }
-        }
+    within_cases(&q.set, &r.set, NULL);
     sets_free(&q);
     sets_free(&r);
 }
@@ -710,21 +730,15 @@ Test(genome_sets, thresholds_block_random_sets)
     sets_free(&plain);
 }
 
+/* The random thresholded sets through every top-k and threshold query; one side without
+ * thresholds too. */
 Test(genome_sets, thresholds_topk_random_sets)
 {
     sets_builder q, r, plain;
     random_tau_sets(&q, 41, 250, 700, 51);
     random_tau_sets(&r, 29, 250, 700, 52);
     random_sets(&plain, 29, 250, 700, 53);
-    const int ks[] = {1, 3, 10, 40};
-    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++)
-        for (int m = 0; m < 2; m++) {
-            check_topk(&q.set, &r.set, 0, q.set.n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-            check_topk(&q.set, &q.set, 0, q.set.n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_NOT_SELF);
-            check_topk(&q.set, &q.set, 5, 17, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-            check_topk(&q.set, &plain.set, 0, q.set.n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-            check_topk(&plain.set, &q.set, 0, plain.set.n_items, ks[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-        }
+    topk_cases(&q.set, &r.set, &plain.set);
     sets_free(&q);
     sets_free(&r);
     sets_free(&plain);
@@ -736,17 +750,7 @@ Test(genome_sets, thresholds_within_random_sets)
     random_tau_sets(&q, 33, 250, 600, 61);
     random_tau_sets(&r, 27, 250, 600, 62);
     random_sets(&plain, 27, 250, 600, 63);
-    const double mins[] = {0.0, 1e-9, 0.05, 0.2, 0.5, 1.0, 1.5};
-    for (size_t i = 0; i < sizeof mins / sizeof *mins; i++)
-        for (int m = 0; m < 2; m++) {
-            check_within(&q.set, &r.set, 0, q.set.n_items, mins[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-            check_within(&q.set, &plain.set, 0, q.set.n_items, mins[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-            check_within(&plain.set, &q.set, 0, plain.set.n_items, mins[i], (tsk_genome_mode)m, TSK_PAIRS_ALL);
-            for (int f = 0; f < 4; f++) {
-                check_within(&q.set, &q.set, 0, q.set.n_items, mins[i], (tsk_genome_mode)m, (tsk_pair_filter)f);
-                check_within(&q.set, &q.set, 4, 20, mins[i], (tsk_genome_mode)m, (tsk_pair_filter)f);
-            }
-        }
+    within_cases(&q.set, &r.set, &plain.set);
     sets_free(&q);
     sets_free(&r);
     sets_free(&plain);

@@ -11,15 +11,6 @@
 #include "../../io/batcher.h"
 #include "io_test.h"
 
-static void genome_params(tsk_params *p, int64_t scaled, int64_t min_keys)
-{
-    tsk_params_default(p);
-    p->t = 4, p->dim = 16, p->canonical = 1, p->window = 20, p->anchor_k = 12;
-    p->scaled = p->stride = scaled;
-    p->min_keys = min_keys;
-    tsk_tables_draw(p);
-}
-
 /* n random bases as text; some lower case and an N run (cleaning drops them) */
 static char *random_dna(size_t n, uint64_t seed)
 {
@@ -78,7 +69,7 @@ Test(batcher, genome_windows_are_the_candidate_anchors)
     const int64_t min_keys[] = {0, 1, 100, 1000};
     for (size_t mi = 0; mi < sizeof min_keys / sizeof *min_keys; mi++) {
         tsk_params p;
-        genome_params(&p, 50, min_keys[mi]);
+        test_genome_params(&p, 50, min_keys[mi], 12);
         tsk_batcher b;
         tsk_batcher_init(&b, &p);
         add_records(&b, lengths, n, 7);
@@ -111,7 +102,7 @@ Test(batcher, genome_windows_are_the_candidate_anchors)
 Test(batcher, set_genome_len_moves_the_bound)
 {
     tsk_params p;
-    genome_params(&p, 50, 100); /* floor length 5 * 100 * 50 / 4 = 6250 */
+    test_genome_params(&p, 50, 100, 12); /* floor length 5 * 100 * 50 / 4 = 6250 */
     cr_assert_eq(tsk_genome_floor_length(&p), 6250);
     const size_t lengths[] = {3000, 800, 1500, 600}; /* alone: strides 23, 6, 11, 4 */
     tsk_batcher b;
@@ -151,7 +142,7 @@ Test(batcher, set_genome_len_moves_the_bound)
 Test(batcher, plain_anchored_windows_keep_the_stride)
 {
     tsk_params p;
-    genome_params(&p, 0, 0);
+    test_genome_params(&p, 0, 0, 12);
     p.stride = 30;
     const size_t lengths[] = {100, 2000, 7000};
     tsk_batcher b;

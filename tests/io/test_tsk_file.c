@@ -313,15 +313,6 @@ Test(tsk_file, header_damage_named, .init = damaged_setup, .fini = damaged_teard
 
 /* ---- genome sketches: format version 3 ---- */
 
-static void genome_file_params(tsk_params *p, int64_t scaled, int64_t min_keys)
-{
-    tsk_params_default(p);
-    p->t = 4, p->dim = 16, p->canonical = 1, p->window = 20, p->anchor_k = 16;
-    p->scaled = p->stride = scaled;
-    p->min_keys = min_keys;
-    tsk_tables_draw(p);
-}
-
 /* Three genomes (one without keys) with ascending keys from 0 to UINT64_MAX; returns the keys. */
 static uint64_t *write_genomes(const char *path, const tsk_params *p, int64_t *n_keys)
 {
@@ -371,7 +362,7 @@ Test(tsk_file, genome_round_trip_version_3_min_keys)
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 4; b++) {
             tsk_params p;
-            genome_file_params(&p, scaleds[a], floors[b]);
+            test_genome_params(&p, scaleds[a], floors[b], 16);
             int64_t n;
             uint64_t *keys = write_genomes(path, &p, &n);
             size_t len = 0;
@@ -412,7 +403,7 @@ Test(tsk_file, genome_round_trip_version_3_min_keys)
 Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_teardown)
 {
     tsk_params p;
-    genome_file_params(&p, 500, 12000);
+    test_genome_params(&p, 500, 12000, 16);
     char *path = path_in(dir_g, "genome.tsk");
     int64_t n;
     free(write_genomes(path, &p, &n));
@@ -588,8 +579,8 @@ Test(tsk_file, params_diff)
     /* genome sketches: the size floor is a parameter of the sketch (a genome file and a sketch-row
      * file differ by their kind, which says it all) */
     tsk_params ga, gb;
-    genome_file_params(&ga, 500, 12000);
-    genome_file_params(&gb, 500, 0);
+    test_genome_params(&ga, 500, 12000, 16);
+    test_genome_params(&gb, 500, 0, 16);
     cr_assert_eq(tsk_params_diff(&ga, "a.tsk", &gb, "b.tsk", msg, sizeof msg), 1);
     cr_assert_str_eq(msg, "min keys (size floor): 12000 in a.tsk, 0 in b.tsk");
     gb.min_keys = 12000;
@@ -600,7 +591,7 @@ Test(tsk_file, params_diff)
     cr_assert(strstr(msg, "scaled: 500 in a.tsk, 1000 in b.tsk") && strstr(msg, "min keys (size floor): 12000 in a.tsk, 1 in b.tsk"),
               "%s", msg);
     tsk_params rows;
-    genome_file_params(&rows, 500, 12000);
+    test_genome_params(&rows, 500, 12000, 16);
     rows.scaled = 0;
     rows.min_keys = 0;
     cr_assert_eq(tsk_params_diff(&ga, "a.tsk", &rows, "b.tsk", msg, sizeof msg), 1, "%s", msg);
