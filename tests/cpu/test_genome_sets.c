@@ -732,24 +732,13 @@ Test(genome_sets, thresholds_block_random_sets)
 
 /* The random thresholded sets through every top-k and threshold query; one side without
  * thresholds too. */
-Test(genome_sets, thresholds_topk_random_sets)
+Test(genome_sets, thresholds_topk_and_within_random_sets)
 {
     sets_builder q, r, plain;
-    random_tau_sets(&q, 41, 250, 700, 51);
-    random_tau_sets(&r, 29, 250, 700, 52);
-    random_sets(&plain, 29, 250, 700, 53);
+    random_tau_sets(&q, 37, 250, 650, 51);
+    random_tau_sets(&r, 29, 250, 650, 52);
+    random_sets(&plain, 27, 250, 650, 53);
     topk_cases(&q.set, &r.set, &plain.set);
-    sets_free(&q);
-    sets_free(&r);
-    sets_free(&plain);
-}
-
-Test(genome_sets, thresholds_within_random_sets)
-{
-    sets_builder q, r, plain;
-    random_tau_sets(&q, 33, 250, 600, 61);
-    random_tau_sets(&r, 27, 250, 600, 62);
-    random_sets(&plain, 27, 250, 600, 63);
     within_cases(&q.set, &r.set, &plain.set);
     sets_free(&q);
     sets_free(&r);
