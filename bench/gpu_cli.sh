@@ -180,6 +180,11 @@ check "genome sketches, top-k 3: cuda = cpu" same_bytes gkt --top-k 3 "$G/sc2.kc
 check "genome sketches, -d 0.01: cuda = cpu" same_bytes gkd -d 0.01 "$G/sc2.kc.tsk"
 check "genome sketches, containment x files: cuda = cpu" same_bytes gkc --containment "$G/sc2.kc.tsk" "$G/files.kc.tsk"
 check "genome sketches, -f square: cuda = cpu" same_bytes gks -f square "$G/files.kc.tsk"
+# pairs of different thresholds (the size floor: 30 kb genomes against files of contigs) take the
+# searches of the floor path; memcheck on it
+check "genome sketches, small x large (size floors), top-k 2: cuda = cpu" same_bytes gkf --top-k 2 "$G/sc2.kc.tsk" "$G/files.kc.tsk"
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+check "sanitizer memcheck: genome dist, size floors, top-k and -d" bash -c "'$san' --tool memcheck --error-exitcode 9 '$T' dist -q --device cuda --top-k 2 '$G/sc2.kc.tsk' '$G/files.kc.tsk' >/dev/null && '$san' --tool memcheck --error-exitcode 9 '$T' dist -q --device cuda -d 0.5 '$G/sc2.kc.tsk' '$G/files.kc.tsk' >/dev/null"
 # timed_genome LABEL NAME SKETCH-ARGS...: sketch --genome then all pairs, on each device, whole
 # process each; the same bytes from both
 timed_genome() {

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *tsk_genome_params_check(const tsk_params *p)
 {
@@ -47,7 +48,8 @@ uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed)
 int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length)
 {
     if (p->min_keys <= 0) return p->scaled;
-    const int64_t s = length / (2 * p->min_keys);
+    /* about 5/4 min_keys candidates: the min_keys-th smallest is then ~25 sigma inside them */
+    const int64_t s = length > INT64_MAX / 4 ? p->scaled : length * 4 / (p->min_keys * 5);
     return s < 1 ? 1 : s > p->scaled ? p->scaled : s;
 }
 
@@ -59,7 +61,9 @@ uint64_t tsk_genome_candidate_limit(const tsk_params *p, int64_t length)
 int64_t tsk_genome_floor_length(const tsk_params *p)
 {
     if (p->min_keys <= 0) return 0;
-    return p->scaled > INT64_MAX / 2 / p->min_keys ? INT64_MAX : 2 * p->min_keys * p->scaled;
+    /* the least length whose stride is scaled: ceil(5 min_keys scaled / 4) */
+    const int64_t m5 = p->min_keys * 5;
+    return p->scaled > (INT64_MAX - 3) / m5 ? INT64_MAX : (m5 * p->scaled + 3) / 4;
 }
 
 uint64_t tsk_genome_threshold(const tsk_params *p, int64_t length, const uint64_t *keys, int64_t n)
@@ -93,10 +97,32 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* LSD radix sort of keys[0..n) by bytes (a genome's candidates: tens of thousands of keys, where
+ * qsort's comparisons cost more than the windows' sketches); passes whose byte is the same in every
+ * key are skipped. Returns -1 when memory runs out (the caller falls back to qsort). */
+static int radix_sort_u64(uint64_t *keys, int64_t n)
+{
+    uint64_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp) return -1;
+    uint64_t *src = keys, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        int64_t count[257] = {0};
+        for (int64_t i = 0; i < n; i++) count[((src[i] >> shift) & 0xFF) + 1]++;
+        if (count[((src[0] >> shift) & 0xFF) + 1] == n) continue;
+        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
+        for (int64_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 0xFF]++] = src[i];
+        uint64_t *swap = src;
+        src = dst, dst = swap;
+    }
+    if (src != keys) memcpy(keys, src, (size_t)n * sizeof *keys);
+    free(tmp);
+    return 0;
+}
+
 int64_t tsk_genome_keys_sort_unique(uint64_t *keys, int64_t n)
 {
     if (n <= 1) return n < 0 ? 0 : n;
-    qsort(keys, (size_t)n, sizeof *keys, cmp_u64);
+    if (n < 256 || radix_sort_u64(keys, n)) qsort(keys, (size_t)n, sizeof *keys, cmp_u64);
     int64_t m = 1;
     for (int64_t i = 1; i < n; i++)
         if (keys[i] != keys[m - 1]) keys[m++] = keys[i];

@@ -23,13 +23,14 @@
  * Size floor. A genome keeps the windows whose key is at most its threshold tau_g:
  *
  *   T    = floor((2^64 - 1) / scaled) | FP_MASK                  the scaled threshold
- *   s_g  = clamp(floor(L / (2 min_keys)), 1, scaled)             its anchors' stride (L = its length)
+ *   s_g  = clamp(floor(4 L / (5 min_keys)), 1, scaled)           its anchors' stride (L = its length)
  *   C_g  = floor((2^64 - 1) / s_g) | FP_MASK                     its candidates: anchors at stride s_g
  *   tau_g = C_g                                  when it has fewer than min_keys candidate keys
  *         = max(T, K_(min_keys) | FP_MASK)       else (K_(j) the j-th smallest candidate key)
  *
- * (min_keys 0: tau_g = T, s_g = scaled). A genome of L >= 2 min_keys scaled bases keeps about
- * L / scaled keys; a smaller one about min_keys (all its windows when shorter than min_keys).
+ * (min_keys 0: tau_g = T, s_g = scaled). A genome of L >= 5/4 min_keys scaled bases keeps about
+ * L / scaled keys; a smaller one about min_keys (all its windows when it has fewer), from about
+ * 5/4 min_keys candidates (the min_keys-th smallest of them is then far inside them).
  * tau_g is a function of the stored keys, min_keys, scaled and L (tsk_genome_threshold): the same
  * formula over the stored keys as over the candidates, so a reader recomputes it. A pair is
  * compared below tau = min(tau_A, tau_B), where both sketches are complete samples:
@@ -91,8 +92,8 @@ int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length);
  * (tsk_anchor_windows_below's max_hash), and so are the keys at most this. */
 uint64_t tsk_genome_candidate_limit(const tsk_params *p, int64_t length);
 
-/* The length beyond which s_g is scaled: 2 min_keys scaled (0 without a floor). A reader that
- * knows a genome is at least this long need not know how long. */
+/* The least length whose s_g is scaled: ceil(5 min_keys scaled / 4) (0 without a floor). A reader
+ * that knows a genome is at least this long need not know how long. */
 int64_t tsk_genome_floor_length(const tsk_params *p);
 
 /* tau_g of a genome of length bases whose candidate (or stored) keys are keys[0..n), ascending. */

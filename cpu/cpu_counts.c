@@ -7,6 +7,7 @@
  * right and projects them. Pieces sit at fixed positions that depend on the record's length only,
  * so the rows are the same bits for any thread count. */
 #include "sketch_counts.h"
+#include "sketch_short.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -72,6 +73,8 @@ int tsk_cpu_sketch_counts(const tsk_params *p, const tsk_batch *b, void *out, in
     double *states = malloc((size_t)(n_slots + 1) * (size_t)size * sizeof *states);
     tsk_counts_map *map = malloc(sizeof *map);
     int failed = !items || !longs || !states || !map;
+    /* genome sketches' windows (short records at D = 16): the bin recurrence (sketch_short.h) */
+    tsk_short_tables *st = tsk_short_tables_make(p);
     if (!failed) {
         tsk_counts_map_init(p, map);
         int64_t slot = 0, cost = 0;
@@ -112,8 +115,12 @@ int tsk_cpu_sketch_counts(const tsk_params *p, const tsk_batch *b, void *out, in
             }
             for (int64_t r = it->first; r < it->last; r++) {
                 const int64_t n = tsk_batch_len(b, r);
-                tsk_counts_scan_engine(t, b->codes + b->offset[r], n, state);
-                tsk_counts_row_engine(map, state, n, row);
+                if (st && n <= TSK_SHORT_MAX_BASES) {
+                    tsk_short_row(p, st, b->codes + b->offset[r], n, row);
+                } else {
+                    tsk_counts_scan_engine(t, b->codes + b->offset[r], n, state);
+                    tsk_counts_row_engine(map, state, n, row);
+                }
                 store_row(p, out, b->row_offset[r], row);
             }
         }
@@ -131,5 +138,6 @@ int tsk_cpu_sketch_counts(const tsk_params *p, const tsk_batch *b, void *out, in
     free(longs);
     free(states);
     free(map);
+    tsk_short_tables_free(st);
     return failed ? -1 : 0;
 }

@@ -8,13 +8,15 @@
                        # (n_rows,) uint64 keys for genome sketches (`sketch --genome`)
     s.record_rows(i)   # the rows (or keys) of record i
     s.keys(i)          # genome sketches: record i's keys, ascending uint64
+    s.threshold(i)     # genome sketches: record i's threshold tau (its keys are those at most it)
     s.row_names()      # one name per row, as `tsketch export` writes them
 
     import faiss                                   # e.g. nearest sketches of whole records
     index = faiss.IndexFlatL2(s.params["dim"]); index.add(np.ascontiguousarray(s.rows, "float32"))
 
-The layout read here is docs/format.md: format version 1 (sketch rows) and version 2 (genome
-sketches: kind 1, `scaled`, one little-endian uint64 key per row). Nothing is read into memory
+The layout read here is docs/format.md: format version 1 (sketch rows) and version 3 (genome
+sketches: kind 1, `scaled`, `min_keys`, one little-endian uint64 key per row; version 2, genome
+sketches of an older key layout, is refused). Nothing is read into memory
 but the header and the trailer; the rows stay on disk until used. `load` checks what tsketch
 checks (magic, byte order, version, sizes, regions, records) and, with verify=True (the default),
 the CRC-32, which reads the whole file once. A bad file raises ValueError naming the file and the
@@ -34,6 +36,10 @@ MAGIC = b"\x89TSK\r\n\x1a\n"
 FIXED_HEADER = 256
 RECORD_ENTRY = 56
 SOURCE_ENTRY = 16
+GENOME_VERSION = 3
+MAX_MIN_KEYS = 10**9
+U64_MAX = (1 << 64) - 1
+FP_MASK = (1 << 24) - 1  # a key's low bits: the window's fingerprint, the rest its anchor's hash
 ALPHABETS = {0: ("dna", 4), 1: ("protein", 20)}
 
 
@@ -62,7 +68,7 @@ class Sketches:
 
     @property
     def is_genome(self):
-        """True for genome sketches (key sets, format version 2)."""
+        """True for genome sketches (key sets, format version 3)."""
         return self.params["kind"] == "genome"
 
     def record_rows(self, i):
@@ -73,6 +79,23 @@ class Sketches:
         if not self.is_genome:
             raise ValueError(f"{self.path}: sketch rows, not a genome sketch: it has no keys")
         return self.record_rows(i)
+
+    def threshold(self, i):
+        """Genome i's threshold tau_g (docs/format.md, "Thresholds"), from its stored keys, its
+        clean_len and the file's scaled and min_keys: T = floor((2^64 - 1) / scaled) | FP_MASK;
+        without a floor T; with fewer than min_keys keys its candidate bound floor((2^64 - 1) /
+        s) | FP_MASK, s = clamp(floor(4 clean_len / (5 min_keys)), 1, scaled); else the larger of T
+        and its min_keys-th smallest key | FP_MASK. Two genomes are compared on their keys at most
+        the smaller of their thresholds."""
+        keys = self.keys(i)
+        scaled, min_keys = self.params["scaled"], self.params["min_keys"]
+        t = U64_MAX // scaled | FP_MASK
+        if min_keys == 0:
+            return t
+        if len(keys) < min_keys:
+            s = min(max(4 * self.records[i].clean_len // (5 * min_keys), 1), scaled)
+            return U64_MAX // s | FP_MASK
+        return max(t, int(keys[min_keys - 1]) | FP_MASK)
 
     def row_names(self):
         """Row names as `tsketch export` writes them: the record name for whole-record sketches and
@@ -126,8 +149,11 @@ def load(path, verify=True):
         if u32(12) != 0x01020304:
             _fail(path, "not little-endian (byte order mark)")
         version = u32(8)
-        if version not in (1, 2):
-            _fail(path, f"unsupported format version {version} (this reader knows 1 and 2)")
+        if version == 2:
+            _fail(path, "genome sketches of an older tsketch (format version 2: another key layout, no size "
+                  "floor): sketch the genomes again")
+        if version not in (1, GENOME_VERSION):
+            _fail(path, f"unsupported format version {version} (this reader knows 1 and {GENOME_VERSION})")
         header_size, crc = u32(16), u32(20)
         file_size, data_offset, data_size = u64(24), u64(32), u64(40)
         n_rows, n_records, trailer_offset, trailer_size = u64(48), u64(56), u64(64), u64(72)
@@ -144,11 +170,11 @@ def load(path, verify=True):
             _fail(path, "corrupt header (alphabet)")
         t, dim, elem = u32(128), u32(132), u32(160)
         kind = "rows"
-        scaled = 0
-        if version == 2:
-            if u32(196) != 1 or u64(200) < 1:
-                _fail(path, "corrupt header (version 2 without a genome sketch kind and scale)")
-            kind, scaled = "genome", u64(200)
+        scaled = min_keys = 0
+        if version == GENOME_VERSION:
+            if u32(196) != 1 or not 1 <= u64(200) < 1 << 63 or u64(208) > MAX_MIN_KEYS:
+                _fail(path, "corrupt header (version 3 without a genome sketch kind, scale and floor)")
+            kind, scaled, min_keys = "genome", u64(200), u64(208)
         row_bytes = 8 if kind == "genome" else dim * elem
         if elem != (8 if kind == "genome" or u32(156) == 1 else 4) or row_bytes == 0 or n_rows * row_bytes != data_size:
             _fail(path, "corrupt header (rows do not fill the data)")
@@ -200,6 +226,7 @@ def load(path, verify=True):
         "stride": i64(176),
         "anchor_k": u32(192),
         "scaled": scaled,
+        "min_keys": min_keys,
         "format_version": version,
         "tool_version": _string(path, strings, u64(96), u64(104)),
         "command_line": _string(path, strings, u64(112), u64(120)),

@@ -386,6 +386,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     /* anchored windows reach the engine as records of their own (io/batcher.h) */
     tsk_params engine_params = job->params;
     if (engine_params.anchor_k > 0) engine_params.window = engine_params.stride = engine_params.anchor_k = 0;
+    engine_params.scaled = engine_params.min_keys = 0; /* the engines sketch the windows as whole records */
     int64_t est_bases, est_rows;
     estimate_input(job, &est_bases, &est_rows);
     shared_state s;

@@ -1,22 +1,36 @@
 #!/usr/bin/python3
 """Independent reference of tsketch's genome sketches (`sketch --genome`, `dist` on genome sketches),
-in plain Python integers, written from the definitions (core/genome_keys.h, core/tsk_def.h
-tsk_anchor_windows, ../shared/spec/SKETCH.md) for the CLI golden files. It never runs tsketch and
+in plain Python integers, written from the definitions (core/genome_keys.h's top comment, including
+its size floor; core/tsk_def.h tsk_anchor_windows; ../shared/spec/SKETCH.md) for the CLI golden
+files (make.sh) and the floor checks of tests/cli/test_genome_sets.sh. It never runs tsketch and
 computes no float sketch: each window's Tensor Sketch is the DP of SKETCH.md on signed tuple counts.
+
+A genome of cleaned length L (a record; with --per-file the sum of the file's records) samples
+anchors at stride s_g = clamp(4 L // (5 min_keys), 1, scaled); its candidates are the windows whose
+anchor hash is <= C_g = (2^64-1) // s_g | FP_MASK, keyed (anchor hash high bits | 24 fingerprint
+bits); it keeps the candidate keys <= tau_g (C_g when fewer than min_keys candidates, else
+max(T, K_(min_keys) | FP_MASK), T = (2^64-1) // scaled | FP_MASK). A pair is compared below
+min(tau_a, tau_b): shared = |A n B|, sizes = the keys of each at most that bound.
 
   genome_keys_ref.py [OPTIONS] keys FASTA...          NAME TAB key TAB key ... (sorted, as `export`)
   genome_keys_ref.py [OPTIONS] dist FASTA...          a TAB b TAB distance TAB shared TAB total, i < j
-  genome_keys_ref.py [OPTIONS] containment FASTA...   ref TAB query TAB distance TAB shared TAB |query|,
+  genome_keys_ref.py [OPTIONS] containment FASTA...   ref TAB query TAB distance TAB shared TAB |query'|,
                                                       every ordered pair query != ref
   genome_keys_ref.py [OPTIONS] windows FASTA...       NAME TAB record TAB start TAB key TAB kept,
-                                                      every anchored window (start 0-based, cleaned)
-OPTIONS: -k T -s D --seed S --window W --anchor-k K --stride S --scaled N [--per-file]
-(one genome per record, or per file with --per-file, named as tsketch names it)."""
+                                                      every candidate window (start 0-based, cleaned)
+  genome_keys_ref.py [OPTIONS] sizes FASTA...         NAME TAB length TAB s_g TAB candidates TAB
+                                                      tau_g TAB keys kept
+OPTIONS: -k T -s D --seed S --window W --anchor-k K --scaled N [--min-keys M (default 12000)]
+[--per-file] (one genome per record, or per file with --per-file, named as tsketch names it;
+FASTA may be gzipped)."""
 import argparse
+import gzip
 import os
 import sys
 
 MASK = (1 << 64) - 1
+FP_BITS = 24  # low key bits taken from the fingerprint
+FP_MASK = (1 << FP_BITS) - 1
 CODE = {"A": 0, "C": 1, "G": 2, "T": 3, "U": 3}
 
 
@@ -50,7 +64,7 @@ def tables(t, dim, seed):
 
 def records(path):
     name, parts = None, []
-    for line in open(path):
+    for line in (gzip.open(path, "rt") if path.endswith(".gz") else open(path)):
         line = line.rstrip("\r\n")
         if line.startswith(">"):
             if name is not None:
@@ -72,9 +86,9 @@ def stem(path):
     return base
 
 
-def anchors(x, k, w, stride, seed):
-    """Starts of the anchored windows of codes x (tsk_anchor_windows), by brute force per k-mer."""
-    limit = MASK // stride
+def anchors(x, k, w, max_hash, seed):
+    """[(start, anchor hash)] of the windows of codes x whose anchor (the canonical k-mer at the
+    window's centre) hashes to at most max_hash, by brute force per k-mer."""
     out = []
     for i in range(len(x) - k + 1):
         fw = rc = 0
@@ -85,9 +99,28 @@ def anchors(x, k, w, stride, seed):
         first = i + k // 2 - w // 2
         if first < 0 or first + w > len(x):
             continue
-        if splitmix_next(min(fw, rc) ^ seed)[1] < limit:
-            out.append(first)
+        h = splitmix_next(min(fw, rc) ^ seed)[1]  # tsk_anchor_windows: SplitMix64 of (k-mer XOR seed)
+        if h <= max_hash:
+            out.append((first, h))
     return out
+
+
+def anchor_stride(length, a):
+    """s_g: anchors of a genome of this length, one in s_g (scaled without a floor)."""
+    if a.min_keys == 0:
+        return a.scaled
+    return max(1, min(a.scaled, 4 * length // (5 * a.min_keys)))
+
+
+def threshold(keys, length, a):
+    """tau_g of a genome of this length whose candidate keys (or kept keys: the same) are keys."""
+    t = MASK // a.scaled | FP_MASK
+    if a.min_keys == 0:
+        return t
+    keys = sorted(set(keys))
+    if len(keys) < a.min_keys:
+        return MASK // anchor_stride(length, a) | FP_MASK
+    return max(t, keys[a.min_keys - 1] | FP_MASK)
 
 
 def count_sketch(x, t, dim, hashes, signs):
@@ -114,24 +147,35 @@ def window_key(win, a):
 
 
 def genomes(a):
-    """[(name, [(record, start, key, kept)])] in tsketch's order."""
-    max_key = (MASK // a.scaled) * a.stride
-    out = []
+    """[(name, length, [(record, start, key)] of its candidate windows)] in tsketch's order."""
+    groups = []  # a genome: (name, [(record, codes)])
     for path in a.fasta:
-        if a.per_file:
-            out.append((stem(path), []))
-        for name, raw in records(path):
-            if not a.per_file:
-                out.append((name, []))
-            x = [CODE[ch] for ch in raw.upper() if ch in CODE]
-            for first in anchors(x, a.anchor_k, a.window, a.stride, a.seed):
-                key = window_key(x[first:first + a.window], a)
-                out[-1][1].append((name, first, key, key <= max_key))
+        recs = [(name, [CODE[ch] for ch in raw.upper() if ch in CODE]) for name, raw in records(path)]
+        groups += [(stem(path), recs)] if a.per_file else [(name, [(name, x)]) for name, x in recs]
+    out = []
+    for gname, recs in groups:
+        length = sum(len(x) for _, x in recs)
+        # the genome's length sets its stride; windows stay within a record
+        limit = MASK // anchor_stride(length, a) | FP_MASK
+        cands = []
+        for rec, x in recs:
+            for first, h in anchors(x, a.anchor_k, a.window, limit, a.seed):
+                fp = window_key(x[first:first + a.window], a)
+                cands.append((rec, first, (h & ~FP_MASK) | (fp & FP_MASK)))
+        out.append((gname, length, cands))
     return out
 
 
-def key_set(windows):
-    return sorted({key for _, _, key, kept in windows if kept})
+def sketch(length, cands, a):
+    """(tau_g, the kept keys, sorted) of a genome's candidates."""
+    tau = threshold([key for _, _, key in cands], length, a)
+    return tau, sorted({key for _, _, key in cands if key <= tau})
+
+
+def pair(ka, ta, kb, tb):
+    """(shared, |A'|, |B'|): the keys in common, and each set's keys at most min(tau_a, tau_b)."""
+    bound = min(ta, tb)
+    return len(set(ka) & set(kb)), sum(k <= bound for k in ka), sum(k <= bound for k in kb)
 
 
 def distance(f, w):
@@ -152,36 +196,40 @@ def main():
     ap.add_argument("--seed", type=lambda v: int(v, 0), default=0x5EED)
     ap.add_argument("--window", type=int, required=True)
     ap.add_argument("--anchor-k", type=int, required=True)
-    ap.add_argument("--stride", type=int, required=True)
     ap.add_argument("--scaled", type=int, required=True)
+    ap.add_argument("--min-keys", type=int, default=12000)
     ap.add_argument("--per-file", action="store_true")
-    ap.add_argument("what", choices=["keys", "dist", "containment", "windows"])
+    ap.add_argument("what", choices=["keys", "dist", "containment", "windows", "sizes"])
     ap.add_argument("fasta", nargs="+")
     a = ap.parse_args()
     a.hashes, a.signs = tables(a.k, a.s, a.seed)
     gs = genomes(a)
-    sets = [(name, key_set(ws)) for name, ws in gs]
+    sets = [(name,) + sketch(length, cands, a) for name, length, cands in gs]  # (name, tau, keys)
     if a.what == "windows":
-        for name, ws in gs:
-            for rec, first, key, kept in ws:
-                print("%s\t%s\t%d\t%d\t%d" % (name, rec, first, key, kept))
+        for (name, _, cands), (_, tau, _) in zip(gs, sets):
+            for rec, first, key in cands:
+                print("%s\t%s\t%d\t%d\t%d" % (name, rec, first, key, key <= tau))
+    elif a.what == "sizes":
+        for (name, length, cands), (_, tau, keys) in zip(gs, sets):
+            print("%s\t%d\t%d\t%d\t%d\t%d" % (name, length, anchor_stride(length, a), len({c[2] for c in cands}), tau,
+                                           len(keys)))
     elif a.what == "keys":
-        for name, keys in sets:
+        for name, _, keys in sets:
             print("\t".join([name] + [str(k) for k in keys]))
     elif a.what == "dist":
-        for i, (na, ka) in enumerate(sets):
-            for nb, kb in sets[i + 1:]:
-                shared = len(set(ka) & set(kb))
-                f = (shared / len(ka) + shared / len(kb)) / 2 if ka and kb else 0.0
-                print("%s\t%s\t%s\t%d\t%d" % (na, nb, distance(f, a.window), shared, len(ka) + len(kb) - shared))
+        for i, (na, ta, ka) in enumerate(sets):
+            for nb, tb, kb in sets[i + 1:]:
+                shared, sa, sb = pair(ka, ta, kb, tb)
+                f = (shared / sa + shared / sb) / 2 if sa and sb else 0.0
+                print("%s\t%s\t%s\t%d\t%d" % (na, nb, distance(f, a.window), shared, sa + sb - shared))
     else:
-        for nq, kq in sets:
-            for nr, kr in sets:
+        for nq, tq, kq in sets:
+            for nr, tr, kr in sets:
                 if nr == nq:
                     continue
-                shared = len(set(kq) & set(kr))
-                f = shared / len(kq) if kq else 0.0
-                print("%s\t%s\t%s\t%d\t%d" % (nr, nq, distance(f, a.window), shared, len(kq)))
+                shared, sq, _ = pair(kq, tq, kr, tr)
+                f = shared / sq if sq else 0.0
+                print("%s\t%s\t%s\t%d\t%d" % (nr, nq, distance(f, a.window), shared, sq))
 
 
 if __name__ == "__main__":

@@ -23,12 +23,16 @@ A="--canonical --anchored -k 4 -s 16 --window 16 --stride 10"
 "$T" export "$TMP/a.tsk" >"$TMP/a.tsv"
 /usr/bin/python3 $D/genome_ref.py --shared "$TMP/a.tsv" 16 >$D/anchored.golden.tsv
 # Genome sketches (tests/cli/test_genome_sets.sh): keys and distances from the integer reference
-# genome_keys_ref.py alone (no tsketch run), with explicit parameters (not the defaults).
+# genome_keys_ref.py alone (no tsketch run), with explicit parameters (not the defaults). The size
+# floor is active: --min-keys 200 with --scaled 40 (floor length 5/4 * 200 * 40 = 10,000 bases) gives
+# each ~6 kb genome anchors at stride 23-24 and 200 keys, above the scaled threshold; per record
+# (--min-keys 150, --scaled 30) the short contigs take stride 1-5. Distances compare each pair
+# below the smaller of its two thresholds (shared/total columns).
 R="/usr/bin/python3 $D/genome_keys_ref.py"
-S="-k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40 --per-file"
+S="-k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200 --per-file"
 $R $S keys $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa >$D/sets.keys.tsv
 $R $S dist $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa >$D/sets.dist.tsv
 $R $S containment $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa >$D/sets.containment.tsv
-S="-k 3 -s 12 --seed 7 --window 24 --anchor-k 8 --stride 10 --scaled 30"
+S="-k 3 -s 12 --seed 7 --window 24 --anchor-k 8 --scaled 30 --min-keys 150"
 $R $S keys $D/g00.fa $D/g01.fa >$D/records.keys.tsv
 $R $S dist $D/g00.fa $D/g01.fa >$D/records.dist.tsv

@@ -4,6 +4,8 @@
 # reference run here for the windows around breaks); strands, rotations and contig splits change
 # only the windows the reference places across a break; every output form, --top-k, -d, --block,
 # threads, FASTA inputs and paste agree with the all-pairs TSV; mismatched inputs are refused.
+# The size floor (section 7): small genomes at the defaults, a genome beyond 5/4 min_keys scaled,
+# --per-file lengths, pair bounds, options and format version 2, against the reference too.
 #   TSKETCH=... TESTDATA=... bash test_genome_sets.sh
 . "$(dirname "$0")/harness.sh"
 T=$TSKETCH
@@ -13,8 +15,9 @@ REF=$D/genome_keys_ref.py
 export LC_ALL=C
 G=("$D"/g00.fa "$D"/g01.fa "$D"/g02.fa "$D"/g03.fa)
 # the golden files' parameters (make.sh), as tsketch and the reference spell them
-P=(--genome -k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40)
-P2=(--genome -k 3 -s 12 -S 7 --window 24 --anchor-k 8 --stride 10 --scaled 30)
+# (the size floor active: --min-keys above the ~6 kb genomes' L / scaled)
+P=(--genome -k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200)
+P2=(--genome -k 3 -s 12 -S 7 --window 24 --anchor-k 8 --scaled 30 --min-keys 150)
 W=20
 
 # golden_match WANT GOT DESC: the same lines in the same order; names, shared and total equal,
@@ -53,7 +56,7 @@ expect_same "$D/records.keys.tsv" "$WORK/rec32.keys" "per-record genome keys (fl
 golden_match "$D/records.dist.tsv" "$WORK/rec.dist" "per-record genome distances = reference"
 
 # genomes with no key (shorter than a window, empty, all N) beside real ones: the reference, run here
-RP=(-k 4 -s 16 --window 20 --anchor-k 12 --stride 20 --scaled 40)
+RP=(-k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200)
 { cat "${G[1]}"; printf '>tiny\nACGTACGTAC\n>empty\n\n>nn\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n'; } >"$WORK/mix.fa"
 "$T" sketch -q "${P[@]}" "$WORK/mix.fa" -o "$WORK/mix.tsk"
 expect_same <("$PY" "$REF" "${RP[@]}" keys "$WORK/mix.fa") <("$T" export "$WORK/mix.tsk") "keys of genomes with no window kept = reference (names alone)"
@@ -96,10 +99,10 @@ expect_same <(keys_of "$WORK/g.tsk") <(keys_of "$WORK/rc.tsk") "a genome and its
 "$T" sketch -q --genome "$WORK/rc.fa" -o "$WORK/rcd.tsk"
 expect_same <(keys_of "$WORK/gd.tsk") <(keys_of "$WORK/rcd.tsk") "defaults: a genome and its reverse complement, the same keys"
 
-# Every window kept (--scaled = --stride): the reference's windows of the genome, those crossing a
+# Every window kept (no floor: tau = T, anchors at stride scaled): the reference's windows of the genome, those crossing a
 # break (start < b < start + W), and of the rotation those crossing its junction (at N - J).
-K=(--genome -k 4 -s 16 --window $W --anchor-k 12 --stride 20 --scaled 20)
-RK=(-k 4 -s 16 --window $W --anchor-k 12 --stride 20 --scaled 20)
+K=(--genome -k 4 -s 16 --window $W --anchor-k 12 --scaled 20 --min-keys 0)
+RK=(-k 4 -s 16 --window $W --anchor-k 12 --scaled 20 --min-keys 0)
 "$PY" "$REF" "${RK[@]}" windows "$WORK/g.fa" >"$WORK/g.win"
 "$PY" "$REF" "${RK[@]}" windows "$WORK/rot.fa" >"$WORK/rot.win"
 spanning() { # WINDOWS BREAK...: keys of the windows crossing any break, sorted
@@ -132,7 +135,8 @@ comm -23 "$WORK/kg.keys" "$WORK/ksplit.keys" >"$WORK/lost.ab"
 # ---- 3. every output form against the all-pairs TSV ----
 # 9 genomes (the contigs of g00..g03 as records): some pairs share nothing
 "$T" sketch -q "${P[@]}" "${G[@]}" -o "$WORK/r9.tsk"
-"$T" export "$WORK/r9.tsk" | awk -F'\t' '{ print $1 "\t" NF - 1 }' >"$WORK/r9.sizes"
+"$T" export "$WORK/r9.tsk" >"$WORK/r9.keys"
+"$T" info --records "$WORK/r9.tsk" | awk -F'\t' -v OFS='\t' '/^#name/ { on = 1; next } on { print $1, $3 }' >"$WORK/r9.len"
 "$T" dist "$WORK/r9.tsk" >"$WORK/all.tsv"
 "$T" dist --containment "$WORK/r9.tsk" >"$WORK/allc.tsv"
 [ "$(wc -l <"$WORK/all.tsv")" -eq 36 ] && [ "$(wc -l <"$WORK/allc.tsv")" -eq 72 ] && grep -q "	1	0	" "$WORK/all.tsv" &&
@@ -142,16 +146,26 @@ comm -23 "$WORK/kg.keys" "$WORK/ksplit.keys" >"$WORK/lost.ab"
     not_ok "--header line" "$(head -1 "$WORK/hdr.tsv")"
 
 # expected_topk ALLPAIRS K MAX MODE: the k references of largest share per query (ties to the
-# smaller index; none sharing nothing), within MAX, from the all-pairs lines and the set sizes
+# smaller index; none sharing nothing), within MAX, from the all-pairs lines and the pair sizes
+# (each set's keys below the pair's smaller threshold: the reference's threshold and pair)
 expected_topk() {
-    "$PY" - "$WORK/r9.sizes" "$@" <<'EOF'
-import struct, sys
-sizes_path, pairs_path, k, max_d, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-names, size = [], {}
-for line in open(sizes_path):
-    n, s = line.split("\t")
+    "$PY" - "$D" "$WORK/r9.keys" "$WORK/r9.len" "$@" <<'EOF'
+import sys, types
+sys.dont_write_bytecode = True  # no __pycache__ in testdata
+sys.path.insert(0, sys.argv[1])
+from genome_keys_ref import pair, threshold
+keys_path, len_path, pairs_path, k, max_d, mode = sys.argv[2:4] + [sys.argv[4], int(sys.argv[5]), float(sys.argv[6]), sys.argv[7]]
+a = types.SimpleNamespace(scaled=40, min_keys=200)  # P's
+names, keys, tau = [], {}, {}
+for line, ln in zip(open(keys_path), open(len_path)):
+    f = line.rstrip("\n").split("\t")
+    n, length = ln.rstrip("\n").split("\t")
+    assert n == f[0], (n, f[0])
     names.append(n)
-    size[n] = int(s)
+    keys[n] = [int(x) for x in f[1:] if x]
+    tau[n] = threshold(keys[n], int(length), a)
+def sizes(q, r):
+    return pair(keys[q], tau[q], keys[r], tau[r])[1:]
 index = {n: i for i, n in enumerate(names)}
 cand = {n: [] for n in names}
 for line in open(pairs_path):
@@ -159,10 +173,11 @@ for line in open(pairs_path):
     if int(s) == 0:
         continue
     if mode == "containment":  # a: reference, b: query; f = s / |query|
-        cand[b].append((int(s) / size[b], index[a], line.rstrip("\n")))
+        cand[b].append((int(s) / sizes(b, a)[0], index[a], line.rstrip("\n")))
     else:  # one line per unordered pair; f = (s/|q| + s/|r|) / 2
         for q, r in ((a, b), (b, a)):
-            f = (int(s) / size[q] + int(s) / size[r]) * 0.5
+            nq, nr = sizes(q, r)
+            f = (int(s) / nq + int(s) / nr) * 0.5
             cand[q].append((f, index[r], "\t".join([r, q, d, s, tot])))
 for q in names:
     for f, r, line in sorted(cand[q], key=lambda c: (-c[0], c[1]))[:k]:
@@ -178,7 +193,8 @@ for k in 1 2 3 20 1048576; do  # the largest k: blocks of fewer queries, the sam
 done
 "$T" dist --top-k 2 -d 0.07 "$WORK/r9.tsk" >"$WORK/topd.tsv"
 expected_topk "$WORK/all.tsv" 2 0.07 symmetric | expect_same - "$WORK/topd.tsv" "--top-k 2 -d 0.07 = the all-pairs TSV ranked and cut"
-for x in 0 0.0415788293 0.05 0.08 0.999 1; do
+X=$(awk -F'\t' '$3 > 0 && $3 < 1 { print $3 }' "$WORK/all.tsv" | sort -g | head -1) # a distance printed: the bound is inclusive
+for x in 0 "$X" 0.05 0.08 0.999 1; do
     "$T" dist -d $x "$WORK/r9.tsk" >"$WORK/d.tsv"
     awk -F'\t' -v x=$x '$3 <= x' "$WORK/all.tsv" | expect_same - "$WORK/d.tsv" "-d $x = the all-pairs lines within $x"
     "$T" dist -d $x --containment "$WORK/r9.tsk" >"$WORK/dc.tsv"
@@ -308,16 +324,17 @@ bad_run 2 "--genome.*--slide" "dist --genome --slide" dist --genome --slide "${G
 
 # ---- 6. info, and the defaults ----
 "$T" info "$WORK/sets.tsk" >"$WORK/info.txt"
-grep -q "^kind	genome sketches" "$WORK/info.txt" && grep -q "^scaled	40 " "$WORK/info.txt" &&
-    grep -q "^format version	2$" "$WORK/info.txt" && ok "info: kind, scaled, format version 2" || not_ok "info: kind and scaled" "$(head -8 "$WORK/info.txt")"
+grep -q "^kind	genome sketches" "$WORK/info.txt" && grep -q "^scaled	40 " "$WORK/info.txt" && grep -q "^min keys	200" "$WORK/info.txt" &&
+    grep -q "^format version	3$" "$WORK/info.txt" && ok "info: kind, scaled, min keys, format version 3" ||
+    not_ok "info: kind, scaled, min keys, format version 3" "$(head -12 "$WORK/info.txt")"
 for f in "${G[@]}"; do printf '%s\t%s\t%s\n' "$(basename "$f" .fa)" "$f" "$(grep -v '^>' "$f" | tr -d '\n\r' | wc -c)"; done >"$WORK/rec.want"
 "$T" info --records "$WORK/sets.tsk" | awk -F'\t' -v OFS='\t' '/^#name/ { on = 1; next } on { print $1, $2, $3 }' >"$WORK/rec.got"
 expect_same "$WORK/rec.want" "$WORK/rec.got" "info --records: each per-file genome's name, source (its input) and length"
 "$T" info --json "$WORK/sets.tsk" >"$WORK/info.json"
-expect_true "info --json: kind genome, scaled 40, format_version 2, the window parameters" -- "$PY" -c '
+expect_true "info --json: kind genome, scaled 40, min_keys 200, format_version 3, the window parameters" -- "$PY" -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
-want = {"kind": "genome", "scaled": 40, "format_version": 2, "t": 4, "dim": 16, "window": 20, "stride": 20,
+want = {"kind": "genome", "scaled": 40, "min_keys": 200, "format_version": 3, "t": 4, "dim": 16, "window": 20, "stride": 40,
         "anchor_k": 12, "canonical": True, "records": 4}
 bad = {k: (j.get(k), v) for k, v in want.items() if j.get(k) != v}
 sys.exit(str(bad) if bad else 0)' "$WORK/info.json"
@@ -327,8 +344,8 @@ EXPLICIT=$("$PY" -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["kind"] == "genome" and j["canonical"] and j["alphabet"] == "dna" and j["anchor_k"] > 0
-print("--genome -k %d -s %d -S %d --window %d --stride %d --anchor-k %d --scaled %d --canonical" % (
-    j["t"], j["dim"], j["seed"], j["window"], j["stride"], j["anchor_k"], j["scaled"]))' "$WORK/def.json")
+print("--genome -k %d -s %d -S %d --window %d --stride %d --anchor-k %d --scaled %d --min-keys %d --canonical" % (
+    j["t"], j["dim"], j["seed"], j["window"], j["stride"], j["anchor_k"], j["scaled"], j["min_keys"]))' "$WORK/def.json")
 # shellcheck disable=SC2086
 "$T" sketch -q --per-file $EXPLICIT "${G[@]}" -o "$WORK/expl.tsk"
 expect_same <("$T" export "$WORK/def.tsk") <("$T" export "$WORK/expl.tsk") "the --genome defaults = the explicit options info reports ($EXPLICIT)"
@@ -340,5 +357,112 @@ expect_same <("$T" dist -q --genome "$WORK/all.fa") <("$T" sketch -q $EXPLICIT "
 printf '>a\nACGTACGTACGGATCGATCGATCGTTTACGACGATCG\n>a\nACGTACGTACGGATCGATCGATCGTTTACGACGATCG\n' >"$WORK/dupnames.fa"
 expect_exit 0 "1 record repeats a name of another \(e\.g\. 'a'\)" "dist --genome warns about a repeated name" -- \
     "$T" dist --genome --scaled 1 --stride 1 "$WORK/dupnames.fa"
+
+# ---- 7. the size floor (core/genome_keys.h, "Size floor") against the reference ----
+# export_of WINDOWS: the reference's windows turned into `export` lines (each genome's kept keys,
+# ascending), in the genomes' order
+export_of() {
+    "$PY" -c 'import sys
+order, keys = [], {}
+for line in open(sys.argv[1]):
+    name, _, _, key, kept = line.rstrip("\n").split("\t")
+    if name not in keys:
+        order.append(name)
+        keys[name] = set()
+    if kept == "1":
+        keys[name].add(int(key))
+for n in order:
+    print("\t".join([n] + [str(k) for k in sorted(keys[n])]))' "$1"
+}
+# a small genome at the defaults: SARS-CoV-2 (29,903 bases: s_g = 1, every window a candidate,
+# 12,000 kept) and its first 6,000 bases (fewer windows than min keys: all kept)
+SARS=$TESTDATA/genomes/NC_045512.2.fa
+RD=(-k 4 -s 16 --window 20 --anchor-k 16 --scaled 500) # the --genome defaults (section 6 checks them)
+{ cat "$SARS"; echo ">sars6k"; grep -v '^>' "$SARS" | tr -d '\n\r' | cut -c1-6000; } >"$WORK/small.fa"
+"$PY" "$REF" "${RD[@]}" windows "$WORK/small.fa" >"$WORK/small.win"
+"$T" sketch -q --genome "$WORK/small.fa" -o "$WORK/small.tsk"
+expect_same <(export_of "$WORK/small.win") <("$T" export "$WORK/small.tsk") "small genomes at the defaults: keys = reference"
+"$T" export "$WORK/small.tsk" | awk -F'\t' '{ print $1 "\t" NF - 1 }' >"$WORK/small.n"
+cut -f1,4 "$WORK/small.win" | sort -u | cut -f1 | uniq -c | awk -v OFS='\t' '{ print $2, $1 }' >"$WORK/small.cand" # distinct candidate keys
+[ "$(sed -n 1p "$WORK/small.n")" = "NC_045512.2	12000" ] &&
+    [ "$(sed -n 2p "$WORK/small.n")" = "sars6k	$(awk -F'\t' '$1 == "sars6k" { print $2 }' "$WORK/small.cand")" ] &&
+    [ "$(awk -F'\t' '$1 == "sars6k" { print $2 }' "$WORK/small.cand")" -gt 5900 ] &&
+    ok "small genomes keep min(min keys, their windows): $(tr '\n\t' '; ' <"$WORK/small.n")" ||
+    not_ok "small genomes keep min(min keys, their windows)" "$(cat "$WORK/small.n")" "candidates: $(cat "$WORK/small.cand")"
+"$T" sketch -q --genome --min-keys 0 "$WORK/small.fa" -o "$WORK/small0.tsk"
+expect_same <("$PY" "$REF" "${RD[@]}" --min-keys 0 keys "$WORK/small.fa") <("$T" export "$WORK/small0.tsk") "--min-keys 0: keys = reference (one in scaled)"
+N0=$("$T" export "$WORK/small0.tsk" | awk -F'\t' 'NR == 1 { print NF - 1 }')
+[ "$N0" -ge 30 ] && [ "$N0" -le 120 ] && ok "--min-keys 0: SARS-CoV-2 keeps the scaled count ($N0, about 29903 / 500)" ||
+    not_ok "--min-keys 0: the scaled count" "$N0"
+
+# a genome longer than 5/4 min_keys scaled (7.5 Mb at the defaults; this one 12 Mb): the floor changes nothing
+"$PY" -c 'import random
+random.seed(5)
+print(">big")
+s = "".join(random.choices("ACGT", k=12100000))
+print("\n".join(s[i:i + 80000] for i in range(0, len(s), 80000)))' >"$WORK/big.fa"
+"$T" sketch -q --genome "$WORK/big.fa" -o "$WORK/big.tsk"
+"$T" sketch -q --genome --min-keys 0 "$WORK/big.fa" -o "$WORK/big0.tsk"
+NB=$("$T" export "$WORK/big.tsk" | awk -F'\t' '{ print NF - 1 }')
+expect_same <("$T" export "$WORK/big0.tsk") <("$T" export "$WORK/big.tsk") "12.1 Mb genome: default keys = --min-keys 0 keys ($NB)"
+[ "$NB" -ge 22000 ] && [ "$NB" -le 26500 ] && ok "12.1 Mb genome: about L / scaled keys ($NB)" || not_ok "12.1 Mb genome: about L / scaled keys" "$NB"
+rm -f "$WORK/big.fa"
+
+# --per-file: the file's length sets the stride (--min-keys 100 --scaled 40: floor length 8,000).
+# split.fa: g03 (5,996 bases) in 3 contigs, s_g = 29 (each contig alone: 7 to 12); multi.fa: 8
+# contigs of g00..g02 (18,000 bases) crossing 5,000 (5/4 min_keys scaled), s_g = scaled
+PF=(-k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 100)
+cat "${G[0]}" "${G[1]}" "${G[2]}" >"$WORK/multi.fa"
+for f in split multi; do
+    "$T" sketch -q --genome --per-file "${PF[@]}" "$WORK/$f.fa" -o "$WORK/pf$f.tsk"
+    expect_same <("$PY" "$REF" "${PF[@]}" --per-file keys "$WORK/$f.fa") <("$T" export "$WORK/pf$f.tsk") "--per-file $f.fa (small params): keys = reference"
+done
+"$T" sketch -q --genome "${PF[@]}" "$WORK/split.fa" -o "$WORK/pfrec.tsk"
+[ "$(keys_of "$WORK/pfrec.tsk")" != "$(keys_of "$WORK/pfsplit.tsk")" ] && ok "--per-file of contigs differs from the contigs sketched alone (their own strides)" ||
+    not_ok "--per-file of contigs differs from the contigs sketched alone"
+"$T" sketch -q -p 3 --genome --per-file "${PF[@]}" "$WORK/multi.fa" "$WORK/split.fa" -o "$WORK/pf2.tsk"
+expect_same <("$PY" "$REF" "${PF[@]}" --per-file keys "$WORK/multi.fa" "$WORK/split.fa") <("$T" export "$WORK/pf2.tsk") "--per-file, two files, -p 3: keys = reference"
+
+# a small and a large genome compared below the smaller threshold (the large one's T): the sizes
+# in total are their keys at most that bound
+{ echo ">large"; grep -hv '^>' "${G[3]}" "${G[2]}"; echo ">small"; grep -v '^>' "${G[3]}" | tr -d '\n' | cut -c1-3000; } >"$WORK/pair.fa"
+"$T" sketch -q --genome "${PF[@]}" "$WORK/pair.fa" -o "$WORK/pair.tsk"
+expect_same <("$PY" "$REF" "${PF[@]}" keys "$WORK/pair.fa") <("$T" export "$WORK/pair.tsk") "a small and a large genome: keys = reference"
+"$T" dist "$WORK/pair.tsk" >"$WORK/pair.d"
+"$PY" "$REF" "${PF[@]}" dist "$WORK/pair.fa" >"$WORK/pair.want"
+golden_match "$WORK/pair.want" "$WORK/pair.d" "small vs large genome: distance, shared, total = reference (pair bound)"
+"$T" dist --containment "$WORK/pair.tsk" >"$WORK/pairc.d"
+"$PY" "$REF" "${PF[@]}" containment "$WORK/pair.fa" >"$WORK/pairc.want"
+golden_match "$WORK/pairc.want" "$WORK/pairc.d" "small vs large genome, --containment: distance, shared, |query'| = reference"
+read -r NL NS < <("$T" export "$WORK/pair.tsk" | awk -F'\t' '{ printf "%d ", NF - 1 }')
+read -r _ _ _ SH TOT <"$WORK/pair.d"
+[ "$SH" -gt 0 ] && [ "$TOT" -lt $((NL + NS - SH)) ] && ok "the pair bound is in play: total $TOT < |large| + |small| - shared = $((NL + NS - SH))" ||
+    not_ok "the pair bound is in play" "large $NL small $NS shared $SH total $TOT"
+[ "$("$T" dist --genome "${PF[@]}" "$WORK/pair.fa")" = "$(cat "$WORK/pair.d")" ] && ok "dist --genome on the FASTA = sketch then dist (pair bound)" ||
+    not_ok "dist --genome on the FASTA = sketch then dist (pair bound)"
+
+# options and files
+"$T" info "$WORK/def.tsk" | grep -q "^min keys	12000 " && ok "info: min keys 12000 at the defaults" || not_ok "info: min keys 12000 at the defaults" "$("$T" info "$WORK/def.tsk" | grep -i "min")"
+bad_run 2 "--stride.*--scaled" "sketch --genome --stride 20 --scaled 40" sketch --genome --stride 20 --scaled 40 "${G[0]}"
+bad_run 2 "--stride.*--scaled" "dist --genome --stride 20 --scaled 40" dist --genome --stride 20 --scaled 40 "${G[0]}" "${G[1]}"
+bad_run 2 "--stride" "sketch --genome --stride 20 (default --scaled 500)" sketch --genome --stride 20 "${G[0]}"
+"$T" sketch -q --per-file "${P[@]}" --stride 40 "${G[@]}" -o "$WORK/st40.tsk" &&
+    expect_same <("$T" export "$WORK/sets.tsk") <("$T" export "$WORK/st40.tsk") "--stride equal to --scaled: accepted, the same keys" ||
+    not_ok "--stride equal to --scaled: accepted"
+bad_run 2 "--min-keys.*--genome" "sketch --min-keys without --genome" sketch --min-keys 10 "${G[0]}"
+bad_run 2 "--min-keys" "sketch --genome --min-keys -1" sketch --genome --min-keys -1 "${G[0]}"
+"$T" sketch -q --per-file "${P[@]}" --min-keys 100 "${G[0]}" -o "$WORK/mk100.tsk"
+bad_run 4 "min keys \(size floor\): 200 in .*sets\.tsk, 100 in .*mk100\.tsk" "dist: genome files of another --min-keys" dist "$WORK/sets.tsk" "$WORK/mk100.tsk"
+bad_run 4 "min keys \(size floor\)" "dist: genome file with FASTA sketched with another --min-keys" dist --genome "${P[@]}" --min-keys 0 "$WORK/sets.tsk" "${G[2]}"
+rm -f "$WORK/p.tsk"
+expect_exit 4 "min keys \(size floor\): 200 in .*sets\.tsk, 100 in .*mk100\.tsk" "paste of genome files of another --min-keys" -- "$T" paste "$WORK/p.tsk" "$WORK/sets.tsk" "$WORK/mk100.tsk"
+[ -e "$WORK/p.tsk" ] && not_ok "paste refused (min keys): no output left behind" || ok "paste refused (min keys): no output left behind"
+# a format-version-2 genome file (an earlier key layout): the version field (u32 at offset 8)
+# patched; its CRC no longer matches, but the version is checked first
+cp "$WORK/sets.tsk" "$WORK/v2.tsk"
+printf '\002\000\000\000' | dd of="$WORK/v2.tsk" bs=1 seek=8 conv=notrunc status=none
+bad_run 3 "v2\.tsk: genome sketches of an older tsketch \(format version 2.*sketch the genomes again" "dist: a format-version-2 genome file" dist "$WORK/v2.tsk"
+expect_exit 3 "format version 2.*sketch the genomes again" "info: a format-version-2 genome file" -- "$T" info "$WORK/v2.tsk"
+grep -qi "crc\|checksum" "$WORK/err" && not_ok "version 2: the version message, not the checksum" "$(cat "$WORK/err")" || ok "version 2: the version message, not the checksum"
 
 finish

@@ -2,6 +2,7 @@
  * GPU's count kernel, against the float64 oracle's golden files, the split of a state into pieces
  * and the strand symmetry. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,4 +212,75 @@ Test(counts, engine_path_matches_the_dp, .timeout = 120)
             free(rows_f);
         }
     free(x);
+}
+
+/* The short path (sketch_short.h, genome sketches' windows): against the slow reference for every
+ * t, both strand modes and every length up to TSK_SHORT_MAX_BASES, and the count path's integers:
+ * rows times 2 C(n, t) are the same integers (what genome keys are made of). */
+#include "sketch_short.h"
+
+Test(counts, short_records_match_the_reference)
+{
+    uint8_t x[TSK_SHORT_MAX_BASES], rc[TSK_SHORT_MAX_BASES];
+    double row[16], ref[16], ref_rc[16], state_row[16];
+    double *state = malloc(sizeof(double) * (size_t)tsk_counts_size(4));
+    uint64_t z = 12345;
+    for (int t = 1; t <= 4; t++)
+        for (int canonical = 0; canonical < 2; canonical++) {
+            tsk_params p;
+            tsk_params_default(&p);
+            p.t = t, p.dim = 16, p.canonical = canonical, p.seed = 77 + (uint64_t)t;
+            tsk_tables_draw(&p);
+            tsk_short_tables *st = tsk_short_tables_make(&p);
+            cr_assert(st, "t=%d: the short path applies at D = 16", t);
+            for (int64_t n = 0; n <= TSK_SHORT_MAX_BASES; n++) {
+                for (int64_t i = 0; i < n; i++) {
+                    z = z * 6364136223846793005ULL + 1442695040888963407ULL;
+                    x[i] = (uint8_t)(z >> 62);
+                }
+                tsk_short_row(&p, st, x, n, row);
+                tsk_cpu_sketch_reference(&p, x, n, ref);
+                if (canonical) {
+                    tsk_revcomp_codes(x, (size_t)n, rc);
+                    tsk_cpu_sketch_reference(&p, rc, n, ref_rc);
+                    for (int b = 0; b < 16; b++) ref[b] = 0.5 * (ref[b] + ref_rc[b]);
+                }
+                tsk_counts_scan(t, x, n, state);
+                tsk_counts_row(&p, state, n, state_row);
+                double tuples = 1;
+                for (int i = 0; i < t; i++) tuples = tuples * (double)(n - i) / (double)(i + 1);
+                const double scale = (canonical ? 2.0 : 1.0) * tuples;
+                for (int b = 0; b < 16; b++) {
+                    cr_expect(fabs(row[b] - ref[b]) <= 1e-12, "t=%d canonical=%d n=%lld bin %d: %.17g vs reference %.17g",
+                              t, canonical, (long long)n, b, row[b], ref[b]);
+                    if (n >= t)
+                        cr_expect_eq(nearbyint(row[b] * scale), nearbyint(state_row[b] * scale),
+                                     "t=%d canonical=%d n=%lld bin %d: integer sketch differs from the count path", t,
+                                     canonical, (long long)n, b);
+                    else cr_expect_eq(row[b], 0.0, "shorter than t: zero");
+                }
+            }
+            tsk_short_tables_free(st);
+        }
+    free(state);
+}
+
+Test(counts, short_path_applies_only_where_exact)
+{
+    tsk_params p;
+    tsk_params_default(&p);
+    p.dim = 16;
+    tsk_tables_draw(&p);
+    tsk_short_tables *st = tsk_short_tables_make(&p);
+    cr_expect(st != NULL, "DNA t=4 D=16");
+    tsk_short_tables_free(st);
+    p.dim = 17;
+    tsk_tables_draw(&p);
+    cr_expect(tsk_short_tables_make(&p) == NULL, "D != 16");
+    p.dim = 16, p.t = 5;
+    tsk_tables_draw(&p);
+    cr_expect(tsk_short_tables_make(&p) == NULL, "t > 4");
+    p.t = 3, p.alphabet = TSK_PROTEIN;
+    tsk_tables_draw(&p);
+    cr_expect(tsk_short_tables_make(&p) == NULL, "protein");
 }

@@ -3,7 +3,8 @@
  * the brute force, top-k lists and thresholded pairs equal the CPU engine's byte for byte. Planted
  * sets: identical, disjoint, nested, empty, one key, the smallest and largest keys, ties at the
  * top-k boundary, clusters, keys in every genome; one set against itself and two sets; every
- * filter and mode; sub-blocks; references in several chunks and the index in several parts.
+ * filter and mode; sub-blocks; references in several chunks and the index in several parts; the
+ * same sets with per-genome thresholds (a size floor: pairs compared below the smaller one).
  * Without a usable GPU (CI) it checks that the engine says so cleanly. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -32,11 +33,38 @@ typedef struct {
     tsk_key_sets s;
     uint64_t *keys;
     int64_t *offset;
+    uint64_t *tau;  /* per set, when the sets have thresholds (a size floor) */
+    int thresholds; /* make_sets' */
 } owned_sets;
 
-/* Adds one set (sorted, made unique here) to o. */
+/* The common threshold of thresholded sets (T of scaled 4) */
+#define TAU_T (UINT64_MAX / 4 | TSK_GENOME_FP_MASK)
+
+/* Set i's threshold, as sketches with a size floor have them: most at T, small genomes their own
+ * larger one (some 2^64 - 1: every window kept), a few pairs of equal larger ones. */
+static uint64_t threshold_of(int64_t i)
+{
+    switch (i % 6) {
+    case 1: return UINT64_MAX;
+    case 3: return TAU_T + (UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(i + 1)) % (UINT64_MAX - TAU_T);
+    case 5: return UINT64_MAX / 2 | TSK_GENOME_FP_MASK;
+    default: return TAU_T;
+    }
+}
+
+/* Adds one set (sorted, made unique here) to o; with thresholds, only its keys at most its own. */
 static void add_set(owned_sets *o, uint64_t *k, int64_t n)
 {
+    if (o->thresholds) {
+        const uint64_t tau = o->thresholds == 2 ? TAU_T : threshold_of(o->s.n_items);
+        int64_t m = 0;
+        for (int64_t j = 0; j < n; j++)
+            if (k[j] <= tau) k[m++] = k[j];
+        n = m;
+        o->tau = realloc(o->tau, sizeof(uint64_t) * (size_t)(o->s.n_items + 1));
+        o->tau[o->s.n_items] = tau;
+        o->s.tau = o->tau;
+    }
     n = tsk_genome_keys_sort_unique(k, n);
     const int64_t i = o->s.n_items, at = o->offset[i];
     o->keys = realloc(o->keys, sizeof(uint64_t) * (size_t)(at + n + 1));
@@ -48,10 +76,11 @@ static void add_set(owned_sets *o, uint64_t *k, int64_t n)
     o->s.offset = o->offset;
 }
 
-/* The planted sets; `salt` changes the random parts (two different sets share the planted ones). */
-static owned_sets make_sets(int salt, int clusters)
+/* The planted sets; `salt` changes the random parts (two different sets share the planted ones);
+ * thresholds 1: each set with its threshold_of (and its keys cut to it); 2: all at TAU_T. */
+static owned_sets make_sets(int salt, int clusters, int thresholds)
 {
-    owned_sets o = {{0, NULL, NULL, NULL}, NULL, calloc(1, sizeof(int64_t))};
+    owned_sets o = {{0, NULL, NULL, NULL}, NULL, calloc(1, sizeof(int64_t)), NULL, thresholds};
     uint64_t base[300], pool[40], buf[1200];
     rng = 0x9E3779B97F4A7C15ULL * 7;  /* the same planted keys in every set */
     for (int i = 0; i < 300; i++) base[i] = next();
@@ -94,6 +123,7 @@ static void drop(owned_sets *o)
 {
     free(o->keys);
     free(o->offset);
+    free(o->tau);
 }
 
 static void check_block(tsk_gpu_genome_sets *g, const tsk_key_sets *q, const tsk_key_sets *r, int64_t q0, int64_t nq,
@@ -186,7 +216,7 @@ static void check_all(const tsk_key_sets *q, const tsk_key_sets *r, int64_t part
 
 Test(gpu_genome_sets, same_as_cpu_and_brute_force, .timeout = 600)
 {
-    owned_sets a = make_sets(0, 12), b = make_sets(1, 5);
+    owned_sets a = make_sets(0, 12, 0), b = make_sets(1, 5, 0);
     if (!have_gpu()) {
         char err[256] = "";
         cr_assert_null(tsk_gpu_genome_sets_open(&a.s, &a.s, 0, err, sizeof err));
@@ -212,10 +242,54 @@ Test(gpu_genome_sets, same_as_cpu_and_brute_force, .timeout = 600)
     drop(&b);
 }
 
+/* Sets with per-genome thresholds (a size floor): pairs compared below the smaller threshold, the
+ * GPU's sizes by its searches on the device = the CPU's tsk_genome_pair_sizes; one side without
+ * thresholds; all thresholds equal (no searches). Same limits as above. */
+Test(gpu_genome_sets, thresholds_same_as_cpu, .timeout = 600)
+{
+    owned_sets a = make_sets(0, 12, 1), b = make_sets(1, 5, 1), plain = make_sets(3, 4, 0);
+    /* the thresholds do cut lists: some pair of a differs in size from the uncut */
+    int64_t cut = 0;
+    for (int64_t i = 0; i < a.s.n_items; i++)
+        for (int64_t j = 0; j < a.s.n_items; j++) {
+            int64_t n_q, n_r;
+            tsk_genome_pair_sizes(&a.s, i, &a.s, j, &n_q, &n_r);
+            cut += n_q < tsk_key_set_size(&a.s, i) || n_r < tsk_key_set_size(&a.s, j);
+        }
+    cr_assert_gt(cut, 100, "the thresholds cut %lld pairs", (long long)cut);
+    if (!have_gpu()) {
+        char err[256] = "";
+        cr_assert_null(tsk_gpu_genome_sets_open(&a.s, &b.s, 0, err, sizeof err));
+        drop(&a), drop(&b), drop(&plain);
+        return;
+    }
+    const int64_t limits[][2] = {{0, 0}, {1000, 5}, {0, 7}, {600, 3}};
+    const int quick = getenv("TSK_TEST_QUICK") != NULL;
+    for (int l = quick; l < (quick ? 2 : 4); l++) {
+        char what[80];
+        snprintf(what, sizeof what, "thresholds, one set, parts %lld chunks %lld", (long long)limits[l][0],
+                 (long long)limits[l][1]);
+        check_all(&a.s, &a.s, limits[l][0], limits[l][1], what);
+        snprintf(what, sizeof what, "thresholds, two sets, parts %lld chunks %lld", (long long)limits[l][0],
+                 (long long)limits[l][1]);
+        check_all(&b.s, &a.s, limits[l][0], limits[l][1], what);
+        check_all(&a.s, &b.s, limits[l][0], limits[l][1], what);
+        snprintf(what, sizeof what, "thresholds on one side, parts %lld chunks %lld", (long long)limits[l][0],
+                 (long long)limits[l][1]);
+        check_all(&a.s, &plain.s, limits[l][0], limits[l][1], what);
+        check_all(&plain.s, &a.s, limits[l][0], limits[l][1], what);
+    }
+    /* every threshold T: keys cut, no pair needs a search */
+    owned_sets equal = make_sets(4, 6, 2);
+    check_all(&equal.s, &equal.s, 1000, 5, "thresholds all equal");
+    check_all(&equal.s, &a.s, 0, 0, "thresholds all equal against different ones");
+    drop(&a), drop(&b), drop(&plain), drop(&equal);
+}
+
 Test(gpu_genome_sets, empty_sets_and_bad_arguments)
 {
     if (!have_gpu()) return;
-    owned_sets none = {{0, NULL, NULL, NULL}, NULL, calloc(1, sizeof(int64_t))}, a = make_sets(2, 1);
+    owned_sets none = {{0, NULL, NULL, NULL}, NULL, calloc(1, sizeof(int64_t)), NULL, 0}, a = make_sets(2, 1, 0);
     none.s.offset = none.offset;
     char err[256] = "";
     tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(&a.s, &none.s, 0, err, sizeof err);

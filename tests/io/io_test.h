@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../core/tsk_def.h"
+
 #ifndef TSK_TESTDATA
 #error "TSK_TESTDATA must name testdata/io"
 #endif
@@ -104,6 +106,17 @@ static inline int spit(const char *path, const void *data, size_t len)
     if (!f) return -1;
     size_t w = fwrite(data, 1, len, f);
     return fclose(f) == 0 && w == len ? 0 : -1;
+}
+
+/* Genome-sketch parameters: the CLI's defaults (t 4, D 16, canonical, window 20) with anchors of
+ * anchor_k, scaled (= the stride) and the size floor min_keys. */
+static inline void test_genome_params(tsk_params *p, int64_t scaled, int64_t min_keys, int anchor_k)
+{
+    tsk_params_default(p);
+    p->t = 4, p->dim = 16, p->canonical = 1, p->window = 20, p->anchor_k = anchor_k;
+    p->scaled = p->stride = scaled;
+    p->min_keys = min_keys;
+    tsk_tables_draw(p);
 }
 
 #endif

@@ -1,11 +1,13 @@
-/* test_tsk_file.c: the .tsk format: bit-exact round trips, the bytes docs/format.md fixes, every
- * damaged-file message, temporary files, parameter comparison. */
+/* test_tsk_file.c: the .tsk format: bit-exact round trips (sketch rows, version 1; genome sketches,
+ * version 3 with its size floor), the bytes docs/format.md fixes, every damaged-file message (version
+ * 2 genome files refused), temporary files, parameter comparison. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <zlib.h>
 
+#include "../../core/genome_keys.h"
 #include "../../io/atomic_file.h"
 #include "../../io/seqio.h"
 #include "../../io/tsk_file.h"
@@ -292,8 +294,10 @@ Test(tsk_file, header_damage_named, .init = damaged_setup, .fini = damaged_teard
 {
     unsigned char *b = malloc(len_g + 8);
     memcpy(b, bytes_g, len_g);
-    b[8] = 3;
-    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 3 (this tsketch reads versions 1 and 2): written by a newer tsketch");
+    b[8] = 4;
+    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 4 (this tsketch reads versions 1 and 3): written by a newer tsketch");
+    b[8] = 0;
+    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 0 (this tsketch reads versions 1 and 3)");
     b[8] = 1;
     memcpy(b + 12, "\x01\x02\x03\x04", 4);
     cr_assert_str_eq(open_damaged(b, len_g), "written in big-endian byte order, which this tsketch does not read");
@@ -305,6 +309,139 @@ Test(tsk_file, header_damage_named, .init = damaged_setup, .fini = damaged_teard
     b[40] ^= 1; /* data size */
     cr_assert_str_eq(open_damaged(b, len_g), "corrupt header (trailer offset out of range)");
     free(b);
+}
+
+/* ---- genome sketches: format version 3 ---- */
+
+/* Three genomes (one without keys) with ascending keys from 0 to UINT64_MAX; returns the keys. */
+static uint64_t *write_genomes(const char *path, const tsk_params *p, int64_t *n_keys)
+{
+    char err[TSK_ERRLEN];
+    static const int64_t counts[3] = {40, 0, 7};
+    uint64_t *keys = malloc(47 * sizeof *keys), s = (uint64_t)p->min_keys + 1;
+    for (int i = 0; i < 40; i++) keys[i] = (uint64_t)i * (UINT64_MAX / 40) + test_rnd(&s) % 1000;
+    keys[0] = 0;
+    for (int i = 0; i < 7; i++) keys[40 + i] = UINT64_MAX - 6 + (uint64_t)i;
+    tsk_writer *w = tsk_writer_open(path, p, "9.9.9-test", "tsketch sketch --genome", err, sizeof err);
+    cr_assert(w, "%s", err);
+    const char *names[3] = {"g1", "empty", "g3"};
+    int64_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        tsk_record_info r = {names[i], "g.fa", 5000, 4990, 10, -1, counts[i]};
+        cr_assert_eq(tsk_writer_add(w, &r, keys + at, err, sizeof err), 0, "%s", err);
+        at += counts[i];
+    }
+    cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
+    *n_keys = at;
+    return keys;
+}
+
+/* The CRC of docs/format.md over a changed copy, so that the reader gets past it. */
+static void fix_crc(unsigned char *b)
+{
+    uint32_t header_size;
+    uint64_t data_offset, data_size, toff, tsize;
+    memcpy(&header_size, b + 16, 4);
+    memcpy(&data_offset, b + 32, 8);
+    memcpy(&data_size, b + 40, 8);
+    memcpy(&toff, b + 64, 8);
+    memcpy(&tsize, b + 72, 8);
+    memset(b + 20, 0, 4);
+    uLong crc = crc32(0, b, header_size);
+    crc = crc32(crc, b + data_offset, (uInt)data_size);
+    crc = crc32(crc, b + toff, (uInt)tsize);
+    const uint32_t c = (uint32_t)crc;
+    memcpy(b + 20, &c, 4);
+}
+
+Test(tsk_file, genome_round_trip_version_3_min_keys)
+{
+    const int64_t scaleds[] = {1, 500, INT64_C(1) << 32}; /* the stride (= scaled) is at most 2^32 */
+    const int64_t floors[] = {0, 1, 12000, TSK_GENOME_MAX_MIN_KEYS};
+    char *dir = scratch_dir(), *path = path_in(dir, "g.tsk"), err[TSK_ERRLEN];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 4; b++) {
+            tsk_params p;
+            test_genome_params(&p, scaleds[a], floors[b], 16);
+            int64_t n;
+            uint64_t *keys = write_genomes(path, &p, &n);
+            size_t len = 0;
+            unsigned char *raw = slurp(path, &len);
+            uint32_t u32;
+            uint64_t u64;
+            memcpy(&u32, raw + 8, 4);
+            cr_assert_eq(u32, 3, "format version");
+            memcpy(&u32, raw + 160, 4);
+            cr_assert_eq(u32, 8, "elem_size");
+            memcpy(&u32, raw + 196, 4);
+            cr_assert_eq(u32, 1, "kind");
+            memcpy(&u64, raw + 200, 8);
+            cr_assert_eq(u64, (uint64_t)scaleds[a], "scaled");
+            memcpy(&u64, raw + 208, 8);
+            cr_assert_eq(u64, (uint64_t)floors[b], "min_keys at offset 208");
+            for (size_t i = 216; i < 256; i++) cr_assert_eq(raw[i], 0, "reserved byte %zu", i);
+            cr_assert_eq(memcmp(raw + 4096, keys, (size_t)n * 8), 0, "keys as little-endian uint64 rows");
+            free(raw);
+            tsk_file *f = tsk_file_open(path, err, sizeof err);
+            cr_assert(f, "%s", err);
+            cr_assert_eq(memcmp(&f->params, &p, sizeof p), 0, "params differ after the round trip (scaled %lld, min keys %lld)",
+                         (long long)scaleds[a], (long long)floors[b]);
+            cr_assert_eq(f->params.min_keys, floors[b]);
+            cr_assert(f->elem_size == 8 && f->n_records == 3 && f->n_rows == n);
+            cr_assert(f->records[0].n_rows == 40 && f->records[1].n_rows == 0 && f->records[2].n_rows == 7 &&
+                      f->records[2].first_row == 40 && f->records[0].clean_len == 4990);
+            cr_assert_eq(memcmp(f->data, keys, (size_t)n * 8), 0, "keys not bit-exact");
+            tsk_file_close(f);
+            free(keys);
+        }
+    free(path);
+    scratch_rm(dir);
+}
+
+/* Version 2 (genome sketches of the key layout before the floor) is refused with advice; a
+ * version 3 header without a valid floor or kind is corrupt. */
+Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_teardown)
+{
+    tsk_params p;
+    test_genome_params(&p, 500, 12000, 16);
+    char *path = path_in(dir_g, "genome.tsk");
+    int64_t n;
+    free(write_genomes(path, &p, &n));
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    b[8] = 2;
+    cr_assert_str_eq(open_damaged(b, len), "genome sketches of an older tsketch (format version 2: another key "
+                                           "layout, no size floor): sketch the genomes again");
+    fix_crc(b);
+    cr_assert_str_eq(open_damaged(b, len), "genome sketches of an older tsketch (format version 2: another key "
+                                           "layout, no size floor): sketch the genomes again");
+    b[8] = 3;
+    const uint64_t too_big = (uint64_t)TSK_GENOME_MAX_MIN_KEYS + 1;
+    memcpy(b + 208, &too_big, 8);
+    fix_crc(b);
+    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 3 without a genome sketch kind, scale and floor)");
+    const uint64_t max = (uint64_t)TSK_GENOME_MAX_MIN_KEYS;
+    memcpy(b + 208, &max, 8);
+    fix_crc(b);
+    char *ok = path_in(dir_g, "ok.tsk"), err[TSK_ERRLEN];
+    spit(ok, b, len);
+    tsk_file *f = tsk_file_open(ok, err, sizeof err);
+    cr_assert(f, "%s", err);
+    cr_assert_eq(f->params.min_keys, TSK_GENOME_MAX_MIN_KEYS, "the largest floor reads back");
+    tsk_file_close(f);
+    b[196] = 0; /* kind: rows */
+    fix_crc(b);
+    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 3 without a genome sketch kind, scale and floor)");
+    /* a sketch-row file relabelled version 3: no kind, no scale */
+    unsigned char *v = malloc(len_g);
+    memcpy(v, bytes_g, len_g);
+    v[8] = 3;
+    fix_crc(v);
+    cr_assert_str_eq(open_damaged(v, len_g), "corrupt header (version 3 without a genome sketch kind, scale and floor)");
+    free(v);
+    free(b);
+    free(ok);
+    free(path);
 }
 
 Test(tsk_file, not_a_sketch)
@@ -605,6 +742,27 @@ Test(tsk_file, params_diff)
     b.tables_from_file = 0;
     cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 1);
     cr_assert_str_eq(msg, "tables: read from a file in x, drawn from the seed in y (they differ at level 0, character T)");
+    /* genome sketches: the size floor is a parameter of the sketch (a genome file and a sketch-row
+     * file differ by their kind, which says it all) */
+    tsk_params ga, gb;
+    test_genome_params(&ga, 500, 12000, 16);
+    test_genome_params(&gb, 500, 0, 16);
+    cr_assert_eq(tsk_params_diff(&ga, "a.tsk", &gb, "b.tsk", msg, sizeof msg), 1);
+    cr_assert_str_eq(msg, "min keys (size floor): 12000 in a.tsk, 0 in b.tsk");
+    gb.min_keys = 12000;
+    cr_assert_eq(tsk_params_diff(&ga, "a.tsk", &gb, "b.tsk", msg, sizeof msg), 0, "%s", msg);
+    gb.scaled = gb.stride = 1000;
+    gb.min_keys = 1;
+    cr_assert_eq(tsk_params_diff(&ga, "a.tsk", &gb, "b.tsk", msg, sizeof msg), 3, "%s", msg);
+    cr_assert(strstr(msg, "scaled: 500 in a.tsk, 1000 in b.tsk") && strstr(msg, "min keys (size floor): 12000 in a.tsk, 1 in b.tsk"),
+              "%s", msg);
+    tsk_params rows;
+    test_genome_params(&rows, 500, 12000, 16);
+    rows.scaled = 0;
+    rows.min_keys = 0;
+    cr_assert_eq(tsk_params_diff(&ga, "a.tsk", &rows, "b.tsk", msg, sizeof msg), 1, "%s", msg);
+    cr_assert_str_eq(msg, "kind: genome sketches in a.tsk, sketch rows in b.tsk");
+
     /* same seed, different tables: one of them is damaged */
     a.tables_from_file = 0;
     cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 1);

@@ -1,6 +1,7 @@
 """python/tsketch_io.py against `tsketch export` and `tsketch info --json` (an independent path:
-the C reader): names, row names, every value bit for bit, parameters; genome sketches' keys; npy;
-and bad files refused with a reason.
+the C reader): names, row names, every value bit for bit, parameters; genome sketches' keys, their
+size floor and thresholds (against `tsketch dist`'s shared and total counts); npy; and bad files
+refused with a reason (version 2 genome files among them).
 
 Usage: test_tsketch_io.py TSKETCH TESTDATA  (needs numpy; exit 77 = skipped without it)
 """
@@ -77,22 +78,69 @@ path = os.path.join(work, "whole_records.tsk")
 tsketch("export", "-f", "npy", path, "-o", os.path.join(work, "w.npy"))
 check(np.array_equal(np.load(os.path.join(work, "w.npy")), tsketch_io.load(path).rows), "npy export = rows")
 
-# genome sketches (format version 2), when this tsketch makes them
-gpath = os.path.join(work, "genomes.tsk")
-made = subprocess.run([TSKETCH, "sketch", "-q", "--genome", *FASTA, "-o", gpath], capture_output=True)
-if made.returncode == 0:
+# genome sketches (format version 3): keys = export's, parameters = info's, and each genome's
+# threshold (tsketch_io's threshold(), from the documented formula) gives the shared and total
+# counts and the distance that `tsketch dist` prints for every pair
+GENOMES = {
+    "genome": [],
+    "genome without a floor": ["--min-keys", "0"],
+    "genome per file, floor 500": ["--per-file", "--min-keys", "500"],
+}
+U64 = (1 << 64) - 1
+FP = (1 << 24) - 1
+for desc, extra in GENOMES.items():
+    gpath = os.path.join(work, desc.replace(" ", "_").replace(",", "") + ".tsk")
+    tsketch("sketch", "-q", "--genome", *extra, *FASTA, "-o", gpath)
     s = tsketch_io.load(gpath)
     info = json.loads(tsketch("info", "--json", gpath))
     lines = [l.split("\t") for l in tsketch("export", gpath).splitlines()]
-    check(s.is_genome and s.version == 2 and s.rows.dtype == np.uint64, "genome: version 2, uint64 keys")
-    check([l[0] for l in lines] == s.names, "genome: names = export's")
+    check(s.is_genome and s.version == 3 and info["format_version"] == 3 and s.rows.dtype == np.uint64,
+          f"{desc}: version 3, uint64 keys")
+    check([l[0] for l in lines] == s.names, f"{desc}: names = export's")
     check(all(np.array_equal(s.keys(i), np.array([int(v) for v in l[1:]], dtype=np.uint64))
-              for i, l in enumerate(lines)), f"genome: the keys of all {len(lines)} genomes = export's")
-    check(all(np.all(np.diff(s.keys(i).astype(np.float64)) > 0) or len(s.keys(i)) < 2 for i in range(len(s))),
-          "genome: keys ascending")
-    check(s.params["scaled"] == info.get("scaled"), "genome: scaled = info --json's", f"{s.params['scaled']} {info.get('scaled')}")
-else:
-    print("# this tsketch has no 'sketch --genome': genome checks skipped")
+              for i, l in enumerate(lines)), f"{desc}: the keys of all {len(lines)} genomes = export's")
+    check(all(len(s.keys(i)) < 2 or bool(np.all(s.keys(i)[1:] > s.keys(i)[:-1])) for i in range(len(s))),
+          f"{desc}: keys ascending")
+    check(s.params["scaled"] == info["scaled"] and s.params["min_keys"] == info["min_keys"]
+          and s.params["format_version"] == info["format_version"],
+          f"{desc}: scaled and min_keys = info --json's", f"{s.params} {info}")
+    mk, scaled, window = s.params["min_keys"], s.params["scaled"], s.params["window"]
+    check(mk == (0 if "without" in desc else 500 if "500" in desc else 12000), f"{desc}: min_keys {mk}")
+    T = U64 // scaled | FP
+    taus = [s.threshold(i) for i in range(len(s))]
+    keys = [[int(k) for k in s.keys(i)] for i in range(len(s))]
+    check(all(not k or k[-1] <= tau for k, tau in zip(keys, taus)), f"{desc}: every key at most its threshold")
+    check(all(tau >= T and tau & FP == FP for tau in taus), f"{desc}: thresholds at least T, low bits set")
+    if mk == 0:
+        check(all(tau == T for tau in taus), f"{desc}: without a floor every threshold is T")
+    else:
+        # a genome keeps at least min_keys keys, or every candidate (fewer than min_keys)
+        check(all(len(k) >= mk or tau == U64 // min(max(4 * r.clean_len // (5 * mk), 1), scaled) | FP
+                  for k, tau, r in zip(keys, taus, s.records)), f"{desc}: the floor holds")
+        # fewer windows than min_keys (phiX under the default floor): every window, threshold 2^64 - 1
+        tiny = [i for i, r in enumerate(s.records) if r.clean_len - window + 1 < mk]
+        if tiny or mk == 12000:
+            check(tiny and all(taus[i] == U64 and len(keys[i]) <= s.records[i].clean_len - window + 1 and
+                               len(keys[i]) >= 0.99 * (s.records[i].clean_len - window + 1) for i in tiny),
+                  f"{desc}: genomes of fewer than min_keys windows keep every window ({len(tiny)})")
+        check(any(tau > T for tau in taus), f"{desc}: some thresholds above T (the floor at work)")
+    index = {n: i for i, n in enumerate(s.names)}
+    check(len(index) == len(s.names), f"{desc}: names unique")
+    rows = [l.split("\t") for l in tsketch("dist", gpath, gpath).splitlines()]
+    check(len(rows) == len(s) ** 2, f"{desc}: dist prints every pair ({len(rows)})")
+    bad = []
+    for ref, query, dist, shared, total in rows:
+        r, q = index[ref], index[query]
+        bound = min(taus[r], taus[q])
+        a = {k for k in keys[q] if k <= bound}
+        b = {k for k in keys[r] if k <= bound}
+        n = len(a & b)
+        f = 0.0 if not a or not b else (n / len(a) + n / len(b)) * 0.5
+        d = 1.0 if f <= 0 else 0.0 if f >= 1 else 1.0 - f ** (1.0 / window)
+        if int(shared) != n or int(total) != len(a | b) or abs(float(dist) - d) > 1e-6:
+            bad.append((ref, query, dist, shared, total, d, n, len(a | b)))
+    check(not bad, f"{desc}: shared, total and distance of all {len(rows)} pairs = dist's, from the thresholds",
+          str(bad[:3]))
 
 # bad files: a reason, never a wrong answer
 raw = open(path, "rb").read()
@@ -102,6 +150,10 @@ bad = {
     "flipped data byte": (raw[:5000] + bytes([raw[5000] ^ 1]) + raw[5001:], "checksum"),
     "future version": (raw[:8] + (9).to_bytes(4, "little") + raw[12:], "unsupported format version 9"),
 }
+graw = open(os.path.join(work, "genome.tsk"), "rb").read()
+bad["genome sketches of version 2"] = (graw[:8] + (2).to_bytes(4, "little") + graw[12:],
+                                       "format version 2: another key layout, no size floor): sketch the genomes again")
+bad["version 3 floor over 1e9"] = (graw[:208] + (10**9 + 1).to_bytes(8, "little") + graw[216:], "corrupt header")
 for desc, (data, reason) in bad.items():
     p = os.path.join(work, "bad.tsk")
     open(p, "wb").write(data)

@@ -1,0 +1,64 @@
+/* sketch_short.c: the bin recurrence on sixteen lanes (sketch_short.h). */
+#include "sketch_short.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sixteen int32 lanes: one level of the recurrence at D = 16. */
+typedef int32_t lanes16 __attribute__((vector_size(64)));
+
+/* rot[k][c] rotates a level by hash[k][c] (lane b takes lane (b - h) mod 16); neg[k][c] is
+ * sign[k][c] as a mask, 0 or all ones: (r ^ m) - m is r or -r without a branch, whose outcome
+ * the letters make a coin toss. */
+struct tsk_short_tables {
+    lanes16 rot[TSK_COUNT_MAX_T][4], neg[TSK_COUNT_MAX_T][4];
+};
+
+tsk_short_tables *tsk_short_tables_make(const tsk_params *p)
+{
+    if (p->alphabet != TSK_DNA || p->dim != 16 || p->t < 1 || p->t > TSK_COUNT_MAX_T) return NULL;
+    tsk_short_tables *st = aligned_alloc(64, sizeof *st);
+    if (!st) return NULL;
+    memset(st, 0, sizeof *st);
+    for (int k = 0; k < p->t; k++)
+        for (int c = 0; c < 4; c++)
+            for (int b = 0; b < 16; b++) {
+                st->rot[k][c][b] = (b - p->hash[k][c] + 16) % 16;
+                st->neg[k][c][b] = p->sign[k][c] < 0 ? -1 : 0;
+            }
+    return st;
+}
+
+void tsk_short_tables_free(tsk_short_tables *st) { free(st); }
+
+/* One strand of x[0..n) (reverse: its reverse complement), level t added to acc[0..16). Level k
+ * after a base c: T_k += sign_k(c) * rotate(T_{k-1}, hash_k(c)), k from t down to 1 so that each
+ * level extends the tuples of the one below as it was before c. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void strand_sums(const uint8_t *x, int64_t n, int reverse, int t, const tsk_short_tables *st, int32_t *acc)
+{
+    lanes16 lv[TSK_COUNT_MAX_T + 1];
+    memset(lv, 0, sizeof lv);
+    lv[0][0] = 1;
+    for (int64_t i = 0; i < n; i++) {
+        const int c = reverse ? 3 - (x[n - 1 - i] & 3) : x[i] & 3;
+        for (int k = i + 1 < t ? (int)i + 1 : t; k >= 1; k--) {
+            const lanes16 r = __builtin_shuffle(lv[k - 1], st->rot[k - 1][c]), m = st->neg[k - 1][c];
+            lv[k] += (r ^ m) - m;
+        }
+    }
+    for (int b = 0; b < 16; b++) acc[b] += lv[t][b];
+}
+
+void tsk_short_row(const tsk_params *p, const tsk_short_tables *st, const uint8_t *x, int64_t n, double *row)
+{
+    memset(row, 0, sizeof(double) * 16);
+    if (n < p->t) return;
+    int32_t acc[16] = {0};
+    strand_sums(x, n, 0, p->t, st, acc);
+    if (p->canonical) strand_sums(x, n, 1, p->t, st, acc);
+    double tuples = 1.0;
+    for (int i = 0; i < p->t; i++) tuples = tuples * (double)(n - i) / (double)(i + 1);
+    const double denom = (p->canonical ? 2.0 : 1.0) * tuples;
+    for (int b = 0; b < 16; b++) row[b] = (double)acc[b] / denom;
+}
