@@ -393,9 +393,11 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     uint32_t trailer_crc = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         if (!parts[i].n) continue; /* a file of no records has empty (NULL) tables */
-        if (i > 0) trailer_crc = tsk_crc32(trailer_crc, parts[i].p, parts[i].n);
-        if (tsk_write_all(w->fd, parts[i].p, parts[i].n) != 0) {
-            write_failed(w, errno, err, errlen);
+        /* the padding is outside the checksum */
+        const int e = i == 0 ? (tsk_write_all(w->fd, parts[i].p, parts[i].n) ? errno : 0)
+                             : tsk_write_checksummed(w->fd, parts[i].p, parts[i].n, &trailer_crc);
+        if (e) {
+            write_failed(w, e, err, errlen);
             goto fail;
         }
     }

@@ -11,6 +11,7 @@
 #include "crc32.h"
 
 #define QUEUE_SLOTS 16
+#define PIECE ((size_t)1 << 20)  /* bytes checksummed, then written, at a time */
 
 typedef struct {
     const void *p;
@@ -32,6 +33,17 @@ struct tsk_write_queue {
     uint32_t crc;          /* of the bytes written so far (the thread's, read after the join) */
     uint64_t bytes;
 };
+
+int tsk_write_checksummed(int fd, const void *p, size_t n, uint32_t *crc)
+{
+    for (size_t at = 0; at < n; at += PIECE) {
+        const unsigned char *piece = (const unsigned char *)p + at;
+        const size_t len = n - at < PIECE ? n - at : PIECE;
+        *crc = tsk_crc32(*crc, piece, len);
+        if (tsk_write_all(fd, piece, len) != 0) return errno ? errno : EIO;
+    }
+    return 0;
+}
 
 /* Starts the disk writes of the n bytes just written (a hint: errors do not matter). */
 static void start_writeback(tsk_write_queue *q, size_t n)
@@ -57,10 +69,9 @@ static void *queue_main(void *arg)
         int err = q->err;
         pthread_mutex_unlock(&q->mu);
         if (!err) {
-            q->crc = tsk_crc32(q->crc, s.p, s.n);
+            err = tsk_write_checksummed(q->fd, s.p, s.n, &q->crc);
             q->bytes += s.n;
-            if (tsk_write_all(q->fd, s.p, s.n) != 0) err = errno ? errno : EIO;
-            else if (q->early_writeback) start_writeback(q, s.n);
+            if (!err && q->early_writeback) start_writeback(q, s.n);
         }
         pthread_mutex_lock(&q->mu);
         if (err && !q->err) q->err = err;
