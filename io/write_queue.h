@@ -1,9 +1,8 @@
 /* write_queue.h: a thread that writes spans of memory to a file, in order, checksumming them.
  *
- * The .tsk writer hands it whole batches of rows (tens of MB, written with one write(2) each), so
- * that copying them into the page cache overlaps sketching the next batch instead of following it.
- * The memory of a span stays the caller's: it must stay unchanged until tsk_write_queue_wait says
- * the span is written. */
+ * The .tsk writer hands it whole batches of rows (tens of MB), so that copying them into the page
+ * cache overlaps sketching the next batch instead of following it. The memory of a span stays the
+ * caller's: it must stay unchanged until tsk_write_queue_wait says the span is written. */
 #ifndef TSK_WRITE_QUEUE_H
 #define TSK_WRITE_QUEUE_H
 
@@ -29,7 +28,8 @@ int tsk_write_checksummed(int fd, const void *p, size_t n, uint32_t *crc);
  * the thread does beforehand: dropping the old file's cached pages (it does so first and closes
  * replaced_fd), and flushing the new file whole, which ext4 does in a rename over an existing file
  * (auto_da_alloc): it starts the disk writes of every span once written (sync_file_range, not
- * waiting for them). Measured: 0.2-0.3 s -> 0.05-0.1 s for a 450 MB .tsk (docs/benchmarks.md). */
+ * waiting for them). Over a 450 MB .tsk the rename took 0.2-0.3 s, now 0.07-0.1 s
+ * (docs/benchmarks.md, "Writing rows"). */
 tsk_write_queue *tsk_write_queue_start(int fd, int replaced_fd);
 
 /* Queues p[0..n) after everything queued before and returns its ticket (1, 2, ...: increasing).

@@ -480,8 +480,10 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     }
     if (pending >= 0) {  /* the last batch; after a failure only wait, so nothing writes into out */
         const int prev = (int)((seq - 1) % n_out);
-        if (rc == TSK_EXIT_OK) rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[prev], &ticket[prev], &st);
-        else tsk_engine_wait(&engine, seq - 1);
+        if (rc == TSK_EXIT_OK)
+            rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[prev], &ticket[prev], &st);
+        else
+            tsk_engine_wait(&engine, seq - 1);
         give_back(&s, pending);
         if (progress) {
             show_progress(&w, &engine);
