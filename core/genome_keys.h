@@ -92,8 +92,9 @@ int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length);
  * (tsk_anchor_windows_below's max_hash), and so are the keys at most this. */
 uint64_t tsk_genome_candidate_limit(const tsk_params *p, int64_t length);
 
-/* The least length whose s_g is scaled: ceil(5 min_keys scaled / 4) (0 without a floor). A reader
- * that knows a genome is at least this long need not know how long. */
+/* The least length whose s_g is scaled: ceil(5 min_keys scaled / 4) (0 without a floor; INT64_MAX
+ * when 5 min_keys scaled passes it). A reader that knows a genome is at least this long need not
+ * know how long. */
 int64_t tsk_genome_floor_length(const tsk_params *p);
 
 /* tau_g of a genome of length bases whose candidate (or stored) keys are keys[0..n), ascending. */
