@@ -100,16 +100,20 @@ static int take_record(void *ctx, const tsk_record_info *rec, const void *rows, 
         g->cap_keys = cap;
     }
     const size_t row_bytes = (size_t)job->params.dim * g->elem_size;
-    for (int64_t r = 0; r < rec->n_rows; r++) {
-        uint64_t key;
+    uint64_t *keys = g->keys + g->n_keys;
+    int64_t bad = -1;
+    /* a small genome's tens of thousands of windows: their keys on the -p threads */
+#pragma omp parallel for num_threads(job->threads) if (rec->n_rows >= 8192) schedule(static) reduction(max : bad)
+    for (int64_t r = 0; r < rec->n_rows; r++)
         if (tsk_genome_key_of_row(&job->params, (const char *)rows + (size_t)r * row_bytes, g->elem_size, anchors[r],
-                                  &key)) {
-            tsk_error("%s: record '%s': window row %lld is not an integer sketch scaled by %.0f (an engine fault)",
-                      rec->source, rec->name, (long long)r, tsk_genome_row_scale(&job->params));
-            return TSK_EXIT_RUNTIME;
-        }
-        g->keys[g->n_keys++] = key;
+                                  &keys[r]))
+            bad = bad > r ? bad : r;
+    if (bad >= 0) {
+        tsk_error("%s: record '%s': window row %lld is not an integer sketch scaled by %.0f (an engine fault)",
+                  rec->source, rec->name, (long long)bad, tsk_genome_row_scale(&job->params));
+        return TSK_EXIT_RUNTIME;
     }
+    g->n_keys += rec->n_rows;
     return TSK_EXIT_OK;
 }
 
