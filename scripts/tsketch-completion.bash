@@ -38,7 +38,7 @@ _tsketch()
         if [ "$cmd" = export ]; then mapfile -t COMPREPLY < <(compgen -W "tsv npy" -- "$cur")
         else mapfile -t COMPREPLY < <(compgen -W "tsv phylip square npy" -- "$cur"); fi
         return ;;
-    -k | --tuple-len | -s | --dim | -S | --seed | -p | --threads | --window | --stride | --anchor-k | \
+    -k | --tuple-len | -s | --dim | -S | --seed | -p | --threads | --window | --stride | --anchor-k | --scaled | --min-keys | \
         --top-k | -d | --max-dist | --block | -I | --id)
         return ;; # a number or a name: nothing to offer
     esac
