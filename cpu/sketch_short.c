@@ -7,6 +7,16 @@
 /* Sixteen int32 lanes: one level of the recurrence at D = 16. */
 typedef int32_t lanes16 __attribute__((vector_size(64)));
 
+/* r = x permuted: lane b of r is lane idx[b] of x (a macro: vectors passed to functions would change
+ * the ABI). One vpermd with AVX-512 under GCC; clang (the fuzzing build) has no variable-index
+ * shuffle builtin and takes the lanes one by one. */
+#if defined(__clang__)
+#define PERMUTE16(r, x, idx) \
+    for (int b_ = 0; b_ < 16; b_++) (r)[b_] = (x)[(idx)[b_] & 15]
+#else
+#define PERMUTE16(r, x, idx) (r) = __builtin_shuffle((x), (idx))
+#endif
+
 /* rot[k][c] rotates a level by hash[k][c] (lane b takes lane (b - h) mod 16); neg[k][c] is
  * sign[k][c] as a mask, 0 or all ones: (r ^ m) - m is r or -r without a branch, whose outcome
  * the letters make a coin toss. */
@@ -43,7 +53,9 @@ static void strand_sums(const uint8_t *x, int64_t n, int reverse, int t, const t
     for (int64_t i = 0; i < n; i++) {
         const int c = reverse ? 3 - (x[n - 1 - i] & 3) : x[i] & 3;
         for (int k = i + 1 < t ? (int)i + 1 : t; k >= 1; k--) {
-            const lanes16 r = __builtin_shuffle(lv[k - 1], st->rot[k - 1][c]), m = st->neg[k - 1][c];
+            lanes16 r;
+            PERMUTE16(r, lv[k - 1], st->rot[k - 1][c]);
+            const lanes16 m = st->neg[k - 1][c];
             lv[k] += (r ^ m) - m;
         }
     }
