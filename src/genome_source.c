@@ -25,29 +25,21 @@ static int grow(void **p, size_t elem, int64_t need, int64_t *cap)
 /* Appends one genome; names are arena offsets until finalize turns them into pointers. */
 static int add_genome(tsk_genome_source *s, const char *name, int64_t length, const uint64_t *keys, int64_t n)
 {
-    const int64_t i = s->set.n_items;
+    const int64_t i = s->set.n_items, had = s->cap_items;
     if (grow((void **)&s->offset, sizeof *s->offset, i + 2, &s->cap_items) ||
         grow((void **)&s->keys, sizeof *s->keys, s->n_keys + n, &s->cap_keys))
         return -1;
-    const char **names = realloc(s->names, (size_t)s->cap_items * sizeof *names);
-    if (!names) return -1;
-    s->names = names;
-    int64_t *lengths = realloc(s->length, (size_t)s->cap_items * sizeof *lengths);
-    if (!lengths) return -1;
-    s->length = lengths;
-    s->length[i] = length;
-    const size_t len = strlen(name) + 1;
-    if (s->arena_len + len > s->arena_cap) {
-        size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
-        while (cap < s->arena_len + len) cap *= 2;
-        char *a = realloc(s->name_arena, cap);
-        if (!a) return -1;
-        s->name_arena = a;
-        s->arena_cap = cap;
+    if (s->cap_items != had) { /* names and lengths follow the offsets' capacity */
+        const char **names = realloc(s->names, (size_t)s->cap_items * sizeof *names);
+        if (names) s->names = names;
+        int64_t *lengths = realloc(s->length, (size_t)s->cap_items * sizeof *lengths);
+        if (lengths) s->length = lengths;
+        if (!names || !lengths) return -1;
     }
-    memcpy(s->name_arena + s->arena_len, name, len);
-    s->names[i] = (const char *)(uintptr_t)s->arena_len;
-    s->arena_len += len;
+    size_t name_at;
+    if (tsk_name_arena_add(&s->name_arena, &s->arena_len, &s->arena_cap, name, &name_at)) return -1;
+    s->names[i] = (const char *)(uintptr_t)name_at;
+    s->length[i] = length;
     if (n) memcpy(s->keys + s->n_keys, keys, (size_t)n * sizeof *keys);
     s->offset[i] = s->n_keys;
     s->n_keys += n;

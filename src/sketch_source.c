@@ -10,20 +10,20 @@
 
 /* ---- growing a group ---- */
 
-static int add_name(tsk_sketch_source *s, const char *name, size_t *offset)
+int tsk_name_arena_add(char **arena, size_t *len, size_t *cap, const char *name, size_t *offset)
 {
-    size_t len = strlen(name) + 1;
-    if (s->arena_len + len > s->arena_cap) {
-        size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
-        while (cap < s->arena_len + len) cap *= 2;
-        char *a = realloc(s->name_arena, cap);
+    const size_t n = strlen(name) + 1;
+    if (*len + n > *cap) {
+        size_t c = *cap ? *cap * 2 : 4096;
+        while (c < *len + n) c *= 2;
+        char *a = realloc(*arena, c);
         if (!a) return -1;
-        s->name_arena = a;
-        s->arena_cap = cap;
+        *arena = a;
+        *cap = c;
     }
-    memcpy(s->name_arena + s->arena_len, name, len);
-    *offset = s->arena_len;
-    s->arena_len += len;
+    memcpy(*arena + *len, name, n);
+    *offset = *len;
+    *len += n;
     return 0;
 }
 
@@ -54,7 +54,7 @@ static int add_item(tsk_sketch_source *s, int dim, const char *name, const void 
         s->cap_rows = cap;
     }
     size_t off;
-    if (add_name(s, name, &off)) return -1;
+    if (tsk_name_arena_add(&s->name_arena, &s->arena_len, &s->arena_cap, name, &off)) return -1;
     float *dst = s->rows + (size_t)s->n_total_rows * (size_t)dim;
     size_t n = (size_t)n_rows * (size_t)dim;
     if (is_double)

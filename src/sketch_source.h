@@ -26,6 +26,11 @@ typedef struct {
     size_t arena_len, arena_cap;
 } tsk_sketch_source;
 
+/* Appends name (with its NUL) to the arena *arena of *len bytes used and *cap allocated, growing
+ * it; *offset receives where it starts (an offset: the arena may move until the last name is in).
+ * Returns 0 or -1 when memory runs out. The name store of both loaders (genome_source.c too). */
+int tsk_name_arena_add(char **arena, size_t *len, size_t *cap, const char *name, size_t *offset);
+
 /* Loads inputs[i] into groups[group_of[i]] (n_groups groups, zeroed by the caller), checking that
  * every input was made with the same parameters; *params receives them. params_given: the
  * command line set sketch parameters (then FASTA inputs use job->params, which must match any
