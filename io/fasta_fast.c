@@ -74,7 +74,7 @@ int tsk_fasta_parse(const char *p, size_t n, int at_eof, tsk_fasta_view *v, size
 }
 
 struct tsk_fasta_file {
-    int fd;
+    int fd;                 /* -1: the whole file is in buf */
     char *buf;
     size_t cap, beg, end;   /* unread bytes: buf[beg..end) */
     int at_eof;
@@ -101,10 +101,26 @@ tsk_fasta_file *tsk_fasta_open(int fd, size_t start)
     return f;
 }
 
+tsk_fasta_file *tsk_fasta_open_memory(char *buf, size_t n, size_t start)
+{
+    tsk_fasta_file *f = calloc(1, sizeof *f);
+    if (!f) {
+        free(buf);
+        errno = ENOMEM;
+        return NULL;
+    }
+    *f = (tsk_fasta_file){-1, buf, n, start < n ? start : n, n, 1};
+    return f;
+}
+
 /* Keeps buf[beg..end), moved to the front, and reads until the buffer is full or the file ends;
  * a buffer that is full of one record doubles. Returns 0 or -1 (errno set). */
 static int refill(tsk_fasta_file *f)
 {
+    if (f->fd < 0) { /* all of it was here, at_eof set: tsk_fasta_parse never asks for more */
+        errno = EIO;
+        return -1;
+    }
     if (f->beg > 0) {
         memmove(f->buf, f->buf + f->beg, f->end - f->beg);
         f->end -= f->beg;
@@ -148,7 +164,7 @@ int tsk_fasta_next(tsk_fasta_file *f, tsk_fasta_view *v)
 void tsk_fasta_close(tsk_fasta_file *f)
 {
     if (!f) return;
-    close(f->fd);
+    if (f->fd >= 0) close(f->fd);
     free(f->buf);
     free(f);
 }

@@ -37,6 +37,10 @@ typedef struct tsk_fasta_file tsk_fasta_file;
  * offset start, where the first header character is. NULL when out of memory. */
 tsk_fasta_file *tsk_fasta_open(int fd, size_t start);
 
+/* Reads buf[start..n) (a whole decompressed file; taken over and freed by tsk_fasta_close),
+ * where the first header character is at start. NULL (and buf freed) when out of memory. */
+tsk_fasta_file *tsk_fasta_open_memory(char *buf, size_t n, size_t start);
+
 /* Next record: TSK_FASTA_RECORD (views valid until the next call), TSK_FASTA_END, or -1 on a read
  * error (errno set) or when out of memory (errno ENOMEM). */
 int tsk_fasta_next(tsk_fasta_file *f, tsk_fasta_view *v);

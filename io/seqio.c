@@ -1,6 +1,7 @@
 /* seqio.c: FASTA/FASTQ records through htslib's BGZF layer (plain, gzip, BGZF, stdin) and kseq,
- * or, for a regular uncompressed FASTA file, through fasta_fast.c (same records, several times
- * faster: large reads and memchr instead of kseq's per-character loop).
+ * or, for a regular FASTA file, uncompressed or plain gzip of bounded size (decompressed whole by
+ * gunzip.c), through fasta_fast.c (same records, several times faster: large reads and memchr
+ * instead of kseq's per-character loop).
  *
  * kseq is fast and small but silent about bad input: it skips anything before the first '>'/'@',
  * treats a FASTQ record cut before its '+' line as FASTA and cannot see read errors. So the first
@@ -23,9 +24,11 @@
 #include <htslib/bgzf.h>
 #include <htslib/hts.h>
 #include <htslib/kseq.h>
+#include <zlib.h>
 
 #include "fasta_fast.h"
 #include "fasta_par.h"
+#include "gunzip.h"
 #include "tsk_file.h"
 
 #define SNIFF_BYTES 1024        /* first decompressed bytes checked for binary data */
@@ -148,6 +151,57 @@ static int set_read_failure(tsk_reader *r, int saved_errno, char *err, size_t er
     return code;
 }
 
+/* Index of the first non-blank byte of p[0..n) when it is '>' and no byte of the first
+ * SNIFF_BYTES is binary; -1 otherwise (the htslib path then reads the file and says why). */
+static ssize_t fasta_start(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n && i < SNIFF_BYTES; i++)
+        if (is_binary_byte(p[i])) return -1;
+    size_t i = 0;
+    while (i < n && is_blank(p[i])) i++;
+    return i < n && p[i] == '>' ? (ssize_t)i : -1;
+}
+
+/* A regular gzip file (not BGZF) of FASTA, decompressed whole (gunzip.h) and parsed by
+ * fasta_fast.c. Takes fd over. The first member's first bytes are inflated with zlib to see
+ * whether the text is FASTA before the whole file is: FASTQ and anything else stream through
+ * htslib (the records and messages of which are the reference). Returns as try_fast_open. */
+static int try_gzip_open(tsk_reader *r, int fd, size_t size, const unsigned char *head, size_t n_head, char *err,
+                         size_t errlen)
+{
+    unsigned char peek[SNIFF_BYTES];
+    z_stream z = {0};
+    int fasta = 0;
+    if (!tsk_gzip_is_bgzf(head, n_head) && size <= TSK_GUNZIP_MAX_INPUT && inflateInit2(&z, 16 + MAX_WBITS) == Z_OK) {
+        z.next_in = (unsigned char *)head;
+        z.avail_in = (unsigned)n_head;
+        z.next_out = peek;
+        z.avail_out = sizeof peek;
+        int zr = inflate(&z, Z_NO_FLUSH);
+        /* a whole first KB, or a first member that ends sooner: enough to tell */
+        if ((zr == Z_OK && z.avail_out == 0) || zr == Z_STREAM_END) fasta = fasta_start(peek, sizeof peek - z.avail_out) >= 0;
+        inflateEnd(&z);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = fasta ? tsk_gunzip_whole(fd, size, &text, &len) : 0;
+    close(fd);
+    if (rc < 0) {
+        tsk_io_set_err(err, errlen, "%s: out of memory", r->display);
+        return -2;
+    }
+    ssize_t start = rc == 1 ? fasta_start((const unsigned char *)text, len) : -1;
+    if (start < 0) { /* not decompressed, or not all of it as its start promised */
+        free(text);
+        return 0;
+    }
+    if (!(r->fast = tsk_fasta_open_memory(text, len, (size_t)start))) {
+        tsk_io_set_err(err, errlen, "%s: out of memory", r->display);
+        return -2;
+    }
+    return 1;
+}
+
 /* The fast path takes a regular file whose first bytes are not gzip's magic and whose first
  * non-blank character opens a FASTA record; anything else (FASTQ, compressed data, a file that
  * cannot be opened or read here) goes to htslib, which also gives the messages for it. Applies the
@@ -173,7 +227,8 @@ static int try_fast_open(tsk_reader *r, const char *path, char *err, size_t errl
         }
         got = have == (size_t)-1 ? -1 : (ssize_t)have;
     }
-    if (got < 2 || (head[0] == 0x1f && head[1] == 0x8b)) {
+    if (got >= 2 && head[0] == 0x1f && head[1] == 0x8b) return try_gzip_open(r, fd, (size_t)st.st_size, head, (size_t)got, err, errlen);
+    if (got < 2) {
         close(fd);
         return 0;
     }

@@ -176,12 +176,7 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
         tsk_writer_abort(w);
         return NULL;
     }
-    /* an existing file the finished one will be renamed over (write_queue.h says why it matters) */
-    struct stat st;
-    const int replaced_fd = w->tmp_path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (1 << 20)
-                                ? open(path, O_RDONLY | O_CLOEXEC)
-                                : -1;
-    if (!(w->queue = tsk_write_queue_start(w->fd, replaced_fd))) {
+    if (!(w->queue = tsk_write_queue_start(w->fd))) {
         tsk_io_set_err(err, errlen, "%s: cannot start the thread that writes it", path);
         tsk_writer_abort(w);
         return NULL;

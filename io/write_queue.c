@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -20,9 +19,6 @@ typedef struct {
 
 struct tsk_write_queue {
     int fd;
-    int replaced_fd;       /* the file fd replaces, or -1 (dropped from the cache, then closed) */
-    int early_writeback;   /* start the disk writes of every span (fd replaces a file) */
-    long long offset;      /* of the next span in the file (early_writeback) */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -45,22 +41,9 @@ int tsk_write_checksummed(int fd, const void *p, size_t n, uint32_t *crc)
     return 0;
 }
 
-/* Starts the disk writes of the n bytes just written (a hint: errors do not matter). */
-static void start_writeback(tsk_write_queue *q, size_t n)
-{
-#ifdef SYNC_FILE_RANGE_WRITE
-    if (q->offset >= 0) sync_file_range(q->fd, (off_t)q->offset, (off_t)n, SYNC_FILE_RANGE_WRITE);
-#endif
-    q->offset += (long long)n;
-}
-
 static void *queue_main(void *arg)
 {
     tsk_write_queue *q = arg;
-    if (q->replaced_fd >= 0) {
-        posix_fadvise(q->replaced_fd, 0, 0, POSIX_FADV_DONTNEED);
-        close(q->replaced_fd);
-    }
     pthread_mutex_lock(&q->mu);
     for (;;) {
         while (q->done == q->pushed && !q->stopping) pthread_cond_wait(&q->cv, &q->mu);
@@ -71,7 +54,6 @@ static void *queue_main(void *arg)
         if (!err) {
             err = tsk_write_checksummed(q->fd, s.p, s.n, &q->crc);
             q->bytes += s.n;
-            if (!err && q->early_writeback) start_writeback(q, s.n);
         }
         pthread_mutex_lock(&q->mu);
         if (err && !q->err) q->err = err;
@@ -82,21 +64,14 @@ static void *queue_main(void *arg)
     return NULL;
 }
 
-tsk_write_queue *tsk_write_queue_start(int fd, int replaced_fd)
+tsk_write_queue *tsk_write_queue_start(int fd)
 {
     tsk_write_queue *q = calloc(1, sizeof *q);
-    if (!q) {
-        if (replaced_fd >= 0) close(replaced_fd);
-        return NULL;
-    }
+    if (!q) return NULL;
     q->fd = fd;
-    q->replaced_fd = replaced_fd;
-    q->early_writeback = replaced_fd >= 0;
-    q->offset = q->early_writeback ? (long long)lseek(fd, 0, SEEK_CUR) : -1;
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
     if (pthread_create(&q->thread, NULL, queue_main, q) != 0) {
-        if (replaced_fd >= 0) close(replaced_fd);
         pthread_mutex_destroy(&q->mu);
         pthread_cond_destroy(&q->cv);
         free(q);

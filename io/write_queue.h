@@ -22,15 +22,12 @@ typedef struct tsk_write_queue tsk_write_queue;
 int tsk_write_checksummed(int fd, const void *p, size_t n, uint32_t *crc);
 
 /* Starts the thread that writes to fd at its current offset. NULL when memory or threads run out.
- *
- * replaced_fd (or -1): the file that fd will be renamed over once complete, opened for reading;
- * the queue owns it. Replacing a big file costs the rename (after the last write) two things that
- * the thread does beforehand: dropping the old file's cached pages (it does so first and closes
- * replaced_fd), and flushing the new file whole, which ext4 does in a rename over an existing file
- * (auto_da_alloc): it starts the disk writes of every span once written (sync_file_range, not
- * waiting for them). Over a 450 MB .tsk the rename took 0.2-0.3 s, now 0.07-0.1 s
- * (docs/benchmarks.md, "Writing rows"). */
-tsk_write_queue *tsk_write_queue_start(int fd, int replaced_fd);
+ * The file's disk writes are left to the kernel: starting them early (sync_file_range) or dropping
+ * a replaced file's cached pages (POSIX_FADV_DONTNEED, which writes dirty ones first) made a run
+ * that replaced the previous run's 450 MB .tsk wait for the disk: 0.54-0.67 s against 0.32-0.37 s
+ * for a new file (H100 machine, 1M reads; docs/benchmarks.md, session 10). What ext4 would flush
+ * in a rename over an existing file (auto_da_alloc) atomic_file.c avoids by unlinking it first. */
+tsk_write_queue *tsk_write_queue_start(int fd);
 
 /* Queues p[0..n) after everything queued before and returns its ticket (1, 2, ...: increasing).
  * Waits while many spans are queued already. */

@@ -1,0 +1,135 @@
+/* test_gunzip.c: whole gzip files decompressed by libdeflate (io/gunzip.h) give exactly the bytes
+ * zlib gives, every member of them; what the path does not take (BGZF, truncated or corrupt data,
+ * trailing garbage, plain text) it leaves to htslib; and records read through it equal those of
+ * the plain file. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "../../io/gunzip.h"
+#include "../../io/seqio.h"
+#include "io_test.h"
+
+/* tsk_gunzip_whole of the file at path: its answer, and the text in *out (freed by the caller). */
+static int gunzip_path(const char *path, char **out, size_t *out_len)
+{
+    int fd = open(path, O_RDONLY);
+    cr_assert(fd >= 0, "%s", path);
+    struct stat st;
+    cr_assert(fstat(fd, &st) == 0);
+    *out = NULL;
+    *out_len = 0;
+    int rc = tsk_gunzip_whole(fd, (size_t)st.st_size, out, out_len);
+    close(fd);
+    return rc;
+}
+
+/* Appends a gzip member of p[0..n) (zlib, level 1) to the file at path. */
+static void add_member(const char *path, const void *p, size_t n)
+{
+    gzFile g = gzopen(path, "ab1");
+    cr_assert(g);
+    if (n) cr_assert_eq(gzwrite(g, p, (unsigned)n), (int)n);
+    cr_assert_eq(gzclose(g), Z_OK);
+}
+
+static void append_bytes(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "ab");
+    cr_assert(f);
+    cr_assert_eq(fwrite(p, 1, n, f), n);
+    fclose(f);
+}
+
+Test(gunzip, same_bytes_as_the_plain_file)
+{
+    size_t n_plain = 0, n = 0;
+    unsigned char *plain = slurp(td("good.fa"), &n_plain);
+    cr_assert(plain);
+    char *text;
+    cr_assert_eq(gunzip_path(td("good.fa.gz"), &text, &n), 1);
+    cr_assert_eq(n, n_plain);
+    cr_assert_eq(memcmp(text, plain, n), 0);
+    free(text);
+    /* make.sh: two members, each the whole of good.fa */
+    cr_assert_eq(gunzip_path(td("multi-member.fa.gz"), &text, &n), 1);
+    cr_assert_eq(n, 2 * n_plain);
+    cr_assert_eq(memcmp(text, plain, n_plain), 0);
+    cr_assert_eq(memcmp(text + n_plain, plain, n_plain), 0);
+    free(text);
+    free(plain);
+}
+
+Test(gunzip, left_to_htslib)
+{
+    char *text;
+    size_t n;
+    const char *others[] = {"good.fa.bgz", "truncated.fa.gz", "corrupt.fa.gz", "good.fa", "truncated.fa.bgz"};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        cr_assert_eq(gunzip_path(td(others[i]), &text, &n), 0, "%s", others[i]);
+        cr_assert_null(text);
+    }
+    /* trailing garbage after a good member */
+    char *dir = scratch_dir(), *p = path_in(dir, "tail.fa.gz");
+    add_member(p, ">a\nACGT\n", 8);
+    append_bytes(p, "garbage!garbage!garbage!", 24);
+    cr_assert_eq(gunzip_path(p, &text, &n), 0);
+    free(p);
+    scratch_rm(dir);
+}
+
+/* ISIZE (the last member's length) is the first guess at the room needed: a big member before a
+ * tiny one makes the buffer grow, and every byte must still come out. */
+Test(gunzip, grows_past_the_last_members_size)
+{
+    uint64_t st = 7;
+    const size_t big = 3u << 20;
+    char *seq = malloc(big + 1);
+    cr_assert(seq);
+    memcpy(seq, ">big\n", 5);
+    for (size_t i = 5; i < big; i++) seq[i] = (i % 61 == 60) ? '\n' : "ACGT"[test_rnd(&st) & 3];
+    char *dir = scratch_dir(), *p = path_in(dir, "grow.fa.gz");
+    add_member(p, seq, big);
+    add_member(p, "\n>tiny\nAC\n", 10);
+    add_member(p, "", 0); /* an empty member at the end: ISIZE 0 */
+    char *text;
+    size_t n;
+    cr_assert_eq(gunzip_path(p, &text, &n), 1);
+    cr_assert_eq(n, big + 10);
+    cr_assert_eq(memcmp(text, seq, big), 0);
+    cr_assert_eq(memcmp(text + big, "\n>tiny\nAC\n", 10), 0);
+    free(text);
+    /* and the reader gives both records from it, the same as from the plain text */
+    char err[TSK_ERRLEN];
+    int code = 0;
+    tsk_reader *r = tsk_reader_open(p, &code, err, sizeof err);
+    cr_assert(r, "%s", err);
+    tsk_seq_record rec;
+    cr_assert_eq(tsk_reader_next(r, &rec, err, sizeof err), TSK_IO_RECORD, "%s", err);
+    cr_assert_str_eq(rec.name, "big");
+    size_t at = 0;
+    for (size_t i = 5; i < big; i++)
+        if (seq[i] != '\n') seq[at++] = seq[i]; /* the sequence without its line breaks */
+    cr_assert_eq(rec.len, at);
+    cr_assert_eq(memcmp(rec.seq, seq, at), 0);
+    cr_assert_eq(tsk_reader_next(r, &rec, err, sizeof err), TSK_IO_RECORD, "%s", err);
+    cr_assert_str_eq(rec.name, "tiny");
+    cr_assert_str_eq(rec.seq, "AC");
+    cr_assert_eq(tsk_reader_next(r, &rec, err, sizeof err), TSK_IO_EOF, "%s", err);
+    tsk_reader_close(r);
+    free(seq);
+    free(p);
+    scratch_rm(dir);
+}
+
+Test(gunzip, bgzf_header_is_recognised)
+{
+    size_t n = 0;
+    unsigned char *bgzf = slurp(td("good.fa.bgz"), &n), *gz;
+    cr_assert(tsk_gzip_is_bgzf(bgzf, n));
+    free(bgzf);
+    gz = slurp(td("good.fa.gz"), &n);
+    cr_assert_not(tsk_gzip_is_bgzf(gz, n));
+    free(gz);
+}
