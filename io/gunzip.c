@@ -45,7 +45,11 @@ int tsk_gunzip_whole(int fd, size_t size, char **out, size_t *out_len)
     /* ISIZE, the last member's length mod 2^32: a first guess of the whole length, grown on demand */
     const uint32_t isize = (uint32_t)in[size - 4] | (uint32_t)in[size - 3] << 8 | (uint32_t)in[size - 2] << 16 |
                            (uint32_t)in[size - 1] << 24;
+    /* never more than deflate can make of size bytes (1032 to 1), nor than TSK_GUNZIP_MAX_OUTPUT:
+     * ISIZE is the file's own word, and the last 4 bytes of a corrupt file say anything */
+    const size_t most = size * 1032 + 64 < TSK_GUNZIP_MAX_OUTPUT ? size * 1032 + 64 : TSK_GUNZIP_MAX_OUTPUT;
     size_t cap = (size_t)isize + 1 > 4 * size ? (size_t)isize + 1 : 4 * size;
+    if (cap > most) cap = most;
     char *buf = malloc(cap);
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     int rc = 1;
@@ -55,10 +59,15 @@ int tsk_gunzip_whole(int fd, size_t size, char **out, size_t *out_len)
         enum libdeflate_result res =
             libdeflate_gzip_decompress_ex(d, in + at_in, size - at_in, buf + at_out, cap - at_out, &used_in, &made);
         if (res == LIBDEFLATE_INSUFFICIENT_SPACE) { /* this member again, with twice the room */
-            char *grown = cap <= SIZE_MAX / 2 ? realloc(buf, 2 * cap) : NULL;
+            if (cap >= most) {
+                rc = 0; /* bigger than this path takes: htslib streams it */
+                break;
+            }
+            const size_t grown_cap = 2 * cap < most ? 2 * cap : most;
+            char *grown = realloc(buf, grown_cap);
             if (!grown) break;
             buf = grown;
-            cap *= 2;
+            cap = grown_cap;
             continue;
         }
         if (res != LIBDEFLATE_SUCCESS || used_in == 0) {

@@ -12,11 +12,14 @@
 
 #include <stddef.h>
 
-/* The largest compressed file this path takes (bigger ones stream through htslib). */
+/* The largest compressed file this path takes, and the most text it makes of one (bigger ones
+ * stream through htslib, in bounded memory). */
 #define TSK_GUNZIP_MAX_INPUT ((size_t)256 << 20)
+#define TSK_GUNZIP_MAX_OUTPUT ((size_t)2 << 30)
 
 /* Decompresses the regular file fd of size bytes (read from offset 0; fd stays open) when it is
- * plain gzip of at most TSK_GUNZIP_MAX_INPUT bytes, all of its members. Returns 1 with *out
+ * plain gzip of at most TSK_GUNZIP_MAX_INPUT bytes, all of its members, making at most
+ * TSK_GUNZIP_MAX_OUTPUT bytes (the trailer's ISIZE is only a first guess at the room). Returns 1 with *out
  * (malloc'd, the caller frees) and *out_len set; 0 when this path does not apply (not gzip, BGZF,
  * too big, corrupt, no libdeflate): read it another way; -1 when out of memory (errno ENOMEM). */
 int tsk_gunzip_whole(int fd, size_t size, char **out, size_t *out_len);

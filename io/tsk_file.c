@@ -221,7 +221,8 @@ static int rows_fit(const tsk_params *p, int64_t clean_len, int64_t n_rows)
 
 /* Checks one record and appends its entry (and its source's, when it is a new one) to the tables;
  * the record table must have room for it. */
-static int add_entry(tsk_writer *w, const tsk_record_info *rec, char *err, size_t errlen)
+/* 0 when rec's lengths and rows are consistent, else -1 with the message naming it. */
+static int check_entry(const tsk_writer *w, const tsk_record_info *rec, char *err, size_t errlen)
 {
     const char *name = rec->name ? rec->name : "";
     if (rec->raw_len < 0 || rec->clean_len < 0 || rec->clean_len > rec->raw_len ||
@@ -235,22 +236,53 @@ static int add_entry(tsk_writer *w, const tsk_record_info *rec, char *err, size_
                 w->path, name, rec->n_rows, rec->clean_len, tsk_rows_for_length(&w->params, rec->clean_len));
         return -1;
     }
+    return 0;
+}
 
+/* The record entry at e, whose name is at name_off, name_len bytes, from source number source. */
+static void put_entry(unsigned char *e, const tsk_record_info *rec, uint64_t name_off, uint64_t name_len,
+                      uint64_t source, int64_t first_row)
+{
+    put_u64(e + R_NAME_OFF, name_off);
+    put_u32(e + R_NAME_LEN, (uint32_t)name_len);
+    put_u32(e + R_SOURCE, (uint32_t)source);
+    put_u64(e + R_RAW_LEN, (uint64_t)rec->raw_len);
+    put_u64(e + R_CLEAN_LEN, (uint64_t)rec->clean_len);
+    put_u64(e + R_DROPPED, (uint64_t)rec->dropped);
+    put_u64(e + R_FIRST_ROW, (uint64_t)first_row);
+    put_u64(e + R_N_ROWS, (uint64_t)rec->n_rows);
+}
+
+/* Starts source entry of the string at off (len bytes) and makes it the last source. */
+static int add_source(tsk_writer *w, const char *source, uint64_t off, uint64_t len)
+{
+    char *copy = strdup(source);
+    if (!copy || bytes_reserve(&w->sources, TSK_SOURCE_ENTRY)) {
+        free(copy);
+        return -1;
+    }
+    put_u64(w->sources.p + w->sources.len, off);
+    put_u64(w->sources.p + w->sources.len + 8, len);
+    w->sources.len += TSK_SOURCE_ENTRY;
+    w->n_sources++;
+    free(w->last_source);
+    w->last_source = copy;
+    return 0;
+}
+
+/* Checks one record and appends its entry (and its source's, when it is a new one) to the tables;
+ * the record table must have room for it. */
+static int add_entry(tsk_writer *w, const tsk_record_info *rec, char *err, size_t errlen)
+{
+    if (check_entry(w, rec, err, errlen)) return -1;
+    const char *name = rec->name ? rec->name : "";
     const char *source = rec->source ? rec->source : "";
     if (!w->last_source || strcmp(w->last_source, source) != 0) {
         uint64_t off, len;
-        char *copy = strdup(source);
-        if (!copy || bytes_add_string(&w->strings, source, &off, &len) || bytes_reserve(&w->sources, TSK_SOURCE_ENTRY)) {
-            free(copy);
+        if (bytes_add_string(&w->strings, source, &off, &len) || add_source(w, source, off, len)) {
             tsk_io_set_err(err, errlen, "%s: out of memory", w->path);
             return -1;
         }
-        put_u64(w->sources.p + w->sources.len, off);
-        put_u64(w->sources.p + w->sources.len + 8, len);
-        w->sources.len += TSK_SOURCE_ENTRY;
-        w->n_sources++;
-        free(w->last_source);
-        w->last_source = copy;
     }
     uint64_t name_off, name_len;
     if (bytes_add_string(&w->strings, name, &name_off, &name_len)) {
@@ -261,15 +293,7 @@ static int add_entry(tsk_writer *w, const tsk_record_info *rec, char *err, size_
         tsk_io_set_err(err, errlen, "%s: record '%.100s...': name too long", w->path, name);
         return -1;
     }
-    unsigned char *e = w->records.p + w->records.len;
-    put_u64(e + R_NAME_OFF, name_off);
-    put_u32(e + R_NAME_LEN, (uint32_t)name_len);
-    put_u32(e + R_SOURCE, (uint32_t)(w->n_sources - 1));
-    put_u64(e + R_RAW_LEN, (uint64_t)rec->raw_len);
-    put_u64(e + R_CLEAN_LEN, (uint64_t)rec->clean_len);
-    put_u64(e + R_DROPPED, (uint64_t)rec->dropped);
-    put_u64(e + R_FIRST_ROW, (uint64_t)w->n_rows);
-    put_u64(e + R_N_ROWS, (uint64_t)rec->n_rows);
+    put_entry(w->records.p + w->records.len, rec, name_off, name_len, w->n_sources - 1, w->n_rows);
     w->records.len += TSK_RECORD_ENTRY;
     w->n_records++;
     w->n_rows += rec->n_rows;
@@ -296,6 +320,82 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
     return writer_queue(w, rows, n, NULL, err, errlen);
 }
 
+/* Batches of at least this many records get their entries made by all threads. */
+#define PARALLEL_ENTRIES 4096
+
+/* add_entry for recs[0..n) on every thread, the same bytes: the strings arena holds each new
+ * source just before the name of its first record, then the names, so each string's offset is a
+ * prefix sum of the lengths before it. Why: a million reads took 0.07-0.09 s of the pipeline's
+ * thread here, between their batches' sketches. Returns 0 when done, 1 when a record is bad
+ * (nothing added: add_entry then says which), -1 when out of memory. */
+static int add_entries_parallel(tsk_writer *w, const tsk_record_info *recs, int64_t n)
+{
+    uint64_t *at = malloc((size_t)n * sizeof *at);          /* the string offset of name i */
+    uint32_t *name_len = malloc((size_t)n * sizeof *name_len);
+    int64_t *first_row = malloc((size_t)n * sizeof *first_row);
+    int64_t *source = malloc((size_t)n * sizeof *source);   /* its source number, or with a new one: -1 - number */
+    if (!at || !name_len || !first_row || !source) {
+        free(at), free(name_len), free(first_row), free(source);
+        return -1;
+    }
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad)
+    for (int64_t i = 0; i < n; i++) {
+        const size_t len = strlen(recs[i].name ? recs[i].name : "");
+        name_len[i] = (uint32_t)(len > UINT32_MAX ? UINT32_MAX : len);
+        bad |= len > UINT32_MAX || check_entry(w, &recs[i], NULL, 0) != 0;
+    }
+    /* sources and offsets in order (a pointer compare, mostly: a batch's records share one copy) */
+    const char *last = w->last_source;
+    uint64_t n_sources = w->n_sources, off = w->strings.len;
+    int64_t rows = w->n_rows;
+    for (int64_t i = 0; i < n && !bad; i++) {
+        const char *src = recs[i].source ? recs[i].source : "";
+        if (!last || (src != last && strcmp(src, last) != 0)) {
+            n_sources++;
+            bad |= n_sources - 1 > UINT32_MAX;
+            source[i] = -(int64_t)n_sources; /* -1 - (n_sources - 1) */
+            off += strlen(src) + 1;
+        } else {
+            source[i] = (int64_t)n_sources - 1;
+        }
+        last = src;
+        at[i] = off;
+        off += (uint64_t)name_len[i] + 1;
+        first_row[i] = rows;
+        rows += recs[i].n_rows;
+    }
+    int rc = bad ? 1 : 0;
+    if (!rc && (bytes_reserve(&w->strings, (size_t)(off - w->strings.len)) ||
+                bytes_reserve(&w->records, (size_t)n * TSK_RECORD_ENTRY)))
+        rc = -1;
+    for (int64_t i = 0; i < n && rc == 0; i++) /* the new sources, in order (few) */
+        if (source[i] < 0) {
+            const char *src = recs[i].source ? recs[i].source : "";
+            const size_t len = strlen(src);
+            const uint64_t src_off = at[i] - len - 1;
+            memcpy(w->strings.p + src_off, src, len + 1);
+            if (add_source(w, src, src_off, len)) rc = -1;
+            source[i] = -source[i] - 1;
+        }
+    if (rc == 0) {
+        unsigned char *entries = w->records.p + w->records.len, *strings = w->strings.p;
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n; i++) {
+            memcpy(strings + at[i], recs[i].name ? recs[i].name : "", (size_t)name_len[i] + 1);
+            put_entry(entries + (size_t)i * TSK_RECORD_ENTRY, &recs[i], at[i], name_len[i], (uint64_t)source[i],
+                      first_row[i]);
+        }
+        w->strings.len = (size_t)off;
+        w->records.len += (size_t)n * TSK_RECORD_ENTRY;
+        w->n_records += n;
+        w->data_size += (uint64_t)(rows - w->n_rows) * w->row_bytes;
+        w->n_rows = rows;
+    }
+    free(at), free(name_len), free(first_row), free(source);
+    return rc;
+}
+
 int tsk_writer_add_batch(tsk_writer *w, const tsk_record_info *recs, int64_t n, const void *rows, int64_t *ticket,
                          char *err, size_t errlen)
 {
@@ -306,8 +406,14 @@ int tsk_writer_add_batch(tsk_writer *w, const tsk_record_info *recs, int64_t n, 
         return -1;
     }
     const uint64_t before = w->data_size;
-    for (int64_t i = 0; i < n; i++)
-        if (add_entry(w, &recs[i], err, errlen)) return -1;
+    const int parallel = n >= PARALLEL_ENTRIES ? add_entries_parallel(w, recs, n) : 1;
+    if (parallel < 0) {
+        tsk_io_set_err(err, errlen, "%s: out of memory for %" PRId64 " records", w->path, n);
+        return -1;
+    }
+    if (parallel > 0) /* small batches, and the messages of bad records */
+        for (int64_t i = 0; i < n; i++)
+            if (add_entry(w, &recs[i], err, errlen)) return -1;
     const size_t size = (size_t)(w->data_size - before);
     if (!size) return 0;
     if (writer_flush(w, err, errlen)) return -1;

@@ -603,7 +603,7 @@ Test(tsk_file, batches_write_the_bytes_of_single_records)
         write_batches(one, &p, recs, n_recs, rows, 0);
         size_t len_one = 0, len_many = 0;
         unsigned char *a = slurp(one, &len_one);
-        for (int chunk = 1; chunk <= 4096; chunk *= 64) {
+        for (int chunk = 1; chunk <= 262144; chunk *= 64) { /* 262144: most batches take the parallel path */
             write_batches(many, &p, recs, n_recs, rows, chunk);
             unsigned char *b = slurp(many, &len_many);
             cr_assert(len_one == len_many && !memcmp(a, b, len_one),
@@ -626,6 +626,48 @@ Test(tsk_file, batches_write_the_bytes_of_single_records)
     cr_assert_eq(count_entries(dir, ".tmp."), 0, "temporary file left after finish");
     free(one);
     free(many);
+    scratch_rm(dir);
+}
+
+/* A batch big enough for the parallel entries (io/tsk_file.c, PARALLEL_ENTRIES): sources that are
+ * equal strings at different addresses are one source, as record by record; a bad record among
+ * thousands is named with the message a single add gives. */
+Test(tsk_file, big_batches_same_sources_and_messages)
+{
+    char *dir = scratch_dir(), *one = path_in(dir, "one.tsk"), *big = path_in(dir, "big.tsk"), err[TSK_ERRLEN];
+    tsk_params p;
+    tsk_params_default(&p);
+    enum { N = 10000 };
+    static tsk_record_info recs[N];
+    static char names[N][12];
+    static float rows[N * 96];
+    char src_a[] = "x.fa", src_b[] = "x.fa", src_c[] = "y.fa"; /* a and b: equal, not the same pointer */
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "r%d", i);
+        recs[i] = (tsk_record_info){names[i], i < 6000 ? (i % 2 ? src_a : src_b) : src_c, 150, 150, 0, 0, 1};
+        rows[(size_t)i * 96] = (float)i;
+    }
+    write_batches(one, &p, recs, N, (const unsigned char *)rows, 0);
+    tsk_writer *w = tsk_writer_open(big, &p, "9.9.9-test", "tsketch sketch -o out.tsk", err, sizeof err);
+    cr_assert(w, "%s", err);
+    int64_t ticket = 0;
+    cr_assert_eq(tsk_writer_add_batch(w, recs, N, rows, &ticket, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
+    size_t len_one = 0, len_big = 0;
+    unsigned char *a = slurp(one, &len_one), *b = slurp(big, &len_big);
+    cr_assert(len_one == len_big && !memcmp(a, b, len_one), "one batch of %d differs from record by record", N);
+    free(a);
+    free(b);
+
+    recs[7777].dropped = 5; /* raw 150 = clean 150 + dropped 5: inconsistent */
+    w = tsk_writer_open(big, &p, "9.9.9-test", "tsketch sketch -o out.tsk", err, sizeof err);
+    cr_assert(w, "%s", err);
+    cr_assert_neq(tsk_writer_add_batch(w, recs, N, rows, &ticket, err, sizeof err), 0);
+    cr_assert(strstr(err, "big.tsk: record 'r7777': inconsistent lengths (raw 150, cleaned 150, dropped 5)"), "%s", err);
+    tsk_writer_abort(w);
+    cr_assert_eq(count_entries(dir, ".tmp."), 0);
+    free(one);
+    free(big);
     scratch_rm(dir);
 }
 
