@@ -134,8 +134,10 @@ Test(gunzip, a_lying_isize_costs_nothing)
     memset(gz + n - 4, 0xFF, 4);
     char *dir = scratch_dir(), *p = path_in(dir, "lying.fa.gz");
     append_bytes(p, gz, n);
+#ifndef __SANITIZE_ADDRESS__ /* ASan maps terabytes of shadow: the plain build is the one that checks this */
     struct rlimit lim = {256u << 20, 256u << 20}; /* address space: a 4 GB malloc would fail */
     cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
+#endif
     char *text;
     size_t len;
     cr_assert_eq(gunzip_path(p, &text, &len), 0);
