@@ -113,9 +113,17 @@ static inline uint64_t tsk_genome_key_join(uint64_t anchor_hash, uint64_t finger
 /* Key of the window whose row (float32 when elem_size is 4, float64 when 8) is row[0..p->dim)
  * and whose anchor hashes to anchor_hash: recovers the integer sketch (see above), fingerprints it
  * and joins the two. Returns 0 and sets *key, or -1 when a value is more than 0.05 away from an
- * integer after scaling (not a window row of these parameters: an engine fault, never rounding). */
+ * integer after scaling, or that integer is beyond the scale, or NaN (not a window row of these
+ * parameters: an engine fault, never rounding). */
 int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size, uint64_t anchor_hash,
                           uint64_t *key);
+
+/* tsk_genome_key_of_row for n rows at rows (each p->dim elements of elem_size bytes), the anchor
+ * hashes anchors[0..n), into keys[0..n): the same keys, four rows' hash chains at a time (each
+ * chain is 16 dependent mix64 rounds, so one row at a time waits on its multiplies). Returns -1,
+ * or the index of the first row that is no integer sketch (keys from there on are not set). */
+int64_t tsk_genome_keys_of_rows(const tsk_params *p, const void *rows, size_t elem_size, int64_t n,
+                                const uint64_t *anchors, uint64_t *keys);
 
 /* Sorts keys[0..n) ascending and removes repeats; returns the new count. */
 int64_t tsk_genome_keys_sort_unique(uint64_t *keys, int64_t n);

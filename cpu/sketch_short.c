@@ -41,17 +41,17 @@ tsk_short_tables *tsk_short_tables_make(const tsk_params *p)
 
 void tsk_short_tables_free(tsk_short_tables *st) { free(st); }
 
-/* One strand of x[0..n) (reverse: its reverse complement), level t added to acc[0..16). Level k
+/* The forward strand of x[0..n), level t added to acc[0..16). Level k
  * after a base c: T_k += sign_k(c) * rotate(T_{k-1}, hash_k(c)), k from t down to 1 so that each
  * level extends the tuples of the one below as it was before c. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
-static void strand_sums(const uint8_t *x, int64_t n, int reverse, int t, const tsk_short_tables *st, int32_t *acc)
+static void strand_sums(const uint8_t *x, int64_t n, int t, const tsk_short_tables *st, int32_t *acc)
 {
     lanes16 lv[TSK_COUNT_MAX_T + 1];
     memset(lv, 0, sizeof lv);
     lv[0][0] = 1;
     for (int64_t i = 0; i < n; i++) {
-        const int c = reverse ? 3 - (x[n - 1 - i] & 3) : x[i] & 3;
+        const int c = x[i] & 3;
         for (int k = i + 1 < t ? (int)i + 1 : t; k >= 1; k--) {
             lanes16 r;
             PERMUTE16(r, lv[k - 1], st->rot[k - 1][c]);
@@ -62,13 +62,71 @@ static void strand_sums(const uint8_t *x, int64_t n, int reverse, int t, const t
     for (int b = 0; b < 16; b++) acc[b] += lv[t][b];
 }
 
+/* strand_sums of both strands at once: two independent chains of the recurrence in one loop, so
+ * that one strand's permutes run while the other's wait for their sums (a window is only 20
+ * bases: the loop is bound by that latency, not by the number of operations). The same integers
+ * as two calls. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void both_strand_sums(const uint8_t *x, int64_t n, int t, const tsk_short_tables *st, int32_t *acc)
+{
+    lanes16 fw[TSK_COUNT_MAX_T + 1], rc[TSK_COUNT_MAX_T + 1];
+    memset(fw, 0, sizeof fw);
+    memset(rc, 0, sizeof rc);
+    fw[0][0] = rc[0][0] = 1;
+    for (int64_t i = 0; i < n; i++) {
+        const int cf = x[i] & 3, cr = 3 - (x[n - 1 - i] & 3);
+        for (int k = i + 1 < t ? (int)i + 1 : t; k >= 1; k--) {
+            lanes16 a, b;
+            PERMUTE16(a, fw[k - 1], st->rot[k - 1][cf]);
+            PERMUTE16(b, rc[k - 1], st->rot[k - 1][cr]);
+            const lanes16 ma = st->neg[k - 1][cf], mb = st->neg[k - 1][cr];
+            fw[k] += (a ^ ma) - ma;
+            rc[k] += (b ^ mb) - mb;
+        }
+    }
+    for (int b = 0; b < 16; b++) acc[b] += fw[t][b] + rc[t][b];
+}
+
+/* One level's step (dst += sign * rotate(src)) for letter c at level k (0-based). */
+#define SHORT_STEP(dst, src, k, c)                          \
+    do {                                                    \
+        lanes16 r_;                                         \
+        PERMUTE16(r_, (src), st->rot[(k)][(c)]);            \
+        const lanes16 m_ = st->neg[(k)][(c)];               \
+        (dst) += (r_ ^ m_) - m_;                            \
+    } while (0)
+
+/* both_strand_sums at t = 4 (the genome defaults), its levels in registers: with an array of
+ * levels indexed by a run-time k they lived on the stack, a store and a load per step. Every level
+ * is stepped from the first base on: a level above the ones filled so far steps by a rotation of
+ * zeros, which adds nothing, so the result is the same integers. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void both_strand_sums_t4(const uint8_t *x, int64_t n, const tsk_short_tables *st, int32_t *acc)
+{
+    const lanes16 one = {1};
+    lanes16 f1 = {0}, f2 = {0}, f3 = {0}, f4 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, r4 = {0};
+    for (int64_t i = 0; i < n; i++) {
+        const int cf = x[i] & 3, cr = 3 - (x[n - 1 - i] & 3);
+        SHORT_STEP(f4, f3, 3, cf);
+        SHORT_STEP(r4, r3, 3, cr);
+        SHORT_STEP(f3, f2, 2, cf);
+        SHORT_STEP(r3, r2, 2, cr);
+        SHORT_STEP(f2, f1, 1, cf);
+        SHORT_STEP(r2, r1, 1, cr);
+        SHORT_STEP(f1, one, 0, cf);
+        SHORT_STEP(r1, one, 0, cr);
+    }
+    for (int b = 0; b < 16; b++) acc[b] += f4[b] + r4[b];
+}
+
 void tsk_short_row(const tsk_params *p, const tsk_short_tables *st, const uint8_t *x, int64_t n, double *row)
 {
     memset(row, 0, sizeof(double) * 16);
     if (n < p->t) return;
     int32_t acc[16] = {0};
-    strand_sums(x, n, 0, p->t, st, acc);
-    if (p->canonical) strand_sums(x, n, 1, p->t, st, acc);
+    if (p->canonical && p->t == 4) both_strand_sums_t4(x, n, st, acc);
+    else if (p->canonical) both_strand_sums(x, n, p->t, st, acc);
+    else strand_sums(x, n, p->t, st, acc);
     double tuples = 1.0;
     for (int i = 0; i < p->t; i++) tuples = tuples * (double)(n - i) / (double)(i + 1);
     const double denom = (p->canonical ? 2.0 : 1.0) * tuples;

@@ -102,12 +102,15 @@ static int take_record(void *ctx, const tsk_record_info *rec, const void *rows, 
     const size_t row_bytes = (size_t)job->params.dim * g->elem_size;
     uint64_t *keys = g->keys + g->n_keys;
     int64_t bad = -1;
-    /* a small genome's tens of thousands of windows: their keys on the -p threads */
-#pragma omp parallel for num_threads(job->threads) if (rec->n_rows >= 8192) schedule(static) reduction(max : bad)
-    for (int64_t r = 0; r < rec->n_rows; r++)
-        if (tsk_genome_key_of_row(&job->params, (const char *)rows + (size_t)r * row_bytes, g->elem_size, anchors[r],
-                                  &keys[r]))
-            bad = bad > r ? bad : r;
+    /* a small genome's tens of thousands of windows: their keys on the -p threads, in blocks */
+    const int64_t block = 4096, n_blocks = (rec->n_rows + block - 1) / block;
+#pragma omp parallel for num_threads(job->threads) if (n_blocks > 1) schedule(static) reduction(max : bad)
+    for (int64_t k = 0; k < n_blocks; k++) {
+        const int64_t first = k * block, n = rec->n_rows - first < block ? rec->n_rows - first : block;
+        const int64_t at = tsk_genome_keys_of_rows(&job->params, (const char *)rows + (size_t)first * row_bytes,
+                                                   g->elem_size, n, anchors + first, keys + first);
+        if (at >= 0) bad = bad > first + at ? bad : first + at;
+    }
     if (bad >= 0) {
         tsk_error("%s: record '%s': window row %lld is not an integer sketch scaled by %.0f (an engine fault)",
                   rec->source, rec->name, (long long)bad, tsk_genome_row_scale(&job->params));

@@ -1203,6 +1203,42 @@ Test(genome_sets, key_of_row_recovers_integer_sketches)
     }
 }
 
+/* tsk_genome_keys_of_rows (four chains at a time) = tsk_genome_key_of_row row by row, for every
+ * count around the four-row groups, float32 and float64; a refused row anywhere is the one
+ * named. */
+Test(genome_sets, keys_of_rows_batch)
+{
+    tsk_params p;
+    genome_params(&p, 4, 16, 20, 1);
+    const double scale = tsk_genome_row_scale(&p);
+    enum { N = 23 };
+    uint64_t s = 99, anchors[N], want[N], got[N];
+    float rf[N * 16];
+    double rd[N * 16];
+    for (int i = 0; i < N * 16; i++) {
+        rd[i] = (double)((int64_t)(next_rand(&s) % 2001) - 1000) / scale;
+        rf[i] = (float)rd[i];
+    }
+    for (int i = 0; i < N; i++) {
+        anchors[i] = next_rand(&s);
+        cr_assert_eq(tsk_genome_key_of_row(&p, rd + i * 16, 8, anchors[i], &want[i]), 0);
+    }
+    for (int n = 0; n <= N; n++) {
+        memset(got, 0, sizeof got);
+        cr_assert_eq(tsk_genome_keys_of_rows(&p, rd, 8, n, anchors, got), -1, "n %d", n);
+        cr_assert_eq(memcmp(got, want, (size_t)n * sizeof *got), 0, "float64, n %d: keys differ", n);
+        memset(got, 0, sizeof got);
+        cr_assert_eq(tsk_genome_keys_of_rows(&p, rf, 4, n, anchors, got), -1, "n %d", n);
+        cr_assert_eq(memcmp(got, want, (size_t)n * sizeof *got), 0, "float32, n %d: keys differ", n);
+    }
+    for (int bad = 0; bad < N; bad += 5) {
+        double saved = rd[bad * 16 + 7];
+        rd[bad * 16 + 7] = bad % 2 ? NAN : 1e300; /* not an integer sketch, and far outside int32 */
+        cr_assert_eq(tsk_genome_keys_of_rows(&p, rd, 8, N, anchors, got), bad, "the refused row is %d", bad);
+        rd[bad * 16 + 7] = saved;
+    }
+}
+
 /* The key chain of genome_keys.h: the value genome_keys_ref.py computes, and every value and
  * place and the seed count. */
 Test(genome_sets, key_of_sketch_chain)
