@@ -29,11 +29,49 @@ tsk_cpu_genome_sets *tsk_cpu_genome_sets_open(const tsk_key_sets *q, const tsk_k
 
 void tsk_cpu_genome_sets_close(tsk_cpu_genome_sets *e) { free(e); }
 
+/* |A n B| of two strictly ascending lists, four keys of each at a time: the four of A against
+ * the four of B in all rotations (16 comparisons in 4 vector compares), then the block with the
+ * smaller last key moves on (both when equal). Each pair of blocks meets at most once, and two
+ * equal keys' blocks always meet (a block moves on only past keys the other list's block already
+ * exceeds or equals), so every shared key is counted once; an element of A equals at most one of
+ * B, so OR-ing the four compares counts it once. The lists' ends go through the plain merge from
+ * where the blocks stopped. The scalar merge (tsk_genome_shared_ref) waited on a load and a
+ * compare for every key, about 8 cycles each: 98 % of all pairs of 1410 small genomes. */
+typedef uint64_t u64x4 __attribute__((vector_size(32)));
+
+__attribute__((target_clones("avx2", "default")))
+static int64_t shared_count(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
+{
+    int64_t i = 0, j = 0, shared = 0;
+    while (i + 4 <= na && j + 4 <= nb) {
+        u64x4 va, vb;
+        memcpy(&va, a + i, sizeof va);
+        memcpy(&vb, b + j, sizeof vb);
+        __typeof__(va == vb) m = va == vb; /* lanes of -1 where equal */
+        vb = __builtin_shufflevector(vb, vb, 1, 2, 3, 0);
+        m |= va == vb;
+        vb = __builtin_shufflevector(vb, vb, 1, 2, 3, 0);
+        m |= va == vb;
+        vb = __builtin_shufflevector(vb, vb, 1, 2, 3, 0);
+        m |= va == vb;
+        shared -= m[0] + m[1] + m[2] + m[3];
+        const uint64_t last_a = a[i + 3], last_b = b[j + 3];
+        i += (int64_t)(last_a <= last_b) << 2;
+        j += (int64_t)(last_b <= last_a) << 2;
+    }
+    while (i < na && j < nb) {
+        const uint64_t x = a[i], y = b[j];
+        shared += x == y;
+        i += x <= y;
+        j += y <= x;
+    }
+    return shared;
+}
+
 static int64_t shared_of(const tsk_cpu_genome_sets *e, int64_t q, int64_t r)
 {
     const tsk_key_sets *a = e->q, *b = e->r;
-    return tsk_genome_shared_ref(a->keys + a->offset[q], tsk_key_set_size(a, q), b->keys + b->offset[r],
-                                 tsk_key_set_size(b, r));
+    return shared_count(a->keys + a->offset[q], tsk_key_set_size(a, q), b->keys + b->offset[r], tsk_key_set_size(b, r));
 }
 
 static int in_range(const tsk_key_sets *s, int64_t i0, int64_t n)
