@@ -13,9 +13,11 @@
 #include <stddef.h>
 
 /* The largest compressed file this path takes, and the most text it makes of one (bigger ones
- * stream through htslib, in bounded memory). */
-#define TSK_GUNZIP_MAX_INPUT ((size_t)256 << 20)
-#define TSK_GUNZIP_MAX_OUTPUT ((size_t)2 << 30)
+ * stream through htslib, in bounded memory): with --per-file -l, each of the -p reader threads
+ * holds one file's text at a time, so 16 threads hold at most 16 x 1.06 GB, and a list of
+ * bacterial genomes (1-2 MB each) a few dozen MB. */
+#define TSK_GUNZIP_MAX_INPUT ((size_t)64 << 20)
+#define TSK_GUNZIP_MAX_OUTPUT ((size_t)1 << 30)
 
 /* Decompresses the regular file fd of size bytes (read from offset 0; fd stays open) when it is
  * plain gzip of at most TSK_GUNZIP_MAX_INPUT bytes, all of its members, making at most
