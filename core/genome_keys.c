@@ -38,10 +38,16 @@ static inline uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* One step of the fingerprint chain h_{r+1} = mix64(h_r XOR (r << 32 | (uint32) S_r)). */
+static inline uint64_t chain_step(uint64_t h, int r, uint32_t s)
+{
+    return mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)s));
+}
+
 uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed)
 {
     uint64_t h = seed;
-    for (int r = 0; r < dim; r++) h = mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)(uint32_t)s[r]));
+    for (int r = 0; r < dim; r++) h = chain_step(h, r, (uint32_t)s[r]);
     return h;
 }
 
@@ -75,23 +81,34 @@ uint64_t tsk_genome_threshold(const tsk_params *p, int64_t length, const uint64_
     return kth > t ? kth : t;
 }
 
+/* Value r of a row (float32 when elem_size is 4, float64 when 8) as the integer S_r of its sketch:
+ * 1 and *s set, or 0 when the scaled value is more than 0.05 from an integer, beyond the scale or
+ * NaN (then *s is 0: a refused value is never converted, out of int32's range it would be
+ * undefined). */
+static inline int sketch_value(const void *row, size_t elem_size, int r, double scale, uint32_t *s)
+{
+    const double v = (elem_size == 4 ? (double)((const float *)row)[r] : ((const double *)row)[r]) * scale;
+    /* nearbyint without the libm call (baseline x86-64 has no roundsd; it was 15 % of sketching
+     * small genomes): adding and taking away 1.5 * 2^52 rounds to the nearest integer, ties to
+     * even, for |v| < 2^51 (here at most 1.6e6 for an accepted value; a bigger or NaN one fails
+     * the test below either way). IEEE arithmetic: the compiler may not fold it without
+     * -ffast-math, which the build never uses. */
+    const double n = (v + 6755399441055744.0) - 6755399441055744.0;
+    /* an integer sketch's values are integers of at most the scale (and a NaN is neither) */
+    const int fits = fabs(v - n) <= 0.05 && fabs(n) <= scale;
+    *s = fits ? (uint32_t)(int32_t)n : 0;
+    return fits;
+}
+
 int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size, uint64_t anchor_hash,
                           uint64_t *key)
 {
     const double scale = tsk_genome_row_scale(p);
     uint64_t h = p->seed;
     for (int r = 0; r < p->dim; r++) {
-        const double v = (elem_size == 4 ? (double)((const float *)row)[r] : ((const double *)row)[r]) * scale;
-        /* nearbyint without the libm call (baseline x86-64 has no roundsd; it was 15 % of sketching
-         * small genomes): adding and taking away 1.5 * 2^52 rounds to the nearest integer, ties to
-         * even, for |v| < 2^51 (here at most 1.6e6 for an accepted value; a bigger or NaN one fails
-         * the test below either way). IEEE arithmetic: the compiler may not fold it without
-         * -ffast-math, which the build never uses. */
-        const double n = (v + 6755399441055744.0) - 6755399441055744.0;
-        /* an integer sketch's values are integers of at most the scale (and a NaN is neither) */
-        if (!(fabs(v - n) <= 0.05 && fabs(n) <= scale)) return -1;
-        /* hashed as it goes: the chain of tsk_genome_key_of_sketch */
-        h = mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)(uint32_t)(int32_t)n));
+        uint32_t s;
+        if (!sketch_value(row, elem_size, r, scale, &s)) return -1;
+        h = chain_step(h, r, s); /* hashed as it goes */
     }
     *key = tsk_genome_key_join(anchor_hash, h);
     return 0;
@@ -111,14 +128,9 @@ int64_t tsk_genome_keys_of_rows(const tsk_params *p, const void *rows, size_t el
         for (int j = 0; j < LANES; j++) h[j] = p->seed;
         for (int r = 0; r < p->dim; r++)
             for (int j = 0; j < LANES; j++) {
-                const char *row = base + (size_t)(i + j) * row_bytes;
-                const double v = (elem_size == 4 ? (double)((const float *)row)[r] : ((const double *)row)[r]) * scale;
-                const double rounded = (v + 6755399441055744.0) - 6755399441055744.0; /* as in key_of_row */
-                const int fits = fabs(v - rounded) <= 0.05 && fabs(rounded) <= scale;
-                ok &= fits;
-                /* a refused value is never converted (out of int32's range it would be undefined) */
-                const uint32_t value = fits ? (uint32_t)(int32_t)rounded : 0;
-                h[j] = mix64(h[j] ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)value));
+                uint32_t s;
+                ok &= sketch_value(base + (size_t)(i + j) * row_bytes, elem_size, r, scale, &s);
+                h[j] = chain_step(h[j], r, s);
             }
         if (!ok) /* one of the four is refused: which, one at a time */
             for (int j = 0; j < LANES; j++)

@@ -41,17 +41,18 @@ tsk_short_tables *tsk_short_tables_make(const tsk_params *p)
 
 void tsk_short_tables_free(tsk_short_tables *st) { free(st); }
 
-/* The forward strand of x[0..n), level t added to acc[0..16). Level k
+/* One strand of x[0..n) (reverse: its reverse complement), level t added to acc[0..16). Level k
  * after a base c: T_k += sign_k(c) * rotate(T_{k-1}, hash_k(c)), k from t down to 1 so that each
- * level extends the tuples of the one below as it was before c. */
+ * level extends the tuples of the one below as it was before c. Any t; the genome defaults (t = 4,
+ * both strands) take both_strand_sums_t4. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
-static void strand_sums(const uint8_t *x, int64_t n, int t, const tsk_short_tables *st, int32_t *acc)
+static void strand_sums(const uint8_t *x, int64_t n, int reverse, int t, const tsk_short_tables *st, int32_t *acc)
 {
     lanes16 lv[TSK_COUNT_MAX_T + 1];
     memset(lv, 0, sizeof lv);
     lv[0][0] = 1;
     for (int64_t i = 0; i < n; i++) {
-        const int c = x[i] & 3;
+        const int c = reverse ? 3 - (x[n - 1 - i] & 3) : x[i] & 3;
         for (int k = i + 1 < t ? (int)i + 1 : t; k >= 1; k--) {
             lanes16 r;
             PERMUTE16(r, lv[k - 1], st->rot[k - 1][c]);
@@ -60,31 +61,6 @@ static void strand_sums(const uint8_t *x, int64_t n, int t, const tsk_short_tabl
         }
     }
     for (int b = 0; b < 16; b++) acc[b] += lv[t][b];
-}
-
-/* strand_sums of both strands at once: two independent chains of the recurrence in one loop, so
- * that one strand's permutes run while the other's wait for their sums (a window is only 20
- * bases: the loop is bound by that latency, not by the number of operations). The same integers
- * as two calls. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void both_strand_sums(const uint8_t *x, int64_t n, int t, const tsk_short_tables *st, int32_t *acc)
-{
-    lanes16 fw[TSK_COUNT_MAX_T + 1], rc[TSK_COUNT_MAX_T + 1];
-    memset(fw, 0, sizeof fw);
-    memset(rc, 0, sizeof rc);
-    fw[0][0] = rc[0][0] = 1;
-    for (int64_t i = 0; i < n; i++) {
-        const int cf = x[i] & 3, cr = 3 - (x[n - 1 - i] & 3);
-        for (int k = i + 1 < t ? (int)i + 1 : t; k >= 1; k--) {
-            lanes16 a, b;
-            PERMUTE16(a, fw[k - 1], st->rot[k - 1][cf]);
-            PERMUTE16(b, rc[k - 1], st->rot[k - 1][cr]);
-            const lanes16 ma = st->neg[k - 1][cf], mb = st->neg[k - 1][cr];
-            fw[k] += (a ^ ma) - ma;
-            rc[k] += (b ^ mb) - mb;
-        }
-    }
-    for (int b = 0; b < 16; b++) acc[b] += fw[t][b] + rc[t][b];
 }
 
 /* One level's step (dst += sign * rotate(src)) for letter c at level k (0-based). */
@@ -96,10 +72,11 @@ static void both_strand_sums(const uint8_t *x, int64_t n, int t, const tsk_short
         (dst) += (r_ ^ m_) - m_;                            \
     } while (0)
 
-/* both_strand_sums at t = 4 (the genome defaults), its levels in registers: with an array of
- * levels indexed by a run-time k they lived on the stack, a store and a load per step. Every level
- * is stepped from the first base on: a level above the ones filled so far steps by a rotation of
- * zeros, which adds nothing, so the result is the same integers. */
+/* strand_sums of both strands at t = 4 (the genome defaults), in one loop with the levels in
+ * registers: with an array of levels indexed by a run-time k they lived on the stack, a store and
+ * a load per step, and the two strands' chains now overlap. Every level is stepped from the first
+ * base on: a level above the ones filled so far steps by a rotation of zeros, which adds nothing,
+ * so the result is the same integers as two strand_sums calls. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 static void both_strand_sums_t4(const uint8_t *x, int64_t n, const tsk_short_tables *st, int32_t *acc)
 {
@@ -124,9 +101,12 @@ void tsk_short_row(const tsk_params *p, const tsk_short_tables *st, const uint8_
     memset(row, 0, sizeof(double) * 16);
     if (n < p->t) return;
     int32_t acc[16] = {0};
-    if (p->canonical && p->t == 4) both_strand_sums_t4(x, n, st, acc);
-    else if (p->canonical) both_strand_sums(x, n, p->t, st, acc);
-    else strand_sums(x, n, p->t, st, acc);
+    if (p->canonical && p->t == 4) {
+        both_strand_sums_t4(x, n, st, acc);
+    } else {
+        strand_sums(x, n, 0, p->t, st, acc);
+        if (p->canonical) strand_sums(x, n, 1, p->t, st, acc);
+    }
     double tuples = 1.0;
     for (int i = 0; i < p->t; i++) tuples = tuples * (double)(n - i) / (double)(i + 1);
     const double denom = (p->canonical ? 2.0 : 1.0) * tuples;

@@ -219,8 +219,6 @@ static int rows_fit(const tsk_params *p, int64_t clean_len, int64_t n_rows)
     return n_rows == tsk_rows_for_length(p, clean_len);
 }
 
-/* Checks one record and appends its entry (and its source's, when it is a new one) to the tables;
- * the record table must have room for it. */
 /* 0 when rec's lengths and rows are consistent, else -1 with the message naming it. */
 static int check_entry(const tsk_writer *w, const tsk_record_info *rec, char *err, size_t errlen)
 {
@@ -326,8 +324,9 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
 /* add_entry for recs[0..n) on every thread, the same bytes: the strings arena holds each new
  * source just before the name of its first record, then the names, so each string's offset is a
  * prefix sum of the lengths before it. Why: a million reads took 0.07-0.09 s of the pipeline's
- * thread here, between their batches' sketches. Returns 0 when done, 1 when a record is bad
- * (nothing added: add_entry then says which), -1 when out of memory. */
+ * thread here, between their batches' sketches. The record table must have room for n entries
+ * (tsk_writer_add_batch reserves it). Returns 0 when done, 1 when a record is bad (nothing added:
+ * add_entry then says which), -1 when out of memory. */
 static int add_entries_parallel(tsk_writer *w, const tsk_record_info *recs, int64_t n)
 {
     uint64_t *at = malloc((size_t)n * sizeof *at);          /* the string offset of name i */
@@ -366,9 +365,7 @@ static int add_entries_parallel(tsk_writer *w, const tsk_record_info *recs, int6
         rows += recs[i].n_rows;
     }
     int rc = bad ? 1 : 0;
-    if (!rc && (bytes_reserve(&w->strings, (size_t)(off - w->strings.len)) ||
-                bytes_reserve(&w->records, (size_t)n * TSK_RECORD_ENTRY)))
-        rc = -1;
+    if (!rc && bytes_reserve(&w->strings, (size_t)(off - w->strings.len))) rc = -1;
     for (int64_t i = 0; i < n && rc == 0; i++) /* the new sources, in order (few) */
         if (source[i] < 0) {
             const char *src = recs[i].source ? recs[i].source : "";
