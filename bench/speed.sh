@@ -54,6 +54,31 @@ if want tests; then
     say "split test (rows of every CPU/GPU split = CPU rows): $(tail -1 "$out/split.log")"
 fi
 
+if want batch; then
+    # records per CPU batch (TSKETCH_BATCH_RECORDS) on a million reads, each run into a new file
+    # (the last output removed and synced first: the disk's state then is the same for each)
+    say "== 1M reads, records per batch, -p $P, new output file each run, 7 rounds interleaved"
+    declare -A b
+    for _ in 1 2 3 4 5 6 7; do
+        for dev in cpu auto; do
+            for r in 262144 65536 32768 16384; do
+                rm -f "$W/b.tsk" && sync
+                s=$(now)
+                TSKETCH_BATCH_RECORDS=$r "$NEW" sketch -q --device $dev -p "$P" "$W/full/short-reads.fa" -o "$W/b.tsk" 2>>"$out/errors.log"
+                e=$(now)
+                b[$dev $r]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+            done
+        done
+    done
+    for k in "${!b[@]}"; do say "   $k: median $(printf '%s\n' ${b[$k]} | sort -g | sed -n 4p) (runs:${b[$k]})"; done | sort
+    for r in 262144 32768; do
+        rm -f "$W/b.tsk" && sync
+        TSKETCH_BATCH_RECORDS=$r TSKETCH_TIMING=1 "$NEW" sketch -q --device cpu -p "$P" "$W/full/short-reads.fa" -o "$W/b.tsk" 2>"$W/timing.txt"
+        say "   timing, $r records a batch:"
+        sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
+    done
+fi
+
 if want e2e; then
     say "== end to end, page-cached FASTA -> .tsk, t=4 D=96, -p $P: median wall s (old = the binary before, same call)"
     for f in seed-homogeneous seed-heterogeneous long-records short-reads big; do
@@ -130,6 +155,47 @@ PY
     TSKETCH_TIMING=1 "$NEW" sketch -q --per-file -p "$P" -l "$W/list" -o "$W/f.tsk" 2>"$W/timing.txt"
     sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
     rm -rf "$W/gz"
+fi
+
+if want reads; then
+    # where a million reads' time goes: the 448 MB output to the disk's file system (/tmp) or to
+    # tmpfs (/dev/shm), into a new file (the last output removed and synced first) or over the last
+    say "== 1M x 150 bp reads, -p $P, medians of 5 interleaved: output file system and state"
+    df -T "$W" /dev/shm | tail -2 | tee -a "$out/summary.txt"
+    say "vm.dirty_ratio $(cat /proc/sys/vm/dirty_ratio) background $(cat /proc/sys/vm/dirty_background_ratio) bytes $(cat /proc/sys/vm/dirty_bytes)"
+    in=$W/full/short-reads.fa
+    cat "$in" >/dev/null
+    S=/dev/shm/tsk_reads
+    mkdir -p "$S"
+    declare -A t
+    for _ in 1 2 3 4 5; do
+        for dev in auto cpu; do
+            for dest in "$W" "$S"; do
+                for mode in fresh over; do
+                    [ $mode = fresh ] && rm -f "$dest/r.tsk" && sync
+                    s=$(now)
+                    "$NEW" sketch -q --device $dev -p "$P" "$in" -o "$dest/r.tsk" 2>>"$out/errors.log"
+                    e=$(now)
+                    t[$dev$dest$mode]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+                done
+            done
+        done
+    done
+    for k in "${!t[@]}"; do say "   $k: median $(printf '%s\n' ${t[$k]} | sort -g | sed -n 3p) (runs:${t[$k]})"; done
+    rm -f "$W/x" && sync
+    s=$(now); dd if="$W/r.tsk" of="$W/x" bs=8M 2>/dev/null; e=$(now)
+    say "   dd of the .tsk into a new file on $W: $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }') s"
+    s=$(now); dd if="$W/r.tsk" of="$S/x" bs=8M 2>/dev/null; e=$(now)
+    say "   dd of the .tsk into a new file on /dev/shm: $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }') s"
+    for dest in "$W" "$S"; do
+        for dev in auto cpu; do
+            rm -f "$dest/r.tsk" && sync
+            TSKETCH_TIMING=1 "$NEW" sketch -q --device $dev -p "$P" "$in" -o "$dest/r.tsk" 2>"$W/timing.txt"
+            say "   timing, $dev, fresh file on $dest:"
+            sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
+        done
+    done
+    rm -rf "$S" "$W/x"
 fi
 
 if want seed; then

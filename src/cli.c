@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../io/atomic_file.h"
 
@@ -125,4 +126,11 @@ int tsk_warn_name_problems(const char *const *names, int64_t n, const char *wher
                  example);
     free(sorted);
     return 0;
+}
+
+double tsk_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

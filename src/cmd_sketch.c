@@ -129,6 +129,7 @@ int tsk_cmd_sketch(int argc, char **argv)
     }
     const tsk_batch_sink rows_sink = {write_rows, wait_rows, &ctx};
     rc = job.genome ? tsk_genome_sketch_run(&job, write_genome, &ctx) : tsk_pipeline_run_batches(&job, &rows_sink);
+    const double t_finish = tsk_seconds();
     if (rc == TSK_EXIT_OK) {
         if (tsk_writer_finish(ctx.writer, err, sizeof err)) {
             tsk_error("%s", err);
@@ -137,6 +138,11 @@ int tsk_cmd_sketch(int argc, char **argv)
     } else {
         tsk_writer_abort(ctx.writer);
     }
+    const double t_free = tsk_seconds();
     tsk_sketch_job_free(&job);
+    const char *timing = getenv("TSKETCH_TIMING");
+    if (timing && !strcmp(timing, "1"))
+        fprintf(stderr, "tsketch: timing: .tsk finished (tables, header, rename) %.3f, job freed %.3f\n",
+                t_free - t_finish, tsk_seconds() - t_free);
     return rc;
 }

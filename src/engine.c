@@ -169,3 +169,8 @@ int64_t tsk_engine_batch_bases(int gpu)
 {
     return gpu ? INT64_C(1) << 28 : INT64_C(1) << 24;
 }
+
+int64_t tsk_engine_batch_records(int gpu)
+{
+    return gpu ? INT64_C(1) << 18 : INT64_C(1) << 14;
+}

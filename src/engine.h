@@ -62,6 +62,13 @@ int tsk_engine_wait(tsk_engine *e, int64_t tag);
  * 16 Mbp batch of 70 kbp genomes is 230 rows: 2 per SM). */
 int64_t tsk_engine_batch_bases(int gpu);
 
+/* Records per batch an engine wants. The CPU engine: 16,384, so that a batch of short reads is
+ * small too (2.5 Mbp of 150 bp reads, 6 MB of rows): the first batch is parsed sooner and the
+ * last one's rows written sooner, with nothing to overlap them (a million reads, H100 machine,
+ * -p 16: 0.286 s against 0.331 s for batches of 16 Mbp, docs/benchmarks.md). A GPU: 262,144, as
+ * many as it sketches at once. */
+int64_t tsk_engine_batch_records(int gpu);
+
 /* Closes the engine. The GPU engine is not torn down (0.1-0.4 s of freeing pinned memory and CUDA
  * teardown after the last row is written): it is left to the process's end, as is a GPU still
  * opening (gpu_start.h, tsk_gpu_start_pending). */

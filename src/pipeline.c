@@ -50,6 +50,7 @@ typedef struct {
 } shared_state;
 
 static int64_t batch_bases(int gpu);
+static int64_t batch_records(int gpu);
 
 /* Waits for a free batch, sized for the engine that will take it; returns its index or -1 when the
  * consumer stopped. */
@@ -67,6 +68,7 @@ static int take_free(shared_state *s)
     if (got >= 0) {
         s->is_free[got] = 0;
         s->buf[got].max_bases = batch_bases(s->gpu_sized);
+        s->buf[got].max_records = batch_records(s->gpu_sized);
     }
     s->reader_blocked += now_s() - t0;
     pthread_mutex_unlock(&s->mu);
@@ -246,6 +248,12 @@ static int64_t batch_bases(int gpu)
     return env_count("TSKETCH_BATCH_BASES", INT64_MAX, tsk_engine_batch_bases(gpu));
 }
 
+/* Records per batch: the engine's number; TSKETCH_BATCH_RECORDS=N overrides it (benchmarks). */
+static int64_t batch_records(int gpu)
+{
+    return env_count("TSKETCH_BATCH_RECORDS", INT64_C(1) << 18, tsk_engine_batch_records(gpu));
+}
+
 /* The main thread's word on the size of the batches the reader fills next. */
 static void set_gpu_sized(shared_state *s, int gpu)
 {
@@ -403,6 +411,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
          * reading batch k+1 overlaps sketching batch k from the start; more for a GPU, which needs
          * many records at once. A longer record still forms one batch. */
         s.buf[i].max_bases = batch_bases(s.gpu_sized);
+        s.buf[i].max_records = batch_records(s.gpu_sized);
         s.is_free[i] = 1;
     }
     pthread_t reader;
