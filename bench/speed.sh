@@ -31,6 +31,15 @@ med() {
     local n=$1 ts=() s e
     shift
     for _ in $(seq "$n"); do
+        # each run writes a new file: the last run's output removed and synced first (a run over
+        # the last 448 MB output waits on the page cache's release of it, and the disk's state
+        # would differ from run to run)
+        local a prev=
+        for a in "$@"; do
+            [ "$prev" = -o ] && rm -f "$a"
+            prev=$a
+        done
+        sync
         s=$(now)
         timeout 120 "$@" >/dev/null 2>>"$out/errors.log" || echo "FAILED: $*" >>"$out/errors.log"
         e=$(now)
@@ -61,7 +70,7 @@ if want batch; then
     declare -A b
     for _ in 1 2 3 4 5 6 7; do
         for dev in cpu auto; do
-            for r in 262144 65536 32768 16384; do
+            for r in ${BATCH_RECORDS:-262144 32768 16384 8192}; do
                 rm -f "$W/b.tsk" && sync
                 s=$(now)
                 TSKETCH_BATCH_RECORDS=$r "$NEW" sketch -q --device $dev -p "$P" "$W/full/short-reads.fa" -o "$W/b.tsk" 2>>"$out/errors.log"
@@ -71,12 +80,50 @@ if want batch; then
         done
     done
     for k in "${!b[@]}"; do say "   $k: median $(printf '%s\n' ${b[$k]} | sort -g | sed -n 4p) (runs:${b[$k]})"; done | sort
-    for r in 262144 32768; do
+    for r in ${BATCH_RECORDS:-262144 32768 16384 8192}; do
         rm -f "$W/b.tsk" && sync
         TSKETCH_BATCH_RECORDS=$r TSKETCH_TIMING=1 "$NEW" sketch -q --device cpu -p "$P" "$W/full/short-reads.fa" -o "$W/b.tsk" 2>"$W/timing.txt"
         say "   timing, $r records a batch:"
         sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
     done
+fi
+
+if want timing; then
+    say "== where the time goes, --device cpu, -p 1 and -p $P, new output file (TSKETCH_TIMING)"
+    for f in seed-homogeneous seed-heterogeneous long-records short-reads; do
+        for p in 1 "$P"; do
+            rm -f "$W/t.tsk" && sync
+            s=$(now)
+            TSKETCH_TIMING=1 "$NEW" sketch -q --device cpu -p $p "$W/full/$f.fa" -o "$W/t.tsk" 2>"$W/timing.txt"
+            e=$(now)
+            say "   $f -p $p: whole process $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }') s"
+            sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
+        done
+    done
+fi
+
+if want detach; then
+    # the detached exit (src/detached_exit.h) against TSKETCH_DETACHED_EXIT=0, interleaved: the
+    # 2.4 Gbp file through the GPU, and a million reads over the last run's output
+    say "== detached exit (1, the default) or not (0), -p $P, medians of 5 interleaved"
+    declare -A d
+    for _ in 1 2 3 4 5; do
+        for f in big short-reads; do
+            in=$W/full/$f.fa
+            [ $f = big ] && in=$W/big.fa
+            for x in 1 0; do
+                s=$(now)
+                TSKETCH_DETACHED_EXIT=$x "$NEW" sketch -q -p "$P" "$in" -o "$W/d.tsk" 2>>"$out/errors.log"
+                e=$(now)
+                d[$f detached=$x]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+                m=$(stat -c %.9Y "$W/d.tsk")
+                d[$f detached=$x last write to shell]+=" $(awk -v a="$m" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+            done
+        done
+    done
+    for k in "${!d[@]}"; do say "   $k: median $(printf '%s\n' ${d[$k]} | sort -g | sed -n 3p) (runs:${d[$k]})"; done | sort
+    sleep 1
+    say "   tsketch processes left 1 s after the last run: $(pgrep -c -x tsketch || true)"
 fi
 
 if want e2e; then
@@ -107,10 +154,10 @@ if want e2e; then
 fi
 
 if want cpu; then
-    say "== CPU engine, --device cpu, median of 3 (1 for the old binary)"
+    say "== CPU engine, --device cpu, median of ${SCALING_RUNS:-3} (1 for the old binary)"
     for f in seed-homogeneous seed-heterogeneous long-records short-reads; do
         line="$f new:"
-        for p in 1 2 4 8 16; do line="$line -p$p $(med 1 "$NEW" sketch -q --device cpu -p $p "$W/full/$f.fa" -o "$W/c.tsk" | cut -d' ' -f1)"; done
+        for p in 1 2 4 8 16; do line="$line -p$p $(med "${SCALING_RUNS:-3}" "$NEW" sketch -q --device cpu -p $p "$W/full/$f.fa" -o "$W/c.tsk" | cut -d' ' -f1)"; done
         say "$line"
     done
     for f in seed-homogeneous long-records; do

@@ -113,6 +113,7 @@ struct tsk_gpu_sketcher {
     size_t elt;            /* bytes per output value */
     bool fast_whole, can_split;
     bool counts;           /* DNA at t <= 4: the tuple-count kernels (count_kernels.cuh) */
+    bool exclusive;        /* a device in an exclusive compute mode: one context at a time */
     std::vector<char> count_map;  /* host image of the map: 2 (dim + 1) starts, then the terms */
     size_t count_map_terms;       /* byte offset of the terms in it */
     int64_t part_bases, part_out;
@@ -194,6 +195,8 @@ static void slot_free(sk_slot &s)
     if (s.st_rows) cudaStreamDestroy(s.st_rows);
     s = sk_slot();
 }
+
+extern "C" int tsk_gpu_sketcher_exclusive(const tsk_gpu_sketcher *g) { return g && g->exclusive; }
 
 extern "C" void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g)
 {
@@ -291,6 +294,9 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
         cudaDeviceProp prop;
         cudaError_t e = cudaGetDeviceProperties(&prop, devices[i]);
         if (e == cudaSuccess) e = cudaSetDevice(devices[i]);
+        int mode = cudaComputeModeDefault;
+        if (e == cudaSuccess) e = cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, devices[i]);
+        if (e == cudaSuccess && mode != cudaComputeModeDefault) g->exclusive = true;
         for (int k = 0; k < SK_SLOTS_PER_DEVICE && e == cudaSuccess; k++) {
             g->slots.emplace_back();
             sk_slot &s = g->slots.back();

@@ -45,6 +45,10 @@ int tsk_gpu_sketch_wait(tsk_gpu_sketcher *g, int64_t tag, char *err, size_t errl
 
 void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g);
 
+/* 1 when one of the engine's devices is in an exclusive compute mode (one context at a time on
+ * it: another process cannot open it until this one's context is gone). */
+int tsk_gpu_sketcher_exclusive(const tsk_gpu_sketcher *g);
+
 /* For benchmarks: milliseconds the devices spent in sketch kernels (CUDA events around each
  * part's kernels, copies excluded) and bases sketched, summed since open. */
 void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t *bases);

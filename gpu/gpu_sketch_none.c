@@ -50,6 +50,12 @@ int tsk_gpu_sketch_wait(tsk_gpu_sketcher *g, int64_t tag, char *err, size_t errl
 
 void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g) { (void)g; }
 
+int tsk_gpu_sketcher_exclusive(const tsk_gpu_sketcher *g)
+{
+    (void)g;
+    return 0;
+}
+
 void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_ms, int64_t *bases)
 {
     (void)g;

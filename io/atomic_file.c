@@ -182,6 +182,30 @@ void tsk_tmp_discard(int fd, char *tmp_path)
     free(tmp_path);
 }
 
+#define HELD_SLOTS 16
+static int held_fds[HELD_SLOTS]; /* replaced outputs kept open (tsk_tmp_held_count), under tmp_lock */
+static int n_held;
+
+/* Opens the file about to be replaced at path and keeps it open to the end of the process (while
+ * there is a slot): its unlink then only removes the name. */
+static void hold_replaced(const char *path)
+{
+    pthread_mutex_lock(&tmp_lock);
+    if (n_held < HELD_SLOTS) {
+        const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd >= 0) held_fds[n_held++] = fd;
+    }
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+int tsk_tmp_held_count(void)
+{
+    pthread_mutex_lock(&tmp_lock);
+    const int n = n_held;
+    pthread_mutex_unlock(&tmp_lock);
+    return n;
+}
+
 /* rename(2) of the finished file over an existing one of 1 MB or more, removing that one first: a
  * rename over a file makes ext4 (auto_da_alloc) write the new file's data back inside the rename,
  * 0.1-0.3 s for a few hundred MB after the last row. What a failure can leave is unchanged (the old
@@ -189,7 +213,10 @@ void tsk_tmp_discard(int fd, char *tmp_path)
 static int move_into_place(const char *tmp_path, const char *path)
 {
     struct stat st;
-    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (1 << 20)) (void)unlink(path);
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (1 << 20)) {
+        hold_replaced(path);
+        (void)unlink(path);
+    }
     return rename(tmp_path, path);
 }
 

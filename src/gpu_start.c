@@ -23,6 +23,7 @@ struct tsk_gpu_start {
 };
 
 static int pending; /* abandoned openings still running and engines left to the exit (atomic) */
+static int undetachable; /* of those: openings still running, engines on a device in an exclusive mode */
 
 /* The devices of --device (cuda: all of them or those named, auto: the first) and the engine on
  * them, or why not. */
@@ -87,6 +88,7 @@ static void *start_main(void *arg)
     if (abandoned) {
         tsk_gpu_sketcher_close(s->gpu);
         start_free(s);
+        __atomic_sub_fetch(&undetachable, 1, __ATOMIC_SEQ_CST);
         __atomic_sub_fetch(&pending, 1, __ATOMIC_SEQ_CST);
     }
     return NULL;
@@ -145,6 +147,7 @@ void tsk_gpu_start_abandon(tsk_gpu_start *s)
     if (!done) {
         s->abandoned = 1;
         __atomic_add_fetch(&pending, 1, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&undetachable, 1, __ATOMIC_SEQ_CST);
     }
     pthread_mutex_unlock(&s->mu);
     if (done) {
@@ -155,7 +158,11 @@ void tsk_gpu_start_abandon(tsk_gpu_start *s)
 
 void tsk_gpu_leave(tsk_gpu_sketcher *g)
 {
-    if (g) __atomic_add_fetch(&pending, 1, __ATOMIC_SEQ_CST);
+    if (!g) return;
+    __atomic_add_fetch(&pending, 1, __ATOMIC_SEQ_CST);
+    if (tsk_gpu_sketcher_exclusive(g)) __atomic_add_fetch(&undetachable, 1, __ATOMIC_SEQ_CST);
 }
 
 int tsk_gpu_start_pending(void) { return __atomic_load_n(&pending, __ATOMIC_SEQ_CST); }
+
+int tsk_gpu_start_detachable(void) { return __atomic_load_n(&undetachable, __ATOMIC_SEQ_CST) == 0; }

@@ -34,8 +34,14 @@ void tsk_gpu_start_abandon(tsk_gpu_start *s);
  * it: freeing its pinned buffers and CUDA's teardown at exit take 0.1-0.4 s after the last row. */
 void tsk_gpu_leave(tsk_gpu_sketcher *g);
 
-/* Openings given up on that still run, and engines left: the process must then end with _exit,
- * which skips CUDA's teardown (it would race with an opening, and only costs time otherwise). */
+/* Openings given up on that still run, and engines left: the process must then end with _exit
+ * (src/detached_exit.h), which skips the CUDA runtime's teardown (it would race with an opening,
+ * and only costs time otherwise). */
 int tsk_gpu_start_pending(void);
+
+/* 0 when an opening still runs (it could not be left to another process mid-way) or an engine left
+ * holds a device in an exclusive compute mode (the next job could not open that device until the
+ * context is gone), else 1: what is pending may then be released after the exit (detached_exit.h). */
+int tsk_gpu_start_detachable(void);
 
 #endif

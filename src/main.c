@@ -6,7 +6,7 @@
 
 #include "../io/atomic_file.h"
 #include "cli.h"
-#include "gpu_start.h"
+#include "detached_exit.h"
 #include "tsk_config.h"
 
 static const char USAGE[] =
@@ -75,13 +75,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(cmd, commands[i].name)) continue;
         const int rc = commands[i].run(argc - 1, argv + 1);
-        /* a GPU engine left open, or still opening, when the work was done (gpu_start.h): exit's
-         * teardown of CUDA would race with an opening, and costs time otherwise; the process ends
-         * here, its output flushed */
-        if (tsk_gpu_start_pending()) {
-            fflush(NULL);
-            _exit(rc);
-        }
+        /* a GPU engine left open, or still opening, when the work was done (gpu_start.h), or a
+         * replaced output held open (atomic_file.h): exit's teardown of CUDA would race with an
+         * opening, and all of it costs time the caller would wait for; the process ends here, its
+         * output flushed, and a helper frees the rest where it may (detached_exit.h) */
+        if (tsk_exit_work_left()) tsk_exit_detached(rc);
         return rc;
     }
     tsk_error("unknown command '%s' (try 'tsketch help')", cmd);
