@@ -122,6 +122,35 @@ if want detach; then
         done
     done
     for k in "${!d[@]}"; do say "   $k: median $(printf '%s\n' ${d[$k]} | sort -g | sed -n 3p) (runs:${d[$k]})"; done | sort
+    # dist: its GPU engines closed, the context left to the exit as well
+    "$NEW" sketch -q -p "$P" "$W/full/seed-homogeneous.fa" -o "$W/sh.tsk"
+    "$NEW" sketch -q --genome --per-file -p "$P" "$B"/testdata/genomes/*.fa -o "$W/g.tsk"
+    "$NEW" dist -q --device cpu -p "$P" "$W/sh.tsk" -o "$W/dc.tsv"
+    "$NEW" dist -q --device cpu -p "$P" "$W/g.tsk" -o "$W/gc.tsv"
+    declare -A dd
+    for _ in 1 2 3 4 5; do
+        for x in 1 0; do
+            s=$(now)
+            TSKETCH_DETACHED_EXIT=$x "$NEW" dist -q --device cuda -p "$P" "$W/sh.tsk" -o "$W/dd$x.tsv" 2>>"$out/errors.log"
+            e=$(now)
+            dd[dist 1410 x 1410 rows detached=$x]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+            s=$(now)
+            TSKETCH_DETACHED_EXIT=$x "$NEW" dist -q --device cuda -p "$P" "$W/g.tsk" -o "$W/gd$x.tsv" 2>>"$out/errors.log"
+            e=$(now)
+            dd[dist genome sketches detached=$x]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+        done
+    done
+    for k in "${!dd[@]}"; do say "   $k: median $(printf '%s\n' ${dd[$k]} | sort -g | sed -n 3p) (runs:${dd[$k]})"; done | sort
+    for x in 1 0; do
+        say "   dist rows, detached=$x, GPU = CPU (1e-5): $("$CMP" "$W/dc.tsv" "$W/dd$x.tsv" 1e-5 2>&1 | tail -1)"
+        cmp -s "$W/gc.tsv" "$W/gd$x.tsv" && say "   PASS dist --genome, detached=$x: GPU bytes = CPU bytes" ||
+            say "   FAIL dist --genome, detached=$x: GPU bytes differ from CPU"
+    done
+    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for g in sh g; do
+        timeout 120 "$san" --tool memcheck --error-exitcode 9 "$NEW" dist -q --device cuda "$W/$g.tsk" -o "$W/m$g.tsv" >>"$out/memcheck.log" 2>&1 &&
+            say "   PASS memcheck dist --device cuda $g.tsk" || say "   FAIL memcheck dist --device cuda $g.tsk"
+    done
     sleep 1
     say "   tsketch processes left 1 s after the last run: $(pgrep -c -x tsketch || true)"
 fi

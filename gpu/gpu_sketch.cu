@@ -150,6 +150,23 @@ extern "C" int tsk_gpu_device_count(char *why, size_t whylen)
     return n;
 }
 
+extern "C" int tsk_gpu_any_exclusive(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 1; /* unknown: take the careful answer */
+    }
+    for (int d = 0; d < n; d++) {
+        int mode = cudaComputeModeDefault;
+        if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, d) != cudaSuccess || mode != cudaComputeModeDefault) {
+            cudaGetLastError();
+            return 1;
+        }
+    }
+    return 0;
+}
+
 extern "C" int tsk_gpu_max_dim(void) { return SK_MAX_DIM; }
 
 static double seconds_now()

@@ -14,6 +14,10 @@ extern "C" {
  * When 0 and why is non-NULL, a short reason is written there ("no CUDA driver"). */
 int tsk_gpu_device_count(char *why, size_t whylen);
 
+/* 1 when a CUDA device of this machine is in an exclusive compute mode (or that cannot be told),
+ * else 0. For a process that has used CUDA already (it asks the runtime). */
+int tsk_gpu_any_exclusive(void);
+
 typedef struct tsk_gpu_sketcher tsk_gpu_sketcher;
 
 /* Prepares devices[0..n_devices) for sketching with p (tables uploaded, streams and pinned

@@ -10,6 +10,8 @@ int tsk_gpu_device_count(char *why, size_t whylen)
     return 0;
 }
 
+int tsk_gpu_any_exclusive(void) { return 0; }
+
 tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
                                         char *err, size_t errlen)
 {

@@ -17,6 +17,7 @@
 #include "../gpu/gpu_dist.h"
 #include "../io/dist_out.h"
 #include "cli.h"
+#include "gpu_start.h"
 #include "matrix_cmd.h"
 #include "pipeline.h"
 #include "dist_run.h"
@@ -110,6 +111,7 @@ static void engine_close(engine *e)
     if (e->cpu) tsk_cpu_dist_close(e->cpu);
     if (e->gpu) tsk_gpu_dist_close(e->gpu);
     if (e->genome_gpu) tsk_gpu_genome_close(e->genome_gpu);
+    if (e->gpu || e->genome_gpu) tsk_gpu_context_left();
     tsk_genome_match_close(e->genome_match);
 }
 

@@ -14,6 +14,7 @@
 #include "../gpu/genome_sets.h"
 #include "../gpu/gpu_dist.h"
 #include "cli.h"
+#include "gpu_start.h"
 #include "dist_run.h"
 #include "genome_source.h"
 
@@ -54,6 +55,7 @@ static void engine_close(engine *e)
 {
     if (e->cpu) tsk_cpu_genome_sets_close(e->cpu);
     if (e->gpu) tsk_gpu_genome_sets_close(e->gpu);
+    if (e->gpu) tsk_gpu_context_left();
 }
 
 static int engine_failed(const engine *e)

@@ -165,4 +165,10 @@ void tsk_gpu_leave(tsk_gpu_sketcher *g)
 
 int tsk_gpu_start_pending(void) { return __atomic_load_n(&pending, __ATOMIC_SEQ_CST); }
 
+void tsk_gpu_context_left(void)
+{
+    __atomic_add_fetch(&pending, 1, __ATOMIC_SEQ_CST);
+    if (tsk_gpu_any_exclusive()) __atomic_add_fetch(&undetachable, 1, __ATOMIC_SEQ_CST);
+}
+
 int tsk_gpu_start_detachable(void) { return __atomic_load_n(&undetachable, __ATOMIC_SEQ_CST) == 0; }

@@ -34,6 +34,10 @@ void tsk_gpu_start_abandon(tsk_gpu_start *s);
  * it: freeing its pinned buffers and CUDA's teardown at exit take 0.1-0.4 s after the last row. */
 void tsk_gpu_leave(tsk_gpu_sketcher *g);
 
+/* For a command whose GPU engines are closed (dist): the CUDA context they leave is the exit's to
+ * take down, as an engine's left with tsk_gpu_leave. */
+void tsk_gpu_context_left(void);
+
 /* Openings given up on that still run, and engines left: the process must then end with _exit
  * (src/detached_exit.h), which skips the CUDA runtime's teardown (it would race with an opening,
  * and only costs time otherwise). */
