@@ -4,12 +4,11 @@
  * closed) still has CUDA's teardown ahead (the driver frees the context and unpins its buffers when
  * the process's memory and files go: 0.11-0.19 s on the H100 machine, even with _exit), and one
  * that replaced a big output has that file's page cache to free (0.1 s for a million reads'
- * 448 MB). The shell, Snakemake or Nextflow
- * waits for all of it. Here the process ends at once and a helper process left behind does that
- * work: created with clone(CLONE_VM), it shares the process's memory and holds copies of its file
- * descriptors, so the last reference to each (and the work of dropping it) is the helper's. It
- * closes standard input, output and error first (a pipe reader sees its end when the process
- * ends), waits for the process to end, then exits.
+ * 448 MB). The shell, Snakemake or Nextflow waits for all of it. Here the process ends at once and
+ * a helper process left behind does that work: created with clone(CLONE_VM), it shares the
+ * process's memory and holds copies of its file descriptors, so the last reference to each (and
+ * the work of dropping it) is the helper's. It closes standard input, output and error first (a
+ * pipe reader sees its end when the process ends), waits for the process to end, then exits.
  *
  * The helper is an ordinary child: once the process has ended, whoever adopts orphans (init, a
  * subreaper, a container's first process) reaps it; where that never happens, each run would leave

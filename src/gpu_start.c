@@ -22,7 +22,7 @@ struct tsk_gpu_start {
     char name[96], why[TSK_ERRLEN];
 };
 
-static int pending; /* abandoned openings still running and engines left to the exit (atomic) */
+static int pending; /* abandoned openings still running, engines and contexts left to the exit (atomic) */
 static int undetachable; /* of those: openings still running, engines on a device in an exclusive mode */
 
 /* The devices of --device (cuda: all of them or those named, auto: the first) and the engine on
