@@ -26,6 +26,9 @@ P=$(nproc)
 mkdir -p "$out" "$W"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
 now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; } # elapsed START END: seconds
+# median_runs "RUNS...": "MEDIAN (runs: RUNS...)" of a space-separated list of seconds
+median_runs() { printf '%s\n' $1 | sort -g | awk '{ v[NR] = $1; all = all " " $1 } END { printf "%.3f (runs:%s)", v[int((NR + 1) / 2)], all }'; }
 # med N CMD...: runs CMD N times, prints the median wall seconds (and every run)
 med() {
     local n=$1 ts=() s e
@@ -43,9 +46,9 @@ med() {
         s=$(now)
         timeout 120 "$@" >/dev/null 2>>"$out/errors.log" || echo "FAILED: $*" >>"$out/errors.log"
         e=$(now)
-        ts+=("$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')")
+        ts+=("$(elapsed "$s" "$e")")
     done
-    printf '%s\n' "${ts[@]}" | sort -g | awk '{ v[NR] = $1; all = all " " $1 } END { printf "%.3f (runs:%s)", v[int((NR + 1) / 2)], all }'
+    median_runs "${ts[*]}"
 }
 bases() { grep -v '^>' "$1" | tr -d '\n' | wc -c; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
@@ -75,11 +78,11 @@ if want batch; then
                 s=$(now)
                 TSKETCH_BATCH_RECORDS=$r "$NEW" sketch -q --device $dev -p "$P" "$W/full/short-reads.fa" -o "$W/b.tsk" 2>>"$out/errors.log"
                 e=$(now)
-                b[$dev $r]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+                b[$dev $r]+=" $(elapsed "$s" "$e")"
             done
         done
     done
-    for k in "${!b[@]}"; do say "   $k: median $(printf '%s\n' ${b[$k]} | sort -g | sed -n 4p) (runs:${b[$k]})"; done | sort
+    for k in "${!b[@]}"; do say "   $k: median $(median_runs "${b[$k]}")"; done | sort
     for r in ${BATCH_RECORDS:-262144 32768 16384 8192}; do
         rm -f "$W/b.tsk" && sync
         TSKETCH_BATCH_RECORDS=$r TSKETCH_TIMING=1 "$NEW" sketch -q --device cpu -p "$P" "$W/full/short-reads.fa" -o "$W/b.tsk" 2>"$W/timing.txt"
@@ -96,7 +99,7 @@ if want timing; then
             s=$(now)
             TSKETCH_TIMING=1 "$NEW" sketch -q --device cpu -p $p "$W/full/$f.fa" -o "$W/t.tsk" 2>"$W/timing.txt"
             e=$(now)
-            say "   $f -p $p: whole process $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }') s"
+            say "   $f -p $p: whole process $(elapsed "$s" "$e") s"
             sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
         done
     done
@@ -115,13 +118,13 @@ if want detach; then
                 s=$(now)
                 TSKETCH_DETACHED_EXIT=$x "$NEW" sketch -q -p "$P" "$in" -o "$W/d.tsk" 2>>"$out/errors.log"
                 e=$(now)
-                d[$f detached=$x]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+                d[$f detached=$x]+=" $(elapsed "$s" "$e")"
                 m=$(stat -c %.9Y "$W/d.tsk")
-                d[$f detached=$x last write to shell]+=" $(awk -v a="$m" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+                d[$f detached=$x last write to shell]+=" $(elapsed "$m" "$e")"
             done
         done
     done
-    for k in "${!d[@]}"; do say "   $k: median $(printf '%s\n' ${d[$k]} | sort -g | sed -n 3p) (runs:${d[$k]})"; done | sort
+    for k in "${!d[@]}"; do say "   $k: median $(median_runs "${d[$k]}")"; done | sort
     # dist: its GPU engines closed, the context left to the exit as well
     "$NEW" sketch -q -p "$P" "$W/full/seed-homogeneous.fa" -o "$W/sh.tsk"
     "$NEW" sketch -q --genome --per-file -p "$P" "$B"/testdata/genomes/*.fa -o "$W/g.tsk"
@@ -133,14 +136,14 @@ if want detach; then
             s=$(now)
             TSKETCH_DETACHED_EXIT=$x "$NEW" dist -q --device cuda -p "$P" "$W/sh.tsk" -o "$W/dd$x.tsv" 2>>"$out/errors.log"
             e=$(now)
-            dd[dist 1410 x 1410 rows detached=$x]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+            dd[dist 1410 x 1410 rows detached=$x]+=" $(elapsed "$s" "$e")"
             s=$(now)
             TSKETCH_DETACHED_EXIT=$x "$NEW" dist -q --device cuda -p "$P" "$W/g.tsk" -o "$W/gd$x.tsv" 2>>"$out/errors.log"
             e=$(now)
-            dd[dist genome sketches detached=$x]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+            dd[dist genome sketches detached=$x]+=" $(elapsed "$s" "$e")"
         done
     done
-    for k in "${!dd[@]}"; do say "   $k: median $(printf '%s\n' ${dd[$k]} | sort -g | sed -n 3p) (runs:${dd[$k]})"; done | sort
+    for k in "${!dd[@]}"; do say "   $k: median $(median_runs "${dd[$k]}")"; done | sort
     for x in 1 0; do
         say "   dist rows, detached=$x, GPU = CPU (1e-5): $("$CMP" "$W/dc.tsv" "$W/dd$x.tsv" 1e-5 2>&1 | tail -1)"
         cmp -s "$W/gc.tsv" "$W/gd$x.tsv" && say "   PASS dist --genome, detached=$x: GPU bytes = CPU bytes" ||
@@ -175,7 +178,7 @@ if want e2e; then
         e=$(now)
         m=$(stat -c %.9Y "$W/n.tsk")
         sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
-        say "      (from the .tsk's last write to the shell: $(awk -v a="$m" -v b="$e" 'BEGIN { printf "%.3f", b - a }') s)"
+        say "      (from the .tsk's last write to the shell: $(elapsed "$m" "$e") s)"
     done
     old && say "12-base input, --device auto, old: $(med 5 "$OLD" sketch -q -p "$P" "$W/tiny.fa" -o "$W/o.tsk")"
     say "12-base input, --device auto, new: $(med 5 "$NEW" sketch -q -p "$P" "$W/tiny.fa" -o "$W/n.tsk")"
@@ -252,17 +255,17 @@ if want reads; then
                     s=$(now)
                     "$NEW" sketch -q --device $dev -p "$P" "$in" -o "$dest/r.tsk" 2>>"$out/errors.log"
                     e=$(now)
-                    t[$dev$dest$mode]+=" $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }')"
+                    t[$dev$dest$mode]+=" $(elapsed "$s" "$e")"
                 done
             done
         done
     done
-    for k in "${!t[@]}"; do say "   $k: median $(printf '%s\n' ${t[$k]} | sort -g | sed -n 3p) (runs:${t[$k]})"; done
+    for k in "${!t[@]}"; do say "   $k: median $(median_runs "${t[$k]}")"; done
     rm -f "$W/x" && sync
     s=$(now); dd if="$W/r.tsk" of="$W/x" bs=8M 2>/dev/null; e=$(now)
-    say "   dd of the .tsk into a new file on $W: $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }') s"
+    say "   dd of the .tsk into a new file on $W: $(elapsed "$s" "$e") s"
     s=$(now); dd if="$W/r.tsk" of="$S/x" bs=8M 2>/dev/null; e=$(now)
-    say "   dd of the .tsk into a new file on /dev/shm: $(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f", b - a }') s"
+    say "   dd of the .tsk into a new file on /dev/shm: $(elapsed "$s" "$e") s"
     for dest in "$W" "$S"; do
         for dev in auto cpu; do
             rm -f "$dest/r.tsk" && sync

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,13 +18,6 @@
 
 #define NBUF 4           /* batches in flight: one written out, one sketching, two filling */
 #define MAX_SHORT_WARNINGS 5
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Seconds each side of the pipeline spent where (TSKETCH_TIMING=1 prints them): what bounds a run
  * is the stage the others wait for. */
@@ -56,7 +48,7 @@ static int64_t batch_records(int gpu);
  * consumer stopped. */
 static int take_free(shared_state *s)
 {
-    const double t0 = now_s();
+    const double t0 = tsk_seconds();
     pthread_mutex_lock(&s->mu);
     int got = -1;
     while (!s->stop) {
@@ -70,7 +62,7 @@ static int take_free(shared_state *s)
         s->buf[got].max_bases = batch_bases(s->gpu_sized);
         s->buf[got].max_records = batch_records(s->gpu_sized);
     }
-    s->reader_blocked += now_s() - t0;
+    s->reader_blocked += tsk_seconds() - t0;
     pthread_mutex_unlock(&s->mu);
     return got;
 }
@@ -358,10 +350,10 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows, int64_
 static int release_rows(writer *w, int64_t *ticket, stage_times *st)
 {
     if (!w->batch || *ticket <= 0) return TSK_EXIT_OK;
-    const double t0 = now_s();
+    const double t0 = tsk_seconds();
     const int rc = w->batch->wait(w->batch->ctx, *ticket);
     *ticket = 0;
-    st->release += now_s() - t0;
+    st->release += tsk_seconds() - t0;
     return rc;
 }
 
@@ -377,12 +369,12 @@ static void show_progress(const writer *w, const tsk_engine *e)
 static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batcher *b, const void *out,
                           int64_t *ticket, stage_times *st)
 {
-    const double t0 = now_s();
+    const double t0 = tsk_seconds();
     int rc = tsk_engine_wait(e, tag);
-    const double t1 = now_s();
+    const double t1 = tsk_seconds();
     st->wait += t1 - t0;
     if (rc == TSK_EXIT_OK) rc = write_batch(w, b, out, ticket);
-    st->write += now_s() - t1;
+    st->write += tsk_seconds() - t1;
     return rc;
 }
 
@@ -421,10 +413,10 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
         return TSK_EXIT_RUNTIME;
     }
     stage_times st = {0};
-    const double t_start = now_s();
+    const double t_start = tsk_seconds();
     tsk_engine engine;
     int rc = tsk_engine_open(&engine, &engine_params, &job->device, job->threads, est_bases, est_rows);
-    st.open = now_s() - t_start;
+    st.open = tsk_seconds() - t_start;
     if (rc) {
         stop_reader(&s);
         pthread_join(reader, NULL);
@@ -447,9 +439,9 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     int64_t ticket[MAX_OUT] = {0, 0, 0};  /* a batch sink still reads out[k] until its ticket */
     int64_t seq = 0;
     int i, pending = -1;
-    double t0 = now_s();
+    double t0 = tsk_seconds();
     while (rc == TSK_EXIT_OK && (i = take_filled(&s)) >= 0) {
-        st.take += now_s() - t0;
+        st.take += tsk_seconds() - t0;
         tsk_batch batch = tsk_batcher_batch(&s.buf[i]);
         if (batch.n_records < 0) {
             tsk_error("out of memory for the anchored windows of a batch");
@@ -469,9 +461,9 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
                 rc = TSK_EXIT_RUNTIME;
             }
         }
-        t0 = now_s();
+        t0 = tsk_seconds();
         if (rc == TSK_EXIT_OK) rc = tsk_engine_begin(&engine, &batch, out[side], seq);
-        st.begin += now_s() - t0;
+        st.begin += tsk_seconds() - t0;
         set_gpu_sized(&s, tsk_engine_gpu_ready(&engine));
         if (rc != TSK_EXIT_OK) {
             give_back(&s, i);
@@ -485,7 +477,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
         }
         pending = i;
         seq++;
-        t0 = now_s();
+        t0 = tsk_seconds();
     }
     if (pending >= 0) {  /* the last batch; after a failure only wait, so nothing writes into out */
         const int prev = (int)((seq - 1) % n_out);
@@ -507,16 +499,16 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
         if (rc == TSK_EXIT_OK) rc = released;
     }
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;
-    if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, s.reader_blocked, &engine, now_s() - t_start, w.bases, seq);
+    if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, s.reader_blocked, &engine, tsk_seconds() - t_start, w.bases, seq);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
         tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
     for (int k = 0; k < n_out; k++) free(out[k]);
     for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
-    const double t_close = now_s();
+    const double t_close = tsk_seconds();
     tsk_engine_close(&engine);
-    if (env_count("TSKETCH_TIMING", 1, 0)) fprintf(stderr, "tsketch: timing: engine close %.3f\n", now_s() - t_close);
+    if (env_count("TSKETCH_TIMING", 1, 0)) fprintf(stderr, "tsketch: timing: engine close %.3f\n", tsk_seconds() - t_close);
     return rc;
 }
 
