@@ -13,6 +13,7 @@
 
 #include "dist_kernels.cuh"
 #include "gpu_dist.h"
+#include "host_pinned.h"
 
 #define DENSE_PANEL_FLOATS ((size_t)64 << 20)   /* 256 MB of dense distances per launch */
 #define STAGE_BYTES ((size_t)32 << 20)          /* pinned staging for uploads */
@@ -37,8 +38,9 @@ struct dev_ctx {
     float *dense = nullptr;
     size_t dense_cap = 0;
     void *pinned = nullptr;
-    size_t pinned_cap = 0;
+    size_t pinned_cap = 0, pinned_mapped = 0;  /* tsk_pinned_free's sizes (host_pinned.h) */
     float *stage = nullptr;
+    size_t stage_mapped = 0;
     cudaEvent_t stage_ev[2] = {nullptr, nullptr};
     /* ragged sets, whole */
     float *gq_rows = nullptr, *gr_rows = nullptr;
@@ -96,10 +98,10 @@ template <class T> static int grow(dev_ctx &dc, T **p, size_t *cap, size_t n, co
 static int grow_pinned(dev_ctx &dc, size_t bytes)
 {
     if (bytes <= dc.pinned_cap && dc.pinned) return 0;
-    if (dc.pinned) cudaFreeHost(dc.pinned);
+    tsk_pinned_free(dc.pinned, dc.pinned_mapped);
     dc.pinned = nullptr;
-    dc.pinned_cap = 0;
-    CK(dc, cudaMallocHost(&dc.pinned, bytes), "pinned host buffer");
+    dc.pinned_cap = dc.pinned_mapped = 0;
+    CK(dc, tsk_pinned_alloc(bytes, &dc.pinned, &dc.pinned_mapped), "pinned host buffer");
     dc.pinned_cap = bytes;
     return 0;
 }
@@ -133,7 +135,7 @@ static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, l
 {
     const size_t row_bytes = (size_t)g->Lp * sizeof(float);
     if (!dc.stage) {
-        CK(dc, cudaMallocHost((void **)&dc.stage, STAGE_BYTES), "pinned staging buffer");
+        CK(dc, tsk_pinned_alloc(STAGE_BYTES, (void **)&dc.stage, &dc.stage_mapped), "pinned staging buffer");
         CK(dc, cudaEventCreateWithFlags(&dc.stage_ev[0], cudaEventDisableTiming), "event");
         CK(dc, cudaEventCreateWithFlags(&dc.stage_ev[1], cudaEventDisableTiming), "event");
     }
@@ -571,8 +573,8 @@ static void free_dev(dev_ctx &dc)
     cudaFree(dc.hits);
     cudaFree(dc.count);
     cudaFree(dc.dense);
-    if (dc.pinned) cudaFreeHost(dc.pinned);
-    if (dc.stage) cudaFreeHost(dc.stage);
+    tsk_pinned_free(dc.pinned, dc.pinned_mapped);
+    tsk_pinned_free(dc.stage, dc.stage_mapped);
     for (int i = 0; i < 2; i++)
         if (dc.stage_ev[i]) cudaEventDestroy(dc.stage_ev[i]);
     if (dc.st) cudaStreamDestroy(dc.st);

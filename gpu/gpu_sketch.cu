@@ -9,6 +9,7 @@
  * tree on the GPU (count states; or, for the sketch DP, split-formula vectors per strand). */
 #include "gpu_sketch.h"
 #include "count_kernels.cuh"
+#include "host_pinned.h"
 #include "sketch_kernels.cuh"
 
 #include <cuda_runtime.h>
@@ -86,6 +87,7 @@ static void copy_parallel(void *dst, const void *src, size_t n)
 struct sk_buf {
     void *d = nullptr, *h = nullptr;
     size_t cap = 0;
+    size_t h_mapped = 0;   /* tsk_pinned_free's size of h */
 };
 
 struct sk_slot {
@@ -188,9 +190,9 @@ extern "C" void tsk_gpu_sketch_stats(const tsk_gpu_sketcher *g, double *kernel_m
 static void buf_free(sk_buf &b)
 {
     cudaFree(b.d);
-    cudaFreeHost(b.h);
+    tsk_pinned_free(b.h, b.h_mapped);
     b.d = b.h = nullptr;
-    b.cap = 0;
+    b.cap = b.h_mapped = 0;
 }
 
 /* Frees a slot's part buffers (they grow again with the next part). */
@@ -217,6 +219,7 @@ extern "C" int tsk_gpu_sketcher_exclusive(const tsk_gpu_sketcher *g) { return g 
 
 extern "C" void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g)
 {
+    tsk_pinned_prefault_release();
     if (!g) return;
     for (sk_slot &s : g->slots)
         if (s.st) slot_free(s);
@@ -356,17 +359,20 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
     return g;
 }
 
+/* The capacity grow gives a buffer that needs `need` bytes: a quarter more, at least min_cap. */
+static size_t grown_cap(size_t need, size_t min_cap) { return std::max(need + need / 4, min_cap); }
+
 /* Grows a device buffer (and its pinned twin when `pinned`) to at least need bytes, and at least
  * min_cap. Returns the CUDA error; the old contents are dropped. Growing is rare by design:
- * cudaFree and cudaFreeHost wait for the whole device, so a buffer that grows in mid-run stalls
- * the other slot's kernels (small buffers start at min_cap for that reason). */
+ * cudaFree and unpinning wait for the whole device, so a buffer that grows in mid-run stalls the
+ * other slot's kernels (small buffers start at min_cap for that reason). */
 static cudaError_t grow(sk_buf &b, size_t need, bool pinned, size_t min_cap = 0)
 {
     if (b.cap >= need) return cudaSuccess;
-    need = std::max(need + need / 4, min_cap);
+    need = grown_cap(need, min_cap);
     buf_free(b);
     cudaError_t e = cudaMalloc(&b.d, need);
-    if (e == cudaSuccess && pinned) e = cudaMallocHost(&b.h, need);
+    if (e == cudaSuccess && pinned) e = tsk_pinned_alloc(need, &b.h, &b.h_mapped);
     if (e != cudaSuccess) {
         cudaFree(b.d);
         b.d = nullptr;
@@ -376,25 +382,52 @@ static cudaError_t grow(sk_buf &b, size_t need, bool pinned, size_t min_cap = 0)
     return cudaSuccess;
 }
 
+/* What tsk_gpu_sketcher_reserve asks each slot for: a batch is cut into parts of at most
+ * part_bases that go round the slots, so a small input fills one part, and only the first slot
+ * gets codes and rows sized for it. */
+struct sk_reserve {
+    int64_t parts, part_bases;
+    size_t codes, plan, out;  /* bytes asked of grow */
+};
+
+static sk_reserve reserve_sizes(const tsk_params *p, int64_t max_part_bases, int64_t max_part_out, int64_t bases,
+                                int64_t rows)
+{
+    sk_reserve r;
+    bases = std::max<int64_t>(bases, 0);  /* -1: unknown (stdin), the smallest buffers */
+    r.parts = std::max<int64_t>(1, (bases + max_part_bases - 1) / max_part_bases);
+    r.part_bases = std::min<int64_t>(bases, max_part_bases);
+    const int64_t part_rows = (rows + r.parts - 1) / r.parts;
+    const size_t elt = p->precision == TSK_DOUBLE ? 8 : 4;
+    r.codes = (size_t)r.part_bases + 64;
+    r.plan = 16;
+    r.out = std::min<size_t>((size_t)part_rows * p->dim * elt, (size_t)max_part_out) + 16;
+    return r;
+}
+
+extern "C" void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows)
+{
+    const sk_reserve r = reserve_sizes(p, SK_PART_BASES, SK_PART_OUT, bases, rows);
+    const size_t page = 1 << 12, slots = (size_t)std::min<int64_t>(r.parts, SK_SLOTS_PER_DEVICE * std::max(1, n_devices));
+    auto rounded = [&](size_t need, size_t min_cap) { return (grown_cap(need, min_cap) + page - 1) / page * page; };
+    tsk_pinned_prefault(slots * (rounded(r.codes, 0) + rounded(r.plan, SK_MIN_PLAN_BYTES) + rounded(r.out, SK_MIN_OUT_BYTES)));
+}
+
 extern "C" int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen)
 {
     if (!g) SK_FAIL("no GPU sketcher");
-    /* a batch is cut into parts of at most part_bases that go round the slots: a small input
-     * fills one part, so only the first slot gets codes and rows sized for it */
-    const int64_t parts = std::max<int64_t>(1, (bases + g->part_bases - 1) / g->part_bases);
-    const int64_t part_bases = std::min<int64_t>(bases, g->part_bases);
-    const int64_t part_rows = (rows + parts - 1) / parts;
-    const size_t out = std::min<size_t>((size_t)part_rows * g->p.dim * g->elt, (size_t)g->part_out);
+    const sk_reserve r = reserve_sizes(&g->p, g->part_bases, g->part_out, bases, rows);
     const double t0 = seconds_now();
-    for (size_t k = 0; k < g->slots.size() && (int64_t)k < parts; k++) {
+    for (size_t k = 0; k < g->slots.size() && (int64_t)k < r.parts; k++) {
         sk_slot &s = g->slots[k];
         SK_CK(cudaSetDevice(s.dev));
         /* the sizes slot_start asks for, so that it finds them big enough */
-        SK_CK(grow(s.codes, (size_t)part_bases + 64, true));
-        SK_CK(grow(s.plan, 16, true, SK_MIN_PLAN_BYTES));
-        SK_CK(grow(s.out, out + 16, true, SK_MIN_OUT_BYTES));
+        SK_CK(grow(s.codes, r.codes, true));
+        SK_CK(grow(s.plan, r.plan, true, SK_MIN_PLAN_BYTES));
+        SK_CK(grow(s.out, r.out, true, SK_MIN_OUT_BYTES));
         SK_CK(grow(s.nodes, 1, false, SK_MIN_NODE_BYTES));
     }
+    tsk_pinned_prefault_release();  /* what the estimate left over */
     g->host.alloc_s += seconds_now() - t0;
     return 0;
 }

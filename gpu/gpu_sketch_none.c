@@ -20,6 +20,11 @@ tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices,
     return NULL;
 }
 
+void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows)
+{
+    (void)p, (void)n_devices, (void)bases, (void)rows;
+}
+
 int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen)
 {
     (void)g, (void)bases, (void)rows;

@@ -52,6 +52,8 @@ static void open_gpu(tsk_gpu_start *s)
         count = 0;
     }
     if (count > 0) {
+        /* the pinned buffers' pages are touched while the context is made (gpu_sketch.h) */
+        tsk_gpu_sketcher_prefault(&s->params, n, s->bases, s->rows);
         s->gpu = tsk_gpu_sketcher_open(&s->params, devices, n, err, sizeof err);
         if (s->gpu && tsk_gpu_sketcher_reserve(s->gpu, s->bases, s->rows, err, sizeof err)) {
             tsk_gpu_sketcher_close(s->gpu);

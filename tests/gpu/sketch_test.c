@@ -319,3 +319,52 @@ Test(gpu_sketch, real_mitochondrion)
         cr_assert(row_err(out, 0, ref, 96) <= 1e-5, "MT-human canonical=%d: %.3e", canon, row_err(out, 0, ref, 96));
     }
 }
+
+/* Sketches batch b with the engine's pinned buffers made four ways: grown by the first batch,
+ * reserved, reserved from a prefaulted region of the right size (gpu/host_pinned.h), and from one
+ * far too small (the rest mapped as needed); the rows must not change. A prefault that no engine
+ * takes is released by closing none. */
+Test(gpu_sketch, prefaulted_pinned_buffers, .timeout = 120)
+{
+    NEED_GPU();
+    tsk_params p;
+    tsk_params_default(&p);
+    enum { N = 300 };
+    int64_t off[N + 1], roff[N + 1];
+    off[0] = roff[0] = 0;
+    srand(7);
+    for (int i = 0; i < N; i++) {
+        off[i + 1] = off[i] + (i % 50 == 0 ? 70000 : 1 + rand() % 3000);
+        roff[i + 1] = i + 1;
+    }
+    uint8_t *codes = malloc(off[N]);
+    for (int64_t i = 0; i < off[N]; i++) codes[i] = (uint8_t)(rand() % 4);
+    tsk_batch b = {N, codes, off, roff};
+    float *first = malloc(sizeof(float) * N * p.dim), *out = malloc(sizeof(float) * N * p.dim);
+    char err[256];
+    tsk_gpu_sketcher_prefault(&p, 1, 1 << 30, 1 << 20);
+    tsk_gpu_sketcher_close(NULL);
+    for (int way = 0; way < 4; way++) {
+        if (way == 2) tsk_gpu_sketcher_prefault(&p, 1, off[N], N);
+        if (way == 3) tsk_gpu_sketcher_prefault(&p, 1, 100, 1);
+        tsk_gpu_sketcher *g = tsk_gpu_sketcher_open(&p, NULL, 0, err, sizeof err);
+        cr_assert_not_null(g, "%s", err);
+        if (way > 0) cr_assert_eq(tsk_gpu_sketcher_reserve(g, way == 3 ? 2 * off[N] : off[N], N, err, sizeof err), 0, "%s", err);
+        memset(out, 0xff, sizeof(float) * N * p.dim);
+        cr_assert_eq(tsk_gpu_sketch(g, &b, out, err, sizeof err), 0, "%s", err);
+        tsk_gpu_sketcher_close(g);
+        if (way == 0) {
+            memcpy(first, out, sizeof(float) * N * p.dim);
+            double ref[96];
+            ref_row(&p, codes, off[1], off[2] - 1, ref);
+            cr_assert(row_err(out + p.dim, 0, ref, p.dim) <= 1e-5, "row 1 against the reference");
+            continue;
+        }
+        for (int i = 0; i < N; i++) {
+            double ref[96];
+            for (int l = 0; l < p.dim; l++) ref[l] = first[(size_t)i * p.dim + l];
+            cr_assert(row_err(out + (size_t)i * p.dim, 0, ref, p.dim) <= 1e-6, "way %d, row %d", way, i);
+        }
+    }
+    free(first), free(out), free(codes);
+}

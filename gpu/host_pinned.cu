@@ -1,0 +1,136 @@
+/* host_pinned.cu: page-locked host memory, mapped and touched on several threads, then registered
+ * (host_pinned.h). */
+#include "host_pinned.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+static size_t page_round(size_t n)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (n + page - 1) / page * page;
+}
+
+/* Writes one byte of every page of [p, p + n), the pages split over up to 16 threads (8 MB or
+ * more each): the kernel's first-touch work (a fault, a cleared page) then runs in parallel. */
+static void touch_pages(char *p, size_t n)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), slice = (size_t)8 << 20;
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const size_t nt = std::max<size_t>(1, std::min<size_t>(std::min(hw, 16u), n / slice));
+    const size_t per = (n / nt + page - 1) / page * page;
+    auto touch = [=](size_t lo, size_t hi) {
+        for (size_t o = lo; o < hi; o += page) ((volatile char *)p)[o] = 0;
+    };
+    std::vector<std::thread> workers;
+    size_t i = 1;
+    try {
+        for (; i < nt && i * per < n; i++) workers.emplace_back(touch, i * per, std::min(n, (i + 1) * per));
+    } catch (...) {  /* no thread to be had: this one touches the slices nobody took */
+        touch(i * per, n);
+    }
+    touch(0, std::min(n, per));
+    for (std::thread &w : workers) w.join();
+}
+
+static char *map_anonymous(size_t n)
+{
+    void *p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : (char *)p;
+}
+
+/* The prefaulted region: [base + used, base + size) is still to be handed out. The toucher is
+ * on the heap: a process may end while it runs (a GPU opening given up on), and a joinable
+ * std::thread destroyed at exit would terminate the process. */
+static struct {
+    std::mutex mu;
+    std::thread *toucher = nullptr;
+    char *base = nullptr;
+    size_t size = 0, used = 0;
+} prefault;
+
+/* With prefault.mu held: waits for the touching to end. */
+static void prefault_wait()
+{
+    if (!prefault.toucher) return;
+    prefault.toucher->join();
+    delete prefault.toucher;
+    prefault.toucher = nullptr;
+}
+
+void tsk_pinned_prefault(size_t bytes)
+{
+    std::lock_guard<std::mutex> lock(prefault.mu);
+    if (prefault.base || bytes == 0) return;
+    bytes = page_round(bytes);
+    char *base = map_anonymous(bytes);
+    if (!base) return;
+    try {
+        prefault.toucher = new std::thread(touch_pages, base, bytes);
+    } catch (...) {
+        munmap(base, bytes);
+        return;
+    }
+    prefault.base = base;
+    prefault.size = bytes;
+    prefault.used = 0;
+}
+
+void tsk_pinned_prefault_release(void)
+{
+    std::lock_guard<std::mutex> lock(prefault.mu);
+    prefault_wait();
+    if (prefault.base && prefault.used < prefault.size)
+        munmap(prefault.base + prefault.used, prefault.size - prefault.used);
+    prefault.base = nullptr;
+    prefault.size = prefault.used = 0;
+}
+
+/* n page-rounded bytes from the prefaulted region, or NULL when it has not that much left. */
+static char *prefault_take(size_t n)
+{
+    std::lock_guard<std::mutex> lock(prefault.mu);
+    if (!prefault.base || prefault.size - prefault.used < n) return nullptr;
+    prefault_wait();
+    char *p = prefault.base + prefault.used;
+    prefault.used += n;
+    return p;
+}
+
+cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped)
+{
+    *p = nullptr;
+    *mapped = 0;
+    const size_t len = page_round(std::max<size_t>(n, 1));
+    char *q = prefault_take(len);
+    if (!q) {
+        q = map_anonymous(len);
+        if (q) touch_pages(q, len);
+    }
+    if (q) {
+        if (cudaHostRegister(q, len, cudaHostRegisterPortable) == cudaSuccess) {
+            *p = q;
+            *mapped = len;
+            return cudaSuccess;
+        }
+        cudaGetLastError();  /* refused (some systems do): cudaMallocHost's own pages instead */
+        munmap(q, len);
+    }
+    return cudaMallocHost(p, n);
+}
+
+void tsk_pinned_free(void *p, size_t mapped)
+{
+    if (!p) return;
+    if (!mapped) {
+        cudaFreeHost(p);
+        return;
+    }
+    cudaHostUnregister(p);
+    munmap(p, mapped);
+}

@@ -1,0 +1,32 @@
+/* host_pinned.h: page-locked host memory for the GPU engines, made the fast way (C++, gpu/ only).
+ *
+ * cudaMallocHost maps, clears and pins its pages on one thread: 0.14 s for 256 MB, 0.44 s for
+ * 1 GB on the H100 machine, where each first touch of a page is a costly fault. Touching the same
+ * pages from 16 threads takes 0.027 s for 256 MB, and cudaHostRegister of pages already there
+ * 0.017 s (docs/benchmarks.md, session 12). The touching needs no CUDA, so it can also run while
+ * the driver starts (tsk_pinned_prefault): the engine's first buffers are then ready when the
+ * context is. */
+#ifndef TSK_HOST_PINNED_H
+#define TSK_HOST_PINNED_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+/* Starts mapping and touching `bytes` of memory on threads of its own and returns at once; no
+ * CUDA call. tsk_pinned_alloc hands it out from the front, as long as it lasts. A second call
+ * while a region is still there does nothing. */
+void tsk_pinned_prefault(size_t bytes);
+
+/* Unmaps what is left of the prefaulted region (waits for its touching first). */
+void tsk_pinned_prefault_release(void);
+
+/* n bytes of page-locked host memory, usable by every device: from the prefaulted region when
+ * enough of it is left, else mapped and touched here on several threads; registered with
+ * cudaHostRegister (falling back to cudaMallocHost where registering is refused). *mapped is what
+ * tsk_pinned_free needs back (0 for cudaMallocHost's memory). */
+cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped);
+
+/* Frees what tsk_pinned_alloc gave (p may be NULL). */
+void tsk_pinned_free(void *p, size_t mapped);
+
+#endif
