@@ -24,6 +24,7 @@
 typedef struct {
     double open, take, begin, wait, write;  /* main thread: engine open, waiting for a batch, ... */
     double release;                         /* waiting for a batch sink to let go of a row buffer */
+    double first_parsed, first_begun;       /* when the first batch was parsed, and begun on an engine */
 } stage_times;
 
 typedef struct {
@@ -223,14 +224,21 @@ static long long env_count(const char *name, long long max, long long fallback)
 }
 
 /* Threads that parse a plain FASTA file (io/fasta_par.c; the output is the same for any number).
- * A GPU engine waits for the host, and so does the CPU engine's count path (DNA whole records at
- * t <= 4, 0.1-0.2 Gbp/s a thread): they get all -p threads. The sketch DP (protein, t > 4, slide
- * rows) is far slower than one thread parses (1-2 GB/s), so more parse threads would only take
- * cores from it: it is read by one. TSKETCH_PARSE_THREADS=N overrides both (tests, benchmarks). */
-static int parse_threads(const tsk_sketch_job *job, const tsk_params *engine_params, int gpu)
+ * The CPU engine's count path (DNA whole records at t <= 4, 0.1-0.2 Gbp/s a thread) waits for the
+ * host: it gets all -p threads. So does an input the GPU may take later (auto on an input of
+ * unknown size): the CPU sketches it first. An input that goes to the GPU from the start gets three
+ * quarters of them: the rest is left to the GPU's opening (the driver, touching the pinned
+ * buffers) and then to the engine's host side (packing codes into pinned memory), which measured
+ * faster on 16 cores (the 2.4 Gbp file 0.637 against 0.726 s, 1,000 gzipped genomes 1.640 against
+ * 1.773: docs/benchmarks.md, session 12). The sketch DP (protein, t > 4, slide rows) is far slower
+ * than one thread parses (1-2 GB/s), so more parse threads would only take cores from it: it is
+ * read by one. TSKETCH_PARSE_THREADS=N overrides all of these (tests, benchmarks). */
+static int parse_threads(const tsk_sketch_job *job, const tsk_params *engine_params, int gpu, int gpu_first)
 {
-    const int wait_for_host = gpu || tsk_cpu_counts_used(engine_params);
-    return (int)env_count("TSKETCH_PARSE_THREADS", 4096, wait_for_host ? job->threads : 1);
+    int n = 1;
+    if (gpu_first) n = job->threads - job->threads / 4;
+    else if (gpu || tsk_cpu_counts_used(engine_params)) n = job->threads;
+    return (int)env_count("TSKETCH_PARSE_THREADS", 4096, n > 0 ? n : 1);
 }
 
 /* Bases per batch: the engine's size; TSKETCH_BATCH_BASES=N overrides it (tests: many small
@@ -303,8 +311,9 @@ static void print_times(const stage_times *st, double reader_blocked, const tsk_
     fprintf(stderr,
             "tsketch: timing: %.3f s for %.1f Mbp: engine open %.3f, waiting for parsed input %.3f, "
             "engine begin %.3f, waiting for the engine %.3f, writing rows %.3f, waiting for the writer %.3f; "
-            "the reader waited %.3f for a free batch\n",
-            total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, st->release, reader_blocked);
+            "the reader waited %.3f for a free batch; the first batch parsed at %.3f, begun at %.3f\n",
+            total, bases / 1e6, st->open, st->take, st->begin, st->wait, st->write, st->release, reader_blocked,
+            st->first_parsed, st->first_begun);
     fprintf(stderr, "tsketch: timing: %lld batches, %lld on the GPU\n", (long long)batches, (long long)e->gpu_batches);
     if (e->gpu)
         fprintf(stderr,
@@ -392,9 +401,9 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     shared_state s;
     memset(&s, 0, sizeof s);
     s.job = job;
-    s.parse_threads = parse_threads(job, &engine_params, gpu);
     /* auto: the CPU takes the first batches of a small input while the GPU opens (engine.h) */
     s.gpu_sized = tsk_engine_gpu_first(&job->device, est_bases, job->threads);
+    s.parse_threads = parse_threads(job, &engine_params, gpu, s.gpu_sized);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     for (int i = 0; i < NBUF; i++) {
@@ -442,6 +451,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     double t0 = tsk_seconds();
     while (rc == TSK_EXIT_OK && (i = take_filled(&s)) >= 0) {
         st.take += tsk_seconds() - t0;
+        if (seq == 0) st.first_parsed = tsk_seconds() - t_start;
         tsk_batch batch = tsk_batcher_batch(&s.buf[i]);
         if (batch.n_records < 0) {
             tsk_error("out of memory for the anchored windows of a batch");
@@ -464,6 +474,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
         t0 = tsk_seconds();
         if (rc == TSK_EXIT_OK) rc = tsk_engine_begin(&engine, &batch, out[side], seq);
         st.begin += tsk_seconds() - t0;
+        if (seq == 0) st.first_begun = tsk_seconds() - t_start;
         set_gpu_sized(&s, tsk_engine_gpu_ready(&engine));
         if (rc != TSK_EXIT_OK) {
             give_back(&s, i);
