@@ -11,7 +11,9 @@
 #       build-cuda/tests/gpu/test_gpu_sketch_test -- ../shared/bench/make_workloads.py \
 #       ../shared/bench/seed_numba.py testdata tests/cli/harness.sh tests/cli/test_split.sh bench/speed.sh
 # Device call: bash .device/speed/speed.sh .device/speed   (carry: [".device/speed"])
-# STEPS (default "tests e2e cpu files seed san") picks the parts; they run in that order.
+# STEPS (default "tests e2e cpu files seed san") picks the parts; they run in the script's order.
+# Others: ab and abdist (old against new, or the new binary under environment variants,
+# interleaved: see the steps), batch, timing, detach, reads.
 set -uo pipefail
 STEPS=${STEPS:-tests e2e cpu files seed san}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -59,6 +61,27 @@ for k in $(seq 16); do cat "$W/full/seed-homogeneous.fa"; done >"$W/big.fa"
 for k in 1 2 3 4; do cat "$W/full/long-records.fa"; done >>"$W/big.fa"
 printf '>tiny\nACGTACGTACGT\n' >"$W/tiny.fa"
 
+# 1,000 gzipped genomes of 5 Mbp (gzip -1) in $W/gz, listed in $W/list (the first 200 in $W/list200)
+make_gz() {
+    [ -s "$W/list" ] && return
+    mkdir -p "$W/gz"
+    python3 - "$W/gz" <<'PY'
+import gzip, os, random, sys
+from multiprocessing import Pool
+ACGT = bytes.maketrans(bytes(range(256)), bytes(b"ACGT"[i & 3] for i in range(256)))
+def one(i):
+    rng = random.Random(i)
+    s = rng.randbytes(5_000_000).translate(ACGT)
+    with gzip.open(os.path.join(sys.argv[1], "g%04d.fa.gz" % i), "wb", compresslevel=1) as f:
+        f.write(b">g%d\n" % i + b"\n".join(s[j:j + 80] for j in range(0, len(s), 80)) + b"\n")
+with Pool(os.cpu_count()) as p:
+    p.map(one, range(1000))
+PY
+    ls "$W"/gz/*.fa.gz >"$W/list"
+    head -n 200 "$W/list" >"$W/list200"
+    cat "$W"/gz/*.gz >/dev/null
+}
+
 if want tests; then
     say "== GPU tests"
     [ "${UNIT_TESTS:-1}" = 1 ] && if TESTDATA=$B/testdata timeout 180 "$B/bin/test_gpu_sketch_test" >"$out/gpu_sketch_test.log" 2>&1; then say "PASS gpu sketch tests"; else say "FAIL gpu sketch tests"; fi
@@ -88,6 +111,84 @@ if want batch; then
         TSKETCH_BATCH_RECORDS=$r TSKETCH_TIMING=1 "$NEW" sketch -q --device cpu -p "$P" "$W/full/short-reads.fa" -o "$W/b.tsk" 2>"$W/timing.txt"
         say "   timing, $r records a batch:"
         sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
+    done
+fi
+
+if want ab; then
+    # old against new, interleaved round by round, each run into a new file. AB_FILES: workloads
+    # (default: big short-reads; gzlist: the 1,000 gzipped genomes, --per-file -l); AB_RUNS: rounds (default 5); AB_VARIANTS: "old new" by default,
+    # a variant NAME:VAR=VALUE runs the new binary with that environment setting
+    rounds=${AB_RUNS:-5}
+    say "== old against new, --device auto -p $P, medians of $rounds interleaved rounds, new output file each run"
+    declare -A ab ab_seen
+    for _ in $(seq "$rounds"); do
+        for f in ${AB_FILES:-big short-reads}; do
+            in=("$W/full/$f.fa")
+            [ $f = big ] && in=("$W/big.fa")
+            [ $f = gzlist ] && make_gz && in=(--per-file -l "$W/list")
+            for v in ${AB_VARIANTS:-old new}; do
+                bin=$NEW
+                envs=()
+                [ "${v%%:*}" = old ] && bin=$OLD
+                [[ $v == *:* ]] && envs=("${v#*:}")
+                rm -f "$W/ab.tsk" && sync
+                s=$(now)
+                env "${envs[@]}" "$bin" sketch -q -p "$P" "${in[@]}" -o "$W/ab.tsk" 2>>"$out/errors.log" || echo "FAILED: $v $f" >>"$out/errors.log"
+                e=$(now)
+                ab[$f $v]+=" $(elapsed "$s" "$e")"
+                # rows of every variant, first round, small outputs: the same bytes as the first's
+                if [ $f != short-reads ] && [ -z "${ab_seen[$f $v]:-}" ]; then
+                    ab_seen[$f $v]=1
+                    "$NEW" export "$W/ab.tsk" >"$W/ab.tsv"
+                    [ -e "$W/ab_$f.tsv" ] || cp "$W/ab.tsv" "$W/ab_$f.tsv"
+                    cmp -s "$W/ab.tsv" "$W/ab_$f.tsv" && say "   $f $v: rows = the first variant's" ||
+                        say "   $f $v: ROWS DIFFER from the first variant's"
+                fi
+            done
+        done
+    done
+    for k in "${!ab[@]}"; do say "   $k: median $(median_runs "${ab[$k]}")"; done | sort
+    for f in ${AB_FILES:-big short-reads}; do
+        in=("$W/full/$f.fa")
+        [ $f = big ] && in=("$W/big.fa")
+        [ $f = gzlist ] && in=(--per-file -l "$W/list")
+        rm -f "$W/ab.tsk" && sync
+        TSKETCH_TIMING=1 "$NEW" sketch -q -p "$P" "${in[@]}" -o "$W/ab.tsk" 2>"$W/timing.txt"
+        say "   timing, new, $f:"
+        sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
+    done
+fi
+
+if want abdist; then
+    # dist --device cuda, old against new, interleaved (medians of 5), with GPU = CPU checks
+    say "== dist --device cuda -p $P, old against new, medians of 5 interleaved rounds"
+    "$NEW" sketch -q -p "$P" "$W/full/seed-homogeneous.fa" -o "$W/sh.tsk"
+    "$NEW" sketch -q --genome --per-file -p "$P" "$B"/testdata/genomes/*.fa -o "$W/g.tsk"
+    "$NEW" dist -q --device cpu -p "$P" "$W/sh.tsk" -o "$W/dc.tsv"
+    "$NEW" dist -q --device cpu -p "$P" "$W/g.tsk" -o "$W/gc.tsv"
+    declare -A abd
+    for _ in 1 2 3 4 5; do
+        for v in old new; do
+            bin=$NEW
+            [ $v = old ] && bin=$OLD
+            for g in sh g; do
+                rm -f "$W/ad$v$g.tsv" && sync
+                s=$(now)
+                "$bin" dist -q --device cuda -p "$P" "$W/$g.tsk" -o "$W/ad$v$g.tsv" 2>>"$out/errors.log"
+                e=$(now)
+                abd[dist $g.tsk $v]+=" $(elapsed "$s" "$e")"
+            done
+        done
+    done
+    for k in "${!abd[@]}"; do say "   $k: median $(median_runs "${abd[$k]}")"; done | sort
+    say "   (sh.tsk: 1410 rows of seed-homogeneous; g.tsk: $(ls "$B"/testdata/genomes/*.fa | wc -l) genome sketches)"
+    say "   new dist rows, GPU = CPU (1e-5): $("$CMP" "$W/dc.tsv" "$W/adnewsh.tsv" 1e-5 2>&1 | tail -1)"
+    cmp -s "$W/gc.tsv" "$W/adnewg.tsv" && say "   PASS new dist --genome: GPU bytes = CPU bytes" ||
+        say "   FAIL new dist --genome: GPU bytes differ from CPU"
+    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for g in sh g; do
+        timeout 120 "$san" --tool memcheck --error-exitcode 9 "$NEW" dist -q --device cuda "$W/$g.tsk" -o "$W/m$g.tsv" >>"$out/memcheck.log" 2>&1 &&
+            say "   PASS memcheck dist --device cuda $g.tsk" || say "   FAIL memcheck dist --device cuda $g.tsk"
     done
 fi
 
@@ -210,22 +311,7 @@ fi
 
 if want files; then
     say "== 1,000 gzipped genomes of 5 Mbp (gzip -1), --per-file -l, -p $P"
-    mkdir -p "$W/gz"
-    python3 - "$W/gz" <<'PY'
-import gzip, os, random, sys
-from multiprocessing import Pool
-ACGT = bytes.maketrans(bytes(range(256)), bytes(b"ACGT"[i & 3] for i in range(256)))
-def one(i):
-    rng = random.Random(i)
-    s = rng.randbytes(5_000_000).translate(ACGT)
-    with gzip.open(os.path.join(sys.argv[1], "g%04d.fa.gz" % i), "wb", compresslevel=1) as f:
-        f.write(b">g%d\n" % i + b"\n".join(s[j:j + 80] for j in range(0, len(s), 80)) + b"\n")
-with Pool(os.cpu_count()) as p:
-    p.map(one, range(1000))
-PY
-    ls "$W"/gz/*.fa.gz >"$W/list"
-    head -n 200 "$W/list" >"$W/list200"
-    cat "$W"/gz/*.gz >/dev/null
+    make_gz
     say "   new auto (5 Gbp)    $(med 1 "$NEW" sketch -q --per-file -p "$P" -l "$W/list" -o "$W/f.tsk")"
     say "   new cpu (5 Gbp)     $(med 1 "$NEW" sketch -q --device cpu --per-file -p "$P" -l "$W/list" -o "$W/fc.tsk")"
     old && say "   old GPU (first 200 files, 1 Gbp) $(med 1 "$OLD" sketch -q --device cuda --per-file -p "$P" -l "$W/list200" -o "$W/fo.tsk")"
@@ -233,7 +319,7 @@ PY
         say "   auto rows = cpu rows (1e-5): $("$CMP" "$W/fc.tsv" "$W/f.tsv" 1e-5 2>&1 | tail -1)"
     TSKETCH_TIMING=1 "$NEW" sketch -q --per-file -p "$P" -l "$W/list" -o "$W/f.tsk" 2>"$W/timing.txt"
     sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
-    rm -rf "$W/gz"
+    rm -rf "$W/gz" "$W/list"
 fi
 
 if want reads; then
