@@ -82,6 +82,23 @@ PY
     cat "$W"/gz/*.gz >/dev/null
 }
 
+# dist's inputs: sh.tsk (the 1410 rows of seed-homogeneous), g.tsk (genome sketches of the bundled
+# genomes), and the CPU engine's distances of each (dc.tsv, gc.tsv) to check the GPU's against
+dist_inputs() {
+    "$NEW" sketch -q -p "$P" "$W/full/seed-homogeneous.fa" -o "$W/sh.tsk"
+    "$NEW" sketch -q --genome --per-file -p "$P" "$B"/testdata/genomes/*.fa -o "$W/g.tsk"
+    "$NEW" dist -q --device cpu -p "$P" "$W/sh.tsk" -o "$W/dc.tsv"
+    "$NEW" dist -q --device cpu -p "$P" "$W/g.tsk" -o "$W/gc.tsv"
+}
+# compute-sanitizer memcheck of dist --device cuda on both inputs
+memcheck_dist() {
+    local san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for g in sh g; do
+        timeout 120 "$san" --tool memcheck --error-exitcode 9 "$NEW" dist -q --device cuda "$W/$g.tsk" -o "$W/m$g.tsv" >>"$out/memcheck.log" 2>&1 &&
+            say "   PASS memcheck dist --device cuda $g.tsk" || say "   FAIL memcheck dist --device cuda $g.tsk"
+    done
+}
+
 if want tests; then
     say "== GPU tests"
     [ "${UNIT_TESTS:-1}" = 1 ] && if TESTDATA=$B/testdata timeout 180 "$B/bin/test_gpu_sketch_test" >"$out/gpu_sketch_test.log" 2>&1; then say "PASS gpu sketch tests"; else say "FAIL gpu sketch tests"; fi
@@ -162,10 +179,7 @@ fi
 if want abdist; then
     # dist --device cuda, old against new, interleaved (medians of 5), with GPU = CPU checks
     say "== dist --device cuda -p $P, old against new, medians of 5 interleaved rounds"
-    "$NEW" sketch -q -p "$P" "$W/full/seed-homogeneous.fa" -o "$W/sh.tsk"
-    "$NEW" sketch -q --genome --per-file -p "$P" "$B"/testdata/genomes/*.fa -o "$W/g.tsk"
-    "$NEW" dist -q --device cpu -p "$P" "$W/sh.tsk" -o "$W/dc.tsv"
-    "$NEW" dist -q --device cpu -p "$P" "$W/g.tsk" -o "$W/gc.tsv"
+    dist_inputs
     declare -A abd
     for _ in 1 2 3 4 5; do
         for v in old new; do
@@ -185,11 +199,7 @@ if want abdist; then
     say "   new dist rows, GPU = CPU (1e-5): $("$CMP" "$W/dc.tsv" "$W/adnewsh.tsv" 1e-5 2>&1 | tail -1)"
     cmp -s "$W/gc.tsv" "$W/adnewg.tsv" && say "   PASS new dist --genome: GPU bytes = CPU bytes" ||
         say "   FAIL new dist --genome: GPU bytes differ from CPU"
-    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    for g in sh g; do
-        timeout 120 "$san" --tool memcheck --error-exitcode 9 "$NEW" dist -q --device cuda "$W/$g.tsk" -o "$W/m$g.tsv" >>"$out/memcheck.log" 2>&1 &&
-            say "   PASS memcheck dist --device cuda $g.tsk" || say "   FAIL memcheck dist --device cuda $g.tsk"
-    done
+    memcheck_dist
 fi
 
 if want timing; then
@@ -227,10 +237,7 @@ if want detach; then
     done
     for k in "${!d[@]}"; do say "   $k: median $(median_runs "${d[$k]}")"; done | sort
     # dist: its GPU engines closed, the context left to the exit as well
-    "$NEW" sketch -q -p "$P" "$W/full/seed-homogeneous.fa" -o "$W/sh.tsk"
-    "$NEW" sketch -q --genome --per-file -p "$P" "$B"/testdata/genomes/*.fa -o "$W/g.tsk"
-    "$NEW" dist -q --device cpu -p "$P" "$W/sh.tsk" -o "$W/dc.tsv"
-    "$NEW" dist -q --device cpu -p "$P" "$W/g.tsk" -o "$W/gc.tsv"
+    dist_inputs
     declare -A dd
     for _ in 1 2 3 4 5; do
         for x in 1 0; do
@@ -250,11 +257,7 @@ if want detach; then
         cmp -s "$W/gc.tsv" "$W/gd$x.tsv" && say "   PASS dist --genome, detached=$x: GPU bytes = CPU bytes" ||
             say "   FAIL dist --genome, detached=$x: GPU bytes differ from CPU"
     done
-    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    for g in sh g; do
-        timeout 120 "$san" --tool memcheck --error-exitcode 9 "$NEW" dist -q --device cuda "$W/$g.tsk" -o "$W/m$g.tsv" >>"$out/memcheck.log" 2>&1 &&
-            say "   PASS memcheck dist --device cuda $g.tsk" || say "   FAIL memcheck dist --device cuda $g.tsk"
-    done
+    memcheck_dist
     sleep 1
     say "   tsketch processes left 1 s after the last run: $(pgrep -c -x tsketch || true)"
 fi

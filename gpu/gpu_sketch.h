@@ -25,13 +25,13 @@ typedef struct tsk_gpu_sketcher tsk_gpu_sketcher;
 tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
                                         char *err, size_t errlen);
 
-/* Starts getting the host side of those buffers ready on threads of its own and returns at once:
- * no CUDA call, so src/ calls it once the driver has found a device, before
- * tsk_gpu_sketcher_open, and the touching of the pages (the bulk of pinning them) runs while the
- * context is made (gpu/host_pinned.h). Same sizes as tsk_gpu_sketcher_reserve with the same
- * arguments, for an engine on n_devices devices; that call, or closing the engine, unmaps what is
- * left over. */
-void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows);
+/* Starts getting the host side of those buffers ready on up to `threads` threads of its own
+ * (also the most that later pinned allocations touch pages with) and returns at once: no CUDA
+ * call, so src/ calls it once the driver has found a device, before tsk_gpu_sketcher_open, and
+ * the touching of the pages (the bulk of pinning them) runs while the context is made
+ * (gpu/host_pinned.h). Same sizes as tsk_gpu_sketcher_reserve with the same arguments, for an
+ * engine on n_devices devices; that call, or closing the engine, unmaps what is left over. */
+void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows, int threads);
 
 /* Makes the buffers that the first batches of an input of about `bases` bases and `rows` rows
  * need, so that sketching does not stop to allocate them (cudaMalloc and pinned memory take tens

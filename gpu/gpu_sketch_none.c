@@ -20,9 +20,9 @@ tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices,
     return NULL;
 }
 
-void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows)
+void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows, int threads)
 {
-    (void)p, (void)n_devices, (void)bases, (void)rows;
+    (void)p, (void)n_devices, (void)bases, (void)rows, (void)threads;
 }
 
 int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen)

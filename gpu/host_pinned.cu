@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -16,13 +17,17 @@ static size_t page_round(size_t n)
     return (n + page - 1) / page * page;
 }
 
-/* Writes one byte of every page of [p, p + n), the pages split over up to 16 threads (8 MB or
- * more each): the kernel's first-touch work (a fault, a cleared page) then runs in parallel. */
+/* Most threads that touch pages (tsk_pinned_prefault sets it from -p). */
+static std::atomic<unsigned> touch_threads{16};
+
+/* Writes one byte of every page of [p, p + n), the pages split over up to touch_threads threads
+ * (8 MB or more each): the kernel's first-touch work (a fault, a cleared page) then runs in
+ * parallel. */
 static void touch_pages(char *p, size_t n)
 {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE), slice = (size_t)8 << 20;
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t nt = std::max<size_t>(1, std::min<size_t>(std::min(hw, 16u), n / slice));
+    const size_t nt = std::max<size_t>(1, std::min<size_t>(std::min(hw, touch_threads.load()), n / slice));
     const size_t per = (n / nt + page - 1) / page * page;
     auto touch = [=](size_t lo, size_t hi) {
         for (size_t o = lo; o < hi; o += page) ((volatile char *)p)[o] = 0;
@@ -63,8 +68,9 @@ static void prefault_wait()
     prefault.toucher = nullptr;
 }
 
-void tsk_pinned_prefault(size_t bytes)
+void tsk_pinned_prefault(size_t bytes, int threads)
 {
+    touch_threads = (unsigned)std::min(16, std::max(1, threads));
     std::lock_guard<std::mutex> lock(prefault.mu);
     if (prefault.base || bytes == 0) return;
     bytes = page_round(bytes);

@@ -12,18 +12,19 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
-/* Starts mapping and touching `bytes` of memory on threads of its own and returns at once; no
- * CUDA call. tsk_pinned_alloc hands it out from the front, as long as it lasts. A second call
- * while a region is still there does nothing. */
-void tsk_pinned_prefault(size_t bytes);
+/* Starts mapping and touching `bytes` of memory on up to `threads` threads of its own (at most
+ * 16; the same bound then holds for tsk_pinned_alloc's touching, default 16) and returns at once;
+ * no CUDA call. tsk_pinned_alloc hands the region out from the front, as long as it lasts. A
+ * second call while a region is still there does nothing. */
+void tsk_pinned_prefault(size_t bytes, int threads);
 
 /* Unmaps what is left of the prefaulted region (waits for its touching first). */
 void tsk_pinned_prefault_release(void);
 
 /* n bytes of page-locked host memory, usable by every device: from the prefaulted region when
  * enough of it is left, else mapped and touched here on several threads; registered with
- * cudaHostRegister (falling back to cudaMallocHost where registering is refused). *mapped is what
- * tsk_pinned_free needs back (0 for cudaMallocHost's memory). */
+ * cudaHostRegister (falling back to cudaMallocHost where registering is refused). *mapped is
+ * what tsk_pinned_free needs back (0 for cudaMallocHost's memory). */
 cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped);
 
 /* Frees what tsk_pinned_alloc gave (p may be NULL). */

@@ -95,7 +95,7 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
         }
         return TSK_EXIT_OK; /* no GPU here: the normal CPU case, no note */
     }
-    if (!(e->start = tsk_gpu_start_open(p, d, bases, rows))) {
+    if (!(e->start = tsk_gpu_start_open(p, d, bases, rows, threads))) {
         tsk_error("cannot start a thread: out of resources");
         return TSK_EXIT_RUNTIME;
     }

@@ -12,6 +12,7 @@ struct tsk_gpu_start {
     tsk_params params; /* copies: the thread may outlive the caller's */
     tsk_device_choice device;
     int64_t bases, rows;
+    int threads;
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -53,7 +54,7 @@ static void open_gpu(tsk_gpu_start *s)
     }
     if (count > 0) {
         /* the pinned buffers' pages are touched while the context is made (gpu_sketch.h) */
-        tsk_gpu_sketcher_prefault(&s->params, n, s->bases, s->rows);
+        tsk_gpu_sketcher_prefault(&s->params, n, s->bases, s->rows, s->threads);
         s->gpu = tsk_gpu_sketcher_open(&s->params, devices, n, err, sizeof err);
         if (s->gpu && tsk_gpu_sketcher_reserve(s->gpu, s->bases, s->rows, err, sizeof err)) {
             tsk_gpu_sketcher_close(s->gpu);
@@ -96,7 +97,8 @@ static void *start_main(void *arg)
     return NULL;
 }
 
-tsk_gpu_start *tsk_gpu_start_open(const tsk_params *p, const tsk_device_choice *d, int64_t bases, int64_t rows)
+tsk_gpu_start *tsk_gpu_start_open(const tsk_params *p, const tsk_device_choice *d, int64_t bases, int64_t rows,
+                                  int threads)
 {
     tsk_gpu_start *s = calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -104,6 +106,7 @@ tsk_gpu_start *tsk_gpu_start_open(const tsk_params *p, const tsk_device_choice *
     s->device = *d;
     s->bases = bases;
     s->rows = rows;
+    s->threads = threads;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     pthread_attr_t attr;

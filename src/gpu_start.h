@@ -13,9 +13,10 @@
 typedef struct tsk_gpu_start tsk_gpu_start;
 
 /* Starts opening the GPU engine for p on the devices d names (auto: the first one), its first
- * buffers sized for about `bases` bases and `rows` rows. Returns NULL when no thread could be
- * started. */
-tsk_gpu_start *tsk_gpu_start_open(const tsk_params *p, const tsk_device_choice *d, int64_t bases, int64_t rows);
+ * buffers sized for about `bases` bases and `rows` rows and their pages touched on up to `threads`
+ * threads (-p). Returns NULL when no thread could be started. */
+tsk_gpu_start *tsk_gpu_start_open(const tsk_params *p, const tsk_device_choice *d, int64_t bases, int64_t rows,
+                                  int threads);
 
 /* Whether the opening has finished, one way or the other (never waits). */
 int tsk_gpu_start_done(tsk_gpu_start *s);

@@ -342,11 +342,11 @@ Test(gpu_sketch, prefaulted_pinned_buffers, .timeout = 120)
     tsk_batch b = {N, codes, off, roff};
     float *first = malloc(sizeof(float) * N * p.dim), *out = malloc(sizeof(float) * N * p.dim);
     char err[256];
-    tsk_gpu_sketcher_prefault(&p, 1, 1 << 30, 1 << 20);
+    tsk_gpu_sketcher_prefault(&p, 1, 1 << 30, 1 << 20, 16);
     tsk_gpu_sketcher_close(NULL);
     for (int way = 0; way < 4; way++) {
-        if (way == 2) tsk_gpu_sketcher_prefault(&p, 1, off[N], N);
-        if (way == 3) tsk_gpu_sketcher_prefault(&p, 1, 100, 1);
+        if (way == 2) tsk_gpu_sketcher_prefault(&p, 1, off[N], N, 4);
+        if (way == 3) tsk_gpu_sketcher_prefault(&p, 1, 100, 1, 1);
         tsk_gpu_sketcher *g = tsk_gpu_sketcher_open(&p, NULL, 0, err, sizeof err);
         cr_assert_not_null(g, "%s", err);
         if (way > 0) cr_assert_eq(tsk_gpu_sketcher_reserve(g, way == 3 ? 2 * off[N] : off[N], N, err, sizeof err), 0, "%s", err);
