@@ -409,8 +409,8 @@ extern "C" void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, in
                                           int threads)
 {
     const sk_reserve r = reserve_sizes(p, SK_PART_BASES, SK_PART_OUT, bases, rows);
-    const size_t page = 1 << 12, slots = (size_t)std::min<int64_t>(r.parts, SK_SLOTS_PER_DEVICE * std::max(1, n_devices));
-    auto rounded = [&](size_t need, size_t min_cap) { return (grown_cap(need, min_cap) + page - 1) / page * page; };
+    const size_t slots = (size_t)std::min<int64_t>(r.parts, SK_SLOTS_PER_DEVICE * std::max(1, n_devices));
+    auto rounded = [](size_t need, size_t min_cap) { return tsk_pinned_bytes(grown_cap(need, min_cap)); };
     tsk_pinned_prefault(slots * (rounded(r.codes, 0) + rounded(r.plan, SK_MIN_PLAN_BYTES) + rounded(r.out, SK_MIN_OUT_BYTES)),
                         threads);
 }

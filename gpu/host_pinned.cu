@@ -17,6 +17,8 @@ static size_t page_round(size_t n)
     return (n + page - 1) / page * page;
 }
 
+size_t tsk_pinned_bytes(size_t n) { return page_round(std::max<size_t>(n, 1)); }
+
 /* Most threads that touch pages (tsk_pinned_prefault sets it from -p). */
 static std::atomic<unsigned> touch_threads{16};
 
@@ -112,7 +114,7 @@ cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped)
 {
     *p = nullptr;
     *mapped = 0;
-    const size_t len = page_round(std::max<size_t>(n, 1));
+    const size_t len = tsk_pinned_bytes(n);
     char *q = prefault_take(len);
     if (!q) {
         q = map_anonymous(len);

@@ -18,6 +18,9 @@
  * second call while a region is still there does nothing. */
 void tsk_pinned_prefault(size_t bytes, int threads);
 
+/* The bytes of the prefaulted region that tsk_pinned_alloc(n) takes (n rounded up to pages). */
+size_t tsk_pinned_bytes(size_t n);
+
 /* Unmaps what is left of the prefaulted region (waits for its touching first). */
 void tsk_pinned_prefault_release(void);
 
