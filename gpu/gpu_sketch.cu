@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #define SK_MAX_DIM 1024                 /* tsk_gpu_max_dim: the generic kernel's shared memory */
@@ -52,36 +51,6 @@ static const sk_fast_fn SK_FAST[2][8][4] = {
     {SK_ROW(1, false), SK_ROW(2, false), SK_ROW(3, false), SK_ROW(4, false), SK_ROW(5, false), SK_ROW(6, false),
      SK_ROW(7, false), SK_ROW(8, false)},
     {SK_NONE, SK_NONE, SK_NONE, SK_NONE, SK_ROW(5, true), SK_ROW(6, true), SK_ROW(7, true), SK_ROW(8, true)}};
-
-/* memcpy through a few threads for the large copies into and out of pinned memory (a part's
- * codes, up to 128 MB, and its rows): one thread copies ~5-10 GB/s, which at the kernels' speed
- * would make the copy, not the GPU, the bound. */
-static void copy_parallel(void *dst, const void *src, size_t n)
-{
-    const size_t slice = (size_t)8 << 20;
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t nt = std::min<size_t>(std::min<size_t>(hw, 8), (n + slice - 1) / slice);
-    if (nt <= 1) {
-        memcpy(dst, src, n);
-        return;
-    }
-    const size_t per = (n + nt - 1) / nt;
-    std::vector<std::thread> workers;
-    size_t i = 1;
-    try {
-        for (; i < nt; i++) {
-            const size_t lo = i * per, len = std::min(n, lo + per) - lo;
-            workers.emplace_back([=] { memcpy((char *)dst + lo, (const char *)src + lo, len); });
-        }
-    } catch (...) {  /* no thread to be had: this one copies the slices nobody took */
-        for (size_t j = i; j < nt; j++) {
-            const size_t lo = j * per;
-            memcpy((char *)dst + lo, (const char *)src + lo, std::min(n, lo + per) - lo);
-        }
-    }
-    memcpy(dst, src, per);
-    for (std::thread &w : workers) w.join();
-}
 
 /* A device buffer and its pinned host twin of the same capacity. */
 struct sk_buf {
@@ -719,7 +688,7 @@ static int slot_finish(tsk_gpu_sketcher *g, sk_slot &s, char *err, size_t errlen
     SK_CK(cudaEventElapsedTime(&ms, s.ev0, s.ev1));
     g->kernel_ms += ms;
     g->bases += s.bases;
-    copy_parallel(s.dst, s.out.h, s.out_bytes);
+    tsk_pinned_copy(s.dst, s.out.h, s.out_bytes);
     g->host.unpack_s += seconds_now() - t1;
     return 0;
 }
@@ -758,7 +727,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     const double t1 = seconds_now();
     g->host.alloc_s += t1 - t0;
 
-    copy_parallel(s.codes.h, b->codes + b->offset[r0], (size_t)bases);
+    tsk_pinned_copy(s.codes.h, b->codes + b->offset[r0], (size_t)bases);
     memset((char *)s.codes.h + bases, 0, 64);
     char *plan = (char *)s.plan.h;
     memcpy(plan, g->items.data(), g->items.size() * sizeof(sk_item));

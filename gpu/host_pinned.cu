@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -19,6 +20,32 @@ static size_t page_round(size_t n)
 
 size_t tsk_pinned_bytes(size_t n) { return page_round(std::max<size_t>(n, 1)); }
 
+/* Runs fn(lo, hi) over [0, n) cut into up to nt slices (their length a multiple of align):
+ * the first on this thread, the others on threads of their own, and returns when all are done.
+ * Where no thread can be had, this thread does the slices nobody took. */
+template <class F> static void on_slices(size_t n, size_t nt, size_t align, F fn)
+{
+    const size_t per = ((n + nt - 1) / nt + align - 1) / align * align;
+    std::vector<std::thread> workers;
+    size_t i = 1;
+    try {
+        for (; i < nt && i * per < n; i++) workers.emplace_back(fn, i * per, std::min(n, (i + 1) * per));
+    } catch (...) {
+        if (i * per < n) fn(i * per, n);
+    }
+    fn(0, std::min(n, per));
+    for (std::thread &w : workers) w.join();
+}
+
+static unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+void tsk_pinned_copy(void *dst, const void *src, size_t n)
+{
+    const size_t slice = (size_t)8 << 20;
+    const size_t nt = std::max<size_t>(1, std::min<size_t>(std::min(hardware_threads(), 8u), (n + slice - 1) / slice));
+    on_slices(n, nt, 1, [=](size_t lo, size_t hi) { memcpy((char *)dst + lo, (const char *)src + lo, hi - lo); });
+}
+
 /* Most threads that touch pages (tsk_pinned_prefault sets it from -p). */
 static std::atomic<unsigned> touch_threads{16};
 
@@ -28,21 +55,10 @@ static std::atomic<unsigned> touch_threads{16};
 static void touch_pages(char *p, size_t n)
 {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE), slice = (size_t)8 << 20;
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t nt = std::max<size_t>(1, std::min<size_t>(std::min(hw, touch_threads.load()), n / slice));
-    const size_t per = (n / nt + page - 1) / page * page;
-    auto touch = [=](size_t lo, size_t hi) {
+    const size_t nt = std::max<size_t>(1, std::min<size_t>(std::min(hardware_threads(), touch_threads.load()), n / slice));
+    on_slices(n, nt, page, [=](size_t lo, size_t hi) {
         for (size_t o = lo; o < hi; o += page) ((volatile char *)p)[o] = 0;
-    };
-    std::vector<std::thread> workers;
-    size_t i = 1;
-    try {
-        for (; i < nt && i * per < n; i++) workers.emplace_back(touch, i * per, std::min(n, (i + 1) * per));
-    } catch (...) {  /* no thread to be had: this one touches the slices nobody took */
-        touch(i * per, n);
-    }
-    touch(0, std::min(n, per));
-    for (std::thread &w : workers) w.join();
+    });
 }
 
 static char *map_anonymous(size_t n)

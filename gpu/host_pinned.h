@@ -33,4 +33,9 @@ cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped);
 /* Frees what tsk_pinned_alloc gave (p may be NULL). */
 void tsk_pinned_free(void *p, size_t mapped);
 
+/* memcpy through up to 8 threads, for the large copies into and out of pinned memory (a sketch
+ * part's codes, up to 128 MB, and its rows): one thread copies ~5-10 GB/s, which at the kernels'
+ * speed would make the copy, not the GPU, the bound. Slices of 8 MB or more. */
+void tsk_pinned_copy(void *dst, const void *src, size_t n);
+
 #endif
