@@ -128,6 +128,12 @@ int tsk_warn_name_problems(const char *const *names, int64_t n, const char *wher
     return 0;
 }
 
+int tsk_timing_wanted(void)
+{
+    const char *v = getenv("TSKETCH_TIMING");
+    return v && !strcmp(v, "1");
+}
+
 double tsk_seconds(void)
 {
     struct timespec ts;

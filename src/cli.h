@@ -49,6 +49,9 @@ char *tsk_join_argv(int argc, char **argv);
 /* Seconds on the monotonic clock (TSKETCH_TIMING=1 reports). */
 double tsk_seconds(void);
 
+/* Whether TSKETCH_TIMING=1 asks for those reports. */
+int tsk_timing_wanted(void);
+
 /* Makes waiting OpenMP threads sleep instead of spin (OMP_WAIT_POLICY=passive unless the user set
  * it): call first thing in main; it starts the program again with the variable set (exec), since
  * the OpenMP runtime reads it before main. Returns only when nothing needs doing or exec failed. */

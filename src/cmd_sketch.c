@@ -140,8 +140,7 @@ int tsk_cmd_sketch(int argc, char **argv)
     }
     const double t_free = tsk_seconds();
     tsk_sketch_job_free(&job);
-    const char *timing = getenv("TSKETCH_TIMING");
-    if (timing && !strcmp(timing, "1"))
+    if (tsk_timing_wanted())
         fprintf(stderr, "tsketch: timing: .tsk finished (tables, header, rename) %.3f, job freed %.3f\n",
                 t_free - t_finish, tsk_seconds() - t_free);
     return rc;

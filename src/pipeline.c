@@ -450,8 +450,9 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     int i, pending = -1;
     double t0 = tsk_seconds();
     while (rc == TSK_EXIT_OK && (i = take_filled(&s)) >= 0) {
-        st.take += tsk_seconds() - t0;
-        if (seq == 0) st.first_parsed = tsk_seconds() - t_start;
+        const double t_taken = tsk_seconds();
+        st.take += t_taken - t0;
+        if (seq == 0) st.first_parsed = t_taken - t_start;
         tsk_batch batch = tsk_batcher_batch(&s.buf[i]);
         if (batch.n_records < 0) {
             tsk_error("out of memory for the anchored windows of a batch");
@@ -473,8 +474,9 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
         }
         t0 = tsk_seconds();
         if (rc == TSK_EXIT_OK) rc = tsk_engine_begin(&engine, &batch, out[side], seq);
-        st.begin += tsk_seconds() - t0;
-        if (seq == 0) st.first_begun = tsk_seconds() - t_start;
+        const double t_begun = tsk_seconds();
+        st.begin += t_begun - t0;
+        if (seq == 0) st.first_begun = t_begun - t_start;
         set_gpu_sized(&s, tsk_engine_gpu_ready(&engine));
         if (rc != TSK_EXIT_OK) {
             give_back(&s, i);
@@ -510,7 +512,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
         if (rc == TSK_EXIT_OK) rc = released;
     }
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;
-    if (env_count("TSKETCH_TIMING", 1, 0)) print_times(&st, s.reader_blocked, &engine, tsk_seconds() - t_start, w.bases, seq);
+    if (tsk_timing_wanted()) print_times(&st, s.reader_blocked, &engine, tsk_seconds() - t_start, w.bases, seq);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
         tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
     for (int k = 0; k < n_out; k++) free(out[k]);
@@ -519,7 +521,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     pthread_cond_destroy(&s.cv);
     const double t_close = tsk_seconds();
     tsk_engine_close(&engine);
-    if (env_count("TSKETCH_TIMING", 1, 0)) fprintf(stderr, "tsketch: timing: engine close %.3f\n", tsk_seconds() - t_close);
+    if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine close %.3f\n", tsk_seconds() - t_close);
     return rc;
 }
 
