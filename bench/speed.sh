@@ -31,6 +31,12 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; } # elapsed START END: seconds
 # median_runs "RUNS...": "MEDIAN (runs: RUNS...)" of a space-separated list of seconds
 median_runs() { printf '%s\n' $1 | sort -g | awk '{ v[NR] = $1; all = all " " $1 } END { printf "%.3f (runs:%s)", v[int((NR + 1) / 2)], all }'; }
+# say_medians NAME [sort]: "KEY: median ..." for each KEY of the associative array NAME of runs
+say_medians() {
+    local -n runs=$1
+    local k
+    for k in "${!runs[@]}"; do say "   $k: median $(median_runs "${runs[$k]}")"; done | if [ "${2:-}" = sort ]; then sort; else cat; fi
+}
 # med N CMD...: runs CMD N times, prints the median wall seconds (and every run)
 med() {
     local n=$1 ts=() s e
@@ -122,7 +128,7 @@ if want batch; then
             done
         done
     done
-    for k in "${!b[@]}"; do say "   $k: median $(median_runs "${b[$k]}")"; done | sort
+    say_medians b sort
     for r in ${BATCH_RECORDS:-262144 32768 16384 8192}; do
         rm -f "$W/b.tsk" && sync
         TSKETCH_BATCH_RECORDS=$r TSKETCH_TIMING=1 "$NEW" sketch -q --device cpu -p "$P" "$W/full/short-reads.fa" -o "$W/b.tsk" 2>"$W/timing.txt"
@@ -130,6 +136,16 @@ if want batch; then
         sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
     done
 fi
+
+# set_input WORKLOAD: the arguments that read it into the array `in` (big: the 2.4 Gbp file;
+# gzlist: the gzipped genomes, --per-file -l; else a file of make_workloads.py)
+set_input() {
+    case $1 in
+    big) in=("$W/big.fa") ;;
+    gzlist) make_gz && in=(--per-file -l "$W/list") ;;
+    *) in=("$W/full/$1.fa") ;;
+    esac
+}
 
 if want ab; then
     # old against new, interleaved round by round, each run into a new file. AB_FILES: workloads
@@ -140,9 +156,7 @@ if want ab; then
     declare -A ab ab_seen
     for _ in $(seq "$rounds"); do
         for f in ${AB_FILES:-big short-reads}; do
-            in=("$W/full/$f.fa")
-            [ $f = big ] && in=("$W/big.fa")
-            [ $f = gzlist ] && make_gz && in=(--per-file -l "$W/list")
+            set_input "$f"
             for v in ${AB_VARIANTS:-old new}; do
                 bin=$NEW
                 envs=()
@@ -164,11 +178,9 @@ if want ab; then
             done
         done
     done
-    for k in "${!ab[@]}"; do say "   $k: median $(median_runs "${ab[$k]}")"; done | sort
+    say_medians ab sort
     for f in ${AB_FILES:-big short-reads}; do
-        in=("$W/full/$f.fa")
-        [ $f = big ] && in=("$W/big.fa")
-        [ $f = gzlist ] && in=(--per-file -l "$W/list")
+        set_input "$f"
         rm -f "$W/ab.tsk" && sync
         TSKETCH_TIMING=1 "$NEW" sketch -q -p "$P" "${in[@]}" -o "$W/ab.tsk" 2>"$W/timing.txt"
         say "   timing, new, $f:"
@@ -194,7 +206,7 @@ if want abdist; then
             done
         done
     done
-    for k in "${!abd[@]}"; do say "   $k: median $(median_runs "${abd[$k]}")"; done | sort
+    say_medians abd sort
     say "   (sh.tsk: 1410 rows of seed-homogeneous; g.tsk: $(ls "$B"/testdata/genomes/*.fa | wc -l) genome sketches)"
     say "   new dist rows, GPU = CPU (1e-5): $("$CMP" "$W/dc.tsv" "$W/adnewsh.tsv" 1e-5 2>&1 | tail -1)"
     cmp -s "$W/gc.tsv" "$W/adnewg.tsv" && say "   PASS new dist --genome: GPU bytes = CPU bytes" ||
@@ -235,7 +247,7 @@ if want detach; then
             done
         done
     done
-    for k in "${!d[@]}"; do say "   $k: median $(median_runs "${d[$k]}")"; done | sort
+    say_medians d sort
     # dist: its GPU engines closed, the context left to the exit as well
     dist_inputs
     declare -A dd
@@ -251,7 +263,7 @@ if want detach; then
             dd[dist genome sketches detached=$x]+=" $(elapsed "$s" "$e")"
         done
     done
-    for k in "${!dd[@]}"; do say "   $k: median $(median_runs "${dd[$k]}")"; done | sort
+    say_medians dd sort
     for x in 1 0; do
         say "   dist rows, detached=$x, GPU = CPU (1e-5): $("$CMP" "$W/dc.tsv" "$W/dd$x.tsv" 1e-5 2>&1 | tail -1)"
         cmp -s "$W/gc.tsv" "$W/gd$x.tsv" && say "   PASS dist --genome, detached=$x: GPU bytes = CPU bytes" ||
@@ -349,7 +361,7 @@ if want reads; then
             done
         done
     done
-    for k in "${!t[@]}"; do say "   $k: median $(median_runs "${t[$k]}")"; done
+    say_medians t
     rm -f "$W/x" && sync
     s=$(now); dd if="$W/r.tsk" of="$W/x" bs=8M 2>/dev/null; e=$(now)
     say "   dd of the .tsk into a new file on $W: $(elapsed "$s" "$e") s"
