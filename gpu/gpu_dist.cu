@@ -595,7 +595,7 @@ static void norms_of(const tsk_sketch_set *s, int L, std::vector<double> &norm, 
 }
 
 extern "C" tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
-                                           const int *devices, int n_devices, char *err, size_t errlen)
+                                           const int *devices, int n_devices, int threads, char *err, size_t errlen)
 {
     char why[128];
     int avail = tsk_gpu_dist_device_count(why, sizeof why);
@@ -618,6 +618,7 @@ extern "C" tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const ts
     g->ref = ref;
     g->same = query == ref;
     g->metric = m;
+    if (threads > 0) tsk_pinned_set_threads(threads);
     /* Uniform when every item has the same row count: then each item is one vector. */
     g->uniform = 1;
     g->urows = ref->n_items ? ref->n_rows[0] : query->n_items ? query->n_rows[0] : 1;

@@ -13,9 +13,9 @@ int tsk_gpu_dist_device_count(char *why, size_t whylen)
 }
 
 tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
-                                const int *devices, int n_devices, char *err, size_t errlen)
+                                const int *devices, int n_devices, int threads, char *err, size_t errlen)
 {
-    (void)query, (void)ref, (void)m, (void)devices, (void)n_devices;
+    (void)query, (void)ref, (void)m, (void)devices, (void)n_devices, (void)threads;
     if (err && errlen) snprintf(err, errlen, "no usable GPU: tsketch was %s", no_cuda);
     return NULL;
 }

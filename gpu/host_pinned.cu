@@ -39,15 +39,23 @@ template <class F> static void on_slices(size_t n, size_t nt, size_t align, F fn
 
 static unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
+/* Most threads that touch pages and that copy (tsk_pinned_set_threads, from -p). */
+static std::atomic<unsigned> touch_threads{16}, copy_threads{8};
+
+void tsk_pinned_set_threads(int threads)
+{
+    threads = std::max(1, threads);
+    touch_threads = (unsigned)std::min(16, threads);
+    copy_threads = (unsigned)std::min(8, threads);
+}
+
 void tsk_pinned_copy(void *dst, const void *src, size_t n)
 {
     const size_t slice = (size_t)8 << 20;
-    const size_t nt = std::max<size_t>(1, std::min<size_t>(std::min(hardware_threads(), 8u), (n + slice - 1) / slice));
+    const size_t nt =
+        std::max<size_t>(1, std::min<size_t>(std::min(hardware_threads(), copy_threads.load()), (n + slice - 1) / slice));
     on_slices(n, nt, 1, [=](size_t lo, size_t hi) { memcpy((char *)dst + lo, (const char *)src + lo, hi - lo); });
 }
-
-/* Most threads that touch pages (tsk_pinned_prefault sets it from -p). */
-static std::atomic<unsigned> touch_threads{16};
 
 /* Writes one byte of every page of [p, p + n), the pages split over up to touch_threads threads
  * (8 MB or more each): the kernel's first-touch work (a fault, a cleared page) then runs in
@@ -88,7 +96,7 @@ static void prefault_wait()
 
 void tsk_pinned_prefault(size_t bytes, int threads)
 {
-    touch_threads = (unsigned)std::min(16, std::max(1, threads));
+    tsk_pinned_set_threads(threads);
     std::lock_guard<std::mutex> lock(prefault.mu);
     if (prefault.base || bytes == 0) return;
     bytes = page_round(bytes);

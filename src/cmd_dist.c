@@ -91,7 +91,7 @@ static int engine_open(engine *e, const tsk_sketch_set *q, const tsk_sketch_set 
     char err[TSK_ERRLEN];
     memset(e, 0, sizeof *e);
     if (device_wants_gpu(job)) {
-        e->gpu = tsk_gpu_dist_open(q, r, m, job->device.devices, job->device.n_devices, err, sizeof err);
+        e->gpu = tsk_gpu_dist_open(q, r, m, job->device.devices, job->device.n_devices, job->threads, err, sizeof err);
         if (e->gpu) return TSK_EXIT_OK;
         if (job->device.kind == TSK_DEVICE_CUDA) {
             tsk_error("%s", err);

@@ -116,7 +116,7 @@ static void validate_case(const char *name, const tsk_sketch_set *q, const tsk_s
 {
     char err[512];
     int before_fail = failures;
-    tsk_gpu_dist *g = tsk_gpu_dist_open(q, r, m, NULL, 0, err, sizeof err);
+    tsk_gpu_dist *g = tsk_gpu_dist_open(q, r, m, NULL, 0, 0, err, sizeof err);
     if (!g) {
         check(0, name, "open: %s", err);
         return;
@@ -354,7 +354,7 @@ static int timed(const char *what, int64_t n, double pairs, int reps, bench_fn f
 {
     owned_set a = make_set(n, 96, 1, 0, 0);
     char err[512];
-    tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, NULL, 0, err, sizeof err);
+    tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, NULL, 0, 0, err, sizeof err);
     if (!g) {
         fprintf(stderr, "%s\n", err);
         return 1;

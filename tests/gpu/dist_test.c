@@ -56,11 +56,11 @@ Test(gpu_dist, no_gpu_is_reported_cleanly)
     char err[256] = "";
     set_t a = make(3, 8, 0, 1);
     if (have_gpu()) {
-        tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, (int[]){999}, 1, err, sizeof err);
+        tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, (int[]){999}, 1, 0, err, sizeof err);
         cr_assert_null(g, "device 999 must be refused");
         cr_assert(strstr(err, "999") != NULL, "message names the device: %s", err);
     } else {
-        tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, NULL, 0, err, sizeof err);
+        tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, NULL, 0, 0, err, sizeof err);
         cr_assert_null(g);
         cr_assert(strncmp(err, "no usable GPU", 13) == 0, "got: %s", err);
     }
@@ -72,7 +72,7 @@ static void check_all(int ragged, tsk_metric m)
     if (!have_gpu()) return;
     set_t q = make(131, 40, ragged, 3), r = make(259, 40, ragged, 5);
     char err[256];
-    tsk_gpu_dist *g = tsk_gpu_dist_open(&q.s, &r.s, m, NULL, 0, err, sizeof err);
+    tsk_gpu_dist *g = tsk_gpu_dist_open(&q.s, &r.s, m, NULL, 0, 0, err, sizeof err);
     cr_assert_not_null(g, "%s", err);
     tsk_gpu_dist_set_limits(g, 100, 60);  /* exercise the blocked paths */
     float *d = malloc(sizeof(float) * 131 * 259);
@@ -133,7 +133,7 @@ Test(gpu_dist, self_upper_pairs_once)
     if (!have_gpu()) return;
     set_t a = make(200, 96, 0, 9);
     char err[256];
-    tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, NULL, 0, err, sizeof err);
+    tsk_gpu_dist *g = tsk_gpu_dist_open(&a.s, &a.s, TSK_METRIC_L2, NULL, 0, 0, err, sizeof err);
     cr_assert_not_null(g, "%s", err);
     tsk_pair *pairs = NULL;
     int64_t np = 0, cap = 0;
