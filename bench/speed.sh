@@ -12,7 +12,7 @@
 #       ../shared/bench/seed_numba.py testdata tests/cli/harness.sh tests/cli/test_split.sh bench/speed.sh
 # Device call: bash .device/speed/speed.sh .device/speed   (carry: [".device/speed"])
 # STEPS (default "tests e2e cpu files seed san") picks the parts; they run in the script's order.
-# Others: ab and abdist (old against new, or the new binary under environment variants,
+# Others: ceiling (the machine's own limit on -p scaling), ab and abdist (old against new, or the new binary under environment variants,
 # interleaved: see the steps), batch, timing, detach, reads.
 set -uo pipefail
 STEPS=${STEPS:-tests e2e cpu files seed san}
@@ -322,6 +322,78 @@ if want cpu; then
     done
     kill "${hogs[@]}" 2>/dev/null
     wait 2>/dev/null
+fi
+
+# cpu_seconds CMD...: user + system seconds of one run (bash's time: no GNU time needed)
+cpu_seconds() {
+    local TIMEFORMAT='%U %S'
+    { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ print $1 + $2 }'
+}
+if want ceiling; then
+    # what this machine allows a -p 1 -> -p P speed-up to be: P independent `-p 1` processes at
+    # once do the same work per process with no sharing in the program at all, so P x (one run
+    # alone) / (the group's wall) is the most any threading of that work can reach here (cores
+    # that slow down when all are busy, shared caches and memory bandwidth)
+    say "== the machine's ceiling for -p 1 -> -p $P: $P copies of --device cpu -p 1 at once, medians of ${CEILING_RUNS:-3}"
+    for f in ${CEILING_FILES:-seed-homogeneous seed-heterogeneous long-records short-reads}; do
+        in=$W/full/$f.fa
+        t1=$(med "${CEILING_RUNS:-3}" "$NEW" sketch -q --device cpu -p 1 "$in" -o "$W/c.tsk" | cut -d' ' -f1)
+        tp=$(med "${CEILING_RUNS:-3}" "$NEW" sketch -q --device cpu -p "$P" "$in" -o "$W/c.tsk" | cut -d' ' -f1)
+        groups=() pinned=()
+        for _ in $(seq "${CEILING_RUNS:-3}"); do
+            rm -f "$W"/g_*.tsk && sync
+            s=$(now)
+            for k in $(seq "$P"); do "$NEW" sketch -q --device cpu -p 1 "$in" -o "$W/g_$k.tsk" 2>>"$out/errors.log" & done
+            sleep 0.05
+            mhz=$(awk '/MHz/ { s += $4; n++ } END { if (n) printf "%.0f", s / n }' /proc/cpuinfo)
+            wait
+            e=$(now)
+            groups+=("$(elapsed "$s" "$e")")
+            # the same with each copy held to a core of its own (taskset): its reader and engine
+            # threads share that core, so no copy borrows another's
+            if command -v taskset >/dev/null; then
+                rm -f "$W"/g_*.tsk && sync
+                s=$(now)
+                for k in $(seq "$P"); do taskset -c $((k - 1)) "$NEW" sketch -q --device cpu -p 1 "$in" -o "$W/g_$k.tsk" 2>>"$out/errors.log" & done
+                wait
+                e=$(now)
+                pinned+=("$(elapsed "$s" "$e")")
+            fi
+        done
+        rm -f "$W"/g_*.tsk
+        g=$(median_runs "${groups[*]}" | cut -d' ' -f1)
+        say "   $f: -p 1 alone $t1 s; $P copies at once $(median_runs "${groups[*]}") (mean MHz while they ran: $mhz); -p $P $tp s"
+        say "      ceiling $P x $t1 / $g = $(awk -v a="$t1" -v g="$g" -v p="$P" 'BEGIN { printf "%.1f", p * a / g }')x; reached $(awk -v a="$t1" -v b="$tp" 'BEGIN { printf "%.1f", a / b }')x"
+        if [ ${#pinned[@]} -gt 0 ]; then
+            g=$(median_runs "${pinned[*]}" | cut -d' ' -f1)
+            say "      each copy on a core of its own: $(median_runs "${pinned[*]}"), ceiling $(awk -v a="$t1" -v g="$g" -v p="$P" 'BEGIN { printf "%.1f", p * a / g }')x"
+        fi
+        say "      CPU seconds (user + sys) of one run: -p 1 $(cpu_seconds "$NEW" sketch -q --device cpu -p 1 "$in" -o "$W/c.tsk"), -p $P $(cpu_seconds "$NEW" sketch -q --device cpu -p "$P" "$in" -o "$W/c.tsk")"
+    done
+    say "   idle mean MHz: $(awk '/MHz/ { s += $4; n++ } END { if (n) printf "%.0f", s / n }' /proc/cpuinfo)"
+fi
+
+if want ready; then
+    # when the GPU is ready (--device cuda: the engine's opening is waited for, "engine open" of
+    # TSKETCH_TIMING): alone (12 bases) against beside the reader's threads (the 2.4 Gbp file),
+    # interleaved; READY_VARIANTS: environment settings of the big runs
+    say "== the GPU's opening (driver start + context + buffers), --device cuda -p $P, 5 interleaved rounds"
+    declare -A rd
+    for _ in 1 2 3 4 5; do
+        for v in tiny ${READY_VARIANTS:-default}; do
+            in=$W/big.fa
+            [ $v = tiny ] && in=$W/tiny.fa
+            envs=()
+            [[ $v == *=* ]] && envs=("$v")
+            rm -f "$W/r.tsk" && sync
+            s=$(now)
+            env "${envs[@]}" TSKETCH_TIMING=1 "$NEW" sketch -q --device cuda -p "$P" "$in" -o "$W/r.tsk" 2>"$W/timing.txt"
+            e=$(now)
+            rd[$v engine open]+=" $(sed -n 's/.*engine open \([0-9.]*\),.*/\1/p' "$W/timing.txt" | head -1)"
+            rd[$v whole]+=" $(elapsed "$s" "$e")"
+        done
+    done
+    say_medians rd sort
 fi
 
 if want files; then
