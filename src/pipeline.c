@@ -387,6 +387,39 @@ static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batch
     return rc;
 }
 
+/* Frees batches (the array and what its batchers hold), on its own thread. */
+static void *free_batches(void *arg)
+{
+    tsk_batcher *bufs = arg;
+    for (int k = 0; k < NBUF; k++) tsk_batcher_free(&bufs[k]);
+    free(bufs);
+    return NULL;
+}
+
+/* Frees the NBUF batches at bufs, those of a GPU's size on a thread of its own that nobody waits
+ * for: unmapping a GPU run's ~1 GB of batch buffers took 0.04 s on the H100 machine, between the
+ * last rows and the output's rename (docs/benchmarks.md, session 13). Should the process end
+ * first, the kernel unmaps the rest as it would have anyway. */
+static void free_batches_soon(tsk_batcher *bufs)
+{
+    size_t bytes = 0;
+    for (int k = 0; k < NBUF; k++) bytes += bufs[k].codes_cap;
+    tsk_batcher *copy = bytes >= ((size_t)64 << 20) ? malloc(NBUF * sizeof *copy) : NULL;
+    if (copy) {
+        memcpy(copy, bufs, NBUF * sizeof *copy);
+        pthread_attr_t attr;
+        pthread_t t;
+        if (pthread_attr_init(&attr) == 0) {
+            const int started = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+                                pthread_create(&t, &attr, free_batches, copy) == 0;
+            pthread_attr_destroy(&attr);
+            if (started) return;
+        }
+        free(copy);
+    }
+    for (int k = 0; k < NBUF; k++) tsk_batcher_free(&bufs[k]);
+}
+
 static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const tsk_batch_sink *batch_sink)
 {
     const int names_rc = tsk_sketch_job_check_names(job);
@@ -515,13 +548,16 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     if (tsk_timing_wanted()) print_times(&st, s.reader_blocked, &engine, tsk_seconds() - t_start, w.bases, seq);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
         tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
+    const double t_free = tsk_seconds();
     for (int k = 0; k < n_out; k++) free(out[k]);
-    for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
+    free_batches_soon(s.buf);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
     const double t_close = tsk_seconds();
     tsk_engine_close(&engine);
-    if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine close %.3f\n", tsk_seconds() - t_close);
+    if (tsk_timing_wanted())
+        fprintf(stderr, "tsketch: timing: buffers freed %.3f, engine close %.3f\n", t_close - t_free,
+                tsk_seconds() - t_close);
     return rc;
 }
 
