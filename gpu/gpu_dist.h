@@ -40,10 +40,11 @@ int tsk_gpu_dist_device_count(char *why, size_t whylen);
 typedef struct tsk_gpu_dist tsk_gpu_dist;
 
 /* Prepares the comparison of query with ref under metric m on devices[0..n_devices) (NULL or
- * n_devices <= 0: device 0), its host side on at most `threads` threads (-p; 0: as many as help). Uploads the reference set (or its first block) to every device.
- * query and ref may be the same set (pass the same pointer: its device copy is then shared).
- * Nothing is copied on the host: both sets must outlive the context. Returns NULL with a message
- * when there is no usable device, the sets disagree on dim, or memory runs out. */
+ * n_devices <= 0: device 0), its host-side helpers on at most `threads` threads (-p; 0: up to 16).
+ * Uploads the reference set (or its first block) to every device. query and ref may be the same
+ * set (pass the same pointer: its device copy is then shared). Nothing is copied on the host:
+ * both sets must outlive the context. Returns NULL with a message when there is no usable device,
+ * the sets disagree on dim, or memory runs out. */
 tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
                                 const int *devices, int n_devices, int threads, char *err, size_t errlen);
 void tsk_gpu_dist_close(tsk_gpu_dist *d);

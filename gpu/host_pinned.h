@@ -17,8 +17,9 @@
 void tsk_pinned_set_threads(int threads);
 
 /* Starts mapping and touching `bytes` of memory on up to `threads` threads of its own (at most
- * 16; tsk_pinned_set_threads(threads) as well) and returns at once; no CUDA call. tsk_pinned_alloc hands the region out from the front, as long as it lasts. A
- * second call while a region is still there does nothing. */
+ * 16; tsk_pinned_set_threads(threads) as well) and returns at once; no CUDA call.
+ * tsk_pinned_alloc hands the region out from the front, as long as it lasts. A second call while
+ * a region is still there does nothing. */
 void tsk_pinned_prefault(size_t bytes, int threads);
 
 /* The bytes of the prefaulted region that tsk_pinned_alloc(n) takes (n rounded up to pages). */
@@ -36,9 +37,10 @@ cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped);
 /* Frees what tsk_pinned_alloc gave (p may be NULL). */
 void tsk_pinned_free(void *p, size_t mapped);
 
-/* memcpy through up to 8 threads (tsk_pinned_set_threads), for the large copies into and out of pinned memory (a sketch
- * part's codes, up to 128 MB, and its rows): one thread copies ~5-10 GB/s, which at the kernels'
- * speed would make the copy, not the GPU, the bound. Slices of 8 MB or more. */
+/* memcpy through up to 8 threads (tsk_pinned_set_threads), for the large copies into and out of
+ * pinned memory (a sketch part's codes, up to 128 MB, and its rows): one thread copies ~5-10
+ * GB/s, which at the kernels' speed would make the copy, not the GPU, the bound. Slices of 8 MB
+ * or more. */
 void tsk_pinned_copy(void *dst, const void *src, size_t n);
 
 #endif

@@ -396,10 +396,10 @@ static void *free_batches(void *arg)
     return NULL;
 }
 
-/* Frees the NBUF batches at bufs, those of a GPU's size on a thread of its own that nobody waits
- * for: unmapping a GPU run's ~1 GB of batch buffers took 0.04 s on the H100 machine, between the
- * last rows and the output's rename (docs/benchmarks.md, session 13). Should the process end
- * first, the kernel unmaps the rest as it would have anyway. */
+/* Frees the NBUF batches at bufs; when their codes take 64 MB or more (a GPU run's: ~1 GB), on a
+ * thread of its own that nobody waits for: unmapping a GPU run's batch buffers took 0.04 s on the
+ * H100 machine, between the last rows and the output's rename (docs/benchmarks.md, session 13).
+ * Should the process end first, the kernel unmaps the rest as it would have anyway. */
 static void free_batches_soon(tsk_batcher *bufs)
 {
     size_t bytes = 0;
