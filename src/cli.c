@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,18 @@ int tsk_warn_name_problems(const char *const *names, int64_t n, const char *wher
                  example);
     free(sorted);
     return 0;
+}
+
+int tsk_start_detached(void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    int e = pthread_attr_init(&attr);
+    if (e) return e;
+    pthread_t t;
+    e = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (!e) e = pthread_create(&t, &attr, fn, arg);
+    pthread_attr_destroy(&attr);
+    return e;
 }
 
 int tsk_timing_wanted(void)

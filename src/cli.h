@@ -52,6 +52,10 @@ double tsk_seconds(void);
 /* Whether TSKETCH_TIMING=1 asks for those reports. */
 int tsk_timing_wanted(void);
 
+/* Runs fn(arg) on a detached thread (nobody joins it). Returns 0, or pthread's error (nothing
+ * started). */
+int tsk_start_detached(void *(*fn)(void *), void *arg);
+
 /* Makes waiting OpenMP threads sleep instead of spin (OMP_WAIT_POLICY=passive unless the user set
  * it): call first thing in main; it starts the program again with the variable set (exec), since
  * the OpenMP runtime reads it before main. Returns only when nothing needs doing or exec failed. */

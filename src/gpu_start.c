@@ -13,7 +13,6 @@ struct tsk_gpu_start {
     tsk_device_choice device;
     int64_t bases, rows;
     int threads;
-    pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int done, abandoned;
@@ -109,14 +108,7 @@ tsk_gpu_start *tsk_gpu_start_open(const tsk_params *p, const tsk_device_choice *
     s->threads = threads;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
-    pthread_attr_t attr;
-    int failed = pthread_attr_init(&attr);
-    if (!failed) {
-        failed = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
-                 pthread_create(&s->thread, &attr, start_main, s);
-        pthread_attr_destroy(&attr);
-    }
-    if (failed) {
+    if (tsk_start_detached(start_main, s)) {
         start_free(s);
         return NULL;
     }

@@ -387,12 +387,16 @@ static int wait_and_write(tsk_engine *e, int64_t tag, writer *w, const tsk_batch
     return rc;
 }
 
+static void free_batchers(tsk_batcher *bufs)
+{
+    for (int k = 0; k < NBUF; k++) tsk_batcher_free(&bufs[k]);
+}
+
 /* Frees batches (the array and what its batchers hold), on its own thread. */
 static void *free_batches(void *arg)
 {
-    tsk_batcher *bufs = arg;
-    for (int k = 0; k < NBUF; k++) tsk_batcher_free(&bufs[k]);
-    free(bufs);
+    free_batchers(arg);
+    free(arg);
     return NULL;
 }
 
@@ -407,17 +411,10 @@ static void free_batches_soon(tsk_batcher *bufs)
     tsk_batcher *copy = bytes >= ((size_t)64 << 20) ? malloc(NBUF * sizeof *copy) : NULL;
     if (copy) {
         memcpy(copy, bufs, NBUF * sizeof *copy);
-        pthread_attr_t attr;
-        pthread_t t;
-        if (pthread_attr_init(&attr) == 0) {
-            const int started = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
-                                pthread_create(&t, &attr, free_batches, copy) == 0;
-            pthread_attr_destroy(&attr);
-            if (started) return;
-        }
+        if (tsk_start_detached(free_batches, copy) == 0) return;
         free(copy);
     }
-    for (int k = 0; k < NBUF; k++) tsk_batcher_free(&bufs[k]);
+    free_batchers(bufs);
 }
 
 static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const tsk_batch_sink *batch_sink)
@@ -451,7 +448,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     pthread_t reader;
     if (pthread_create(&reader, NULL, reader_main, &s)) {
         tsk_error("cannot start the reader thread");
-        for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
+        free_batchers(s.buf);
         return TSK_EXIT_RUNTIME;
     }
     stage_times st = {0};
@@ -462,7 +459,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     if (rc) {
         stop_reader(&s);
         pthread_join(reader, NULL);
-        for (int k = 0; k < NBUF; k++) tsk_batcher_free(&s.buf[k]);
+        free_batchers(s.buf);
         pthread_mutex_destroy(&s.mu);
         pthread_cond_destroy(&s.cv);
         return rc;
