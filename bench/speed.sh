@@ -329,6 +329,7 @@ cpu_seconds() {
     local TIMEFORMAT='%U %S'
     { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{ print $1 + $2 }'
 }
+mean_mhz() { awk '/MHz/ { s += $4; n++ } END { if (n) printf "%.0f", s / n }' /proc/cpuinfo; } # the cores' mean clock now
 if want ceiling; then
     # what this machine allows a -p 1 -> -p P speed-up to be: P independent `-p 1` processes at
     # once do the same work per process with no sharing in the program at all, so P x (one run
@@ -345,7 +346,7 @@ if want ceiling; then
             s=$(now)
             for k in $(seq "$P"); do "$NEW" sketch -q --device cpu -p 1 "$in" -o "$W/g_$k.tsk" 2>>"$out/errors.log" & done
             sleep 0.05
-            mhz=$(awk '/MHz/ { s += $4; n++ } END { if (n) printf "%.0f", s / n }' /proc/cpuinfo)
+            mhz=$(mean_mhz)
             wait
             e=$(now)
             groups+=("$(elapsed "$s" "$e")")
@@ -370,7 +371,7 @@ if want ceiling; then
         fi
         say "      CPU seconds (user + sys) of one run: -p 1 $(cpu_seconds "$NEW" sketch -q --device cpu -p 1 "$in" -o "$W/c.tsk"), -p $P $(cpu_seconds "$NEW" sketch -q --device cpu -p "$P" "$in" -o "$W/c.tsk")"
     done
-    say "   idle mean MHz: $(awk '/MHz/ { s += $4; n++ } END { if (n) printf "%.0f", s / n }' /proc/cpuinfo)"
+    say "   idle mean MHz: $(mean_mhz)"
 fi
 
 if want ready; then
