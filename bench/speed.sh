@@ -62,9 +62,12 @@ bases() { grep -v '^>' "$1" | tr -d '\n' | wc -c; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
 say "cpu cores: $P; $(grep -m1 'model name' /proc/cpuinfo)"
 
-python3 "$B/make_workloads.py" "$W/full" >/dev/null
-for k in $(seq 16); do cat "$W/full/seed-homogeneous.fa"; done >"$W/big.fa"
-for k in 1 2 3 4; do cat "$W/full/long-records.fa"; done >>"$W/big.fa"
+# the workloads, made once per machine (several calls of this script in one device call share them)
+[ -s "$W/full/short-reads.fa" ] || python3 "$B/make_workloads.py" "$W/full" >/dev/null
+if [ ! -s "$W/big.fa" ]; then
+    for k in $(seq 16); do cat "$W/full/seed-homogeneous.fa"; done >"$W/big.fa"
+    for k in 1 2 3 4; do cat "$W/full/long-records.fa"; done >>"$W/big.fa"
+fi
 printf '>tiny\nACGTACGTACGT\n' >"$W/tiny.fa"
 
 # 1,000 gzipped genomes of 5 Mbp (gzip -1) in $W/gz, listed in $W/list (the first 200 in $W/list200)
@@ -150,9 +153,12 @@ set_input() {
 if want ab; then
     # old against new, interleaved round by round, each run into a new file. AB_FILES: workloads
     # (default: big short-reads; gzlist: the 1,000 gzipped genomes, --per-file -l); AB_RUNS: rounds (default 5); AB_VARIANTS: "old new" by default,
-    # a variant NAME:VAR=VALUE runs the new binary with that environment setting
+    # a variant NAME:VAR=VALUE runs the new binary with that environment setting; AB_DEVICE (default
+    # auto) and AB_THREADS (default all cores) set --device and -p
     rounds=${AB_RUNS:-5}
-    say "== old against new, --device auto -p $P, medians of $rounds interleaved rounds, new output file each run"
+    ab_dev=${AB_DEVICE:-auto}
+    ab_p=${AB_THREADS:-$P}
+    say "== old against new, --device $ab_dev -p $ab_p, medians of $rounds interleaved rounds, new output file each run"
     declare -A ab ab_seen
     for _ in $(seq "$rounds"); do
         for f in ${AB_FILES:-big short-reads}; do
@@ -164,7 +170,8 @@ if want ab; then
                 [[ $v == *:* ]] && envs=("${v#*:}")
                 rm -f "$W/ab.tsk" && sync
                 s=$(now)
-                env "${envs[@]}" "$bin" sketch -q -p "$P" "${in[@]}" -o "$W/ab.tsk" 2>>"$out/errors.log" || echo "FAILED: $v $f" >>"$out/errors.log"
+                env "${envs[@]}" "$bin" sketch -q --device "$ab_dev" -p "$ab_p" "${in[@]}" -o "$W/ab.tsk" 2>>"$out/errors.log" ||
+                    echo "FAILED: $v $f" >>"$out/errors.log"
                 e=$(now)
                 ab[$f $v]+=" $(elapsed "$s" "$e")"
                 # rows of every variant, first round, small outputs: the same bytes as the first's
@@ -182,7 +189,7 @@ if want ab; then
     for f in ${AB_FILES:-big short-reads}; do
         set_input "$f"
         rm -f "$W/ab.tsk" && sync
-        TSKETCH_TIMING=1 "$NEW" sketch -q -p "$P" "${in[@]}" -o "$W/ab.tsk" 2>"$W/timing.txt"
+        TSKETCH_TIMING=1 "$NEW" sketch -q --device "$ab_dev" -p "$ab_p" "${in[@]}" -o "$W/ab.tsk" 2>"$W/timing.txt"
         say "   timing, new, $f:"
         sed 's/^/      /' "$W/timing.txt" | tee -a "$out/summary.txt"
     done

@@ -41,8 +41,21 @@ void tsk_counts_row(const tsk_params *p, const double *state, int64_t n, double 
  * one rounding per block beyond). */
 void tsk_counts_scan_engine(int t, const uint8_t *codes, int64_t n, double *state);
 
-/* u <- the state of u v (engine layout, in place): tsk_counts_concat's formula. */
+/* The kernels that count a block (counts_fast.c); all give the same integers. The engine runs the
+ * widest this CPU has, or the one TSK_COUNTS_KERNEL=plain|avx2|avx512 names (benches, tests). */
+typedef enum { TSK_COUNTS_KERNEL_PLAIN, TSK_COUNTS_KERNEL_AVX2, TSK_COUNTS_KERNEL_AVX512 } tsk_counts_kernel;
+
+/* 1 when this build and this CPU can run kernel k. */
+int tsk_counts_kernel_available(tsk_counts_kernel k);
+
+/* codes[0..n) (n <= TSK_COUNTS_BLOCK) counted from zero by kernel k (available) into cnt, all levels,
+ * engine layout. */
+void tsk_counts_block_with(tsk_counts_kernel k, int t, const uint8_t *codes, int64_t n, uint32_t *cnt);
+
+/* u <- the state of u v (engine layout, in place): tsk_counts_concat's formula, by the engine's
+ * kernel; tsk_counts_merge_with by kernel k (available). Every kernel gives the same bits. */
 void tsk_counts_merge(int t, double *u, const double *v);
+void tsk_counts_merge_with(tsk_counts_kernel k, int t, double *u, const double *v);
 
 /* An engine-layout state in tsk_counts_scan's layout (tests). */
 void tsk_counts_to_plain(int t, const double *engine, double *plain);

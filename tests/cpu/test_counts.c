@@ -104,8 +104,8 @@ Test(counts, canonical_is_strand_symmetric)
 }
 
 /* The engine's counts (32-bit blocks, vector kernel, merged totals) are tsk_counts_scan's, exactly:
- * below 2^53 every count is an integer either way. Lengths around the block size; TSK_COUNTS_PLAIN=1
- * (the second meson run) checks the plain kernel the same way. */
+ * below 2^53 every count is an integer either way. Lengths around the block size; the meson runs with
+ * TSK_COUNTS_KERNEL=plain and =avx2 check those kernels the same way (the default run takes the widest). */
 Test(counts, engine_state_equals_scan)
 {
     const int64_t lens[] = {0, 1, 3, 4, 511, 512, 513, 1025, 5000, 20000};
@@ -121,6 +121,73 @@ Test(counts, engine_state_equals_scan)
         }
     }
     free(x);
+}
+
+/* Every count kernel this CPU can run gives the plain kernel's integers, for every level count and
+ * block length (random letters, and runs of one letter, where the counts are largest). */
+Test(counts, kernels_equal_plain)
+{
+    const char *names[] = {"plain", "avx2", "avx512"};
+    uint8_t *x = test_random_codes(TSK_COUNTS_BLOCK, 4, 31);
+    uint8_t same[TSK_COUNTS_BLOCK];
+    int ran = 0;
+    for (int k = TSK_COUNTS_KERNEL_AVX2; k <= TSK_COUNTS_KERNEL_AVX512; k++) {
+        if (!tsk_counts_kernel_available((tsk_counts_kernel)k)) {
+            cr_log_info("count kernel %s: not on this CPU, not checked", names[k]);
+            continue;
+        }
+        ran++;
+        for (int letter = -1; letter < 4; letter++) {
+            const uint8_t *in = x;
+            if (letter >= 0) memset(same, letter, sizeof same), in = same;
+            for (int t = 1; t <= TSK_COUNT_MAX_T; t++)
+                for (int64_t n = 0; n <= TSK_COUNTS_BLOCK; n += n < 40 ? 1 : 37) {
+                    uint32_t want[341], got[341];
+                    memset(got, 0xA5, sizeof got); /* every value must be written */
+                    tsk_counts_block_with(TSK_COUNTS_KERNEL_PLAIN, t, in, n, want);
+                    tsk_counts_block_with((tsk_counts_kernel)k, t, in, n, got);
+                    cr_assert_eq(memcmp(want, got, sizeof(uint32_t) * (size_t)tsk_counts_size(t)), 0,
+                                 "kernel %s t=%d n=%lld letter %d", names[k], t, (long long)n, letter);
+                }
+        }
+    }
+    cr_log_info("count kernels checked against plain: %d", ran);
+    free(x);
+}
+
+/* Every kernel's merge gives the bits of the formula computed one value at a time, also where the
+ * totals are beyond 2^53 and round (states of random large values, not only integers). */
+Test(counts, merge_kernels_same_bits)
+{
+    const char *names[] = {"plain", "avx2", "avx512"};
+    uint64_t rng = 77;
+    for (int k = TSK_COUNTS_KERNEL_PLAIN; k <= TSK_COUNTS_KERNEL_AVX512; k++) {
+        if (!tsk_counts_kernel_available((tsk_counts_kernel)k)) continue;
+        for (int t = 1; t <= TSK_COUNT_MAX_T; t++)
+            for (int trial = 0; trial < 20; trial++) {
+                double u[341], v[341], want[341];
+                for (int i = 0; i < tsk_counts_size(t); i++) {
+                    rng = rng * 6364136223846793005u + 1442695040888963407u;
+                    u[i] = (double)(rng >> 11) * (trial % 2 ? 1e3 : 1e-2);
+                    rng = rng * 6364136223846793005u + 1442695040888963407u;
+                    v[i] = (double)(rng >> 11) * (trial % 3 ? 1e2 : 1e-3);
+                }
+                u[0] = v[0] = 1.0;
+                memcpy(want, u, sizeof want);
+                for (int lv = t; lv >= 1; lv--)
+                    for (int j = 0; j < lv; j++) {
+                        const int nj = 1 << (2 * j), nr = 1 << (2 * (lv - j));
+                        for (int s = 0; s < nr; s++)
+                            for (int q = 0; q < nj; q++) {
+                                volatile double prod = want[tsk_counts_offset(j) + q] * v[tsk_counts_offset(lv - j) + s];
+                                want[tsk_counts_offset(lv) + s * nj + q] += prod;
+                            }
+                    }
+                tsk_counts_merge_with((tsk_counts_kernel)k, t, u, v);
+                cr_assert_eq(memcmp(u, want, sizeof(double) * (size_t)tsk_counts_size(t)), 0, "kernel %s t=%d trial %d",
+                             names[k], t, trial);
+            }
+    }
 }
 
 /* A merge of engine states is the state of the concatenation, exactly. */
