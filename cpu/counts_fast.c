@@ -38,15 +38,17 @@ static inline __attribute__((always_inline)) void count_plain_t(const int t, con
     }
 }
 
-static void count_plain(int t, const uint8_t *x, int64_t n, uint32_t *cnt)
-{
-    switch (t) {
-    case 1: count_plain_t(1, x, n, cnt); break;
-    case 2: count_plain_t(2, x, n, cnt); break;
-    case 3: count_plain_t(3, x, n, cnt); break;
-    default: count_plain_t(4, x, n, cnt); break;
+/* fn(T, args) for the constant T equal to t (1..4; above 4 as 4): each kernel is compiled once per
+ * level count, its loops over levels and runs unrolled */
+#define BY_CONSTANT_T(fn, ...)                                                                               \
+    switch (t) {                                                                                             \
+    case 1: fn(1, __VA_ARGS__); break;                                                                       \
+    case 2: fn(2, __VA_ARGS__); break;                                                                       \
+    case 3: fn(3, __VA_ARGS__); break;                                                                       \
+    default: fn(4, __VA_ARGS__); break;                                                                      \
     }
-}
+
+static void count_plain(int t, const uint8_t *x, int64_t n, uint32_t *cnt) { BY_CONSTANT_T(count_plain_t, x, n, cnt) }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
@@ -124,12 +126,7 @@ count_avx2_t(const int t, const uint8_t *x, int64_t n, uint32_t *cnt)
 
 __attribute__((target("avx2"))) static void count_avx2(int t, const uint8_t *x, int64_t n, uint32_t *cnt)
 {
-    switch (t) {
-    case 1: count_avx2_t(1, x, n, cnt); break;
-    case 2: count_avx2_t(2, x, n, cnt); break;
-    case 3: count_avx2_t(3, x, n, cnt); break;
-    default: count_avx2_t(4, x, n, cnt); break;
-    }
+    BY_CONSTANT_T(count_avx2_t, x, n, cnt)
 }
 #endif
 
@@ -187,12 +184,7 @@ count_avx512_t(const int t, const uint8_t *x, int64_t n, uint32_t *cnt)
 
 __attribute__((target("avx512f"))) static void count_avx512(int t, const uint8_t *x, int64_t n, uint32_t *cnt)
 {
-    switch (t) {
-    case 1: count_avx512_t(1, x, n, cnt); break;
-    case 2: count_avx512_t(2, x, n, cnt); break;
-    case 3: count_avx512_t(3, x, n, cnt); break;
-    default: count_avx512_t(4, x, n, cnt); break;
-    }
+    BY_CONSTANT_T(count_avx512_t, x, n, cnt)
 }
 #endif
 
@@ -277,24 +269,16 @@ static inline __attribute__((always_inline)) void merge_t(const int t, double *u
     }
 }
 
-#define MERGE_FOR_EACH_T                                                                                     \
-    switch (t) {                                                                                             \
-    case 1: merge_t(1, u, v); break;                                                                         \
-    case 2: merge_t(2, u, v); break;                                                                         \
-    case 3: merge_t(3, u, v); break;                                                                         \
-    default: merge_t(4, u, v); break;                                                                        \
-    }
-static void merge_plain(int t, double *u, const double *v) { MERGE_FOR_EACH_T }
+static void merge_plain(int t, double *u, const double *v) { BY_CONSTANT_T(merge_t, u, v) }
 #ifdef HAVE_COUNT_AVX2
-__attribute__((target("avx2"))) static void merge_avx2(int t, double *u, const double *v) { MERGE_FOR_EACH_T }
+__attribute__((target("avx2"))) static void merge_avx2(int t, double *u, const double *v) { BY_CONSTANT_T(merge_t, u, v) }
 #endif
 #ifdef HAVE_COUNT_AVX512
 __attribute__((target("avx512f"))) static void merge_avx512(int t, double *u, const double *v)
 {
-    MERGE_FOR_EACH_T
+    BY_CONSTANT_T(merge_t, u, v)
 }
 #endif
-#undef MERGE_FOR_EACH_T
 
 void tsk_counts_merge_with(tsk_counts_kernel k, int t, double *u, const double *v)
 {
