@@ -1,6 +1,7 @@
 /* engine.c: engine choice (see engine.h). */
 #include "engine.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,28 @@ int tsk_engine_may_use_gpu(const tsk_device_choice *d)
     return d->kind == TSK_DEVICE_CUDA || (d->kind == TSK_DEVICE_AUTO && nvidia_present());
 }
 
-#define GPU_FIRST_BASES_PER_THREAD INT64_C(25000000)
+/* Bases a thread past which --device auto lets every batch wait for the GPU (engine.h): the break-even
+ * of the CPU's count path against the GPU's opening plus its own time, measured on 16 cores
+ * (docs/benchmarks.md, session 14: records of 2 kbp and more, 40 Mbp a thread; 960-base records
+ * about 75; 150-base reads about 130). Windows (slide and anchored rows) and the sketch DP keep the
+ * rule measured before for them, 25 Mbp a thread. */
+#define GPU_FIRST_BASES_PER_THREAD 40e6
+#define GPU_FIRST_WINDOWS_PER_THREAD 25e6
+#define GPU_FIRST_LONG_RECORD 2000.0 /* bytes of input a row from which records count as long */
 
-int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int threads)
+int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int64_t rows, int whole_record_counts, int threads)
 {
     if (d->kind == TSK_DEVICE_CUDA) return 1;
-    return tsk_engine_may_use_gpu(d) && bases > GPU_FIRST_BASES_PER_THREAD * (threads > 0 ? threads : 1);
+    if (!tsk_engine_may_use_gpu(d) || bases < 0) return 0;
+    double per_thread = GPU_FIRST_WINDOWS_PER_THREAD;
+    if (whole_record_counts) {
+        /* each row costs both engines host work and output alike, so short records gain less from
+         * the GPU: the break-even grows about as the square root of their shortness */
+        const double mean = rows > 0 ? (double)bases / (double)rows : (double)bases;
+        per_thread = GPU_FIRST_BASES_PER_THREAD;
+        if (mean < GPU_FIRST_LONG_RECORD) per_thread *= sqrt(GPU_FIRST_LONG_RECORD / (mean > 1.0 ? mean : 1.0));
+    }
+    return (double)bases > per_thread * (threads > 0 ? threads : 1);
 }
 
 static tsk_engine_split split_knob(void)
@@ -74,14 +91,14 @@ static int collect_gpu(tsk_engine *e, int wait)
 }
 
 int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads, int64_t bases,
-                    int64_t rows)
+                    int64_t rows, int gpu_first)
 {
     memset(e, 0, sizeof *e);
     e->params = p;
     e->threads = threads;
     e->kind = d->kind;
     e->split = split_knob();
-    e->gpu_first = tsk_engine_gpu_first(d, bases, threads);
+    e->gpu_first = gpu_first;
     snprintf(e->cpu_name, sizeof e->cpu_name, "CPU (%d thread%s)", threads, threads > 1 ? "s" : "");
     use_cpu(e);
     if (d->kind == TSK_DEVICE_CPU) return TSK_EXIT_OK;

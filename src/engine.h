@@ -28,23 +28,27 @@ typedef struct {
 
 /* Opens the engine --device asks for, for an input of about `bases` bases (-1: unknown) and `rows`
  * rows. cpu: the CPU engine. cuda: the GPU engine, opened on its own thread (its first buffers
- * sized for the input) while the reader goes on; a missing GPU is TSK_EXIT_NO_GPU. auto: by
- * tsk_engine_gpu_first, a large input waits for the GPU as cuda does and a small one runs on the
- * CPU without touching CUDA (measured faster: docs/benchmarks.md); an input of unknown size starts
- * on the CPU while the GPU opens, which takes the batches once it is ready. Without a usable GPU,
- * auto runs on the CPU with a note. Returns a TSK_EXIT_* code, message printed. */
+ * sized for the input) while the reader goes on; a missing GPU is TSK_EXIT_NO_GPU. auto: with
+ * gpu_first (tsk_engine_gpu_first, as the caller decided it) every batch waits for the GPU as cuda
+ * does; otherwise an input of known size runs on the CPU without touching CUDA (measured faster:
+ * docs/benchmarks.md), and one of unknown size starts on the CPU while the GPU opens, which takes
+ * the batches once it is ready. Without a usable GPU, auto runs on the CPU with a note. Returns a
+ * TSK_EXIT_* code, message printed. */
 int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads, int64_t bases,
-                    int64_t rows);
+                    int64_t rows, int gpu_first);
 
 /* Whether --device d may end up on a GPU (cuda; auto where an NVIDIA driver is installed). Costs no
  * CUDA call: the pipeline chooses parse threads by it before the engine opens. */
 int tsk_engine_may_use_gpu(const tsk_device_choice *d);
 
-/* Whether every batch of an input of about `bases` bases (-1: unknown) should wait for the GPU
- * rather than run on the CPU: --device cuda, or auto with a GPU likely and an input the GPU
- * finishes sooner despite its 0.3-0.5 s start (more than 25 Mbp a thread: measured break-even
- * near 0.5 Gbp at -p 16). */
-int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int threads);
+/* Whether every batch of an input of about `bases` bases (-1: unknown) in about `rows` rows should
+ * wait for the GPU rather than run on the CPU: --device cuda, or auto with a GPU likely and an input
+ * the GPU finishes sooner despite its 0.3-0.5 s start. For whole records on the CPU's count path
+ * (whole_record_counts: DNA, t <= 4, no windows) that is more than 40 Mbp a thread (640 Mbp at
+ * -p 16) for records of 2 kbp and more, and more for shorter ones, whose rows cost both engines
+ * alike (2.2 Gbp of 150-base reads at -p 16); otherwise more than 25 Mbp a thread. Measured
+ * break-evens: docs/benchmarks.md, session 14. */
+int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int64_t rows, int whole_record_counts, int threads);
 
 /* Whether the batch begun next would run on the GPU (never waits): the pipeline sizes batches by it. */
 int tsk_engine_gpu_ready(tsk_engine *e);

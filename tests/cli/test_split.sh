@@ -50,4 +50,31 @@ check_splits "DNA t=6 (sketch DP)" -- -k 6 -s 32 "${dna[@]}"
 check_splits "slide rows" -- -k 2 -s 32 --window 500 --stride 100 "${dna[@]}"
 BATCH=100 check_splits "protein" -- --alphabet protein -k 3 -s 32 "$TESTDATA/golden/protein.fa" "$TESTDATA/golden/protein.fa" \
     "$TESTDATA/golden/protein.fa" "$TESTDATA/golden/protein.fa"
+# --device auto's choice by size and record length (src/engine.h, tsk_engine_gpu_first), at -p 1:
+# 60 MB of 5 kbp records is above the 40 Mbp a thread past which long records wait for the GPU;
+# 60 MB of 150-base reads is below the 141 Mbp a thread that reads need (their rows cost both
+# engines alike), so it stays on the CPU and never opens CUDA
+python3 - "$WORK" <<'PY'
+import random, sys
+acgt = bytes.maketrans(bytes(range(256)), bytes(b"ACGT"[i & 3] for i in range(256)))
+rng = random.Random(5)
+for name, length in (("long", 5000), ("reads", 150)):
+    with open(f"{sys.argv[1]}/{name}.fa", "wb") as f:
+        for i in range(60_000_000 // (length + 12)):
+            f.write(b">r%d\n%s\n" % (i, rng.randbytes(length).translate(acgt)))
+PY
+for input in long:all reads:0; do
+    name=${input%%:*} want=${input#*:}
+    if ! TSKETCH_TIMING=1 "$TSKETCH" sketch --device auto -p 1 "$WORK/$name.fa" -o "$WORK/auto_$name.tsk" 2>"$WORK/auto_$name.err"; then
+        not_ok "auto by size, $name: sketch failed" "$(head -c 400 "$WORK/auto_$name.err")"
+        continue
+    fi
+    read -r all gpu <<<"$(sed -n 's/.*timing: \([0-9]*\) batches, \([0-9]*\) on the GPU.*/\1 \2/p' "$WORK/auto_$name.err")"
+    [ "$want" = all ] && want=$all
+    if [ "${gpu:-x}" = "$want" ]; then
+        ok "auto by size, 60 MB of $name at -p 1: $gpu of $all batches on the GPU"
+    else
+        not_ok "auto by size, $name" "$gpu of $all batches on the GPU, expected $want"
+    fi
+done
 finish
