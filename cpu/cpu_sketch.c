@@ -2,9 +2,13 @@
  * the count path (cpu_counts.c); everything else is split here into tasks that sketch_dp.c and
  * sketch_slide.c compute, on the threads of one parallel region per batch:
  *
- * 1. Whole-record sketches of records longer than the chunk length: one record at a time, its
- *    fixed-position chunks spread over all threads; each chunk is folded into the running state
- *    in chunk order (omp ordered), so the sum is the same for any thread count.
+ * 1. Whole-record sketches of records longer than the chunk length: the fixed-position chunks of
+ *    all such records of the batch (both strands when canonical) are one list of items, computed
+ *    on all threads a window of items at a time (the levels of a window bounded, levels_budget());
+ *    then each record's strand folds its chunks of the window into its running state in chunk
+ *    order, records on different threads. So many records of a few chunks each keep every thread
+ *    busy (one record at a time, a 70 kbp record's five chunks left eleven of sixteen threads
+ *    idle), and the sum is the same for any thread count.
  * 2. Everything else (shorter records, groups of slide rows): one task each, longest first,
  *    dynamic schedule. A task writes only its own rows.
  * No result depends on which thread ran what: bit-identical for any thread count. */
@@ -108,40 +112,116 @@ static void buffers_free(thread_buffers *w)
     free(w->rcbuf);
 }
 
-/* The running state of phase 1's record, shared by the threads: only the thread in the ordered
- * region touches it. */
-typedef struct {
-    double *state, *next, *acc;
-} long_state;
-
-/* Phase 1, run by every thread of the region: strand `strand` of the long record x[0..n), its chunks
- * on all threads, folded in order into s->state; then one thread adds it to s->acc with weight f. */
-static void long_record_strand(const tsk_params *p, const uint8_t *x, int64_t n, int strand, int64_t chunk,
-                               int in_double, double f, long_state *s, thread_buffers *w)
+/* Phase 1's plan: the chunk items of the long records, a sequence per record and strand (items
+ * seq_first[q] .. seq_first[q + 1] - 1, chunk k of sequence q at item seq_first[q] + k), and the
+ * running state of each sequence. */
+/* Bytes of chunk levels computed before they are folded: 64 MB, or TSK_CPU_LEVELS_BUDGET (tests:
+ * 1 makes every item a window of its own, so sequences span windows). */
+static int64_t levels_budget(void)
 {
-    const int t = p->t, dim = p->dim;
-    const int64_t n_chunks = (n + chunk - 1) / chunk;
-    const size_t state_values = (size_t)(t + 1) * (size_t)dim;
-#pragma omp for ordered schedule(dynamic, 1)
-    for (int64_t k = 0; k < n_chunks; k++) {
-        const int64_t m = k * chunk, q = n - m < chunk ? n - m : chunk;
-        if (w->ok)
-            tsk_cpu_chunk_levels(p, strand_slice(x, n, strand, m, m + q, w->rcbuf), q, k == 0 ? 1 : t, in_double,
-                                 w->scratch, w->levels);
-#pragma omp ordered
-        if (w->ok) {
-            if (k == 0) {
-                memcpy(s->state, w->levels, state_values * sizeof *s->state);
-            } else {
-                tsk_cpu_combine(p, m, q, s->state, w->levels, s->next);
-                double *swap = s->state;
-                s->state = s->next;
-                s->next = swap;
+    static int64_t budget = -1;
+    int64_t v = __atomic_load_n(&budget, __ATOMIC_RELAXED);
+    if (v < 0) {
+        const char *env = getenv("TSK_CPU_LEVELS_BUDGET");
+        v = env && atoll(env) > 0 ? atoll(env) : INT64_C(64) << 20;
+        __atomic_store_n(&budget, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+typedef struct {
+    int64_t n_seq, n_items, window;   /* items a window holds */
+    int64_t *seq_first;               /* n_seq + 1 */
+    double *states, *slots;           /* n_seq states of (t+1) dim; window levels of levels_rows(t, t) dim */
+    size_t state_values, slot_values;
+} long_plan;
+
+/* The sequence in lo .. hi - 1 that holds item i. */
+static int64_t sequence_of(const long_plan *lp, int64_t i, int64_t lo, int64_t hi)
+{
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (lp->seq_first[mid] <= i) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Phase 1 on every thread of the region: computes the chunk items a window at a time, folds each
+ * window into the sequences' states, then writes each long record's row (strands weighted f). */
+static void long_records(const tsk_params *p, const tsk_batch *b, const task *longs, int64_t nl, int64_t chunk,
+                         int in_double, const long_plan *lp, thread_buffers *w, double *next, void *out)
+{
+    const int t = p->t, dim = p->dim, strands = p->canonical ? 2 : 1;
+    for (int64_t w0 = 0; w0 < lp->n_items; w0 += lp->window) {
+        const int64_t w1 = w0 + lp->window < lp->n_items ? w0 + lp->window : lp->n_items;
+        /* the sequences this window touches: q_lo .. q_hi - 1 */
+        const int64_t q_lo = sequence_of(lp, w0, 0, lp->n_seq), q_hi = sequence_of(lp, w1 - 1, q_lo, lp->n_seq) + 1;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t i = w0; i < w1; i++) {
+            const int64_t q = sequence_of(lp, i, q_lo, q_hi);
+            const task *lr = &longs[q / strands];
+            const int64_t k = i - lp->seq_first[q], at = k * chunk, n = lr->cost;
+            const int64_t len = n - at < chunk ? n - at : chunk;
+            const uint8_t *codes = strand_slice(b->codes + b->offset[lr->rec], n, (int)(q % strands), at, at + len, w->rcbuf);
+            tsk_cpu_chunk_levels(p, codes, len, k == 0 ? 1 : t, in_double, w->scratch,
+                                 lp->slots + (size_t)(i - w0) * lp->slot_values);
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t q = q_lo; q < q_hi; q++) {
+            double *state = lp->states + (size_t)q * lp->state_values;
+            const int64_t first = lp->seq_first[q], n = longs[q / strands].cost;
+            for (int64_t i = first > w0 ? first : w0; i < lp->seq_first[q + 1] && i < w1; i++) {
+                const double *levels = lp->slots + (size_t)(i - w0) * lp->slot_values;
+                const int64_t k = i - first, at = k * chunk;
+                if (k == 0) {
+                    memcpy(state, levels, lp->state_values * sizeof *state);
+                } else {
+                    tsk_cpu_combine(p, at, n - at < chunk ? n - at : chunk, state, levels, next);
+                    memcpy(state, next, lp->state_values * sizeof *state);
+                }
             }
         }
     }
-#pragma omp single
-    for (int l = 0; l < dim; l++) s->acc[l] += f * s->state[(size_t)t * dim + l];
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t l = 0; l < nl; l++) {
+        memset(w->rows, 0, (size_t)dim * sizeof *w->rows);
+        for (int s = 0; s < strands; s++) {
+            const double *state = lp->states + (size_t)(l * strands + s) * lp->state_values;
+            for (int v = 0; v < dim; v++) w->rows[v] += (strands == 2 ? 0.5 : 1.0) * state[(size_t)t * dim + v];
+        }
+        store_rows(p, out, b->row_offset[longs[l].rec], w->rows, 1);
+    }
+}
+
+/* The plan of phase 1 for the long records longs[0..nl): 0, or -1 when memory runs out. */
+static int long_plan_make(const tsk_params *p, const task *longs, int64_t nl, int64_t chunk, long_plan *lp)
+{
+    const int strands = p->canonical ? 2 : 1;
+    memset(lp, 0, sizeof *lp);
+    lp->n_seq = nl * strands;
+    lp->state_values = (size_t)(p->t + 1) * (size_t)p->dim;
+    lp->slot_values = (size_t)levels_rows(p->t, p->t) * (size_t)p->dim;
+    lp->seq_first = malloc((size_t)(lp->n_seq + 1) * sizeof *lp->seq_first);
+    if (!lp->seq_first) return -1;
+    for (int64_t q = 0; q < lp->n_seq; q++) {
+        lp->seq_first[q] = lp->n_items;
+        lp->n_items += (longs[q / strands].cost + chunk - 1) / chunk;
+    }
+    lp->seq_first[lp->n_seq] = lp->n_items;
+    lp->window = levels_budget() / (int64_t)(lp->slot_values * sizeof(double));
+    if (lp->window < 1) lp->window = 1;
+    if (lp->window > lp->n_items) lp->window = lp->n_items;
+    lp->states = malloc((size_t)lp->n_seq * lp->state_values * sizeof *lp->states);
+    lp->slots = malloc((size_t)lp->window * lp->slot_values * sizeof *lp->slots);
+    return lp->states && lp->slots ? 0 : -1;
+}
+
+static void long_plan_free(long_plan *lp)
+{
+    free(lp->seq_first);
+    free(lp->states);
+    free(lp->slots);
 }
 
 int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threads)
@@ -190,37 +270,22 @@ int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threa
     for (int64_t i = 0; i < nt; i++)
         if (tasks[i].group < 0 && tasks[i].cost > max_len) max_len = tasks[i].cost;
     if (nl > 0 && chunk > max_len) max_len = chunk;
-    const size_t state_values = (size_t)(t + 1) * (size_t)dim;
-    double *state_alloc = nl > 0 ? malloc((2 * state_values + (size_t)dim) * sizeof *state_alloc) : NULL;
-    int failed = nl > 0 && !state_alloc;
-    long_state ls = {NULL, NULL, NULL};
-    if (state_alloc) {
-        ls = (long_state){state_alloc, state_alloc + state_values, state_alloc + 2 * state_values};
-        memset(ls.acc, 0, (size_t)dim * sizeof *ls.acc);
-    }
+    long_plan lp;
+    int failed = nl > 0 && long_plan_make(p, longs, nl, chunk, &lp);
 #pragma omp parallel num_threads(threads) if (!failed && (nt > 1 || nl > 0))
     {
         thread_buffers w = buffers_make(p, nl > 0 ? t : 1, max_len);
-        if (!w.ok) {
+        double *next = nl > 0 ? malloc((size_t)(t + 1) * (size_t)dim * sizeof *next) : NULL;
+        if (!w.ok || (nl > 0 && !next)) {
 #pragma omp atomic write
             failed = 1;
         }
         /* every thread must meet the same worksharing loops: all decide on one value of failed */
 #pragma omp barrier
         const int all_ok = !failed;
-        /* phase 1: long records, longest first, all threads on each one's chunks */
-        for (int64_t i = 0; i < nl && all_ok; i++) {
-            const int64_t rec = longs[i].rec, n = longs[i].cost;
-            const int strands = p->canonical ? 2 : 1;
-            for (int s = 0; s < strands; s++)
-                long_record_strand(p, b->codes + b->offset[rec], n, s, chunk, in_double, strands == 2 ? 0.5 : 1.0,
-                                   &ls, &w);
-#pragma omp single
-            {
-                store_rows(p, out, b->row_offset[rec], ls.acc, 1);
-                memset(ls.acc, 0, (size_t)dim * sizeof *ls.acc);
-            }
-        }
+        /* phase 1: the long records' chunks on all threads */
+        if (all_ok && nl > 0) long_records(p, b, longs, nl, chunk, in_double, &lp, &w, next, out);
+        free(next);
         /* phase 2 */
 #pragma omp for schedule(dynamic, 1)
         for (int64_t i = 0; i < nt; i++) {
@@ -232,7 +297,7 @@ int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threa
         }
         buffers_free(&w);
     }
-    free(state_alloc);
+    if (nl > 0) long_plan_free(&lp);
     free(tasks);
     return failed ? -1 : 0;
 }

@@ -75,6 +75,68 @@ Test(engine, bit_identical_for_any_thread_count, .timeout = 120)
     check_threads(p, few, 2);
 }
 
+/* The sketch DP's path (t > 4, protein) on many records longer than the chunk, whose chunks all
+ * threads share: each row is tsk_cpu_record_sketch's (one thread, chunks combined left to right),
+ * bit for bit, for 1-4 threads, single and double, both strands. The meson run with
+ * TSK_CPU_LEVELS_BUDGET=1 folds one chunk at a time, so a record's chunks span many windows. */
+static void check_long_records(tsk_params p, unsigned seed)
+{
+    const int64_t chunk = tsk_cpu_chunk_length(&p);
+    const int64_t lens[] = {chunk + 1, 5 * chunk - 7, 300, 2 * chunk, 3 * chunk + 999, chunk / 2, 4 * chunk + 1};
+    const int n = (int)(sizeof lens / sizeof *lens);
+    batch m;
+    make_batch(&m, &p, lens, n, seed);
+    const int in_double = tsk_cpu_counts_in_double(&p, p.precision);
+    double *want = malloc((size_t)n * (size_t)p.dim * sizeof *want), *one = malloc((size_t)p.dim * sizeof *one);
+    uint8_t *rc = malloc((size_t)m.offset[n]);
+    for (int r = 0; r < n; r++) {
+        double *row = want + (size_t)r * (size_t)p.dim;
+        const uint8_t *x = m.codes + m.offset[r];
+        memset(row, 0, (size_t)p.dim * sizeof *row);
+        for (int s = 0; s < (p.canonical ? 2 : 1); s++) {
+            if (s == 1) tsk_revcomp_codes(x, (size_t)lens[r], rc);
+            cr_assert_eq(tsk_cpu_record_sketch(&p, s ? rc : x, lens[r], chunk, in_double, one), 0);
+            for (int l = 0; l < p.dim; l++) row[l] += (p.canonical ? 0.5 : 1.0) * one[l];
+        }
+    }
+    for (int threads = 1; threads <= 4; threads++) {
+        void *got = run(&p, &m, threads);
+        for (int r = 0; r < n; r++)
+            for (int l = 0; l < p.dim; l++) {
+                const double w = want[(size_t)r * (size_t)p.dim + (size_t)l];
+                const size_t at = (size_t)r * (size_t)p.dim + (size_t)l;
+                if (p.precision == TSK_DOUBLE)
+                    cr_assert_eq(memcmp(&((double *)got)[at], &w, sizeof w), 0, "threads %d record %d bin %d", threads, r, l);
+                else
+                    cr_assert_eq(((float *)got)[at], (float)w, "threads %d record %d bin %d", threads, r, l);
+            }
+        free(got);
+    }
+    free(rc);
+    free(one);
+    free(want);
+    free(m.codes);
+}
+
+Test(engine, long_records_on_the_dp_path, .timeout = 120)
+{
+    tsk_params p;
+    tsk_params_default(&p);
+    p.t = 5;
+    p.dim = 32;
+    tsk_tables_draw(&p);
+    check_long_records(p, 41u);
+    p.canonical = 1;
+    p.precision = TSK_DOUBLE;
+    check_long_records(p, 42u);
+    tsk_params_default(&p);
+    p.alphabet = TSK_PROTEIN;
+    p.t = 3;
+    p.dim = 24;
+    tsk_tables_draw(&p);
+    check_long_records(p, 43u);
+}
+
 Test(engine, canonical_is_strand_invariant)
 {
     const int64_t lens[] = {3 * TSK_CPU_CHUNK / 2, 777, 5};
