@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../cpu/cpu_sketch.h"
+#include "../cpu/sketch_counts.h"
 #include "../io/seqio.h"
 #include "cli.h"
 #include "gpu_start.h"
@@ -29,25 +30,34 @@ int tsk_engine_may_use_gpu(const tsk_device_choice *d)
     return d->kind == TSK_DEVICE_CUDA || (d->kind == TSK_DEVICE_AUTO && nvidia_present());
 }
 
-/* Bases a thread past which --device auto lets every batch wait for the GPU (engine.h): the break-even
- * of the CPU's count path against the GPU's opening plus its own time, measured on 16 cores
- * (docs/benchmarks.md, session 14: records of 2 kbp and more, 40 Mbp a thread; 960-base records
- * about 75; 150-base reads about 130). Windows (slide and anchored rows) and the sketch DP keep the
- * rule measured before for them, 25 Mbp a thread. */
-#define GPU_FIRST_BASES_PER_THREAD 40e6
+/* Bases a thread past which --device auto lets every batch wait for the GPU (engine.h): the
+ * break-even of the CPU against the GPU's opening plus its own time, measured on 16 cores
+ * (docs/benchmarks.md, session 14). Whole records on the count path: 40 Mbp a thread for records
+ * of 2 kbp and more (960-base records about 75, 150-base reads about 130). The sketch DP costs the
+ * CPU about t D operations a base, so its break-even falls as t D grows (t=6 D=96: about 2.5 Mbp a
+ * thread; protein t=3 D=96: about 6): DP_BREAK_EVEN / (t D), within 2..25. Windows (slide and
+ * anchored rows) keep the rule measured before for them, 25 Mbp a thread. */
+#define GPU_FIRST_COUNTS_PER_THREAD 40e6
 #define GPU_FIRST_WINDOWS_PER_THREAD 25e6
+#define DP_BREAK_EVEN 1.5e9
 #define GPU_FIRST_LONG_RECORD 2000.0 /* bytes of input a row from which records count as long */
 
-int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int64_t rows, int whole_record_counts, int threads)
+int tsk_engine_gpu_first(const tsk_device_choice *d, const tsk_params *p, int windows, int64_t bases, int64_t rows,
+                         int threads)
 {
     if (d->kind == TSK_DEVICE_CUDA) return 1;
     if (!tsk_engine_may_use_gpu(d) || bases < 0) return 0;
     double per_thread = GPU_FIRST_WINDOWS_PER_THREAD;
-    if (whole_record_counts) {
+    if (!windows) {
+        if (tsk_cpu_counts_used(p)) {
+            per_thread = GPU_FIRST_COUNTS_PER_THREAD;
+        } else {
+            per_thread = DP_BREAK_EVEN / ((double)p->t * (double)p->dim);
+            per_thread = per_thread < 2e6 ? 2e6 : per_thread > 25e6 ? 25e6 : per_thread;
+        }
         /* each row costs both engines host work and output alike, so short records gain less from
          * the GPU: the break-even grows about as the square root of their shortness */
         const double mean = rows > 0 ? (double)bases / (double)rows : (double)bases;
-        per_thread = GPU_FIRST_BASES_PER_THREAD;
         if (mean < GPU_FIRST_LONG_RECORD) per_thread *= sqrt(GPU_FIRST_LONG_RECORD / (mean > 1.0 ? mean : 1.0));
     }
     return (double)bases > per_thread * (threads > 0 ? threads : 1);

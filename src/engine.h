@@ -41,14 +41,16 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
  * CUDA call: the pipeline chooses parse threads by it before the engine opens. */
 int tsk_engine_may_use_gpu(const tsk_device_choice *d);
 
-/* Whether every batch of an input of about `bases` bases (-1: unknown) in about `rows` rows should
- * wait for the GPU rather than run on the CPU: --device cuda, or auto with a GPU likely and an input
- * the GPU finishes sooner despite its 0.3-0.5 s start. For whole records on the CPU's count path
- * (whole_record_counts: DNA, t <= 4, no windows) that is more than 40 Mbp a thread (640 Mbp at
- * -p 16) for records of 2 kbp and more, and more for shorter ones, whose rows cost both engines
- * alike (2.2 Gbp of 150-base reads at -p 16); otherwise more than 25 Mbp a thread. Measured
- * break-evens: docs/benchmarks.md, session 14. */
-int tsk_engine_gpu_first(const tsk_device_choice *d, int64_t bases, int64_t rows, int whole_record_counts, int threads);
+/* Whether every batch of an input of about `bases` bases (-1: unknown) in about `rows` rows, sketched
+ * with the engine's parameters p (windows: slide or anchored rows), should wait for the GPU rather
+ * than run on the CPU: --device cuda, or auto with a GPU likely and an input the GPU finishes
+ * sooner despite its 0.3-0.5 s start. For whole records on the CPU's count path (DNA, t <= 4) that
+ * is more than 40 Mbp a thread (640 Mbp at -p 16) for records of 2 kbp and more; on the sketch DP
+ * 1.5e9 / (t D) bases a thread, within 2-25 Mbp (42 Mbp at -p 16 for t=6, D=96); shorter records
+ * need more, their rows costing both engines alike (2.2 Gbp of 150-base reads at -p 16 on the count
+ * path). Windows: more than 25 Mbp a thread. Measured break-evens: docs/benchmarks.md, session 14. */
+int tsk_engine_gpu_first(const tsk_device_choice *d, const tsk_params *p, int windows, int64_t bases, int64_t rows,
+                         int threads);
 
 /* Whether the batch begun next would run on the GPU (never waits): the pipeline sizes batches by it. */
 int tsk_engine_gpu_ready(tsk_engine *e);

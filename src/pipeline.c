@@ -432,11 +432,9 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     memset(&s, 0, sizeof s);
     s.job = job;
     /* auto: the CPU takes the first batches of a small input while the GPU opens (engine.h) */
-    /* whole records on the CPU's count path (anchored windows reach it as records of their own, but
-     * are windows all the same: job->params still has them) */
-    const int whole_record_counts =
-        job->params.window == 0 && job->params.anchor_k == 0 && tsk_cpu_counts_used(&engine_params);
-    s.gpu_sized = tsk_engine_gpu_first(&job->device, est_bases, est_rows, whole_record_counts, job->threads);
+    /* anchored windows reach the engine as records of their own, but are windows all the same */
+    const int windows = job->params.window > 0 || job->params.anchor_k > 0;
+    s.gpu_sized = tsk_engine_gpu_first(&job->device, &engine_params, windows, est_bases, est_rows, job->threads);
     s.parse_threads = parse_threads(job, &engine_params, gpu, s.gpu_sized);
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);

@@ -53,7 +53,8 @@ BATCH=100 check_splits "protein" -- --alphabet protein -k 3 -s 32 "$TESTDATA/gol
 # --device auto's choice by size and record length (src/engine.h, tsk_engine_gpu_first), at -p 1:
 # 60 MB of 5 kbp records is above the 40 Mbp a thread past which long records wait for the GPU;
 # 60 MB of 150-base reads is below the 141 Mbp a thread that reads need (their rows cost both
-# engines alike), so it stays on the CPU and never opens CUDA
+# engines alike), so it stays on the CPU and never opens CUDA; on the sketch DP (t=6, D=96: 2.6 Mbp
+# a thread) 5 MB of the long records goes to the GPU and 2 MB stays on the CPU
 python3 - "$WORK" <<'PY'
 import random, sys
 acgt = bytes.maketrans(bytes(range(256)), bytes(b"ACGT"[i & 3] for i in range(256)))
@@ -63,18 +64,25 @@ for name, length in (("long", 5000), ("reads", 150)):
         for i in range(60_000_000 // (length + 12)):
             f.write(b">r%d\n%s\n" % (i, rng.randbytes(length).translate(acgt)))
 PY
-for input in long:all reads:0; do
-    name=${input%%:*} want=${input#*:}
-    if ! TSKETCH_TIMING=1 "$TSKETCH" sketch --device auto -p 1 "$WORK/$name.fa" -o "$WORK/auto_$name.tsk" 2>"$WORK/auto_$name.err"; then
-        not_ok "auto by size, $name: sketch failed" "$(head -c 400 "$WORK/auto_$name.err")"
-        continue
+head -c 5000000 "$WORK/long.fa" >"$WORK/long5.fa"
+head -c 2000000 "$WORK/long.fa" >"$WORK/long2.fa"
+auto_by_size() { # DESCRIPTION WANT (all or 0: batches on the GPU) -- sketch options and input
+    local desc=$1 want=$2 all gpu
+    shift 3
+    if ! TSKETCH_TIMING=1 "$TSKETCH" sketch --device auto -p 1 "$@" -o "$WORK/auto.tsk" 2>"$WORK/auto.err"; then
+        not_ok "auto by size, $desc: sketch failed" "$(head -c 400 "$WORK/auto.err")"
+        return
     fi
-    read -r all gpu <<<"$(sed -n 's/.*timing: \([0-9]*\) batches, \([0-9]*\) on the GPU.*/\1 \2/p' "$WORK/auto_$name.err")"
+    read -r all gpu <<<"$(sed -n 's/.*timing: \([0-9]*\) batches, \([0-9]*\) on the GPU.*/\1 \2/p' "$WORK/auto.err")"
     [ "$want" = all ] && want=$all
     if [ "${gpu:-x}" = "$want" ]; then
-        ok "auto by size, 60 MB of $name at -p 1: $gpu of $all batches on the GPU"
+        ok "auto by size, $desc at -p 1: $gpu of $all batches on the GPU"
     else
-        not_ok "auto by size, $name" "$gpu of $all batches on the GPU, expected $want"
+        not_ok "auto by size, $desc" "$gpu of $all batches on the GPU, expected $want"
     fi
-done
+}
+auto_by_size "60 MB of 5 kbp records" all -- "$WORK/long.fa"
+auto_by_size "60 MB of 150-base reads" 0 -- "$WORK/reads.fa"
+auto_by_size "t=6, 5 MB of 5 kbp records" all -- -k 6 "$WORK/long5.fa"
+auto_by_size "t=6, 2 MB of 5 kbp records" 0 -- -k 6 "$WORK/long2.fa"
 finish
