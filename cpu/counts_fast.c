@@ -271,7 +271,10 @@ static inline __attribute__((always_inline)) void merge_t(const int t, double *u
 
 static void merge_plain(int t, double *u, const double *v) { BY_CONSTANT_T(merge_t, u, v) }
 #ifdef HAVE_COUNT_AVX2
-__attribute__((target("avx2"))) static void merge_avx2(int t, double *u, const double *v) { BY_CONSTANT_T(merge_t, u, v) }
+__attribute__((target("avx2"))) static void merge_avx2(int t, double *u, const double *v)
+{
+    BY_CONSTANT_T(merge_t, u, v)
+}
 #endif
 #ifdef HAVE_COUNT_AVX512
 __attribute__((target("avx512f"))) static void merge_avx512(int t, double *u, const double *v)

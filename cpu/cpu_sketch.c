@@ -112,9 +112,6 @@ static void buffers_free(thread_buffers *w)
     free(w->rcbuf);
 }
 
-/* Phase 1's plan: the chunk items of the long records, a sequence per record and strand (items
- * seq_first[q] .. seq_first[q + 1] - 1, chunk k of sequence q at item seq_first[q] + k), and the
- * running state of each sequence. */
 /* Bytes of chunk levels computed before they are folded: 64 MB, or TSK_CPU_LEVELS_BUDGET (tests:
  * 1 makes every item a window of its own, so sequences span windows). */
 static int64_t levels_budget(void)
@@ -129,8 +126,11 @@ static int64_t levels_budget(void)
     return v;
 }
 
+/* Phase 1's plan: the chunk items of the long records, a sequence per record and strand (items
+ * seq_first[q] .. seq_first[q + 1] - 1, chunk k of sequence q at item seq_first[q] + k), and the
+ * running state of each sequence. */
 typedef struct {
-    int64_t n_seq, n_items, window;   /* items a window holds */
+    int64_t n_seq, n_items, window;   /* window: items whose levels are held at once */
     int64_t *seq_first;               /* n_seq + 1 */
     double *states, *slots;           /* n_seq states of (t+1) dim; window levels of levels_rows(t, t) dim */
     size_t state_values, slot_values;
@@ -148,7 +148,8 @@ static int64_t sequence_of(const long_plan *lp, int64_t i, int64_t lo, int64_t h
 }
 
 /* Phase 1 on every thread of the region: computes the chunk items a window at a time, folds each
- * window into the sequences' states, then writes each long record's row (strands weighted f). */
+ * window into the sequences' states, then writes each long record's row (the mean of its strands'
+ * rows when canonical, summed as the one-thread path sums them). */
 static void long_records(const tsk_params *p, const tsk_batch *b, const task *longs, int64_t nl, int64_t chunk,
                          int in_double, const long_plan *lp, thread_buffers *w, double *next, void *out)
 {
@@ -163,7 +164,8 @@ static void long_records(const tsk_params *p, const tsk_batch *b, const task *lo
             const task *lr = &longs[q / strands];
             const int64_t k = i - lp->seq_first[q], at = k * chunk, n = lr->cost;
             const int64_t len = n - at < chunk ? n - at : chunk;
-            const uint8_t *codes = strand_slice(b->codes + b->offset[lr->rec], n, (int)(q % strands), at, at + len, w->rcbuf);
+            const uint8_t *codes =
+                strand_slice(b->codes + b->offset[lr->rec], n, (int)(q % strands), at, at + len, w->rcbuf);
             tsk_cpu_chunk_levels(p, codes, len, k == 0 ? 1 : t, in_double, w->scratch,
                                  lp->slots + (size_t)(i - w0) * lp->slot_values);
         }

@@ -179,7 +179,9 @@ Test(counts, merge_kernels_same_bits)
                         const int nj = 1 << (2 * j), nr = 1 << (2 * (lv - j));
                         for (int s = 0; s < nr; s++)
                             for (int q = 0; q < nj; q++) {
-                                volatile double prod = want[tsk_counts_offset(j) + q] * v[tsk_counts_offset(lv - j) + s];
+                                /* volatile: the product rounded on its own, never fused into the add */
+                                volatile double prod =
+                                    want[tsk_counts_offset(j) + q] * v[tsk_counts_offset(lv - j) + s];
                                 want[tsk_counts_offset(lv) + s * nj + q] += prod;
                             }
                     }

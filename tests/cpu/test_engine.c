@@ -106,7 +106,8 @@ static void check_long_records(tsk_params p, unsigned seed)
                 const double w = want[(size_t)r * (size_t)p.dim + (size_t)l];
                 const size_t at = (size_t)r * (size_t)p.dim + (size_t)l;
                 if (p.precision == TSK_DOUBLE)
-                    cr_assert_eq(memcmp(&((double *)got)[at], &w, sizeof w), 0, "threads %d record %d bin %d", threads, r, l);
+                    cr_assert_eq(memcmp(&((double *)got)[at], &w, sizeof w), 0, "threads %d record %d bin %d", threads,
+                                 r, l);
                 else
                     cr_assert_eq(((float *)got)[at], (float)w, "threads %d record %d bin %d", threads, r, l);
             }
