@@ -48,7 +48,8 @@ int tsk_engine_may_use_gpu(const tsk_device_choice *d);
  * is more than 40 Mbp a thread (640 Mbp at -p 16) for records of 2 kbp and more; on the sketch DP
  * 1.5e9 / (t D) bases a thread, within 2-25 Mbp (42 Mbp at -p 16 for t=6, D=96); shorter records
  * need more, their rows costing both engines alike (2.2 Gbp of 150-base reads at -p 16 on the count
- * path). Windows: more than 25 Mbp a thread. Measured break-evens: docs/benchmarks.md, session 14. */
+ * path). Slide rows: the DP's rule by their cost a base (--slide: 7.8 Mbp a thread). Anchored
+ * windows: more than 25 Mbp a thread. Measured break-evens: docs/benchmarks.md, session 14. */
 int tsk_engine_gpu_first(const tsk_device_choice *d, const tsk_params *p, int windows, int64_t bases, int64_t rows,
                          int threads);
 
