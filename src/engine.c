@@ -133,8 +133,9 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
         tsk_error("cannot start a thread: out of resources");
         return TSK_EXIT_RUNTIME;
     }
-    /* cuda: every batch needs the GPU anyway (reading goes on meanwhile) */
-    return d->kind == TSK_DEVICE_CUDA ? collect_gpu(e, 1) : TSK_EXIT_OK;
+    /* cuda, or auto on an input the GPU takes whole: every batch needs the GPU anyway (reading goes
+     * on meanwhile) */
+    return d->kind == TSK_DEVICE_CUDA || e->gpu_first ? collect_gpu(e, 1) : TSK_EXIT_OK;
 }
 
 /* Seconds of CPU sketching past which a batch rather waits for a GPU that is still opening (it

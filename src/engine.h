@@ -29,7 +29,7 @@ typedef struct {
 /* Opens the engine --device asks for, for an input of about `bases` bases (-1: unknown) and `rows`
  * rows. cpu: the CPU engine. cuda: the GPU engine, opened on its own thread (its first buffers
  * sized for the input) while the reader goes on; a missing GPU is TSK_EXIT_NO_GPU. auto: with
- * gpu_first (tsk_engine_gpu_first, as the caller decided it) every batch waits for the GPU as cuda
+ * gpu_first (tsk_engine_gpu_first, as the caller decided it) it opens and waits for the GPU as cuda
  * does; otherwise an input of known size runs on the CPU without touching CUDA (measured faster:
  * docs/benchmarks.md), and one of unknown size starts on the CPU while the GPU opens, which takes
  * the batches once it is ready. Without a usable GPU, auto runs on the CPU with a note. Returns a
