@@ -18,6 +18,12 @@ int tsk_cpu_max_dim(void);
  * memory runs out. Deterministic: the result does not depend on threads. */
 int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threads);
 
+/* Operations a base the CPU's sketch DP does for p, for choosing an engine by the input's size
+ * (src/engine.c): t D for whole records; for slide rows t D ceil(w / s) where each window is
+ * recomputed and t (t + 1) D where it slides, by the choice the slide path makes
+ * (sketch_slide.c). Not the count path's cost (DNA whole records at t <= 4 run there). */
+double tsk_cpu_dp_cost_per_base(const tsk_params *p);
+
 /* The plain scalar DP of SKETCH.md in double for one cleaned record (sketch = T[t]; zeros when
  * n < t). The slow reference that benches and tests measure against. */
 void tsk_cpu_sketch_reference(const tsk_params *p, const uint8_t *codes, int64_t n, double *out);

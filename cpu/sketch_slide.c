@@ -11,6 +11,8 @@
  * rounding at all; beyond, the state is rebuilt from scratch at the start of each group of rows. */
 #include "sketch_dp.h"
 
+#include "cpu_sketch.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,14 @@ static tsk_slide_mode pick_mode(const tsk_params *p)
 {
     /* recomputing a window costs w t level updates; sliding by s costs s t (t + 1) */
     return p->window <= p->stride * (p->t + 1) ? TSK_SLIDE_RECOMPUTE : TSK_SLIDE_INCREMENTAL;
+}
+
+double tsk_cpu_dp_cost_per_base(const tsk_params *p)
+{
+    const double td = (double)p->t * (double)p->dim;
+    if (p->window <= 0) return td;
+    if (pick_mode(p) == TSK_SLIDE_RECOMPUTE) return td * (double)((p->window + p->stride - 1) / p->stride);
+    return td * (double)(p->t + 1);
 }
 
 int64_t tsk_cpu_slide_group(const tsk_params *p)

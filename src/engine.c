@@ -36,8 +36,8 @@ int tsk_engine_may_use_gpu(const tsk_device_choice *d)
  * of 2 kbp and more (960-base records about 75, 150-base reads about 130). The sketch DP costs the
  * CPU about t D operations a base, so its break-even falls as t D grows (t=6 D=96: about 2.5 Mbp a
  * thread; protein t=3 D=96: about 6): DP_BREAK_EVEN / (t D), within 2..25. Slide rows the same by
- * their cost a base: t D w / s where each window is recomputed (w <= s (t + 1), sketch_slide.c),
- * else t (t + 1) D for sliding. Anchored windows keep the rule measured before, 25 Mbp a thread. */
+ * their cost a base (tsk_cpu_dp_cost_per_base). Anchored windows keep the rule measured before, 25
+ * Mbp a thread. */
 #define GPU_FIRST_COUNTS_PER_THREAD 40e6
 #define GPU_FIRST_WINDOWS_PER_THREAD 25e6
 #define DP_BREAK_EVEN 1.5e9
@@ -55,13 +55,11 @@ int tsk_engine_gpu_first(const tsk_device_choice *d, const tsk_params *p, int wi
 {
     if (d->kind == TSK_DEVICE_CUDA) return 1;
     if (!tsk_engine_may_use_gpu(d) || bases < 0) return 0;
-    const double t = p->t, dim = p->dim;
     double per_thread = GPU_FIRST_WINDOWS_PER_THREAD;
     if (windows && p->window > 0) { /* slide rows (anchored windows reach the engine as records) */
-        const double w = (double)p->window, s = (double)p->stride;
-        per_thread = dp_break_even(w <= s * (t + 1) ? t * dim * ceil(w / s) : t * (t + 1) * dim);
+        per_thread = dp_break_even(tsk_cpu_dp_cost_per_base(p));
     } else if (!windows) {
-        per_thread = tsk_cpu_counts_used(p) ? GPU_FIRST_COUNTS_PER_THREAD : dp_break_even(t * dim);
+        per_thread = tsk_cpu_counts_used(p) ? GPU_FIRST_COUNTS_PER_THREAD : dp_break_even(tsk_cpu_dp_cost_per_base(p));
         /* each row costs both engines host work and output alike, so short records gain less from
          * the GPU: the break-even grows about as the square root of their shortness */
         const double mean = rows > 0 ? (double)bases / (double)rows : (double)bases;

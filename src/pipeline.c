@@ -431,8 +431,8 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     shared_state s;
     memset(&s, 0, sizeof s);
     s.job = job;
-    /* auto: the CPU takes the first batches of a small input while the GPU opens (engine.h) */
-    /* anchored windows reach the engine as records of their own, but are windows all the same */
+    /* auto: whether every batch waits for the GPU (engine.h); anchored windows reach the engine as
+     * records of their own, but are windows all the same */
     const int windows = job->params.window > 0 || job->params.anchor_k > 0;
     s.gpu_sized = tsk_engine_gpu_first(&job->device, &engine_params, windows, est_bases, est_rows, job->threads);
     s.parse_threads = parse_threads(job, &engine_params, gpu, s.gpu_sized);
