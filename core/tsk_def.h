@@ -1,5 +1,5 @@
 /* tsk_def.h: the definition of the tsketch sketch that every engine computes
- * (../shared/spec/SKETCH.md, mirrored in docs/algorithm.md).
+ * (docs/spec.md, mirrored in docs/algorithm.md).
  *
  * This is the one header the two engines (cpu/ and gpu/) share: parameters, hash/sign tables,
  * the alphabet encoding, the split weights for long sequences and the layout of a batch of
@@ -39,7 +39,7 @@ typedef struct {
     int canonical;            /* 1: mean of the sketch of x and of its reverse complement (DNA) */
     int64_t window, stride;   /* Tensor Slide Sketch; window 0 = one whole-record sketch */
     int anchor_k;             /* > 0: anchored windows (tsk_anchor_windows), stride their mean
-                               * spacing; 0: a window every stride (SKETCH.md) */
+                               * spacing; 0: a window every stride (docs/spec.md) */
     tsk_precision precision;  /* element type of the output rows: float32 or float64 */
     int64_t scaled;           /* 0: the sketches are the rows; >= 1: genome sketches, the keys of the
                                * anchored windows whose anchor hash is at most about 2^64 / scaled
@@ -51,10 +51,10 @@ typedef struct {
     int8_t sign[TSK_MAX_T][TSK_MAX_ALPHA];   /* sign[k][c] in {-1, +1} */
 } tsk_params;
 
-/* Defaults of SKETCH.md (t=4, D=96, seed 0x5EED, DNA, whole record, single) with tables drawn. */
+/* Defaults of docs/spec.md (t=4, D=96, seed 0x5EED, DNA, whole record, single) with tables drawn. */
 void tsk_params_default(tsk_params *p);
 
-/* Draws hash/sign tables from p->seed with SplitMix64, in the order of SKETCH.md. */
+/* Draws hash/sign tables from p->seed with SplitMix64, in the order of docs/spec.md. */
 void tsk_tables_draw(tsk_params *p);
 
 /* Returns NULL when p is a function some engine can compute, else a static message naming the
@@ -73,7 +73,7 @@ void tsk_encode_table(tsk_alphabet a, uint8_t lut[256]);
 size_t tsk_encode(const uint8_t lut[256], const char *raw, size_t len, uint8_t *codes);
 
 /* Reverse complement of cleaned DNA codes (A<->T, C<->G): out[i] = 3 - codes[n-1-i].
- * Equal to cleaning the reverse complement of the raw record, as SKETCH.md defines it. */
+ * Equal to cleaning the reverse complement of the raw record, as docs/spec.md defines it. */
 void tsk_revcomp_codes(const uint8_t *codes, size_t n, uint8_t *out);
 
 /* Split weight w(m, q, j, p) = C(m, j) C(q, p-j) / C(m+q, p): the hypergeometric probability
@@ -141,7 +141,7 @@ typedef enum { TSK_METRIC_L2 = 0, TSK_METRIC_COSINE = 1 } tsk_metric;
 
 /* Sketches to compare: item i owns rows first_row[i] .. first_row[i] + n_rows[i] - 1 of a
  * row-major float32 matrix (one row for whole-record sketches). Two items are compared over
- * their first min(n_rows) rows, as one long vector (SKETCH.md, Distances). */
+ * their first min(n_rows) rows, as one long vector (docs/spec.md, Distances). */
 typedef struct {
     int64_t n_items;
     int dim;
@@ -166,7 +166,7 @@ typedef enum {
     TSK_PAIRS_NOT_SELF = 3,   /* r != q: the neighbours of each item (top-k) */
 } tsk_pair_filter;
 
-/* Distance of two rows' worth of values, in float64, as SKETCH.md defines it: the reference that
+/* Distance of two rows' worth of values, in float64, as docs/spec.md defines it: the reference that
  * both engines' tests compare with. */
 double tsk_distance_ref(const float *a, const float *b, int64_t len, tsk_metric m);
 

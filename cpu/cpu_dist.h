@@ -2,7 +2,7 @@
  *
  * The engine of `tsketch dist` and `triangle` (docs/distances.md). gpu/gpu_dist.h is its twin:
  * the same functions with a tsk_gpu_ prefix, so src/ can drive either through one loop over
- * query blocks. Every result is as SKETCH.md defines it and within 1e-5 relative (or 1e-6
+ * query blocks. Every result is as docs/spec.md defines it and within 1e-5 relative (or 1e-6
  * absolute) of tsk_distance_ref: the kernel sums (a - b)^2 directly rather than expanding
  * |a|^2 + |b|^2 - 2ab, which cancels catastrophically for near-identical sketches; cosine is the
  * same sum over the vectors scaled by their float64 inverse norms, 1 - cos = |a/|a| - b/|b||^2 / 2

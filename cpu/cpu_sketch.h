@@ -24,12 +24,12 @@ int tsk_cpu_sketch(const tsk_params *p, const tsk_batch *b, void *out, int threa
  * (sketch_slide.c). Not the count path's cost (DNA whole records at t <= 4 run there). */
 double tsk_cpu_dp_cost_per_base(const tsk_params *p);
 
-/* The plain scalar DP of SKETCH.md in double for one cleaned record (sketch = T[t]; zeros when
+/* The plain scalar DP of docs/spec.md in double for one cleaned record (sketch = T[t]; zeros when
  * n < t). The slow reference that benches and tests measure against. */
 void tsk_cpu_sketch_reference(const tsk_params *p, const uint8_t *codes, int64_t n, double *out);
 
 /* The backward DP (the GPU engine's last piece of a split row, in plain double): for j = 0..t-1
- * out[j * dim ..] = V[j..t] of SKETCH.md's split formula over codes[0..n): the mean over the
+ * out[j * dim ..] = V[j..t] of docs/spec.md's split formula over codes[0..n): the mean over the
  * increasing (t-j)-tuples of levels j+1..t, i.e. the sketch whose tables are levels j+1..t.
  * Computed right to left: G_q = V[t-q..t] gets level (t-q+1)'s shift of G_(q-1), G_0 = e_0.
  * Zero vectors where n < t - j. */

@@ -1,6 +1,6 @@
 /* genome_dist.h: genome-level distance between two records' slide rows, compared as SETS.
  *
- * The positional slide distance of SKETCH.md compares row r of one record with row r of the
+ * The positional slide distance of docs/spec.md compares row r of one record with row r of the
  * other, which is meaningless for genomes that differ by rearrangements, different start points
  * or strand. Here every row of A looks for its nearest row of B and vice versa (an all-rows x
  * all-rows minimum search, N_a x N_b x D), and the nearest distances are summarised:

@@ -1,6 +1,6 @@
 /* sketch_dp.h: the building blocks of the CPU sketch engine, below the scheduler of cpu_sketch.c
  * and visible to tests/cpu: one record's sketch, by direct DP or split into chunks, and the
- * split-formula combination of SKETCH.md. Everything returns means in double. */
+ * split-formula combination of docs/spec.md. Everything returns means in double. */
 #ifndef TSK_CPU_SKETCH_DP_H
 #define TSK_CPU_SKETCH_DP_H
 

@@ -2,7 +2,7 @@
  * double by sketch_dp.c (which defines REAL and KFN before including this file; no include guard
  * on purpose).
  *
- * The loop runs the DP of SKETCH.md on subsequence COUNTS rather than means: with
+ * The loop runs the DP of docs/spec.md on subsequence COUNTS rather than means: with
  * N[j][d] = sum over the length-d subsequences of the chunk read so far (levels j .. j+d-1) of
  * sign-product at bin hash-sum, one character c does
  *
@@ -90,7 +90,7 @@ static void KFN(counts_rescale)(KFN(counts) *k)
     }
 }
 
-/* Mean of the length-d subsequences from start level j (V[j..j+d] of SKETCH.md), in double. */
+/* Mean of the length-d subsequences from start level j (V[j..j+d] of docs/spec.md), in double. */
 static void KFN(counts_mean)(const KFN(counts) *k, int j, int d, double *out)
 {
     if (d == 0) {

@@ -1,4 +1,4 @@
-/* sketch_reference.c: the plain scalar DP of SKETCH.md in double, the slow reference that benches
+/* sketch_reference.c: the plain scalar DP of docs/spec.md in double, the slow reference that benches
  * and tests measure the engine against (tsk_cpu_sketch_reference in cpu_sketch.h). Deliberately
  * written as the definition reads, with no tricks. */
 #include "cpu_sketch.h"

@@ -2,7 +2,7 @@
  *
  * A genome sketch sketches every window of 20 bases on its own (core/genome_keys.h). The count
  * path (sketch_counts.h) spends most of such a record projecting 4^t tuple counts onto the bins;
- * here the bin recurrence of SKETCH.md runs instead, in exact integers on sixteen lanes (one
+ * here the bin recurrence of docs/spec.md runs instead, in exact integers on sixteen lanes (one
  * AVX-512 register, or two AVX2 ones, chosen at load time): t rotations and adds per base and
  * strand. Its rows are the exact integer sums divided by C(n, t) (twice that for canonical rows),
  * correctly rounded: within an ulp or two of the count path's, and the same integer sketches

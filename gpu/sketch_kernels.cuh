@@ -1,7 +1,7 @@
 /* sketch_kernels.cuh: the sketch-DP kernels of the GPU engine (see docs/gpu.md): every alphabet
  * and t except DNA at t <= 4, which runs on the tuple-count kernels (count_kernels.cuh).
  *
- * Every kernel here runs the *counting* form of the SKETCH.md DP: N[p] += sign * shift(N[p-1]), which
+ * Every kernel here runs the *counting* form of the docs/spec.md DP: N[p] += sign * shift(N[p-1]), which
  * is the normalized DP times C(i+1, p). It needs one FMA per value instead of two, and the
  * normalization is applied once at the end in double. Values are scaled by beta = 1/len per level
  * so that C(len, p) never overflows float. float32 accuracy comes from a two-level accumulator:
@@ -13,7 +13,7 @@
  *     written straight into the output rows;
  *   - a piece of a long one (one strand; generic kernel), written in double to a node buffer;
  *     sk_combine merges nodes in a tree. A middle chunk needs all t(t+1)/2 vectors V[j..p] (start level j < p) of
- *     SKETCH.md's split formula. The first piece only ever enters the formula with j = 0, so it
+ *     docs/spec.md's split formula. The first piece only ever enters the formula with j = 0, so it
  *     is the plain DP (t vectors V[0..p]); the last piece only with p = t, and V[j..t] for every j
  *     comes from the same DP run backwards over the piece with the levels' tables in reverse
  *     order (G_q = V[t-q..t] gets level t-q+1's shift of G_(q-1)). A row cut in two therefore

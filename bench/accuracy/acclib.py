@@ -63,7 +63,7 @@ def read_edit(path):
 
 
 def pair_distance(ra, rb, metric="l2"):
-    """SKETCH.md: rows compared position by position over the first min(rows) rows, as one vector."""
+    """docs/spec.md: rows compared position by position over the first min(rows) rows, as one vector."""
     m = min(len(ra), len(rb))
     x = ra[:m].astype(np.float64).ravel()
     y = rb[:m].astype(np.float64).ravel()

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Composition part of a Tensor Sketch row, exactly (research prototype, not used by tsketch).
 
-A sketch (SKETCH.md) is the mean over index tuples i_1 < ... < i_t of
+A sketch (docs/spec.md) is the mean over index tuples i_1 < ... < i_t of
 u_1(x_{i_1}) (*) u_2(x_{i_2}) (*) ... (*) u_t(x_{i_t}),   u_k(c) = sign[k-1][c] e_{hash[k-1][c]},
 (*) = circular convolution mod D (the product of signs at the bin sum of hashes mod D).
 

@@ -3,7 +3,7 @@
  *   tss_rows -t T -D D [-w W -s S] [-c] [-p THREADS] IN.fa[.gz] OUT
  *
  * Writes OUT.f32 (every row, float32, row-major, D values each) and OUT.idx (one line per
- * record: name TAB rows TAB cleaned_length). Same function as SKETCH.md (tables from
+ * record: name TAB rows TAB cleaned_length). Same function as docs/spec.md (tables from
  * core/tsk_def.c), computed with unnormalised subsequence counts that slide: append the character
  * entering the window, drop the one leaving it, O(t^2 D) per base whatever the window. It exists so
  * that a sweep over dozens of (t, D, w, s) choices runs in seconds per choice before (and

@@ -1,5 +1,5 @@
 /* bench_sketch: validates the CPU sketch engine against tsk_cpu_sketch_reference, then times the
- * plain scalar DP loop (float, as a straightforward C port of SKETCH.md would be written) and the
+ * plain scalar DP loop (float, as a straightforward C port of docs/spec.md would be written) and the
  * engine at 1 and N threads on FASTA workloads (bench/cpu/run.sh makes them).
  *
  *   bench_sketch [-t T] [-d D] [-T THREADS] [-w WINDOW -s STRIDE] [-c] FASTA...
@@ -80,7 +80,7 @@ static int read_fasta(const char *path, const uint8_t lut[256], records *r)
     return 0;
 }
 
-/* The plain scalar DP of SKETCH.md in float: the baseline the engine is measured against. */
+/* The plain scalar DP of docs/spec.md in float: the baseline the engine is measured against. */
 static void scalar_float_dp(const tsk_params *p, const uint8_t *codes, int64_t n, float *T, float *tmp, float *out)
 {
     const int t = p->t, dim = p->dim;

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Independent reference of tsketch's genome sketches (`sketch --genome`, `dist` on genome sketches),
 in plain Python integers, written from the definitions (core/genome_keys.h's top comment, including
-its size floor; core/tsk_def.h tsk_anchor_windows; ../shared/spec/SKETCH.md) for the CLI golden
+its size floor; core/tsk_def.h tsk_anchor_windows; docs/spec.md) for the CLI golden
 files (make.sh) and the floor checks of tests/cli/test_genome_sets.sh. It never runs tsketch and
-computes no float sketch: each window's Tensor Sketch is the DP of SKETCH.md on signed tuple counts.
+computes no float sketch: each window's Tensor Sketch is the DP of docs/spec.md on signed tuple counts.
 
 A genome of cleaned length L (a record; with --per-file the sum of the file's records) samples
 anchors at stride s_g = clamp(4 L // (5 min_keys), 1, scaled); its candidates are the windows whose
@@ -48,7 +48,7 @@ def mix64(z):
 
 
 def tables(t, dim, seed):
-    """hash[k][c], sign[k][c] drawn in SKETCH.md's order (level, then character)."""
+    """hash[k][c], sign[k][c] drawn in docs/spec.md's order (level, then character)."""
     state, hashes, signs = seed & MASK, [], []
     for _ in range(t):
         h, s = [], []
@@ -124,7 +124,7 @@ def threshold(keys, length, a):
 
 
 def count_sketch(x, t, dim, hashes, signs):
-    """Bin r: the signed number of index tuples i_1 < ... < i_t hashing to r (SKETCH.md's DP
+    """Bin r: the signed number of index tuples i_1 < ... < i_t hashing to r (docs/spec.md's DP
     without the division by C(n, t)): N[p][l] += sign * N[p-1][(l - hash) mod D]."""
     N = [[0] * dim for _ in range(t + 1)]
     N[0][0] = 1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates the golden files of tests/cpu from the float64 oracle of SKETCH.md:
+# Regenerates the golden files of tests/cpu from the float64 oracle of docs/spec.md:
 #   sh testdata/golden/make.sh [/work/shared]
 # Inputs (mixed.fa, protein.fa) are written by gen_inputs.py with a fixed seed; cases.tsv lists
 # every expected-output file with the parameters that made it. The reference vectors of the

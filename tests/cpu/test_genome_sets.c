@@ -1254,7 +1254,7 @@ Test(genome_sets, key_of_sketch_chain)
     cr_expect_neq(tsk_genome_key_of_sketch(S, 3, 0x5EED), k);
 }
 
-/* Signed tuple counts of a window by enumerating every index tuple (the closed form of SKETCH.md
+/* Signed tuple counts of a window by enumerating every index tuple (the closed form of docs/spec.md
  * before the division): the integer sketch the key is defined on. */
 static void brute_counts(const tsk_params *p, const uint8_t *x, int n, int32_t *S)
 {

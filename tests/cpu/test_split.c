@@ -19,7 +19,7 @@ static tsk_params params(int t, int dim, tsk_alphabet a)
     return p;
 }
 
-/* Closed form of SKETCH.md over all index tuples (tiny n only). */
+/* Closed form of docs/spec.md over all index tuples (tiny n only). */
 static void brute(const tsk_params *p, const uint8_t *x, int n, double *out)
 {
     memset(out, 0, (size_t)p->dim * sizeof *out);

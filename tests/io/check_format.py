@@ -21,7 +21,7 @@ t, D, seed = u32(128), u32(132), u64(136)
 assert (t, D, seed, u32(144), u32(148), u32(156), u32(160)) == (3, 5, 99, 0, 4, 0, 4)
 assert struct.unpack_from("<qq", b, 168) == (4, 2) and hsize == 256 + t * 4 * 5
 
-# tables: SplitMix64 of seed 99 (SKETCH.md)
+# tables: SplitMix64 of seed 99 (docs/spec.md)
 M = (1 << 64) - 1
 state = seed
 def nxt():
