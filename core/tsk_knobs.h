@@ -1,0 +1,63 @@
+/* tsk_knobs.h: the environment variables that tune tsketch (its knobs), read in one place.
+ *
+ * Tests and benchmarks turn these; a user rarely needs them. Every knob is named TSKETCH_*, and the
+ * knobs that choose a CPU kernel share one vocabulary: auto (the widest this CPU has), portable (the
+ * kernel of a CPU without AVX2), avx2, avx512. A kernel the CPU lacks falls back as each engine
+ * says. docs/testing.md, "Environment knobs", lists them all with their values and defaults.
+ *
+ * The environment is read once, at the first call of tsk_knobs_get() in the process (pthread_once: any
+ * thread may be first), and the values are kept: setting a variable later has no effect (tests that
+ * compare kernels in one process use the engines' force functions). A value that is not one of the
+ * knob's words, or not a whole number in its range, is reported once on standard error (naming the
+ * variable and what it takes) and the default is used; an empty value is the same as none.
+ *
+ * Standard variables that tsketch reads or sets but does not own are not here: OMP_WAIT_POLICY
+ * (src/wait_policy.c) and TMPDIR (io/atomic_file.c). Plain C17, usable from CUDA. */
+#ifndef TSK_KNOBS_H
+#define TSK_KNOBS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A CPU kernel choice (TSKETCH_CPU_KERNEL, TSKETCH_COUNTS_KERNEL, TSKETCH_DIST_KERNEL). */
+typedef enum {
+    TSK_KNOB_AUTO = 0,     /* the widest kernel this CPU runs (the default) */
+    TSK_KNOB_PORTABLE = 1, /* the kernel a CPU without AVX2 runs */
+    TSK_KNOB_AVX2 = 2,
+    TSK_KNOB_AVX512 = 3
+} tsk_knob_kernel;
+
+/* Which engine takes a batch under --device auto (TSKETCH_SPLIT). */
+typedef enum {
+    TSK_KNOB_SPLIT_READY = 0, /* whichever is ready first (the default) */
+    TSK_KNOB_SPLIT_CPU = 1,
+    TSK_KNOB_SPLIT_GPU = 2,
+    TSK_KNOB_SPLIT_ALTERNATE = 3
+} tsk_knob_split;
+
+typedef struct {
+    int timing;                   /* TSKETCH_TIMING=1: sketch prints where the seconds went (0) */
+    int detached_exit;            /* TSKETCH_DETACHED_EXIT=0 ends the process plainly (1) */
+    tsk_knob_split split;         /* TSKETCH_SPLIT (ready) */
+    long long parse_threads;      /* TSKETCH_PARSE_THREADS, 1..4096; 0: the pipeline's choice */
+    long long batch_bases;        /* TSKETCH_BATCH_BASES, >= 1; 0: the engine's size */
+    long long batch_records;      /* TSKETCH_BATCH_RECORDS, 1..2^18; 0: the engine's number */
+    long long cpu_levels_budget;  /* TSKETCH_CPU_LEVELS_BUDGET: bytes of chunk levels held (64 MiB) */
+    int cpu_method_dp;            /* TSKETCH_CPU_METHOD=dp: the sketch DP where counts apply (0) */
+    tsk_knob_kernel cpu_kernel;   /* TSKETCH_CPU_KERNEL: the sketch DP's kernel (auto) */
+    tsk_knob_kernel counts_kernel;/* TSKETCH_COUNTS_KERNEL: the count path's kernel (auto) */
+    tsk_knob_kernel dist_kernel;  /* TSKETCH_DIST_KERNEL: the CPU distance kernel (auto) */
+} tsk_knobs;
+
+/* The knobs of this process, read from the environment at the first call. Never NULL. */
+const tsk_knobs *tsk_knobs_get(void);
+
+/* The name of a kernel choice as the knobs spell it ("auto", "portable", "avx2", "avx512"). */
+const char *tsk_knob_kernel_name(tsk_knob_kernel k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
