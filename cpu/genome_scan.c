@@ -1,0 +1,285 @@
+/* genome_scan.c: candidate keys of anchored windows from a genome's codes (genome_scan.h). */
+#include "genome_scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/genome_keys.h"
+
+#if defined(__SSSE3__)
+#include <tmmintrin.h>
+#define HAVE_NARROW 1
+#else
+#define HAVE_NARROW 0
+#endif
+
+int tsk_key_vec_reserve(tsk_key_vec *v, int64_t extra)
+{
+    if (v->n + extra <= v->cap) return 0;
+    int64_t cap = v->cap ? v->cap : 1024;
+    while (cap < v->n + extra) cap *= 2;
+    uint64_t *k = realloc(v->keys, (size_t)cap * sizeof *k);
+    if (!k) return -1;
+    v->keys = k;
+    v->cap = cap;
+    return 0;
+}
+
+void tsk_key_vec_free(tsk_key_vec *v)
+{
+    free(v->keys);
+    memset(v, 0, sizeof *v);
+}
+
+struct tsk_genome_scanner {
+    const tsk_params *p;
+    int dim, t;
+    int64_t w;
+    /* Counts modulo 2^32 (unsigned, so wrapping is defined): the DP is linear with integer
+     * coefficients, so the last level comes out right modulo 2^32, and a genome sketch's final
+     * counts are at most 2 C(W, t) <= 1.6e6 in size (tsk_genome_params_check), so that residue read
+     * as int32 is the count itself, even where a middle level (t > W/2) would overflow. */
+    uint32_t *level;   /* (t + 1) x dim */
+    uint32_t *sum;     /* dim: the window's integer sketch */
+    uint8_t *rc;       /* the window's reverse complement */
+    /* the 16-lane path (dim 16, 2 C(W, t) < 2^15): counts modulo 2^16 in one 128-bit register per
+     * level; level q's shift for letter c is a byte shuffle, its sign a lane sign */
+    int narrow;
+    uint8_t shuffle[TSK_MAX_T][4][4][16]; /* level, letter: lo from lo, lo from hi, hi from lo, hi from hi */
+    int16_t sign16[TSK_MAX_T][4][8];
+    int16_t unit[4][TSK_MAX_T][16];       /* letter c: level 1 of e_0 after c (index [c][0]) */
+};
+
+tsk_genome_scanner *tsk_genome_scanner_new(const tsk_params *p)
+{
+    tsk_genome_scanner *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->p = p;
+    s->dim = p->dim;
+    s->t = p->t;
+    s->w = p->window;
+    s->level = malloc((size_t)(p->t + 1) * (size_t)p->dim * sizeof *s->level);
+    s->sum = malloc((size_t)p->dim * sizeof *s->sum);
+    s->rc = malloc((size_t)(p->window > 0 ? p->window : 1));
+    if (!s->level || !s->sum || !s->rc) {
+        tsk_genome_scanner_free(s);
+        return NULL;
+    }
+    /* counts modulo 2^16 are the counts when the sum of both strands' (at most 2 C(W, t)) fits int16 */
+    double choose = 1;
+    for (int j = 0; j < p->t; j++) choose = choose * (double)(p->window - j) / (double)(j + 1);
+    s->narrow = HAVE_NARROW && p->dim == 16 && p->alphabet == TSK_DNA && 2 * choose < 32768;
+    for (int q = 0; q < p->t && s->narrow; q++)
+        for (int c = 0; c < 4; c++) {
+            const int h = p->hash[q][c];
+            /* destination lane l (bytes 2l, 2l+1 of lo for l < 8, of hi beyond) takes lane (l - h)
+             * mod 16: from lo through the `from_lo` mask or from hi through `from_hi`, the other
+             * mask zeroing it (byte 0x80) */
+            for (int l = 0; l < 16; l++) {
+                const int m = (l - h + 16) % 16, half = l / 8, at = 2 * (l % 8);
+                uint8_t *from_lo = s->shuffle[q][c][2 * half], *from_hi = s->shuffle[q][c][2 * half + 1];
+                from_lo[at] = from_lo[at + 1] = from_hi[at] = from_hi[at + 1] = 0x80;
+                uint8_t *take = m < 8 ? from_lo : from_hi;
+                take[at] = (uint8_t)(2 * (m % 8));
+                take[at + 1] = (uint8_t)(2 * (m % 8) + 1);
+            }
+            for (int l = 0; l < 8; l++) s->sign16[q][c][l] = p->sign[q][c];
+            memset(s->unit[c][q], 0, sizeof s->unit[c][q]);
+        }
+    for (int c = 0; c < 4 && s->narrow; c++) s->unit[c][0][p->hash[0][c]] = (int16_t)p->sign[0][c];
+    return s;
+}
+
+void tsk_genome_scanner_free(tsk_genome_scanner *s)
+{
+    if (!s) return;
+    free(s->level);
+    free(s->sum);
+    free(s->rc);
+    free(s);
+}
+
+/* The counting DP (docs/spec.md, counts instead of means) of x[0..w) added to acc[0..D): level p
+ * gains sign x level p-1 shifted by hash, for p from the highest level reached down to 1. The
+ * shift is two contiguous runs (bins [h, D) read [0, D-h), bins [0, h) read [D-h, D)), so the inner
+ * loops vectorize. D is a constant where this is inlined for the default dimension. */
+static inline __attribute__((always_inline)) void window_dp(const tsk_params *p, const int D, const int t,
+                                                           uint32_t *restrict lv, const uint8_t *x, int64_t w,
+                                                           uint32_t *restrict acc)
+{
+    memset(lv, 0, (size_t)(t + 1) * (size_t)D * sizeof *lv);
+    lv[0] = 1;
+    for (int64_t i = 0; i < w; i++) {
+        const int c = x[i];
+        const int top = i + 1 < t ? (int)i + 1 : t;
+        for (int q = top; q >= 2; q--) {
+            const int h = p->hash[q - 1][c];
+            uint32_t *restrict dst = lv + (size_t)q * (size_t)D;
+            const uint32_t *restrict src = lv + (size_t)(q - 1) * (size_t)D;
+            if (p->sign[q - 1][c] > 0) {
+                for (int l = 0; l < D - h; l++) dst[l + h] += src[l];
+                for (int l = 0; l < h; l++) dst[l] += src[D - h + l];
+            } else {
+                for (int l = 0; l < D - h; l++) dst[l + h] -= src[l];
+                for (int l = 0; l < h; l++) dst[l] -= src[D - h + l];
+            }
+        }
+        /* level 1 from level 0 = e_0: one bin */
+        if (p->sign[0][c] > 0) lv[D + p->hash[0][c]] += 1;
+        else lv[D + p->hash[0][c]] -= 1;
+    }
+    const uint32_t *last = lv + (size_t)t * (size_t)D;
+    for (int l = 0; l < D; l++) acc[l] += last[l];
+}
+
+#if HAVE_NARROW
+/* window_dp for dim 16 in counts modulo 2^16: a level is two registers of eight lanes (bins 0-7,
+ * 8-15); its shift is two byte shuffles of each and an or, its sign psignw. Levels stay in
+ * registers (t is a constant where this is inlined). */
+static inline __attribute__((always_inline)) void window_dp16(const tsk_genome_scanner *s, const int t,
+                                                             const uint8_t *x, int64_t w, __m128i acc[2])
+{
+    __m128i lo[TSK_MAX_T + 1], hi[TSK_MAX_T + 1];
+    for (int q = 1; q <= t; q++) lo[q] = hi[q] = _mm_setzero_si128();
+    for (int64_t i = 0; i < w; i++) {
+        const int c = x[i];
+        const int top = i + 1 < t ? (int)i + 1 : t;
+        for (int q = top; q >= 2; q--) {
+            const __m128i *m = (const __m128i *)s->shuffle[q - 1][c];
+            const __m128i sg = _mm_loadu_si128((const __m128i *)s->sign16[q - 1][c]);
+            const __m128i rlo = _mm_or_si128(_mm_shuffle_epi8(lo[q - 1], _mm_loadu_si128(m)),
+                                             _mm_shuffle_epi8(hi[q - 1], _mm_loadu_si128(m + 1)));
+            const __m128i rhi = _mm_or_si128(_mm_shuffle_epi8(lo[q - 1], _mm_loadu_si128(m + 2)),
+                                             _mm_shuffle_epi8(hi[q - 1], _mm_loadu_si128(m + 3)));
+            lo[q] = _mm_add_epi16(lo[q], _mm_sign_epi16(rlo, sg));
+            hi[q] = _mm_add_epi16(hi[q], _mm_sign_epi16(rhi, sg));
+        }
+        const __m128i *u = (const __m128i *)s->unit[c][0];
+        lo[1] = _mm_add_epi16(lo[1], _mm_loadu_si128(u));
+        hi[1] = _mm_add_epi16(hi[1], _mm_loadu_si128(u + 1));
+    }
+    acc[0] = _mm_add_epi16(acc[0], lo[t]);
+    acc[1] = _mm_add_epi16(acc[1], hi[t]);
+}
+
+static inline __attribute__((always_inline)) void window_counts16(tsk_genome_scanner *s, const int t,
+                                                                 const uint8_t *x)
+{
+    __m128i acc[2] = {_mm_setzero_si128(), _mm_setzero_si128()};
+    window_dp16(s, t, x, s->w, acc);
+    if (s->p->canonical) {
+        for (int64_t i = 0; i < s->w; i++) s->rc[i] = (uint8_t)(3 - x[s->w - 1 - i]);
+        window_dp16(s, t, s->rc, s->w, acc);
+    }
+    int16_t v[16];
+    _mm_storeu_si128((__m128i *)v, acc[0]);
+    _mm_storeu_si128((__m128i *)(v + 8), acc[1]);
+    for (int l = 0; l < 16; l++) s->sum[l] = (uint32_t)(int32_t)v[l]; /* the count, sign-extended */
+}
+#endif
+
+static inline __attribute__((always_inline)) void window_counts(tsk_genome_scanner *s, const int D,
+                                                               const uint8_t *x)
+{
+    const tsk_params *p = s->p;
+#if HAVE_NARROW
+    if (D == 16 && s->narrow) {
+        if (s->t == 4) window_counts16(s, 4, x); /* the default, its levels unrolled */
+        else window_counts16(s, s->t, x);
+        return;
+    }
+#endif
+    memset(s->sum, 0, (size_t)D * sizeof *s->sum);
+    window_dp(p, D, s->t, s->level, x, s->w, s->sum);
+    if (p->canonical) {
+        for (int64_t i = 0; i < s->w; i++) s->rc[i] = (uint8_t)(3 - x[s->w - 1 - i]);
+        window_dp(p, D, s->t, s->level, s->rc, s->w, s->sum);
+    }
+}
+
+void tsk_genome_window_counts(tsk_genome_scanner *s, const uint8_t *codes, int64_t w, int32_t *out)
+{
+    const int64_t saved = s->w;
+    s->w = w;
+    window_counts(s, s->dim, codes);
+    s->w = saved;
+    for (int l = 0; l < s->dim; l++) out[l] = (int32_t)s->sum[l];
+}
+
+/* SplitMix64's output function (core/genome_keys.c's fingerprint chain; the anchor hash adds the
+ * generator's increment first, as core/tsk_def.c does). */
+static inline uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* The fingerprint of the integer sketch in s->sum (tsk_genome_key_of_sketch). */
+static inline uint64_t fingerprint(const tsk_genome_scanner *s, const int D)
+{
+    uint64_t h = s->p->seed;
+    for (int r = 0; r < D; r++) h = mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)s->sum[r]));
+    return h;
+}
+
+/* Anchors found by the hash loop, sketched afterwards, so the loop stays a few instructions a base. */
+enum { BATCH = 256 };
+
+/* The scan, with D a constant where it is inlined (see tsk_genome_scan). */
+static inline __attribute__((always_inline)) int scan(tsk_genome_scanner *s, const int D, const uint8_t *codes,
+                                                     int64_t n, int64_t from, int64_t to, uint64_t max_hash,
+                                                     tsk_key_vec *out)
+{
+    const tsk_params *p = s->p;
+    const int k = p->anchor_k;
+    const int64_t w = p->window;
+    /* the k-mer at `at` is an anchor with a window when its window [at + k/2 - w/2, .. + w) fits in
+     * [0, n): at from max(from, w/2 - k/2) to min(to, n - w - k/2 + w/2 + 1) */
+    const int64_t lead = w / 2 - k / 2;
+    if (from < lead) from = lead;
+    if (from < 0) from = 0;
+    if (to > n - w + lead + 1) to = n - w + lead + 1;
+    if (to > n - k + 1) to = n - k + 1;
+    if (k <= 0 || from >= to) return 0;
+    const uint64_t mask = k == 32 ? UINT64_MAX : (UINT64_C(1) << (2 * k)) - 1;
+    const int rc_shift = 2 * (k - 1);
+    const uint64_t seed = p->seed;
+    uint64_t fw = 0, rc = 0;
+    for (int64_t i = from; i < from + k - 1; i++) {
+        const uint64_t c = codes[i] & 3;
+        fw = ((fw << 2) | c) & mask;
+        rc = (rc >> 2) | ((3 - c) << rc_shift);
+    }
+    int64_t found_at[BATCH];
+    uint64_t found_hash[BATCH];
+    for (int64_t at = from; at < to;) {
+        /* the anchors of up to BATCH positions... until BATCH anchors are found */
+        int nf = 0;
+        const uint8_t *x = codes + k - 1;
+        for (; at < to && nf < BATCH; at++) {
+            const uint64_t c = x[at] & 3;
+            fw = ((fw << 2) | c) & mask;
+            rc = (rc >> 2) | ((3 - c) << rc_shift);
+            /* splitmix64_next of the word: the increment, then the output function */
+            const uint64_t h = mix64(((fw < rc ? fw : rc) ^ seed) + UINT64_C(0x9E3779B97F4A7C15));
+            found_at[nf] = at;
+            found_hash[nf] = h;
+            nf += h <= max_hash;
+        }
+        if (tsk_key_vec_reserve(out, nf)) return -1;
+        for (int j = 0; j < nf; j++) {
+            window_counts(s, D, codes + found_at[j] - lead);
+            out->keys[out->n++] = tsk_genome_key_join(found_hash[j], fingerprint(s, D));
+        }
+    }
+    return 0;
+}
+
+int tsk_genome_scan(tsk_genome_scanner *s, const uint8_t *codes, int64_t n, int64_t from, int64_t to,
+                    uint64_t max_hash, tsk_key_vec *out)
+{
+    /* the default dimension (16) as a constant: its loops unroll into a few vector operations */
+    if (s->dim == 16) return scan(s, 16, codes, n, from, to, max_hash, out);
+    return scan(s, s->dim, codes, n, from, to, max_hash, out);
+}
