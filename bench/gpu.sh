@@ -3,7 +3,8 @@
 # (Criterion tests: GPU vs CPU vs golden; odd lengths, t/D sweep, slide rows across chunk borders,
 # real genomes), runs compute-sanitizer memcheck and racecheck on small inputs, then times the
 # engine on the four standard workloads next to the seed's Numba kernel, and finally runs
-# bench/gpu/dist.sh (the distance engine) when it exists. Logs go to $OUT (or /tmp/gpu_bench).
+# bench/gpu/dist.sh (the distance engine) when it exists. Logs go to $OUT (default $TMPDIR/gpu_bench);
+# workloads to $GPU_BENCH_WORK (default $TMPDIR/gpu_bench_work).
 #
 # BUNDLE (default .device/gpus) is made on the build machine:
 #   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
@@ -18,7 +19,9 @@ set -uo pipefail
 STEPS=${STEPS:-tests san time more seed dist genome}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 B=${1:-.device/gpus}
-out=${OUT:-/tmp/gpu_bench}
+out=${OUT:-${TMPDIR:-/tmp}/gpu_bench}
+W=${GPU_BENCH_WORK:-${TMPDIR:-/tmp}/gpu_bench_work}  # workloads and scratch files
+mkdir -p "$W"
 mkdir -p "$out"
 bench=$B/bin/gpu_sketch_bench
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -36,7 +39,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 if want tests || want san || want time || want more || want seed; then
 step "workloads"
-python3 "$B/make_workloads.py" /tmp/w && python3 "$B/make_workloads.py" /tmp/ws --scale 0.002 || exit 1
+python3 "$B/make_workloads.py" $W/w && python3 "$B/make_workloads.py" $W/ws --scale 0.002 || exit 1
 fi
 
 want tests && step "Criterion tests (GPU vs CPU reference vs golden)" &&
@@ -44,12 +47,12 @@ run tests.log env TESTDATA="$B/testdata" "$B/bin/test_gpu_sketch_test" --jobs 1 
 
 if want san; then
 step "compute-sanitizer memcheck + racecheck (small inputs; fast and generic kernels, chunks, slide, canonical)"
-small="/tmp/ws/seed-heterogeneous.fa /tmp/ws/long-records.fa /tmp/ws/short-reads.fa"
+small="$W/ws/seed-heterogeneous.fa $W/ws/long-records.fa $W/ws/short-reads.fa"
 # racecheck instruments every shared-memory access of the generic kernel: tiny inputs there
 tiny="$B/testdata/gpu/MT-human.fa $B/testdata/gpu/acgt.fa"
 run san_memcheck_fast.log "$san" --tool memcheck --error-exitcode 9 "$bench" --repeats 1 $small
 run san_memcheck_generic.log "$san" --tool memcheck --error-exitcode 9 "$bench" --repeats 1 --dim 100 --t 5 --canonical $small
-run san_memcheck_slide.log "$san" --tool memcheck --error-exitcode 9 "$bench" --repeats 1 --window 20000 --stride 7000 --canonical /tmp/ws/long-records.fa
+run san_memcheck_slide.log "$san" --tool memcheck --error-exitcode 9 "$bench" --repeats 1 --window 20000 --stride 7000 --canonical $W/ws/long-records.fa
 run san_racecheck_fast.log "$san" --tool racecheck --error-exitcode 9 "$bench" --repeats 1 $small
 run san_racecheck_generic.log "$san" --tool racecheck --error-exitcode 9 "$bench" --repeats 1 --dim 100 --t 5 --canonical $tiny
 run san_racecheck_slide.log "$san" --tool racecheck --error-exitcode 9 "$bench" --repeats 1 --window 3000 --stride 1000 --double $tiny
@@ -57,31 +60,31 @@ fi
 
 if want time; then
 step "t=4 D=96 float32, the four workloads (kernel-only and end-to-end Gbp/s; errors vs CPU float64)"
-run bench_default.log "$bench" --repeats 5 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
+run bench_default.log "$bench" --repeats 5 $W/w/seed-homogeneous.fa $W/w/seed-heterogeneous.fa $W/w/short-reads.fa
 step "long records: 4 x 50 Mbp through the split path (accuracy bound 1e-4)"
-run bench_long.log "$bench" --repeats 5 --tol 1e-4 /tmp/w/long-records.fa
+run bench_long.log "$bench" --repeats 5 --tol 1e-4 $W/w/long-records.fa
 if [ -x "$B/bin/gpu_sketch_bench_old" ]; then
     step "the same with the earlier build (gpu_sketch_bench_old)"
-    run bench_old_default.log "$B/bin/gpu_sketch_bench_old" --repeats 5 /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa /tmp/w/short-reads.fa
-    run bench_old_long.log "$B/bin/gpu_sketch_bench_old" --repeats 5 --tol 1e-4 /tmp/w/long-records.fa
+    run bench_old_default.log "$B/bin/gpu_sketch_bench_old" --repeats 5 $W/w/seed-homogeneous.fa $W/w/seed-heterogeneous.fa $W/w/short-reads.fa
+    run bench_old_long.log "$B/bin/gpu_sketch_bench_old" --repeats 5 --tol 1e-4 $W/w/long-records.fa
 fi
 fi
 
 if want more; then
-python3 "$B/make_workloads.py" /tmp/w10 --scale 0.1 >/dev/null
+python3 "$B/make_workloads.py" $W/w10 --scale 0.1 >/dev/null
 step "canonical"
-run bench_canonical.log "$bench" --repeats 3 --canonical /tmp/w/seed-homogeneous.fa /tmp/w/seed-heterogeneous.fa
+run bench_canonical.log "$bench" --repeats 3 --canonical $W/w/seed-homogeneous.fa $W/w/seed-heterogeneous.fa
 step "slide rows w=10000 s=1000 (per-window recomputation: 10x the bases), 10 Mbp"
-run bench_slide.log "$bench" --repeats 3 --window 10000 --stride 1000 /tmp/w10/seed-heterogeneous.fa
+run bench_slide.log "$bench" --repeats 3 --window 10000 --stride 1000 $W/w10/seed-heterogeneous.fa
 step "generic kernel: D=100 float32, D=96 float64 (checked on 10 Mbp, timed on 100 Mbp)"
-run bench_generic.log "$bench" --repeats 1 --dim 100 /tmp/w10/seed-homogeneous.fa
-run bench_generic_t.log "$bench" --repeats 3 --no-check --dim 100 /tmp/w/seed-homogeneous.fa
-run bench_double.log "$bench" --repeats 1 --double /tmp/w10/seed-homogeneous.fa
-run bench_double_t.log "$bench" --repeats 3 --no-check --double /tmp/w/seed-homogeneous.fa
+run bench_generic.log "$bench" --repeats 1 --dim 100 $W/w10/seed-homogeneous.fa
+run bench_generic_t.log "$bench" --repeats 3 --no-check --dim 100 $W/w/seed-homogeneous.fa
+run bench_double.log "$bench" --repeats 1 --double $W/w10/seed-homogeneous.fa
+run bench_double_t.log "$bench" --repeats 3 --no-check --double $W/w/seed-homogeneous.fa
 step "t/D sweep on seed-homogeneous (10 Mbp)"
 for t in 2 3 4 6 8; do
     for d in 32 64 96 128; do
-        "$bench" --repeats 3 --t $t --dim $d /tmp/w10/seed-homogeneous.fa 2>&1 | tail -n 1 | sed "s/^/t=$t D=$d /"
+        "$bench" --repeats 3 --t $t --dim $d $W/w10/seed-homogeneous.fa 2>&1 | tail -n 1 | sed "s/^/t=$t D=$d /"
     done
 done | tee "$out/sweep.log" | tee -a "$out/summary.txt"
 step "real genomes"
@@ -95,9 +98,9 @@ step "seed baseline (Numba, t=4 D=96)"
 # one process per file: numba keeps every launch's buffers and streams until the end of a run
 # (SEED_WORKLOADS narrows it: the seed's short reads take minutes)
 for w in ${SEED_WORKLOADS:-seed-homogeneous seed-heterogeneous short-reads}; do
-    run "seed_$w.log" python3 "$B/seed_numba.py" --repeats 3 "/tmp/w/$w.fa"
+    run "seed_$w.log" python3 "$B/seed_numba.py" --repeats 3 "$W/w/$w.fa"
 done
-run seed_long-records.log python3 "$B/seed_numba.py" --repeats 1 /tmp/w/long-records.fa
+run seed_long-records.log python3 "$B/seed_numba.py" --repeats 1 $W/w/long-records.fa
 
 fi
 
@@ -131,24 +134,24 @@ if [ -x "$gb/bin/genome_sets_bench" ]; then
     if [ -x "$gb/bin/tsketch" ]; then
         genome_e2e() {
             local T=$gb/bin/tsketch a g c
-            "$gb/bin/genome_sets_bench" gen 2000 10000 /tmp/g2k.tsk || return 1
+            "$gb/bin/genome_sets_bench" gen 2000 10000 $W/g2k.tsk || return 1
             for a in "--top-k 10" "-d 0.05" "--containment --top-k 5" "--containment -d 0.05" "" "-f phylip"; do
-                $T dist --device cuda $a /tmp/g2k.tsk -o /tmp/g_gpu.out; g=$?
-                $T dist --device cpu -p 16 $a /tmp/g2k.tsk -o /tmp/g_cpu.out; c=$?
-                if [ $g = 0 ] && [ $c = 0 ] && cmp -s /tmp/g_gpu.out /tmp/g_cpu.out; then
-                    echo "same bytes cuda = cpu: dist $a ($(wc -l </tmp/g_gpu.out) lines)"
+                $T dist --device cuda $a $W/g2k.tsk -o $W/g_gpu.out; g=$?
+                $T dist --device cpu -p 16 $a $W/g2k.tsk -o $W/g_cpu.out; c=$?
+                if [ $g = 0 ] && [ $c = 0 ] && cmp -s $W/g_gpu.out $W/g_cpu.out; then
+                    echo "same bytes cuda = cpu: dist $a ($(wc -l <$W/g_gpu.out) lines)"
                 else echo "DIFFERENT cuda (exit $g) and cpu (exit $c): dist $a"; status=1; fi
             done
             local TIMEFORMAT='%R s' n
             for n in ${GENOME_E2E:-10000}; do
-                "$gb/bin/genome_sets_bench" gen "$n" 10000 /tmp/g.tsk || return 1
-                echo "N=$n tsketch info:"; time $T info /tmp/g.tsk >/dev/null
+                "$gb/bin/genome_sets_bench" gen "$n" 10000 $W/g.tsk || return 1
+                echo "N=$n tsketch info:"; time $T info $W/g.tsk >/dev/null
                 for a in "--top-k 10" "-d 0.05"; do
-                    echo "N=$n dist --device cuda -p 16 $a:"; time $T dist --device cuda -p 16 $a /tmp/g.tsk -o /tmp/g.tsv
-                    echo "$(wc -l </tmp/g.tsv) lines"
+                    echo "N=$n dist --device cuda -p 16 $a:"; time $T dist --device cuda -p 16 $a $W/g.tsk -o $W/g.tsv
+                    echo "$(wc -l <$W/g.tsv) lines"
                 done
             done
-            rm -f /tmp/g.tsk /tmp/g2k.tsk /tmp/g.tsv /tmp/g_gpu.out /tmp/g_cpu.out
+            rm -f $W/g.tsk $W/g2k.tsk $W/g.tsv $W/g_gpu.out $W/g_cpu.out
         }
         run genome_e2e.log genome_e2e
     fi

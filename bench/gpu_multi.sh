@@ -11,8 +11,8 @@
 set -uo pipefail
 B=${1:-.device/cli}
 T=$B/bin/tsketch
-out=${OUT:-/tmp/gpu_multi}
-W=${GPU_MULTI_WORK:-/tmp/gpu_multi_work}
+out=${OUT:-${TMPDIR:-/tmp}/gpu_multi}
+W=${GPU_MULTI_WORK:-${TMPDIR:-/tmp}/gpu_multi_work}
 mkdir -p "$out" "$W"
 fail=0
 say() { echo "$*" | tee -a "$out/summary.txt"; }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # host_pipeline.sh: throughput of tsketch's host side (read + clean + batch + write .tsk).
 #
-#   [THREADS="1 2"] [COLUMNS="reader host cpu"] bench/host_pipeline.sh [BUILD_DIR] [WORKLOAD_DIR] [OLD_BUILD_DIR]
+#   [THREADS="1 2"] [COLUMNS="reader host cpu"] bench/host_pipeline.sh [BUILD_DIR] [WORKLOAD_DIR]
 #
-# For each uncompressed FASTA of WORKLOAD_DIR (python3 /work/shared/bench/make_workloads.py DIR)
+# For each uncompressed FASTA of WORKLOAD_DIR (python3 ../shared/bench/make_workloads.py DIR)
 # and each thread count T of THREADS, prints MB/s of FASTA (file bytes / wall seconds) for
 #   reader : bench/io/host_read.c -t T, the reader's work alone (parse + clean into batches, T
 #            threads parsing as `sketch -p T` does), best of 3: the right measure of the host side;
@@ -14,23 +14,16 @@
 #   cpu    : the same at default parameters (one run);
 #   gpu    : `tsketch sketch -q -p T --device cuda FILE -o X.tsk`, end to end, best of 3 (a CUDA
 #            build on a GPU machine).
-# COLUMNS picks the columns (default "reader host cpu"). With OLD_BUILD_DIR (a build of an older
-# tree, from before io/feed.c) its sequential reader is measured too, for before/after tables.
+# COLUMNS picks the columns (default "reader host cpu").
 # Files come from the page cache (each is read once before timing).
 set -eu
 BUILD=${1:-build-fast}
-WL=${2:-/tmp/wfull}
-OLD=${3:-}
+WL=${2:-${TMPDIR:-/tmp}/wfull}
 THREADS=${THREADS:-1 2}
 COLUMNS=${COLUMNS:-reader host cpu}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-build_reader() { # build_dir out [cflags]
-    cc -O2 -std=c17 -D_GNU_SOURCE ${3:-} -o "$2" "$ROOT/bench/io/host_read.c" \
-        "$1/io/libtsk_io.a" "$1/libtsk_core.a" -lhts -lz -lm -lpthread
-}
 seconds() { # command...: wall seconds of one run
     s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN { print e - s }'
 }
@@ -42,24 +35,16 @@ best3() {
 mbps() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%d", n / s / 1e6 }'; }
 has() { case " $COLUMNS " in *" $1 "*) return 0 ;; esac; return 1; }
 
-if [ -n "$OLD" ]; then
-    build_reader "$OLD" "$TMP/host_read_old" -DHOST_READ_TEXT_API
-    for f in "$WL"/*.fa; do
-        cat "$f" >/dev/null
-        printf '%-8s %-24s %3s %6s MB/s\n' before "$(basename "$f")" 1 \
-            "$(mbps "$(stat -c %s "$f")" "$(best3 "$TMP/host_read_old" "$f")")"
-    done
-fi
-build_reader "$BUILD" "$TMP/host_read"
-printf '%-8s %-24s %3s' build file T
+READER=$BUILD/bench/io/host_read  # ninja -C BUILD bench/io/host_read
+printf '%-24s %3s' file T
 for c in $COLUMNS; do printf ' %9s' "$c"; done
 echo
 for f in "$WL"/*.fa; do
     cat "$f" >/dev/null
     bytes=$(stat -c %s "$f")
     for t in $THREADS; do
-        printf '%-8s %-24s %3s' after "$(basename "$f")" "$t"
-        if has reader; then printf ' %4s MB/s' "$(mbps "$bytes" "$(best3 "$TMP/host_read" -t "$t" "$f")")"; fi
+        printf '%-24s %3s' "$(basename "$f")" "$t"
+        if has reader; then printf ' %4s MB/s' "$(mbps "$bytes" "$(best3 "$READER" -t "$t" "$f")")"; fi
         if has host; then
             printf ' %4s MB/s' "$(mbps "$bytes" "$(TSKETCH_PARSE_THREADS=$t OMP_WAIT_POLICY=passive best3 \
                 "$BUILD/src/tsketch" sketch -q -p "$t" --device cpu -k 1 -s 1 "$f" -o "$TMP/x.tsk")")"

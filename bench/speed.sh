@@ -22,8 +22,8 @@ B=${1:-.device/speed}
 NEW=$B/bin/tsketch
 OLD=$B/bin/tsketch_main
 CMP=$B/bin/tsv_compare
-out=${OUT:-/tmp/speed}
-W=/tmp/speed_work
+out=${OUT:-${TMPDIR:-/tmp}/speed}
+W=${SPEED_WORK:-${TMPDIR:-/tmp}/speed_work}
 P=$(nproc)
 mkdir -p "$out" "$W"
 say() { echo "$*" | tee -a "$out/summary.txt"; }

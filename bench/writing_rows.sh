@@ -4,7 +4,7 @@
 #   [READS=1000000] [RUNS=5] [THREADS=2] [DEVICE=cpu] [WORKLOAD=reads.fa] \
 #       bench/writing_rows.sh [TSKETCH] [BASELINE_TSKETCH]
 #
-# Sketches READS reads of 150 bp (the short-reads workload of /work/shared/bench/make_workloads.py:
+# Sketches READS reads of 150 bp (the short-reads workload of ../shared/bench/make_workloads.py:
 # one record per read, D=96 floats a row: 384 MB of rows and 64 MB of record table in a 448 MB
 # .tsk) with `sketch --device DEVICE -p THREADS`, RUNS times per binary (the binaries alternate),
 # once into a fresh output and once over the output of the run before (a rename over an existing

@@ -1,8 +1,7 @@
 """Shared pieces of the accuracy bench: reading sketch rows, pair distances, Spearman, AUROC.
 
-numpy only (Debian's /usr/bin/python3 has it; scipy is not assumed). Rows come either from
-tss_rows (OUT.f32 + OUT.idx) or from `tsketch export --format tsv` (name TAB v0 .. v(D-1), slide
-rows named record:start-end)."""
+numpy only (Debian's /usr/bin/python3 has it; scipy is not assumed). Rows come from
+`tsketch export --format tsv` (name TAB v0 .. v(D-1), slide rows named record:start-end)."""
 import numpy as np
 
 
@@ -19,16 +18,6 @@ class Rows:
     def of(self, name):
         i = self.index[name]
         return self.rows[self.first[i]:self.first[i] + self.count[i]]
-
-
-def read_tss(prefix, dim):
-    names, counts = [], []
-    for line in open(prefix + ".idx"):
-        f = line.rstrip("\n").split("\t")
-        names.append(f[0])
-        counts.append(int(f[1]))
-    rows = np.fromfile(prefix + ".f32", dtype=np.float32).reshape(-1, dim)
-    return Rows(names, counts, rows)
 
 
 def read_tsv(path):

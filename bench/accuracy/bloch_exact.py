@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.environ.get("DATA", os.path.join(HERE, "..", "..", "..", "shared", "data"))
+DATA = os.environ.get("TSK_DATA", os.path.join(HERE, "..", "..", "..", "shared", "data"))
 FILES = sorted(glob.glob(os.path.join(DATA, "bacteria", "blochmannia", "*.fna.gz")))
 
 

@@ -7,7 +7,7 @@ C=$BUILD/acc-cache
 PY=/usr/bin/python3
 HERE=bench/accuracy
 RES=$HERE/results
-DATA=${TSK_DATA:-/work/shared/data}
+DATA=${TSK_DATA:-${TSK_SHARED:-../shared}/data}  # run from the repository root
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$C" "$RES"

@@ -1,8 +1,9 @@
-"""Truth tables for the genome-level accuracy bench (/work/shared/data/truth), as
+"""Truth tables for the genome-level accuracy bench ($TSK_DATA/truth, default ../shared/data), as
 {(name_a, name_b): value} with name_a < name_b, names as the FASTA record / file stem."""
 import os
 
-DATA = os.environ.get("TSK_DATA", "/work/shared/data")
+DATA = os.environ.get("TSK_DATA", os.path.join(
+    os.environ.get("TSK_SHARED", os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared")), "data"))
 
 
 def stem(path):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Spearman of genome-pair distances against the truth tables of /work/shared/data/truth.
+"""Spearman of genome-pair distances against the truth tables of $TSK_DATA/truth (default ../shared/data).
 
   score_genomes.py bloch|sc2 PAIRS.tsv     (PAIRS: name_a TAB name_b TAB distance)
 Prints one line per truth: name, pairs scored, Spearman (ANI is turned into 100 - ANI so that

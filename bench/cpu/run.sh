@@ -1,14 +1,15 @@
 #!/bin/sh
 # Benchmarks the CPU sketch engine on the standard workloads (small versions by default):
 #   sh bench/cpu/run.sh [BUILD_DIR] [SCALE] [THREADS]
-# Generates the workloads with /work/shared/bench/make_workloads.py into $TMPDIR, validates the
+# Generates the workloads with $TSK_SHARED/bench/make_workloads.py (default ../shared beside the
+# repository) into $TMPDIR, validates the
 # engine against the reference DP and prints Mbp/s of the scalar float loop and of the engine at 1
 # and THREADS threads (t=4, D=96, single precision), then the 10 Mbp single-record error check.
 set -eu
 BUILD=${1:-build}
 SCALE=${2:-0.05}
 THREADS=${3:-$(nproc)}
-SHARED=${TSK_SHARED:-/work/shared}
+SHARED=${TSK_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}
 WL=${TMPDIR:-/tmp}/tsk-workloads-$SCALE
 PY=${PYTHON:-/usr/bin/python3}
 [ -f "$WL/short-reads.fa" ] || $PY "$SHARED/bench/make_workloads.py" "$WL" --scale "$SCALE"

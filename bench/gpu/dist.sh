@@ -2,11 +2,11 @@
 # bench/gpu/dist.sh [DIST_BENCH]: the GPU distance engine on the device machine. Validates against
 # the float64 definition and the CPU engine, runs compute-sanitizer memcheck and racecheck on the
 # quick validation, then times top-k, the full matrix and thresholds. Logs go to $OUT (or
-# /tmp/dist_bench). Called by bench/gpu.sh, or alone:
+# $TMPDIR/dist_bench). Called by bench/gpu.sh, or alone:
 #   bench/gpu/dist.sh .device/gpud/bin/dist_bench
 set -uo pipefail
 bin=${1:-${DIST_BENCH:-build/bench/gpu/dist_bench}}
-out=${OUT:-/tmp/dist_bench}
+out=${OUT:-${TMPDIR:-/tmp}/dist_bench}
 mkdir -p "$out"
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 

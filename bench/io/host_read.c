@@ -6,9 +6,7 @@
  * (records, lengths, names, codes and batch borders, in order: equal for every thread count; it
  * costs time on the ordering thread, so measure without it). THREADS (default 1) parse a plain
  * FASTA file as `tsketch sketch -p THREADS` does (io/feed.c), over ranges of RANGE_BYTES (default
- * io/fasta_par.h's); batches are handed over and emptied at once, with src/pipeline.c's limits.
- * Built with -DHOST_READ_OLD_API against a tree from before tsk_reader_next_text (copying reader);
- * -DHOST_READ_TEXT_API against one from before io/feed.c (sequential reader only). */
+ * io/fasta_par.h's); batches are handed over and emptied at once, with src/pipeline.c's limits. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +14,8 @@
 #include <time.h>
 
 #include "../../io/batcher.h"
-#include "../../io/seqio.h"
-#if !defined(HOST_READ_OLD_API) && !defined(HOST_READ_TEXT_API)
 #include "../../io/feed.h"
-#endif
+#include "../../io/seqio.h"
 
 static double now(void)
 {
@@ -72,14 +68,12 @@ static void consume(bench_state *st)
     tsk_batcher_reset(&st->b);
 }
 
-#if !defined(HOST_READ_OLD_API) && !defined(HOST_READ_TEXT_API)
 static tsk_batcher *swap(void *ctx)
 {
     bench_state *st = ctx;
     consume(st);
     return &st->b;
 }
-#endif
 
 int main(int argc, char **argv)
 {
@@ -107,40 +101,12 @@ int main(int argc, char **argv)
         st.b.max_bases = INT64_C(1) << 24; /* as src/pipeline.c */
         char err[TSK_ERRLEN];
         double t0 = now();
-#if !defined(HOST_READ_OLD_API) && !defined(HOST_READ_TEXT_API)
         tsk_feed_opts opts = {threads, range, swap, NULL, &st};
         tsk_batcher *cur = &st.b;
         if (tsk_feed_file(argv[i], NULL, &opts, &cur, err, sizeof err) < 0) {
             fprintf(stderr, "%s\n", err);
             return 1;
         }
-#else
-        (void)threads;
-        (void)range;
-        int code;
-        tsk_reader *r = tsk_reader_open(argv[i], &code, err, sizeof err);
-        if (!r) {
-            fprintf(stderr, "%s\n", err);
-            return 1;
-        }
-        tsk_seq_record rec;
-        size_t text_len = 0;
-        int rc;
-#ifdef HOST_READ_OLD_API
-        while ((rc = tsk_reader_next(r, &rec, err, sizeof err)) == TSK_IO_RECORD) {
-            text_len = rec.len;
-#else
-        while ((rc = tsk_reader_next_text(r, &rec, &text_len, err, sizeof err)) == TSK_IO_RECORD) {
-#endif
-            if (tsk_batcher_full(&st.b)) consume(&st);
-            if (tsk_batcher_add_text(&st.b, rec.name, argv[i], rec.seq, text_len, rec.len, 0)) return 1;
-        }
-        if (rc < 0) {
-            fprintf(stderr, "%s\n", err);
-            return 1;
-        }
-        tsk_reader_close(r);
-#endif
         consume(&st);
         double dt = now() - t0;
         printf("%s\t%d threads\t%lld bytes\t%lld records\t%lld bases\t%.3f s\t%.0f MB/s", argv[i], threads,
