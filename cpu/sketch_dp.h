@@ -11,7 +11,7 @@
 /* Records longer than this are cut into chunks of this length at fixed positions (0, L, 2L, ...)
  * that combine with the split formula: it bounds the float rounding of a chunk (one float
  * rounding per character and level, unbiased: ~eps sqrt(L/(2t+1)) relative) and lets threads
- * share one long record. Measured in docs/benchmarks.md. */
+ * share one long record. Measured: docs/performance.md, "Sketching: CPU engine". */
 #define TSK_CPU_CHUNK 16384
 
 /* Number of stored count rows for start levels 0 .. starts-1 (start j owns t - j rows). */

@@ -3,7 +3,7 @@
  * cudaMallocHost maps, clears and pins its pages on one thread: 0.14 s for 256 MB, 0.44 s for
  * 1 GB on the H100 machine, where each first touch of a page is a costly fault. Touching the same
  * pages from 16 threads takes 0.027 s for 256 MB, and cudaHostRegister of pages already there
- * 0.017 s (docs/benchmarks.md, session 12). The touching needs no CUDA, so it can also run while
+ * 0.017 s (NEWS.md, 2026-11-25). The touching needs no CUDA, so it can also run while
  * the driver starts (tsk_pinned_prefault): the engine's first buffers are then ready when the
  * context is. */
 #ifndef TSK_HOST_PINNED_H

@@ -25,7 +25,7 @@ int tsk_write_checksummed(int fd, const void *p, size_t n, uint32_t *crc);
  * The file's disk writes are left to the kernel: starting them early (sync_file_range) or dropping
  * a replaced file's cached pages (POSIX_FADV_DONTNEED, which writes dirty ones first) made a run
  * that replaced the previous run's 450 MB .tsk wait for the disk: 0.54-0.67 s against 0.32-0.37 s
- * for a new file (H100 machine, 1M reads; docs/benchmarks.md, session 10). What ext4 would flush
+ * for a new file (H100 machine, 1M reads; NEWS.md, 2026-11-23). What ext4 would flush
  * in a rename over an existing file (auto_da_alloc) atomic_file.c avoids by unlinking it first. */
 tsk_write_queue *tsk_write_queue_start(int fd);
 

@@ -31,7 +31,7 @@ typedef struct {
  * sized for the input) while the reader goes on; a missing GPU is TSK_EXIT_NO_GPU. auto: with
  * gpu_first (tsk_engine_gpu_first, as the caller decided it) it opens and waits for the GPU as cuda
  * does; otherwise an input of known size runs on the CPU without touching CUDA (measured faster:
- * docs/benchmarks.md), and one of unknown size starts on the CPU while the GPU opens, which takes
+ * docs/performance.md, "--device auto"), and one of unknown size starts on the CPU while the GPU opens, which takes
  * the batches once it is ready. Without a usable GPU, auto runs on the CPU with a note. Returns a
  * TSK_EXIT_* code, message printed. */
 int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice *d, int threads, int64_t bases,
@@ -49,7 +49,7 @@ int tsk_engine_may_use_gpu(const tsk_device_choice *d);
  * 1.5e9 / (t D) bases a thread, within 2-25 Mbp (42 Mbp at -p 16 for t=6, D=96); shorter records
  * need more, their rows costing both engines alike (2.2 Gbp of 150-base reads at -p 16 on the count
  * path). Slide rows: the DP's rule by their cost a base (--slide: 7.8 Mbp a thread). Anchored
- * windows: more than 25 Mbp a thread. Measured break-evens: docs/benchmarks.md, session 14. */
+ * windows: more than 25 Mbp a thread. Measured break-evens: docs/performance.md, "--device auto". */
 int tsk_engine_gpu_first(const tsk_device_choice *d, const tsk_params *p, int windows, int64_t bases, int64_t rows,
                          int threads);
 
@@ -72,7 +72,7 @@ int64_t tsk_engine_batch_bases(int gpu);
 /* Records per batch an engine wants. The CPU engine: 16,384, so that a batch of short reads is
  * small too (2.5 Mbp of 150 bp reads, 6 MB of rows): the first batch is parsed sooner and the
  * last one's rows written sooner, with nothing to overlap them (a million reads, H100 machine,
- * -p 16: 0.286 s against 0.331 s for batches of 16 Mbp, docs/benchmarks.md). A GPU: 262,144, as
+ * -p 16: 0.286 s against 0.331 s for batches of 16 Mbp, NEWS.md 2026-11-25). A GPU: 262,144, as
  * many as it sketches at once. */
 int64_t tsk_engine_batch_records(int gpu);
 
