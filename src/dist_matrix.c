@@ -1,10 +1,9 @@
-/* dist_matrix.c: the output stage of the matrix commands (dist_run.h, matrix_cmd.h): the runs of
- * dist and triangle fill an n x n float32 matrix instead of writing a file, and hand it over. */
+/* dist_matrix.c: the output stage of the matrix commands (matrix_cmd.h): the distance runner fills
+ * an n x n float32 matrix instead of writing a file, and the matrix is handed over. */
 #include <stdlib.h>
 
 #include "../io/seqio.h"
 #include "cli.h"
-#include "dist_run.h"
 #include "matrix_cmd.h"
 
 tsk_dist_out *tsk_dist_matrix_open(int64_t n, float **matrix)
@@ -21,9 +20,9 @@ tsk_dist_out *tsk_dist_matrix_open(int64_t n, float **matrix)
     return out;
 }
 
-int tsk_dist_matrix_deliver(const dist_opts *o, float *matrix, int64_t n, const char *const *names, const char *distance,
-                            const char *meaning, int threads)
+int tsk_dist_matrix_deliver(const tsk_matrix_command *cmd, float *matrix, int64_t n, const char *const *names,
+                            const char *distance, const char *meaning, const char *output, int threads)
 {
-    tsk_dist_matrix m = {matrix, n, names, distance, meaning, o->output, threads};
-    return o->matrix->consume(o->matrix->ctx, &m);
+    tsk_dist_matrix m = {matrix, n, names, distance, meaning, output, threads};
+    return cmd->consume(cmd->ctx, &m);
 }

@@ -1,48 +1,82 @@
-/* dist_run.h: what the two runs behind `dist` and `triangle` share: the sketch-row run
- * (cmd_dist.c) and the genome-sketch run (dist_genome.c). */
+/* dist_run.h: the one distance runner behind `dist`, `triangle`, `tree` and `plot` (and any command
+ * that needs pairs of sketches: nearest neighbours, pairs within a distance, a whole matrix).
+ *
+ * A caller loads its items (sketch_source.h or genome_source.h), opens an engine (the one CPU/GPU
+ * choice for every command), and runs one selection over a range of query items; results go to a
+ * sink a block of queries at a time, so memory stays O(items + block) whatever the output. The
+ * runner knows no file format and no command line: the dist commands' sink is io/dist_out.h. */
 #ifndef TSK_DIST_RUN_H
 #define TSK_DIST_RUN_H
 
 #include <stdint.h>
 
+#include "../core/genome_keys.h"
 #include "../core/tsk_def.h"
 #include "../io/dist_out.h"
 #include "pipeline.h"
 
-/* A run's internal code for a failed write (reported, with errno, as a runtime error). */
-#define TSK_EXIT_WRITE_FAILED 100
-
+/* What is compared: vector rows (the l2 or cosine distance of sketch vectors) or genome sketches
+ * (1 - f^(1/window) from shared keys). Exactly one of rows_q / keys_q is set; q and r may be the
+ * same set (one set against itself: pass the same pointer). Borrowed until the engine closes. */
 typedef struct {
-    tsk_dist_format fmt;
+    const tsk_sketch_set *rows_q, *rows_r;
     tsk_metric metric;
-    const char *output;
-    double max_dist;     /* -d; INFINITY when not given */
-    int64_t top_k;       /* 0 when not given */
-    int with_self, header, triangle;
-    int genome;          /* --genome: one distance per genome */
-    int containment;     /* --containment: genome distances from the query's share only */
-    int64_t block_i, block_n; /* --block I/N: this run computes part I of N (1-based); 1/1 = all */
-    const struct tsk_matrix_command *matrix; /* tree, plot (matrix_cmd.h): fmt is TSK_DIST_MATRIX */
-} dist_opts;
+    const tsk_key_sets *keys_q, *keys_r;
+    tsk_genome_mode mode;   /* symmetric share, or the query's share only (--containment) */
+    int64_t window;         /* the genome distance's exponent: the window length W */
+} tsk_dist_items;
 
-/* --block I/N: the query rows [*begin, *end) of part I. Parts split the rows so that each holds
- * about 1/N of the pairs (a one-set run's row q has n-1-q of them; otherwise every row has as
- * many), are disjoint, cover every row and come in output order: concatenating parts 1..N gives
- * the single run's output byte for byte. */
-void tsk_dist_block_rows(const dist_opts *o, int one_set, int64_t n, int64_t *begin, int64_t *end);
+typedef struct tsk_dist_engine tsk_dist_engine;
 
-/* The matrix commands' output stage (dist_matrix.c): the in-memory output of an n x n float32
- * matrix (*matrix, the caller's to free) or NULL after the message; then, once the run has
- * filled it, the matrix to o->matrix's consumer, which writes the command's output. Returns
- * its exit code. distance and meaning name the distance for legends. */
-tsk_dist_out *tsk_dist_matrix_open(int64_t n, float **matrix);
-int tsk_dist_matrix_deliver(const dist_opts *o, float *matrix, int64_t n, const char *const *names, const char *distance,
-                            const char *meaning, int threads);
+/* Opens the engine for items: on the GPU when job->device asks for one (--device cuda, or auto
+ * with a usable GPU), else on job->threads CPU threads. A GPU that fails to open is an error with
+ * --device cuda (TSK_EXIT_NO_GPU) and a warning otherwise (the CPU takes over). Returns a TSK_EXIT_*
+ * code, the message printed; *e is NULL on failure. */
+int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **e);
 
-/* Genome sketches compared (dist_genome.c): inputs grouped as for the row run (group 0 the
- * references, 1 the queries; one_set: all of them as one set). Returns a TSK_EXIT_* code, the
- * message printed. */
-int tsk_dist_genome_run(const tsk_input *inputs, size_t n_inputs, const int *group_of, int one_set, const dist_opts *o,
-                        const tsk_sketch_job *job, int params_given);
+/* Closes e (NULL is fine), letting go of the GPU context when it held one. */
+void tsk_dist_engine_close(tsk_dist_engine *e);
+
+/* Where a run's results go. Each callback returns 0, or -1 when a write failed (errno says why);
+ * the run then stops. A callback a run never calls may be NULL. */
+typedef struct {
+    /* dense rows of distances: query q0+i's distance to reference r at d[i * ld + r], for the
+     * columns the selection asked for (tsk_dist_select.lower_only) */
+    int (*rows)(void *ctx, int64_t q0, int64_t nq, const float *d, int64_t ld);
+    /* selected pairs of vector rows, in output order; entries with ref < 0 (top-k padding) or
+     * dist > max_dist are not pairs; swap: a pair (q, r) is reported as (r, q), so that one set
+     * against itself lists "earlier item, later item" */
+    int (*pairs)(void *ctx, const tsk_pair *p, int64_t n, int swap, double max_dist);
+    /* selected pairs of genome sketches, in output order, already within the distance and in
+     * the order of the line (ref, query), with their shared and total key counts */
+    int (*lines)(void *ctx, const tsk_genome_line *l, int64_t n);
+    void *ctx;
+} tsk_dist_sink;
+
+/* One selection over the query items [q_begin, q_end) against every reference. */
+typedef struct {
+    int64_t q_begin, q_end;
+    int one_set;        /* the query set is the reference set */
+    int symmetric;      /* one set with a symmetric distance: each unordered pair once (q < r) */
+    int with_self;      /* one set: also the pair of an item with itself */
+    int64_t top_k;      /* > 0: the top_k nearest references of each query (pairs / lines) */
+    double max_dist;    /* pairs at distance <= max_dist; INFINITY: all of them */
+    int dense;          /* every pair as dense rows (sink.rows) instead of pairs / lines */
+    int lower_only;     /* dense: the sink reads only r < q (a lower triangle) */
+    int threads;        /* to format lines on */
+} tsk_dist_select;
+
+/* Runs the selection s on e, handing results to sink in query order. Returns TSK_EXIT_OK, or a
+ * TSK_EXIT_* code after printing the message (an engine failure, out of memory, or a failed
+ * write, reported as "<output>: write failed: <reason>" with output_name, "stdout" when NULL). */
+int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output_name);
+
+/* --block I/N: the query items [*begin, *end) of part I of N (1-based) of n items. Parts are
+ * disjoint, cover every item and come in output order, so concatenating parts 1..N gives the
+ * single run's output byte for byte. by_pairs (one set, each unordered pair once) splits so that
+ * each part holds about 1/N of the pairs (item q has n-1-q of them, one more with_self);
+ * otherwise every item weighs the same. */
+void tsk_dist_block_rows(int64_t part, int64_t n_parts, int by_pairs, int with_self, int64_t n, int64_t *begin,
+                         int64_t *end);
 
 #endif

@@ -65,8 +65,4 @@ int tsk_sources_warn_names(const char *const *names, int64_t n, int group, int n
 int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_of, const tsk_sketch_job *job,
                      int params_given, tsk_params *params, const tsk_source_loader *l);
 
-/* The run behind `dist` (triangle = 0) and `triangle` (1), in cmd_dist.c: argv as the
- * subcommand receives it. Returns a TSK_EXIT_* code. */
-int tsk_dist_main(int argc, char **argv, int triangle);
-
 #endif

@@ -1,33 +1,16 @@
 #!/bin/sh
-# Regenerates the golden files of tests/cli/test_genome.sh (slide rows: from the rows tsketch
-# exports and the independent float64 reference genome_ref.py; the rows themselves are checked
-# against the oracle by test_sketch.sh) and of tests/cli/test_genome_sets.sh (genome sketches: from
-# genome_keys_ref.py alone). The genomes g0*.fa came from
+# Regenerates the golden files of tests/cli/test_genome_sets.sh (genome sketches: from the integer
+# reference genome_keys_ref.py alone, no tsketch run). The genomes g0*.fa came from
 #   bench/accuracy/genome_synth.py testdata/genomes/MT-human.fa testdata/genome --seed 7 \
 #       --min-rate 0 --max-rate 0.08 --genomes 4 --length 6000
-# (truth.tsv: their ANI). Run from the repository root: testdata/genome/make.sh build/src/tsketch
+# (truth.tsv: their ANI). Run from the repository root: testdata/genome/make.sh
 set -eu
-T=$1
 D=testdata/genome
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-P="--canonical -k 3 -s 16 --window 300 --stride 30"
-"$T" sketch -q --per-file $P $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa -o "$TMP/f.tsk"
-"$T" export "$TMP/f.tsk" >"$TMP/f.tsv"
-/usr/bin/python3 $D/genome_ref.py "$TMP/f.tsv" 300 >$D/perfile.golden.tsv
-"$T" sketch -q $P $D/g00.fa -o "$TMP/c.tsk"
-"$T" export "$TMP/c.tsk" >"$TMP/c.tsv"
-/usr/bin/python3 $D/genome_ref.py "$TMP/c.tsv" 300 >$D/contigs.golden.tsv
-A="--canonical --anchored -k 4 -s 16 --window 16 --stride 10"
-"$T" sketch -q --per-file $A $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa -o "$TMP/a.tsk"
-"$T" export "$TMP/a.tsk" >"$TMP/a.tsv"
-/usr/bin/python3 $D/genome_ref.py --shared "$TMP/a.tsv" 16 >$D/anchored.golden.tsv
-# Genome sketches (tests/cli/test_genome_sets.sh): keys and distances from the integer reference
-# genome_keys_ref.py alone (no tsketch run), with explicit parameters (not the defaults). The size
-# floor is active: --min-keys 200 with --scaled 40 (floor length 5/4 * 200 * 40 = 10,000 bases) gives
-# each ~6 kb genome anchors at stride 23-24 and 200 keys, above the scaled threshold; per record
-# (--min-keys 150, --scaled 30) the short contigs take stride 1-5. Distances compare each pair
-# below the smaller of its two thresholds (shared/total columns).
+# Keys and distances with explicit parameters (not the defaults). The size floor is active:
+# --min-keys 200 with --scaled 40 (floor length 5/4 * 200 * 40 = 10,000 bases) gives each ~6 kb
+# genome anchors at stride 23-24 and 200 keys, above the scaled threshold; per record (--min-keys
+# 150, --scaled 30) the short contigs take stride 1-5. Distances compare each pair below the
+# smaller of its two thresholds (shared/total columns).
 R="/usr/bin/python3 $D/genome_keys_ref.py"
 S="-k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200 --per-file"
 $R $S keys $D/g00.fa $D/g01.fa $D/g02.fa $D/g03.fa >$D/sets.keys.tsv
