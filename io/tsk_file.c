@@ -548,13 +548,6 @@ void tsk_writer_abort(tsk_writer *w)
 
 /* ---- reading ---- */
 
-static tsk_file *open_fail(tsk_file *f, int fd)
-{
-    if (fd >= 0) close(fd);
-    tsk_file_close(f);
-    return NULL;
-}
-
 /* The row of the first NaN or infinite value among n values of elem bytes (rows of dim), or -1.
  * Such values have no distance: dist would drop them, top-k leave them out and triangle print
  * 'nan', so a file holding one is refused when read. By the exponent bits: one pass, no FP. */
@@ -587,57 +580,54 @@ static int string_ok(uint64_t off, uint64_t len, const unsigned char *strings, u
     return off < strings_size && len < strings_size - off && strings[off + len] == '\0';
 }
 
-tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
+/* Maps path whole into f (map, map_len). Returns 0, or -1 with the message. */
+static int map_file(tsk_file *f, const char *path, char *err, size_t errlen)
 {
-    tsk_file *f = calloc(1, sizeof *f);
-    if (!f) {
-        tsk_io_set_err(err, errlen, "%s: out of memory", path);
-        return NULL;
-    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
             tsk_io_set_err(err, errlen, "%s: no such file", path);
         else
             tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return open_fail(f, fd);
+        return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return open_fail(f, fd);
+    const char *bad = NULL;
+    if (fstat(fd, &st) != 0) tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    else if (S_ISDIR(st.st_mode)) bad = "is a directory, not a tsketch sketch file";
+    else if (!S_ISREG(st.st_mode)) bad = "not a regular file (a sketch file must be mappable)";
+    else if (st.st_size < 8) bad = st.st_size == 0 ? "not a tsketch sketch file (empty file)" : "not a tsketch sketch file";
+    else {
+        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            tsk_io_set_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+        } else {
+            f->map = map;
+            f->map_len = (size_t)st.st_size;
+        }
     }
-    if (S_ISDIR(st.st_mode)) {
-        tsk_io_set_err(err, errlen, "%s: is a directory, not a tsketch sketch file", path);
-        return open_fail(f, fd);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        tsk_io_set_err(err, errlen, "%s: not a regular file (a sketch file must be mappable)", path);
-        return open_fail(f, fd);
-    }
-    uint64_t actual = (uint64_t)st.st_size;
-    if (actual < 8) {
-        tsk_io_set_err(err, errlen, "%s: not a tsketch sketch file%s", path, actual == 0 ? " (empty file)" : "");
-        return open_fail(f, fd);
-    }
-    void *map = mmap(NULL, (size_t)actual, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-        tsk_io_set_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
-        return open_fail(f, fd);
-    }
+    if (bad) tsk_io_set_err(err, errlen, "%s: %s", path, bad);
     close(fd);
-    fd = -1;
-    f->map = map;
-    f->map_len = (size_t)actual;
-    const unsigned char *m = map;
+    return f->map ? 0 : -1;
+}
 
+/* Where the regions of a mapped file lie, from its header. */
+typedef struct {
+    uint32_t version, header_size;
+    uint64_t file_size, data_offset, data_size, trailer_offset, trailer_size;
+} file_layout;
+
+/* The header's identity: magic, byte order, a format version this tsketch reads, the size. */
+static int check_identity(const unsigned char *m, uint64_t actual, const char *path, file_layout *l, char *err,
+                          size_t errlen)
+{
     if (memcmp(m, TSK_MAGIC, 8) != 0) {
         tsk_io_set_err(err, errlen, "%s: not a tsketch sketch file", path);
-        return open_fail(f, fd);
+        return -1;
     }
     if (actual < TSK_FIXED_HEADER) {
         tsk_io_set_err(err, errlen, "%s: truncated (%" PRIu64 " bytes, shorter than the header)", path, actual);
-        return open_fail(f, fd);
+        return -1;
     }
     uint32_t bom = get_u32(m + H_BOM);
     if (bom != TSK_BYTE_ORDER_MARK) {
@@ -645,61 +635,120 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
             tsk_io_set_err(err, errlen, "%s: written in big-endian byte order, which this tsketch does not read", path);
         else
             tsk_io_set_err(err, errlen, "%s: corrupt header (bad byte-order mark)", path);
-        return open_fail(f, fd);
+        return -1;
     }
-    uint32_t version = get_u32(m + H_VERSION);
-    if (version == TSK_OLD_GENOME_FORMAT_VERSION) {
+    l->version = get_u32(m + H_VERSION);
+    if (l->version == TSK_OLD_GENOME_FORMAT_VERSION) {
         tsk_io_set_err(err, errlen,
                        "%s: genome sketches of an older tsketch (format version 2: another key layout, no size "
                        "floor): sketch the genomes again", path);
-        return open_fail(f, fd);
+        return -1;
     }
-    if (version != TSK_FORMAT_VERSION && version != TSK_GENOME_FORMAT_VERSION) {
+    if (l->version != TSK_FORMAT_VERSION && l->version != TSK_GENOME_FORMAT_VERSION) {
         tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads versions 1 and 3)%s", path,
-                version, version > TSK_GENOME_FORMAT_VERSION ? ": written by a newer tsketch" : "");
-        return open_fail(f, fd);
+                l->version, l->version > TSK_GENOME_FORMAT_VERSION ? ": written by a newer tsketch" : "");
+        return -1;
     }
-    uint64_t file_size = get_u64(m + H_FILE_SIZE);
-    if (actual < file_size) {
-        tsk_io_set_err(err, errlen, "%s: truncated (expected %" PRIu64 " bytes, found %" PRIu64 ")", path, file_size, actual);
-        return open_fail(f, fd);
+    l->file_size = get_u64(m + H_FILE_SIZE);
+    if (actual < l->file_size) {
+        tsk_io_set_err(err, errlen, "%s: truncated (expected %" PRIu64 " bytes, found %" PRIu64 ")", path, l->file_size,
+                       actual);
+        return -1;
     }
-    if (actual > file_size) {
+    if (actual > l->file_size) {
         tsk_io_set_err(err, errlen, "%s: corrupt (%" PRIu64 " bytes, %" PRIu64 " more than the header records)", path,
-                actual, actual - file_size);
-        return open_fail(f, fd);
+                actual, actual - l->file_size);
+        return -1;
     }
+    return 0;
+}
 
-    /* Layout: every region inside the file and in the order the format fixes. */
-    uint32_t header_size = get_u32(m + H_HEADER_SIZE);
-    uint64_t data_offset = get_u64(m + H_DATA_OFFSET), data_size = get_u64(m + H_DATA_SIZE);
-    uint64_t trailer_offset = get_u64(m + H_TRAILER_OFFSET), trailer_size = get_u64(m + H_TRAILER_SIZE);
+/* Layout: every region inside the file and in the order the format fixes. */
+static int read_layout(const unsigned char *m, const char *path, file_layout *l, char *err, size_t errlen)
+{
+    l->header_size = get_u32(m + H_HEADER_SIZE);
+    l->data_offset = get_u64(m + H_DATA_OFFSET), l->data_size = get_u64(m + H_DATA_SIZE);
+    l->trailer_offset = get_u64(m + H_TRAILER_OFFSET), l->trailer_size = get_u64(m + H_TRAILER_SIZE);
+    const uint64_t file_size = l->file_size;
     const char *what = NULL;
-    if (header_size < TSK_FIXED_HEADER || header_size > file_size) what = "header size";
-    else if (data_offset % TSK_PAGE || data_offset < header_size || data_offset > file_size) what = "data offset";
-    else if (data_size > file_size - data_offset) what = "data size";
-    else if (trailer_offset != align8(data_offset + data_size)) what = "trailer offset";
-    else if (trailer_offset > file_size || trailer_size != file_size - trailer_offset) what = "trailer size";
+    if (l->header_size < TSK_FIXED_HEADER || l->header_size > file_size) what = "header size";
+    else if (l->data_offset % TSK_PAGE || l->data_offset < l->header_size || l->data_offset > file_size)
+        what = "data offset";
+    else if (l->data_size > file_size - l->data_offset) what = "data size";
+    else if (l->trailer_offset != align8(l->data_offset + l->data_size)) what = "trailer offset";
+    else if (l->trailer_offset > file_size || l->trailer_size != file_size - l->trailer_offset) what = "trailer size";
     if (what) {
         tsk_io_set_err(err, errlen, "%s: corrupt header (%s out of range)", path, what);
-        return open_fail(f, fd);
+        return -1;
     }
+    return 0;
+}
 
-    /* Checksum, before any field is trusted further. */
+/* The checksum, before any field is trusted further. */
+static int check_crc(const tsk_file *f, const file_layout *l, const char *path, char *err, size_t errlen)
+{
+    const unsigned char *m = f->map;
     unsigned char head[TSK_PAGE];
-    memcpy(head, m, header_size);
+    memcpy(head, m, l->header_size);
     put_u32(head + H_CRC, 0);
-    madvise(map, f->map_len, MADV_SEQUENTIAL);
-    uint32_t crc = tsk_crc32(0, head, header_size);
-    crc = tsk_crc32(crc, m + data_offset, data_size);
-    crc = tsk_crc32(crc, m + trailer_offset, trailer_size);
-    madvise(map, f->map_len, MADV_NORMAL);
+    madvise(f->map, f->map_len, MADV_SEQUENTIAL);
+    uint32_t crc = tsk_crc32(0, head, l->header_size);
+    crc = tsk_crc32(crc, m + l->data_offset, l->data_size);
+    crc = tsk_crc32(crc, m + l->trailer_offset, l->trailer_size);
+    madvise(f->map, f->map_len, MADV_NORMAL);
     if ((uint32_t)crc != get_u32(m + H_CRC)) {
         tsk_io_set_err(err, errlen, "%s: checksum mismatch (the file is corrupt)", path);
-        return open_fail(f, fd);
+        return -1;
     }
+    return 0;
+}
 
-    /* Parameters. */
+/* The genome sketch fields of a version 3 header into p. */
+static int read_genome_params(const unsigned char *m, const char *path, tsk_params *p, char *err, size_t errlen)
+{
+    uint64_t scaled = get_u64(m + H_SCALED), min_keys = get_u64(m + H_MIN_KEYS);
+    if (get_u32(m + H_KIND) != TSK_KIND_GENOME || scaled < 1 || scaled > (uint64_t)INT64_MAX ||
+        min_keys > (uint64_t)TSK_GENOME_MAX_MIN_KEYS) {
+        tsk_io_set_err(err, errlen, "%s: corrupt header (version 3 without a genome sketch kind, scale and floor)",
+                       path);
+        return -1;
+    }
+    p->scaled = (int64_t)scaled;
+    p->min_keys = (int64_t)min_keys;
+    return 0;
+}
+
+/* The hash and sign tables after the fixed header; drawn tables must be the seed's. */
+static int read_tables(const unsigned char *m, const char *path, tsk_params *p, char *err, size_t errlen)
+{
+    const int a = tsk_alphabet_size(p->alphabet);
+    const unsigned char *hash = m + TSK_FIXED_HEADER, *sign = hash + (size_t)p->t * a * 4;
+    for (int k = 0; k < p->t; k++)
+        for (int c = 0; c < a; c++) {
+            p->hash[k][c] = (int32_t)get_u32(hash + ((size_t)k * a + c) * 4);
+            p->sign[k][c] = (int8_t)sign[(size_t)k * a + c];
+        }
+    const char *bad = tsk_params_check(p);
+    if (bad) {
+        tsk_io_set_err(err, errlen, "%s: corrupt header (invalid parameters: %s)", path, bad);
+        return -1;
+    }
+    if (!p->tables_from_file) {
+        tsk_params drawn = *p;
+        tsk_tables_draw(&drawn);
+        if (memcmp(drawn.hash, p->hash, sizeof p->hash) || memcmp(drawn.sign, p->sign, sizeof p->sign)) {
+            tsk_io_set_err(err, errlen, "%s: corrupt header (tables differ from those of seed %" PRIu64 ")", path,
+                           p->seed);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Parameters: every field in range and consistent with the others, then the tables. */
+static int read_params(tsk_file *f, const file_layout *l, const char *path, char *err, size_t errlen)
+{
+    const unsigned char *m = f->map;
     tsk_params *p = &f->params;
     memset(p, 0, sizeof *p);
     uint32_t t = get_u32(m + H_T), dim = get_u32(m + H_DIM), alphabet = get_u32(m + H_ALPHABET);
@@ -707,7 +756,7 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     if (t < 1 || t > TSK_MAX_T || dim < 1 || dim > TSK_MAX_DIM || alphabet > TSK_PROTEIN || precision > TSK_DOUBLE) {
         tsk_io_set_err(err, errlen, "%s: corrupt header (t %u, D %u, alphabet %u, precision %u out of range)", path,
                 t, dim, alphabet, precision);
-        return open_fail(f, fd);
+        return -1;
     }
     p->t = (int)t;
     p->dim = (int)dim;
@@ -719,132 +768,162 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     p->window = (int64_t)get_u64(m + H_WINDOW);
     p->stride = (int64_t)get_u64(m + H_STRIDE);
     p->anchor_k = (int)get_u32(m + H_ANCHOR_K);
-    if (version == TSK_GENOME_FORMAT_VERSION) {
-        uint64_t scaled = get_u64(m + H_SCALED), min_keys = get_u64(m + H_MIN_KEYS);
-        if (get_u32(m + H_KIND) != TSK_KIND_GENOME || scaled < 1 || scaled > (uint64_t)INT64_MAX ||
-            min_keys > (uint64_t)TSK_GENOME_MAX_MIN_KEYS) {
-            tsk_io_set_err(err, errlen, "%s: corrupt header (version 3 without a genome sketch kind, scale and floor)",
-                           path);
-            return open_fail(f, fd);
-        }
-        p->scaled = (int64_t)scaled;
-        p->min_keys = (int64_t)min_keys;
-    }
-    int a = tsk_alphabet_size(p->alphabet);
-    if (get_u32(m + H_ALPHABET_SIZE) != (uint32_t)a ||
+    if (l->version == TSK_GENOME_FORMAT_VERSION && read_genome_params(m, path, p, err, errlen)) return -1;
+    if (get_u32(m + H_ALPHABET_SIZE) != (uint32_t)tsk_alphabet_size(p->alphabet) ||
         elem != (p->scaled > 0 || precision == TSK_DOUBLE ? 8u : 4u) ||
         get_u32(m + H_TABLES_OFFSET) != TSK_FIXED_HEADER || get_u32(m + H_TABLES_SIZE) != tables_size(p) ||
-        header_size != TSK_FIXED_HEADER + tables_size(p) || p->canonical > 1 || p->tables_from_file > 1) {
+        l->header_size != TSK_FIXED_HEADER + tables_size(p) || p->canonical > 1 || p->tables_from_file > 1) {
         tsk_io_set_err(err, errlen, "%s: corrupt header (inconsistent parameter fields)", path);
-        return open_fail(f, fd);
+        return -1;
     }
-    const unsigned char *hash = m + TSK_FIXED_HEADER, *sign = hash + (size_t)t * a * 4;
-    for (int k = 0; k < p->t; k++)
-        for (int c = 0; c < a; c++) {
-            p->hash[k][c] = (int32_t)get_u32(hash + ((size_t)k * a + c) * 4);
-            p->sign[k][c] = (int8_t)sign[(size_t)k * a + c];
-        }
-    const char *bad = tsk_params_check(p);
-    if (bad) {
-        tsk_io_set_err(err, errlen, "%s: corrupt header (invalid parameters: %s)", path, bad);
-        return open_fail(f, fd);
-    }
-    if (!p->tables_from_file) {
-        tsk_params drawn = *p;
-        tsk_tables_draw(&drawn);
-        if (memcmp(drawn.hash, p->hash, sizeof p->hash) || memcmp(drawn.sign, p->sign, sizeof p->sign)) {
-            tsk_io_set_err(err, errlen, "%s: corrupt header (tables differ from those of seed %" PRIu64 ")", path, p->seed);
-            return open_fail(f, fd);
-        }
-    }
+    if (read_tables(m, path, p, err, errlen)) return -1;
     f->elem_size = elem;
+    return 0;
+}
 
-    /* Sizes of the data and the trailer. */
-    uint64_t n_rows = get_u64(m + H_N_ROWS), n_records = get_u64(m + H_N_RECORDS);
-    uint64_t n_sources = get_u64(m + H_N_SOURCES), strings_size = get_u64(m + H_STRINGS_SIZE);
-    uint64_t row_bytes = p->scaled > 0 ? sizeof(uint64_t) : (uint64_t)dim * elem;
-    if (n_rows > data_size / row_bytes || n_rows * row_bytes != data_size) {
+/* Where the trailer's tables lie, and their sizes. */
+typedef struct {
+    uint64_t n_rows, n_records, n_sources, strings_size;
+    const unsigned char *records, *sources, *strings;
+} file_trailer;
+
+/* The data and trailer sizes against the header's counts; the tool version and command line. */
+static int read_trailer(tsk_file *f, const file_layout *l, const char *path, file_trailer *tr, char *err,
+                        size_t errlen)
+{
+    const unsigned char *m = f->map;
+    const tsk_params *p = &f->params;
+    tr->n_rows = get_u64(m + H_N_ROWS), tr->n_records = get_u64(m + H_N_RECORDS);
+    tr->n_sources = get_u64(m + H_N_SOURCES), tr->strings_size = get_u64(m + H_STRINGS_SIZE);
+    const uint64_t row_bytes = p->scaled > 0 ? sizeof(uint64_t) : (uint64_t)p->dim * f->elem_size;
+    if (tr->n_rows > l->data_size / row_bytes || tr->n_rows * row_bytes != l->data_size) {
         tsk_io_set_err(err, errlen, "%s: corrupt header (%" PRIu64 " rows of %" PRIu64 " bytes do not fill %" PRIu64
-                " data bytes)", path, n_rows, row_bytes, data_size);
-        return open_fail(f, fd);
+                " data bytes)", path, tr->n_rows, row_bytes, l->data_size);
+        return -1;
     }
-    if (n_records > trailer_size / TSK_RECORD_ENTRY || n_sources > trailer_size / TSK_SOURCE_ENTRY ||
-        strings_size > trailer_size ||
-        n_records * TSK_RECORD_ENTRY + n_sources * TSK_SOURCE_ENTRY + strings_size != trailer_size) {
+    if (tr->n_records > l->trailer_size / TSK_RECORD_ENTRY || tr->n_sources > l->trailer_size / TSK_SOURCE_ENTRY ||
+        tr->strings_size > l->trailer_size ||
+        tr->n_records * TSK_RECORD_ENTRY + tr->n_sources * TSK_SOURCE_ENTRY + tr->strings_size != l->trailer_size) {
         tsk_io_set_err(err, errlen, "%s: corrupt header (record table sizes)", path);
-        return open_fail(f, fd);
+        return -1;
     }
-    const unsigned char *records = m + trailer_offset;
-    const unsigned char *sources = records + n_records * TSK_RECORD_ENTRY;
-    const unsigned char *strings = sources + n_sources * TSK_SOURCE_ENTRY;
+    tr->records = m + l->trailer_offset;
+    tr->sources = tr->records + tr->n_records * TSK_RECORD_ENTRY;
+    tr->strings = tr->sources + tr->n_sources * TSK_SOURCE_ENTRY;
     uint64_t voff = get_u64(m + H_VERSION_OFF), vlen = get_u64(m + H_VERSION_LEN);
     uint64_t coff = get_u64(m + H_CMDLINE_OFF), clen = get_u64(m + H_CMDLINE_LEN);
-    if (!string_ok(voff, vlen, strings, strings_size) || !string_ok(coff, clen, strings, strings_size)) {
+    if (!string_ok(voff, vlen, tr->strings, tr->strings_size) || !string_ok(coff, clen, tr->strings, tr->strings_size)) {
         tsk_io_set_err(err, errlen, "%s: corrupt record table (version or command line string)", path);
-        return open_fail(f, fd);
+        return -1;
     }
-    if (!(f->tool_version = strdup((const char *)strings + voff)) ||
-        !(f->command_line = strdup((const char *)strings + coff)) ||
-        (n_records && !(f->records = malloc(n_records * sizeof *f->records)))) {
+    if (!(f->tool_version = strdup((const char *)tr->strings + voff)) ||
+        !(f->command_line = strdup((const char *)tr->strings + coff)) ||
+        (tr->n_records && !(f->records = malloc(tr->n_records * sizeof *f->records)))) {
         tsk_io_set_err(err, errlen, "%s: out of memory", path);
-        return open_fail(f, fd);
+        return -1;
     }
-    for (uint64_t i = 0; i < n_sources; i++) {
-        const unsigned char *s = sources + i * TSK_SOURCE_ENTRY;
-        if (!string_ok(get_u64(s), get_u64(s + 8), strings, strings_size)) {
+    for (uint64_t i = 0; i < tr->n_sources; i++) {
+        const unsigned char *s = tr->sources + i * TSK_SOURCE_ENTRY;
+        if (!string_ok(get_u64(s), get_u64(s + 8), tr->strings, tr->strings_size)) {
             tsk_io_set_err(err, errlen, "%s: corrupt record table (source %" PRIu64 ")", path, i);
-            return open_fail(f, fd);
+            return -1;
         }
     }
+    return 0;
+}
+
+/* Record i of the record table into f->records[i]: its strings, lengths and rows (starting at
+ * row, the end of the records before); a genome sketch's keys must be strictly ascending (the
+ * engines merge and search them). */
+static int read_record(tsk_file *f, const file_layout *l, const file_trailer *tr, uint64_t i, int64_t row,
+                       const char *path, char *err, size_t errlen)
+{
+    const unsigned char *e = tr->records + i * TSK_RECORD_ENTRY;
+    const tsk_params *p = &f->params;
+    tsk_record_info *r = &f->records[i];
+    uint64_t noff = get_u64(e + R_NAME_OFF), nlen = get_u32(e + R_NAME_LEN);
+    uint32_t src = get_u32(e + R_SOURCE);
+    r->raw_len = (int64_t)get_u64(e + R_RAW_LEN);
+    r->clean_len = (int64_t)get_u64(e + R_CLEAN_LEN);
+    r->dropped = (int64_t)get_u64(e + R_DROPPED);
+    r->first_row = (int64_t)get_u64(e + R_FIRST_ROW);
+    r->n_rows = (int64_t)get_u64(e + R_N_ROWS);
+    if (!string_ok(noff, nlen, tr->strings, tr->strings_size) || src >= tr->n_sources) {
+        tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": name or source)", path, i);
+        return -1;
+    }
+    if (r->raw_len < 0 || r->clean_len < 0 || r->clean_len > r->raw_len || r->dropped != r->raw_len - r->clean_len ||
+        r->first_row != row || !rows_fit(p, r->clean_len, r->n_rows) ||
+        (uint64_t)r->n_rows > tr->n_rows - (uint64_t)row) {
+        tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": lengths or rows inconsistent)", path, i);
+        return -1;
+    }
+    r->name = (const char *)tr->strings + noff;
+    r->source = (const char *)tr->strings + get_u64(tr->sources + (uint64_t)src * TSK_SOURCE_ENTRY);
+    const uint64_t *keys = (const uint64_t *)((const unsigned char *)f->map + l->data_offset) + row;
+    for (int64_t j = 1; p->scaled > 0 && j < r->n_rows; j++)
+        if (keys[j] <= keys[j - 1]) {
+            tsk_io_set_err(err, errlen, "%s: corrupt genome sketch (record %" PRIu64 ": keys not strictly ascending)",
+                    path, i);
+            return -1;
+        }
+    return 0;
+}
+
+/* Every record, covering the rows in order. */
+static int read_records(tsk_file *f, const file_layout *l, const file_trailer *tr, const char *path, char *err,
+                        size_t errlen)
+{
     int64_t row = 0;
-    for (uint64_t i = 0; i < n_records; i++) {
-        const unsigned char *e = records + i * TSK_RECORD_ENTRY;
-        tsk_record_info *r = &f->records[i];
-        uint64_t noff = get_u64(e + R_NAME_OFF), nlen = get_u32(e + R_NAME_LEN);
-        uint32_t src = get_u32(e + R_SOURCE);
-        r->raw_len = (int64_t)get_u64(e + R_RAW_LEN);
-        r->clean_len = (int64_t)get_u64(e + R_CLEAN_LEN);
-        r->dropped = (int64_t)get_u64(e + R_DROPPED);
-        r->first_row = (int64_t)get_u64(e + R_FIRST_ROW);
-        r->n_rows = (int64_t)get_u64(e + R_N_ROWS);
-        if (!string_ok(noff, nlen, strings, strings_size) || src >= n_sources) {
-            tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": name or source)", path, i);
-            return open_fail(f, fd);
-        }
-        if (r->raw_len < 0 || r->clean_len < 0 || r->clean_len > r->raw_len || r->dropped != r->raw_len - r->clean_len ||
-            r->first_row != row || !rows_fit(p, r->clean_len, r->n_rows) ||
-            (uint64_t)r->n_rows > n_rows - (uint64_t)row) {
-            tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": lengths or rows inconsistent)", path, i);
-            return open_fail(f, fd);
-        }
-        r->name = (const char *)strings + noff;
-        r->source = (const char *)strings + get_u64(sources + (uint64_t)src * TSK_SOURCE_ENTRY);
-        /* the engines merge and search key lists: each must be strictly ascending */
-        const uint64_t *keys = (const uint64_t *)(m + data_offset) + row;
-        for (int64_t j = 1; p->scaled > 0 && j < r->n_rows; j++)
-            if (keys[j] <= keys[j - 1]) {
-                tsk_io_set_err(err, errlen, "%s: corrupt genome sketch (record %" PRIu64 ": keys not strictly ascending)",
-                        path, i);
-                return open_fail(f, fd);
-            }
-        row += r->n_rows;
+    for (uint64_t i = 0; i < tr->n_records; i++) {
+        if (read_record(f, l, tr, i, row, path, err, errlen)) return -1;
+        row += f->records[i].n_rows;
     }
-    if ((uint64_t)row != n_rows) {
-        tsk_io_set_err(err, errlen, "%s: corrupt record table (records cover %" PRId64 " of %" PRIu64 " rows)", path, row, n_rows);
-        return open_fail(f, fd);
+    if ((uint64_t)row != tr->n_rows) {
+        tsk_io_set_err(err, errlen, "%s: corrupt record table (records cover %" PRId64 " of %" PRIu64 " rows)", path, row,
+                       tr->n_rows);
+        return -1;
     }
-    /* genome sketches hold integer keys: every bit pattern is a value */
-    int64_t bad_row = p->scaled > 0 ? -1 : first_non_finite_row(m + data_offset, n_rows * dim, elem, dim);
-    if (bad_row >= 0) {
-        int64_t i = 0;
-        while (f->records[i].first_row + f->records[i].n_rows <= bad_row) i++;
-        tsk_io_set_err(err, errlen, "%s: record '%s' holds a NaN or infinite value (row %" PRId64 "): the file is corrupt",
-                       path, f->records[i].name, bad_row);
-        return open_fail(f, fd);
+    return 0;
+}
+
+/* Vector rows hold finite values only (genome sketches hold integer keys: every bit pattern is a
+ * value); the record of the first row that does not is named. */
+static int check_values(const tsk_file *f, const file_layout *l, uint64_t n_rows, const char *path, char *err,
+                        size_t errlen)
+{
+    const tsk_params *p = &f->params;
+    if (p->scaled > 0) return 0;
+    const uint32_t dim = (uint32_t)p->dim;
+    const int64_t bad_row = first_non_finite_row((const unsigned char *)f->map + l->data_offset, n_rows * dim,
+                                                 (uint32_t)f->elem_size, dim);
+    if (bad_row < 0) return 0;
+    int64_t i = 0;
+    while (f->records[i].first_row + f->records[i].n_rows <= bad_row) i++;
+    tsk_io_set_err(err, errlen, "%s: record '%s' holds a NaN or infinite value (row %" PRId64 "): the file is corrupt",
+                   path, f->records[i].name, bad_row);
+    return -1;
+}
+
+tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
+{
+    tsk_file *f = calloc(1, sizeof *f);
+    if (!f) {
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
+        return NULL;
     }
-    f->n_records = (int64_t)n_records;
-    f->n_rows = (int64_t)n_rows;
-    f->data = m + data_offset;
+    file_layout l;
+    file_trailer tr;
+    if (map_file(f, path, err, errlen) || check_identity(f->map, f->map_len, path, &l, err, errlen) ||
+        read_layout(f->map, path, &l, err, errlen) || check_crc(f, &l, path, err, errlen) ||
+        read_params(f, &l, path, err, errlen) || read_trailer(f, &l, path, &tr, err, errlen) ||
+        read_records(f, &l, &tr, path, err, errlen) || check_values(f, &l, tr.n_rows, path, err, errlen)) {
+        tsk_file_close(f);
+        return NULL;
+    }
+    f->n_records = (int64_t)tr.n_records;
+    f->n_rows = (int64_t)tr.n_rows;
+    f->data = (const unsigned char *)f->map + l.data_offset;
     return f;
 }
 
