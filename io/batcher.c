@@ -140,15 +140,6 @@ int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, c
     return commit(b, name, source, len, kept, join_last);
 }
 
-int tsk_batcher_add_codes(tsk_batcher *b, const char *name, const char *source, const uint8_t *codes,
-                          size_t n_codes, size_t len, int join_last)
-{
-    uint8_t *at = reserve_codes(b, n_codes);
-    if (!at) return -1;
-    if (n_codes) memcpy(at, codes, n_codes);
-    return commit(b, name, source, len, n_codes, join_last);
-}
-
 uint8_t *tsk_batcher_add_later(tsk_batcher *b, const char *name, const char *source, size_t n_codes, size_t len,
                                int join_last)
 {

@@ -60,14 +60,11 @@ int tsk_batcher_add(tsk_batcher *b, const char *name, const char *source, const 
 int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, const char *text,
                          size_t text_len, size_t len, int join_last);
 
-/* Like tsk_batcher_add, for a sequence already cleaned into codes (the parallel FASTA parser's
- * pieces): codes[0..n_codes) are copied, len is the raw length they came from. */
-int tsk_batcher_add_codes(tsk_batcher *b, const char *name, const char *source, const uint8_t *codes,
-                          size_t n_codes, size_t len, int join_last);
-
-/* Like tsk_batcher_add_codes, but the caller writes the n_codes codes: returns where (valid
- * until the next add or reset), or NULL when memory runs out. Adding may move the codes of the
- * records before (when the buffer grows): see tsk_batcher_codes_fit. */
+/* Like tsk_batcher_add, for a sequence the caller cleans into codes itself (the parallel FASTA
+ * parser's pieces): reserves n_codes codes, len being the raw length they come from, and returns
+ * where the caller writes them (valid until the next add or reset), or NULL when memory runs out.
+ * Adding may move the codes of the records before (when the buffer grows): see
+ * tsk_batcher_codes_fit. */
 uint8_t *tsk_batcher_add_later(tsk_batcher *b, const char *name, const char *source, size_t n_codes, size_t len,
                                int join_last);
 
