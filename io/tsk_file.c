@@ -596,7 +596,8 @@ static int map_file(tsk_file *f, const char *path, char *err, size_t errlen)
     if (fstat(fd, &st) != 0) tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     else if (S_ISDIR(st.st_mode)) bad = "is a directory, not a tsketch sketch file";
     else if (!S_ISREG(st.st_mode)) bad = "not a regular file (a sketch file must be mappable)";
-    else if (st.st_size < 8) bad = st.st_size == 0 ? "not a tsketch sketch file (empty file)" : "not a tsketch sketch file";
+    else if (st.st_size < 8)
+        bad = st.st_size == 0 ? "not a tsketch sketch file (empty file)" : "not a tsketch sketch file";
     else {
         void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map == MAP_FAILED) {
@@ -812,7 +813,8 @@ static int read_trailer(tsk_file *f, const file_layout *l, const char *path, fil
     tr->strings = tr->sources + tr->n_sources * TSK_SOURCE_ENTRY;
     uint64_t voff = get_u64(m + H_VERSION_OFF), vlen = get_u64(m + H_VERSION_LEN);
     uint64_t coff = get_u64(m + H_CMDLINE_OFF), clen = get_u64(m + H_CMDLINE_LEN);
-    if (!string_ok(voff, vlen, tr->strings, tr->strings_size) || !string_ok(coff, clen, tr->strings, tr->strings_size)) {
+    if (!string_ok(voff, vlen, tr->strings, tr->strings_size) ||
+        !string_ok(coff, clen, tr->strings, tr->strings_size)) {
         tsk_io_set_err(err, errlen, "%s: corrupt record table (version or command line string)", path);
         return -1;
     }
@@ -855,7 +857,8 @@ static int read_record(tsk_file *f, const file_layout *l, const file_trailer *tr
     if (r->raw_len < 0 || r->clean_len < 0 || r->clean_len > r->raw_len || r->dropped != r->raw_len - r->clean_len ||
         r->first_row != row || !rows_fit(p, r->clean_len, r->n_rows) ||
         (uint64_t)r->n_rows > tr->n_rows - (uint64_t)row) {
-        tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": lengths or rows inconsistent)", path, i);
+        tsk_io_set_err(err, errlen, "%s: corrupt record table (record %" PRIu64 ": lengths or rows inconsistent)",
+                       path, i);
         return -1;
     }
     r->name = (const char *)tr->strings + noff;
@@ -880,8 +883,8 @@ static int read_records(tsk_file *f, const file_layout *l, const file_trailer *t
         row += f->records[i].n_rows;
     }
     if ((uint64_t)row != tr->n_rows) {
-        tsk_io_set_err(err, errlen, "%s: corrupt record table (records cover %" PRId64 " of %" PRIu64 " rows)", path, row,
-                       tr->n_rows);
+        tsk_io_set_err(err, errlen, "%s: corrupt record table (records cover %" PRId64 " of %" PRIu64 " rows)", path,
+                       row, tr->n_rows);
         return -1;
     }
     return 0;

@@ -562,6 +562,9 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
 
 int tsk_dist_main(int argc, char **argv, int triangle) { return distance_command(argc, argv, triangle, NULL); }
 
-int tsk_matrix_main(int argc, char **argv, const tsk_matrix_command *cmd) { return distance_command(argc, argv, 1, cmd); }
+int tsk_matrix_main(int argc, char **argv, const tsk_matrix_command *cmd)
+{
+    return distance_command(argc, argv, 1, cmd);
+}
 
 int tsk_cmd_dist(int argc, char **argv) { return tsk_dist_main(argc, argv, 0); }

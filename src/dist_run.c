@@ -324,13 +324,19 @@ typedef struct {
     uint32_t *shared;
 } dense_block;
 
-/* The block's admitted pairs within max_dist, to the sink in chunks (one line per pair). */
-static int dense_pairs(tsk_dist_engine *e, const tsk_dist_select *s, const dense_block *b, void **buf, int64_t *cap,
+/* n pairs gathered in buf (tsk_genome_line or tsk_pair, by e's kind) to the sink. */
+static int flush_pairs(const tsk_dist_engine *e, const tsk_dist_select *s, const void *buf, int64_t n,
+                       const tsk_dist_sink *sink)
+{
+    return e->genomes ? sink->lines(sink->ctx, buf, n) : sink->pairs(sink->ctx, buf, n, s->symmetric, INFINITY);
+}
+
+/* The block's admitted pairs within max_dist, in order, to the sink in chunks of PAIR_CHUNK
+ * gathered in buf. Returns 0, or -1 when a write failed. */
+static int dense_pairs(tsk_dist_engine *e, const tsk_dist_select *s, const dense_block *b, void *buf,
                        const tsk_dist_sink *sink)
 {
     const tsk_pair_filter f = pair_filter(s);
-    const size_t size = e->genomes ? sizeof(tsk_genome_line) : sizeof(tsk_pair);
-    if (grow(buf, size, PAIR_CHUNK + (b->r1 - b->r0), cap)) return -2;
     int64_t n = 0;
     for (int64_t i = 0; i < b->nq; i++) {
         const int64_t q = b->q0 + i;
@@ -338,18 +344,17 @@ static int dense_pairs(tsk_dist_engine *e, const tsk_dist_select *s, const dense
             if (!tsk_pair_admitted(f, q, r)) continue;
             if (e->genomes) {
                 n += genome_line(e, q, r, b->shared[i * b->ld + r], s->max_dist, s->symmetric,
-                                 (tsk_genome_line *)*buf + n);
+                                 (tsk_genome_line *)buf + n);
             } else if ((double)b->dist[i * b->ld + r] <= s->max_dist) {
-                ((tsk_pair *)*buf)[n++] = (tsk_pair){q, r, b->dist[i * b->ld + r]};
+                ((tsk_pair *)buf)[n++] = (tsk_pair){q, r, b->dist[i * b->ld + r]};
+            }
+            if (n == PAIR_CHUNK) {
+                if (flush_pairs(e, s, buf, n, sink)) return -1;
+                n = 0;
             }
         }
-        if (n < PAIR_CHUNK && i + 1 < b->nq) continue; /* a chunk is a whole number of query rows */
-        const int w = e->genomes ? sink->lines(sink->ctx, *buf, n)
-                                 : sink->pairs(sink->ctx, *buf, n, s->symmetric, INFINITY);
-        if (w) return -1;
-        n = 0;
     }
-    return 0;
+    return flush_pairs(e, s, buf, n, sink);
 }
 
 /* Computes block b (its columns set by the caller). */
@@ -379,9 +384,10 @@ static int run_dense(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dis
     const int need_dist = !e->genomes || s->dense;
     b.dist = need_dist ? malloc((size_t)block * (size_t)ld * sizeof *b.dist) : NULL;
     b.shared = e->genomes ? malloc((size_t)block * (size_t)ld * sizeof *b.shared) : NULL;
-    void *buf = NULL;
-    int64_t cap = 0;
-    int rc = (!need_dist || b.dist) && (!e->genomes || b.shared) ? TSK_EXIT_OK : out_of_memory(e);
+    const size_t pair_size = e->genomes ? sizeof(tsk_genome_line) : sizeof(tsk_pair);
+    void *buf = s->dense ? NULL : malloc((size_t)PAIR_CHUNK * pair_size);
+    const int allocated = (!need_dist || b.dist) && (!e->genomes || b.shared) && (s->dense || buf);
+    int rc = allocated ? TSK_EXIT_OK : out_of_memory(e);
     for (b.q0 = s->q_begin; b.q0 < s->q_end && rc == TSK_EXIT_OK; b.q0 += block) {
         b.nq = s->q_end - b.q0 < block ? s->q_end - b.q0 : block;
         /* only the columns the sink reads: r >= q0 for each unordered pair once, r < q0+nq for a
@@ -392,9 +398,8 @@ static int run_dense(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dis
             rc = engine_failed(e);
         } else if (s->dense) {
             if (sink->rows(sink->ctx, b.q0, b.nq, b.dist, ld)) rc = write_failed(output);
-        } else {
-            const int w = dense_pairs(e, s, &b, &buf, &cap, sink);
-            rc = w == -2 ? out_of_memory(e) : w ? write_failed(output) : TSK_EXIT_OK;
+        } else if (dense_pairs(e, s, &b, buf, sink)) {
+            rc = write_failed(output);
         }
     }
     free(b.dist);

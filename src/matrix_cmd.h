@@ -2,8 +2,9 @@
  *
  * The distances come from dist's command line and runner (cmd_dist.c, dist_run.h): the same
  * inputs, sketch options, engines, -p, --device, --genome and --metric, all inputs as one set as
- * `triangle` takes them. Instead of a writer, the lower triangle fills an n x n float32 matrix that the command's consumer gets:
- * O(N^2) float32 memory, the upper half left free as working space (cpu/nj_tree.h uses it). */
+ * `triangle` takes them. Instead of a writer, the lower triangle fills an n x n float32 matrix that
+ * the command's consumer gets: O(N^2) float32 memory, the upper half left free as working space
+ * (cpu/nj_tree.h uses it). */
 #ifndef TSK_MATRIX_CMD_H
 #define TSK_MATRIX_CMD_H
 

@@ -27,7 +27,8 @@ while read -r cmd opts inputs; do
     rm -f "$WORK"/o.out*
     expect_exit 2 "${first//./\\.}: .*sketch rows.*tsketch sketch --genome" "$desc: refused with exit 2" -- \
         "$T" "$cmd" --genome "${args[@]}" "${files[@]}" -o "$WORK/o.out"
-    if ls "$WORK"/o.out* >/dev/null 2>&1; then not_ok "$desc: no output left behind"; else ok "$desc: no output left behind"; fi
+    if ls "$WORK"/o.out* >/dev/null 2>&1; then not_ok "$desc: no output left behind"
+    else ok "$desc: no output left behind"; fi
 done <<'CASES'
 dist      -                 slide.tsk
 dist      -                 anchored.tsk
