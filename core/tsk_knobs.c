@@ -51,7 +51,10 @@ static long long count_knob(const char *name, long long max)
     errno = 0;
     const long long n = strtoll(v, &end, 10);
     if (!*end && !errno && n >= 1 && n <= max) return n;
-    fprintf(stderr, "tsketch: warning: %s=%s is not a whole number from 1 to %lld; ignored\n", name, v, max);
+    if (max == INT64_MAX)
+        fprintf(stderr, "tsketch: warning: %s=%s is not a whole number of 1 or more; ignored\n", name, v);
+    else
+        fprintf(stderr, "tsketch: warning: %s=%s is not a whole number from 1 to %lld; ignored\n", name, v, max);
     return 0;
 }
 
@@ -59,26 +62,24 @@ static void read_knobs(void)
 {
     knobs.timing = word_knob("TSKETCH_TIMING", switch_words, N_WORDS(switch_words), 0);
     knobs.detached_exit = word_knob("TSKETCH_DETACHED_EXIT", switch_words, N_WORDS(switch_words), 1);
-    knobs.split = (tsk_knob_split)word_knob("TSKETCH_SPLIT", split_words, N_WORDS(split_words), TSK_KNOB_SPLIT_READY);
+    knobs.split =
+        (tsk_knob_split)word_knob("TSKETCH_SPLIT", split_words, N_WORDS(split_words), TSK_KNOB_SPLIT_READY);
     knobs.parse_threads = count_knob("TSKETCH_PARSE_THREADS", 4096);
     knobs.batch_bases = count_knob("TSKETCH_BATCH_BASES", INT64_MAX);
     knobs.batch_records = count_knob("TSKETCH_BATCH_RECORDS", INT64_C(1) << 18);
     const long long budget = count_knob("TSKETCH_CPU_LEVELS_BUDGET", INT64_MAX);
     knobs.cpu_levels_budget = budget ? budget : INT64_C(64) << 20;
     knobs.cpu_method_dp = word_knob("TSKETCH_CPU_METHOD", method_words, N_WORDS(method_words), 0);
-    knobs.cpu_kernel = (tsk_knob_kernel)word_knob("TSKETCH_CPU_KERNEL", kernel_words, N_WORDS(kernel_words), TSK_KNOB_AUTO);
+    knobs.cpu_kernel =
+        (tsk_knob_kernel)word_knob("TSKETCH_CPU_KERNEL", kernel_words, N_WORDS(kernel_words), TSK_KNOB_AUTO);
     knobs.counts_kernel =
         (tsk_knob_kernel)word_knob("TSKETCH_COUNTS_KERNEL", kernel_words, N_WORDS(kernel_words), TSK_KNOB_AUTO);
-    knobs.dist_kernel = (tsk_knob_kernel)word_knob("TSKETCH_DIST_KERNEL", kernel_words, N_WORDS(kernel_words), TSK_KNOB_AUTO);
+    knobs.dist_kernel =
+        (tsk_knob_kernel)word_knob("TSKETCH_DIST_KERNEL", kernel_words, N_WORDS(kernel_words), TSK_KNOB_AUTO);
 }
 
 const tsk_knobs *tsk_knobs_get(void)
 {
     pthread_once(&knobs_once, read_knobs);
     return &knobs;
-}
-
-const char *tsk_knob_kernel_name(tsk_knob_kernel k)
-{
-    return (int)k >= 0 && (int)k < N_WORDS(kernel_words) ? kernel_words[k] : "auto";
 }

@@ -53,9 +53,6 @@ typedef struct {
 /* The knobs of this process, read from the environment at the first call. Never NULL. */
 const tsk_knobs *tsk_knobs_get(void);
 
-/* The name of a kernel choice as the knobs spell it ("auto", "portable", "avx2", "avx512"). */
-const char *tsk_knob_kernel_name(tsk_knob_kernel k);
-
 #ifdef __cplusplus
 }
 #endif

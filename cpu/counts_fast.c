@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tsk_knobs.h"
+
 /* Level k's run for letter c gets level k-1 added (restrict: the two runs never overlap). */
 static inline __attribute__((always_inline)) void add_run(uint32_t *restrict to, const uint32_t *restrict from,
                                                           int len)
@@ -215,23 +217,26 @@ void tsk_counts_block_with(tsk_counts_kernel k, int t, const uint8_t *x, int64_t
     }
 }
 
-/* The kernel the engine runs: the widest this CPU has, or TSK_COUNTS_KERNEL=plain|avx2|avx512 (benches
- * and tests; a kernel the CPU lacks falls back to the widest it has). All give the same integers. */
+/* The kernel the engine runs: the widest this CPU has, or TSKETCH_COUNTS_KERNEL=portable|avx2|avx512
+ * (benches and tests; portable is the plain kernel; a kernel the CPU lacks falls back to the widest
+ * it has). All give the same integers. */
 static tsk_counts_kernel engine_kernel(void)
 {
     static int chosen = -1;
     int k = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
     if (k < 0) {
-        const char *env = getenv("TSK_COUNTS_KERNEL");
+        const tsk_knob_kernel want = tsk_knobs_get()->counts_kernel;
         k = TSK_COUNTS_KERNEL_PLAIN;
         for (int w = TSK_COUNTS_KERNEL_AVX512; w > TSK_COUNTS_KERNEL_PLAIN; w--)
             if (tsk_counts_kernel_available((tsk_counts_kernel)w)) {
                 k = w;
                 break;
             }
-        if (env && !strcmp(env, "plain")) k = TSK_COUNTS_KERNEL_PLAIN;
-        if (env && !strcmp(env, "avx2") && tsk_counts_kernel_available(TSK_COUNTS_KERNEL_AVX2))
+        if (want == TSK_KNOB_PORTABLE) k = TSK_COUNTS_KERNEL_PLAIN;
+        if (want == TSK_KNOB_AVX2 && tsk_counts_kernel_available(TSK_COUNTS_KERNEL_AVX2))
             k = TSK_COUNTS_KERNEL_AVX2;
+        if (want == TSK_KNOB_AVX512 && tsk_counts_kernel_available(TSK_COUNTS_KERNEL_AVX512))
+            k = TSK_COUNTS_KERNEL_AVX512;
         __atomic_store_n(&chosen, k, __ATOMIC_RELAXED);
     }
     return (tsk_counts_kernel)k;

@@ -13,20 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tsk_knobs.h"
+
 #define PIECE_BASES (INT64_C(1) << 16) /* bases of work per item: a few hundred per 16 Mbp batch */
 #define MAX_PIECES 4096                 /* per record; longer pieces beyond (a 2.4 Gbp chromosome set) */
 #define RECORD_COST 512                 /* a short record's projection, in bases of counting */
 
 int tsk_cpu_counts_used(const tsk_params *p)
 {
-    static int method = -1; /* -1: not read yet; 0: sketch DP forced; 1: counts where they apply */
-    int m = __atomic_load_n(&method, __ATOMIC_RELAXED);
-    if (m < 0) {
-        const char *env = getenv("TSK_CPU_METHOD");
-        m = !(env && !strcmp(env, "dp"));
-        __atomic_store_n(&method, m, __ATOMIC_RELAXED);
-    }
-    return m && p->alphabet == TSK_DNA && p->t <= TSK_COUNT_MAX_T && p->window == 0;
+    /* TSKETCH_CPU_METHOD=dp: the sketch DP everywhere (benches compare the two) */
+    return !tsk_knobs_get()->cpu_method_dp && p->alphabet == TSK_DNA && p->t <= TSK_COUNT_MAX_T && p->window == 0;
 }
 
 /* Length of the pieces of a record of n bases: PIECE_BASES, or longer to keep MAX_PIECES; a

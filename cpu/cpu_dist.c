@@ -105,16 +105,23 @@ static void kernel_portable(const float *qp, const float *rp, int64_t kc, float 
     memcpy(out, c, sizeof c);
 }
 
-/* The fastest kernel this CPU runs; TSK_DIST_KERNEL=avx512|avx2|portable forces one (tests and
- * benchmarks compare them). */
+/* The kernel of the contexts opened next: tsk_cpu_dist_force_kernel's, -1 until it is called
+ * (then TSKETCH_DIST_KERNEL's). */
+static int kernel_forced = -1;
+
+void tsk_cpu_dist_force_kernel(tsk_knob_kernel k) { __atomic_store_n(&kernel_forced, (int)k, __ATOMIC_RELAXED); }
+
+/* The fastest kernel this CPU runs, or the one forced (tests and benchmarks compare them; one
+ * the CPU lacks gives the fastest it has). */
 static void choose_kernel(tsk_cpu_dist *d)
 {
-    const char *force = getenv("TSK_DIST_KERNEL");
+    int forced = __atomic_load_n(&kernel_forced, __ATOMIC_RELAXED);
+    if (forced < 0) forced = (int)tsk_knobs_get()->dist_kernel;
     __builtin_cpu_init();
     int avx512 = __builtin_cpu_supports("avx512f");
     int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (force && !strcmp(force, "portable")) avx512 = avx2 = 0;
-    if (force && !strcmp(force, "avx2")) avx512 = 0;
+    if (forced == TSK_KNOB_PORTABLE) avx512 = avx2 = 0;
+    if (forced == TSK_KNOB_AVX2) avx512 = 0;
     if (avx512) {
         d->kernel = kernel_avx512;
         d->nr = 32;

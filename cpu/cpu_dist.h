@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "../core/tsk_def.h"
+#include "../core/tsk_knobs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,11 @@ int tsk_cpu_dist_within(tsk_cpu_dist *d, int64_t q0, int64_t nq, float max_dist,
                         tsk_pair **pairs, int64_t *n_pairs, int64_t *cap);
 
 /* The functions above return 0, or -1 after an allocation failure (the only runtime error). */
+
+/* The micro-kernel of the contexts opened from now on, in place of TSKETCH_DIST_KERNEL's (read once
+ * per process: tests that compare the kernels in one process set it here). TSK_KNOB_AUTO: the
+ * fastest this CPU runs; one it lacks gives that too. */
+void tsk_cpu_dist_force_kernel(tsk_knob_kernel k);
 
 #ifdef __cplusplus
 }

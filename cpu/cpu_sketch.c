@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tsk_knobs.h"
 #include "sketch_counts.h"
 #include "sketch_dp.h"
 
@@ -112,19 +113,9 @@ static void buffers_free(thread_buffers *w)
     free(w->rcbuf);
 }
 
-/* Bytes of chunk levels computed before they are folded: 64 MB, or TSK_CPU_LEVELS_BUDGET (tests:
- * 1 makes every item a window of its own, so sequences span windows). */
-static int64_t levels_budget(void)
-{
-    static int64_t budget = -1;
-    int64_t v = __atomic_load_n(&budget, __ATOMIC_RELAXED);
-    if (v < 0) {
-        const char *env = getenv("TSK_CPU_LEVELS_BUDGET");
-        v = env && atoll(env) > 0 ? atoll(env) : INT64_C(64) << 20;
-        __atomic_store_n(&budget, v, __ATOMIC_RELAXED);
-    }
-    return v;
-}
+/* Bytes of chunk levels computed before they are folded: 64 MB, or TSKETCH_CPU_LEVELS_BUDGET
+ * (tests: 1 makes every item a window of its own, so sequences span windows). */
+static int64_t levels_budget(void) { return tsk_knobs_get()->cpu_levels_budget; }
 
 /* Phase 1's plan: the chunk items of the long records, a sequence per record and strand (items
  * seq_first[q] .. seq_first[q + 1] - 1, chunk k of sequence q at item seq_first[q] + k), and the

@@ -42,7 +42,8 @@ void tsk_counts_row(const tsk_params *p, const double *state, int64_t n, double 
 void tsk_counts_scan_engine(int t, const uint8_t *codes, int64_t n, double *state);
 
 /* The kernels that count a block (counts_fast.c); all give the same integers. The engine runs the
- * widest this CPU has, or the one TSK_COUNTS_KERNEL=plain|avx2|avx512 names (benches, tests). */
+ * widest this CPU has, or the one TSKETCH_COUNTS_KERNEL=portable|avx2|avx512 names (benches,
+ * tests; core/tsk_knobs.h; portable is PLAIN). */
 typedef enum { TSK_COUNTS_KERNEL_PLAIN, TSK_COUNTS_KERNEL_AVX2, TSK_COUNTS_KERNEL_AVX512 } tsk_counts_kernel;
 
 /* 1 when this build and this CPU can run kernel k. */
@@ -74,8 +75,8 @@ void tsk_counts_map_init(const tsk_params *p, tsk_counts_map *m);
 void tsk_counts_row_engine(const tsk_counts_map *m, const double *state, int64_t n, double *row);
 
 /* Whether the CPU engine sketches p by tuple counts: DNA, t <= TSK_COUNT_MAX_T, whole-record rows
- * (anchored windows reach the engine as records), unless TSK_CPU_METHOD=dp is set (read once; for
- * benches and tests, which compare the two). */
+ * (anchored windows reach the engine as records), unless TSKETCH_CPU_METHOD=dp is set
+ * (core/tsk_knobs.h; for benches and tests, which compare the two). */
 int tsk_cpu_counts_used(const tsk_params *p);
 
 /* The CPU engine's count path (cpu_counts.c): tsk_cpu_sketch's contract for parameters where

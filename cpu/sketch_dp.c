@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tsk_knobs.h"
+
 double tsk_binom_frexp(int64_t n, int d, int *e)
 {
     *e = 0;
@@ -21,8 +23,9 @@ double tsk_binom_frexp(int64_t n, int d, int *e)
     return m;
 }
 
-/* The kernel choice: forced (tsk_cpu_kernel_force, or TSK_CPU_KERNEL=generic|portable|avx2|avx512
- * in the environment, read once, for benches), else AUTO. Relaxed atomics: a plain int read by
+/* The kernel choice: forced (tsk_cpu_kernel_force, or TSKETCH_CPU_KERNEL=portable|avx2|avx512 in
+ * the environment, for benches: portable is GENERIC, the kernel AUTO runs without AVX2; the 16-byte
+ * PORTABLE kernel is tsk_cpu_kernel_force's only), else AUTO. Relaxed atomics: a plain int read by
  * every thread, set before sketching. */
 static int kernel_forced = -1; /* -1: not yet read from the environment */
 
@@ -44,11 +47,13 @@ static tsk_cpu_kernel kernel_forced_now(void)
 {
     int k = __atomic_load_n(&kernel_forced, __ATOMIC_RELAXED);
     if (k >= 0) return (tsk_cpu_kernel)k;
-    static const char *const names[] = {"auto", "generic", "portable", "avx2", "avx512"};
-    const char *env = getenv("TSK_CPU_KERNEL");
-    k = TSK_KERNEL_AUTO;
-    for (int i = 0; env && i < (int)(sizeof names / sizeof *names); i++)
-        if (!strcmp(env, names[i]) && kernel_available((tsk_cpu_kernel)i)) k = i;
+    switch (tsk_knobs_get()->cpu_kernel) {
+    case TSK_KNOB_PORTABLE: k = TSK_KERNEL_GENERIC; break;
+    case TSK_KNOB_AVX2: k = TSK_KERNEL_AVX2; break;
+    case TSK_KNOB_AVX512: k = TSK_KERNEL_AVX512; break;
+    default: k = TSK_KERNEL_AUTO; break;
+    }
+    if (!kernel_available((tsk_cpu_kernel)k)) k = TSK_KERNEL_AUTO; /* a kernel this CPU lacks: AUTO */
     __atomic_store_n(&kernel_forced, k, __ATOMIC_RELAXED);
     return (tsk_cpu_kernel)k;
 }
@@ -61,7 +66,7 @@ int tsk_cpu_kernel_force(tsk_cpu_kernel k)
 }
 
 /* AUTO takes the padded layout only with AVX2 or better: the 16-byte kernel is slower than the
- * compiler-vectorized generic loop at D = 96 (13 vs 19.5 Mbp/s on SSE4.2, docs/benchmarks.md). */
+ * compiler-vectorized generic loop at D = 96 (13 vs 19.5 Mbp/s on SSE4.2: performance.md "Sketching: CPU engine"). */
 int counts_padded(int dim)
 {
     const tsk_cpu_kernel forced = kernel_forced_now();

@@ -35,7 +35,8 @@ typedef enum {
 
 /* Forces kernel k for every D that is a multiple of 8 (process-wide, for tests and benches: call it
  * before sketching, never during). Returns 0, or -1 when this CPU or build lacks k. Without a call,
- * the environment's TSK_CPU_KERNEL=auto|generic|portable|avx2|avx512 (read once) does the same. */
+ * TSKETCH_CPU_KERNEL=auto|portable|avx2|avx512 (core/tsk_knobs.h) does the same, its portable
+ * being GENERIC (the kernel AUTO runs without AVX2); PORTABLE is this function's only. */
 int tsk_cpu_kernel_force(tsk_cpu_kernel k);
 
 /* The kernel that runs float (in_double 0) or double counts of dimension dim now (never AUTO). */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/tsk_knobs.h"
 #include "../io/atomic_file.h"
 
 int tsk_quiet = 0;
@@ -141,11 +142,7 @@ int tsk_start_detached(void *(*fn)(void *), void *arg)
     return e;
 }
 
-int tsk_timing_wanted(void)
-{
-    const char *v = getenv("TSKETCH_TIMING");
-    return v && !strcmp(v, "1");
-}
+int tsk_timing_wanted(void) { return tsk_knobs_get()->timing; }
 
 double tsk_seconds(void)
 {

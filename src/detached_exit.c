@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../core/tsk_knobs.h"
 #include "../io/atomic_file.h"
 #include "gpu_start.h"
 
@@ -46,8 +47,7 @@ static int helper_main(void *arg)
 
 static int detaching_allowed(void)
 {
-    const char *env = getenv("TSKETCH_DETACHED_EXIT");
-    return !(env && !strcmp(env, "0")) && tsk_gpu_start_detachable();
+    return tsk_knobs_get()->detached_exit && tsk_gpu_start_detachable();
 }
 
 void tsk_exit_detached(int rc)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/tsk_knobs.h"
 #include "../cpu/cpu_sketch.h"
 #include "../cpu/sketch_counts.h"
 #include "../io/seqio.h"
@@ -32,7 +33,7 @@ int tsk_engine_may_use_gpu(const tsk_device_choice *d)
 
 /* Bases a thread past which --device auto lets every batch wait for the GPU (engine.h): the
  * break-even of the CPU against the GPU's opening plus its own time, measured on 16 cores
- * (docs/benchmarks.md, session 14). Whole records on the count path: 40 Mbp a thread for records
+ * (docs/performance.md, "--device auto"). Whole records on the count path: 40 Mbp a thread for records
  * of 2 kbp and more (960-base records about 75, 150-base reads about 130). The sketch DP costs the
  * CPU about t D operations a base, so its break-even falls as t D grows (t=6 D=96: about 2.5 Mbp a
  * thread; protein t=3 D=96: about 6): DP_BREAK_EVEN / (t D), within 2..25. Slide rows the same by
@@ -70,12 +71,12 @@ int tsk_engine_gpu_first(const tsk_device_choice *d, const tsk_params *p, int wi
 
 static tsk_engine_split split_knob(void)
 {
-    const char *env = getenv("TSKETCH_SPLIT");
-    if (!env) return TSK_SPLIT_READY;
-    if (!strcmp(env, "cpu")) return TSK_SPLIT_CPU;
-    if (!strcmp(env, "gpu")) return TSK_SPLIT_GPU;
-    if (!strcmp(env, "alternate")) return TSK_SPLIT_ALTERNATE;
-    return TSK_SPLIT_READY;
+    switch (tsk_knobs_get()->split) {
+    case TSK_KNOB_SPLIT_CPU: return TSK_SPLIT_CPU;
+    case TSK_KNOB_SPLIT_GPU: return TSK_SPLIT_GPU;
+    case TSK_KNOB_SPLIT_ALTERNATE: return TSK_SPLIT_ALTERNATE;
+    default: return TSK_SPLIT_READY;
+    }
 }
 
 /* Takes the GPU's opening over once it is done, or, with wait, waits for it. */
@@ -139,7 +140,7 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
 /* Seconds of CPU sketching past which a batch rather waits for a GPU that is still opening (it
  * takes 0.3-0.5 s): a 2 Gbp chromosome set on a few cores would take far longer. */
 #define CPU_BATCH_SECONDS 0.5
-#define CPU_BASES_PER_THREAD_SECOND 1e8 /* the count path does 1.5-3 x this a core (benchmarks.md) */
+#define CPU_BASES_PER_THREAD_SECOND 1e8 /* count path: 1.5-3x this a core (performance.md "Sketching: CPU engine") */
 
 /* Whether batch tag (of `bases` bases) runs on the GPU, waiting for it where it must. */
 static int choose_gpu(tsk_engine *e, int64_t tag, int64_t bases, int *rc)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/tsk_knobs.h"
 #include "../io/batcher.h"
 #include "../cpu/sketch_counts.h"
 #include "../io/feed.h"
@@ -212,16 +213,8 @@ static void stop_reader(shared_state *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* The value of environment variable name when it is a whole number in [1, max], else fallback.
- * For the knobs tests and benchmarks turn (TSKETCH_PARSE_THREADS, TSKETCH_BATCH_BASES). */
-static long long env_count(const char *name, long long max, long long fallback)
-{
-    const char *env = getenv(name);
-    if (!env || !*env) return fallback;
-    char *end;
-    long long n = strtoll(env, &end, 10);
-    return !*end && n >= 1 && n <= max ? n : fallback;
-}
+/* A count knob's value (core/tsk_knobs.h: 0 when unset), else fallback. */
+static long long knob_or(long long knob, long long fallback) { return knob > 0 ? knob : fallback; }
 
 /* Threads that parse a plain FASTA file (io/fasta_par.c; the output is the same for any number).
  * The CPU engine's count path (DNA whole records at t <= 4, 0.1-0.2 Gbp/s a thread) waits for the
@@ -230,7 +223,7 @@ static long long env_count(const char *name, long long max, long long fallback)
  * quarters of them: the rest is left to the GPU's opening (the driver, touching the pinned
  * buffers) and then to the engine's host side (packing codes into pinned memory), which measured
  * faster on 16 cores (the 2.4 Gbp file 0.637 against 0.726 s, 1,000 gzipped genomes 1.640 against
- * 1.773: docs/benchmarks.md, session 12). The sketch DP (protein, t > 4, slide rows) is far slower
+ * 1.773: NEWS.md, 2026-11-25). The sketch DP (protein, t > 4, slide rows) is far slower
  * than one thread parses (1-2 GB/s), so more parse threads would only take cores from it: it is
  * read by one. TSKETCH_PARSE_THREADS=N overrides all of these (tests, benchmarks). */
 static int parse_threads(const tsk_sketch_job *job, const tsk_params *engine_params, int gpu, int gpu_first)
@@ -238,20 +231,20 @@ static int parse_threads(const tsk_sketch_job *job, const tsk_params *engine_par
     int n = 1;
     if (gpu_first) n = job->threads - job->threads / 4;
     else if (gpu || tsk_cpu_counts_used(engine_params)) n = job->threads;
-    return (int)env_count("TSKETCH_PARSE_THREADS", 4096, n > 0 ? n : 1);
+    return (int)knob_or(tsk_knobs_get()->parse_threads, n > 0 ? n : 1);
 }
 
 /* Bases per batch: the engine's size; TSKETCH_BATCH_BASES=N overrides it (tests: many small
  * batches through the begin/wait overlap of tsk_pipeline_run). */
 static int64_t batch_bases(int gpu)
 {
-    return env_count("TSKETCH_BATCH_BASES", INT64_MAX, tsk_engine_batch_bases(gpu));
+    return knob_or(tsk_knobs_get()->batch_bases, tsk_engine_batch_bases(gpu));
 }
 
 /* Records per batch: the engine's number; TSKETCH_BATCH_RECORDS=N overrides it (benchmarks). */
 static int64_t batch_records(int gpu)
 {
-    return env_count("TSKETCH_BATCH_RECORDS", INT64_C(1) << 18, tsk_engine_batch_records(gpu));
+    return knob_or(tsk_knobs_get()->batch_records, tsk_engine_batch_records(gpu));
 }
 
 /* The main thread's word on the size of the batches the reader fills next. */
@@ -402,7 +395,7 @@ static void *free_batches(void *arg)
 
 /* Frees the NBUF batches at bufs; when their codes take 64 MB or more (a GPU run's: ~1 GB), on a
  * thread of its own that nobody waits for: unmapping a GPU run's batch buffers took 0.04 s on the
- * H100 machine, between the last rows and the output's rename (docs/benchmarks.md, session 13).
+ * H100 machine, between the last rows and the output's rename (NEWS.md, 2026-11-25).
  * Should the process end first, the kernel unmaps the rest as it would have anyway. */
 static void free_batches_soon(tsk_batcher *bufs)
 {

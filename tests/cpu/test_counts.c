@@ -105,7 +105,8 @@ Test(counts, canonical_is_strand_symmetric)
 
 /* The engine's counts (32-bit blocks, vector kernel, merged totals) are tsk_counts_scan's, exactly:
  * below 2^53 every count is an integer either way. Lengths around the block size; the meson runs with
- * TSK_COUNTS_KERNEL=plain and =avx2 check those kernels the same way (the default run takes the widest). */
+ * TSKETCH_COUNTS_KERNEL=portable (the plain kernel) and =avx2 check those kernels the same way (the
+ * default run takes the widest). */
 Test(counts, engine_state_equals_scan)
 {
     const int64_t lens[] = {0, 1, 3, 4, 511, 512, 513, 1025, 5000, 20000};

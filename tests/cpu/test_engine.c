@@ -78,7 +78,7 @@ Test(engine, bit_identical_for_any_thread_count, .timeout = 120)
 /* The sketch DP's path (t > 4, protein) on many records longer than the chunk, whose chunks all
  * threads share: each row is tsk_cpu_record_sketch's (one thread, chunks combined left to right),
  * bit for bit, for 1-4 threads, single and double, both strands. The meson run with
- * TSK_CPU_LEVELS_BUDGET=1 folds one chunk at a time, so a record's chunks span many windows. */
+ * TSKETCH_CPU_LEVELS_BUDGET=1 folds one chunk at a time, so a record's chunks span many windows. */
 static void check_long_records(tsk_params p, unsigned seed)
 {
     const int64_t chunk = tsk_cpu_chunk_length(&p);

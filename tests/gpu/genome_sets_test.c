@@ -228,8 +228,8 @@ Test(gpu_genome_sets, same_as_cpu_and_brute_force, .timeout = 600)
     cr_assert_gt(a.s.n_items, 40);
     /* default limits; references in chunks of 7 and 16; the index in parts of ~1000 keys too */
     const int64_t limits[][2] = {{0, 0}, {1000, 5}, {0, 7}, {0, 16}, {1000, 0}, {600, 3}};
-    /* TSK_TEST_QUICK (under memcheck, bench/gpu.sh): the second alone, which has every path */
-    const int quick = getenv("TSK_TEST_QUICK") != NULL;
+    /* TSKETCH_TEST_QUICK (under memcheck, bench/gpu.sh): the second alone, which has every path */
+    const int quick = getenv("TSKETCH_TEST_QUICK") != NULL;
     for (int l = quick; l < (quick ? 2 : 6); l++) {
         char what[64];
         snprintf(what, sizeof what, "one set, parts %lld chunks %lld", (long long)limits[l][0], (long long)limits[l][1]);
@@ -264,7 +264,7 @@ Test(gpu_genome_sets, thresholds_same_as_cpu, .timeout = 600)
         return;
     }
     const int64_t limits[][2] = {{0, 0}, {1000, 5}, {0, 7}, {600, 3}};
-    const int quick = getenv("TSK_TEST_QUICK") != NULL;
+    const int quick = getenv("TSKETCH_TEST_QUICK") != NULL;
     for (int l = quick; l < (quick ? 2 : 4); l++) {
         char what[80];
         snprintf(what, sizeof what, "thresholds, one set, parts %lld chunks %lld", (long long)limits[l][0],

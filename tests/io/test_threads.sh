@@ -97,4 +97,16 @@ expect_same "$WORK/bad1.rc" "$WORK/bad4.rc" "a '+' line mid-file: the same exit 
 expect_true "the message names the record" -- grep -q "bad.fa: record 'b': FASTQ '+' line in a FASTA file" "$WORK/bad4.err"
 expect_true "exit code 3 (bad input)" -- grep -qx 3 "$WORK/bad4.rc"
 
+# a knob given a value it does not take (core/tsk_knobs.h) warns once, naming the variable and what
+# it takes, and changes nothing: the old words (plain, generic) are gone
+TSKETCH_COUNTS_KERNEL=plain TSKETCH_BATCH_BASES=lots "$T" sketch -q $P "$WORK/short.fa" "$WORK/crlf.fa" \
+    "$WORK/short.fa" -o "$WORK/k0.tsk" 2>"$WORK/knob.err"
+masked "$WORK/k0.tsk" "$WORK/knob.m"
+expect_same "$WORK/b0.m" "$WORK/knob.m" "unknown knob values: the same .tsk as without them"
+expect_true "an unknown kernel word: one warning naming the variable and the words" -- \
+    test "$(grep -c 'warning: TSKETCH_COUNTS_KERNEL=plain is not one of auto|portable|avx2|avx512; using auto' \
+        "$WORK/knob.err")" = 1
+expect_true "a count knob that is no number: one warning naming the variable and what it takes" -- \
+    test "$(grep -c 'warning: TSKETCH_BATCH_BASES=lots is not a whole number of 1 or more; ignored' "$WORK/knob.err")" = 1
+
 finish
