@@ -1,123 +1,499 @@
-/* genome_sketch.c: anchored-window rows -> genome sketches (genome_sketch.h). */
+/* genome_sketch.c: FASTA/FASTQ -> genome sketches on every -p thread (genome_sketch.h).
+ *
+ * A genome's keys come straight from its codes (cpu/genome_scan.h): anchors, the exact integer
+ * sketch of each candidate window and its fingerprint, then the genome's selection (sort, size
+ * floor, threshold: core/genome_keys.h). No window rows are made. Two ways to spread the work:
+ *
+ *   - --per-file: a genome is a file (its records are contigs). Each file is a task that reads,
+ *     decompresses, cleans and scans it on one thread, -p files at a time; a large genome's
+ *     contigs are cut into pieces that are tasks too, so one big genome takes every thread.
+ *   - otherwise a genome is a record. A reader thread fills batches (a plain FASTA file parsed by
+ *     -p threads, io/fasta_par.c) while the batch before is scanned, a record a task, pieces of
+ *     long records tasks of their own.
+ *
+ * Genomes are handed to the sink in input order whatever finishes first, and the keys do not
+ * depend on -p, the batching or the pieces (each key is a function of its window alone and the
+ * selection sorts them), which tests/cli/test_genome_scale.sh checks. */
 #include "genome_sketch.h"
 
+#include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/genome_keys.h"
+#include "../cpu/genome_scan.h"
+#include "../io/batcher.h"
+#include "../io/feed.h"
 #include "cli.h"
+
+/* A piece of a contig scanned as one task: long enough that a task is worth its scheduling, short
+ * enough that a 5 Mbp genome alone is cut for 16 threads' worth of tasks only when large. */
+#define PIECE_BASES (INT64_C(1) << 21)
+/* Genomes (or batches of contigs) at most this long are scanned by the task that read them. */
+#define SPLIT_BASES (INT64_C(1) << 23)
+/* --per-file: files in flight beyond the oldest not yet written, per thread (bounds the finished
+ * sketches held for the sink). */
+#define FILES_AHEAD 16
+/* A batch of records (genomes) read while the one before is scanned. */
+#define RECORD_BATCH_BASES (INT64_C(1) << 27)
+
+/* A finished genome, waiting for its turn at the sink. */
+typedef struct {
+    char *name;
+    const char *source;   /* the input path (outlives the run) */
+    int64_t raw_len, clean_len;
+    tsk_key_vec keys;     /* its kept keys, ascending */
+    int done;
+} genome_out;
 
 typedef struct {
     const tsk_sketch_job *job;
     tsk_genome_sink sink;
-    void *ctx;
-    size_t elem_size;
-    /* the genome being gathered (--per-file: the keys of every record of input `input`) */
-    size_t input;
-    int open;
-    char *name;
-    char *source; /* a copy: the pipeline's record strings do not outlive the record */
-    int64_t raw_len, clean_len, dropped;
-    uint64_t *keys;
-    int64_t n_keys, cap_keys;
-} genome_ctx;
+    void *sink_ctx;
+    int threads;
+    tsk_genome_scanner **scanner;  /* one per thread */
+    /* the sink's side: genomes written so far, under mu; a failure stops everything */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t written;
+    int rc;
+    /* progress on a terminal */
+    int progress;
+    int64_t total_genomes;   /* -1: unknown */
+    int64_t bases_written;
+    double started, shown;
+} run_state;
 
-/* Sorts and hands on the genome gathered so far. */
-static int flush_genome(genome_ctx *g)
+static int failed(run_state *s)
 {
-    if (!g->open) return TSK_EXIT_OK;
-    g->open = 0;
-    const int64_t n_candidates = tsk_genome_keys_sort_unique(g->keys, g->n_keys);
-    /* the candidates are the windows of the genome's anchors; its sketch keeps those below its
-     * threshold (core/genome_keys.h, "Size floor") */
-    const uint64_t tau = tsk_genome_threshold(&g->job->params, g->clean_len, g->keys, n_candidates);
-    const int64_t n = tsk_keys_at_most(g->keys, n_candidates, tau);
-    if (n == 0)
-        tsk_warn("%s: no window fingerprint kept (%lld bases; windows of %lld bases, about one in %lld kept "
+    return __atomic_load_n(&s->rc, __ATOMIC_RELAXED) != TSK_EXIT_OK;
+}
+
+/* Records the first failure (its message already printed). */
+static void fail(run_state *s, int rc)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->rc == TSK_EXIT_OK) s->rc = rc;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void show_progress(run_state *s, int final)
+{
+    const double now = tsk_seconds();
+    if (!final && now - s->shown < 0.25) return;
+    s->shown = now;
+    const double rate = now > s->started ? s->bases_written / (now - s->started) / 1e9 : 0;
+    if (s->total_genomes >= 0)
+        fprintf(stderr, "\rtsketch: %lld/%lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written,
+                (long long)s->total_genomes, s->bases_written / 1e6, rate);
+    else
+        fprintf(stderr, "\rtsketch: %lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written, s->bases_written / 1e6,
+                rate);
+    if (final) fputc('\n', stderr);
+}
+
+/* Sorts a genome's candidate keys and keeps those at or below its threshold (core/genome_keys.h,
+ * "Size floor"); warns when none is kept. */
+static void select_keys(const tsk_params *p, genome_out *g)
+{
+    const int64_t n = tsk_genome_keys_sort_unique(g->keys.keys, g->keys.n);
+    const uint64_t tau = tsk_genome_threshold(p, g->clean_len, g->keys.keys, n);
+    g->keys.n = tsk_keys_at_most(g->keys.keys, n, tau);
+    if (g->keys.n == 0)
+        tsk_warn("%s: no window fingerprint kept (%lld base%s; windows of %lld bases, about one in %lld kept "
                  "beyond the first %lld): its distances are 1",
-                 g->name, (long long)g->clean_len, (long long)g->job->params.window,
-                 (long long)g->job->params.scaled, (long long)g->job->params.min_keys);
-    tsk_record_info rec = {g->name, g->source, g->raw_len, g->clean_len, g->dropped, 0, n};
-    int rc = g->sink(g->ctx, &rec, g->keys);
-    free(g->name);
-    free(g->source);
-    g->name = g->source = NULL;
-    g->n_keys = 0;
+                 g->name, (long long)g->clean_len, g->clean_len == 1 ? "" : "s", (long long)p->window,
+                 (long long)p->scaled, (long long)p->min_keys);
+}
+
+/* Hands every finished genome to the sink, in order (the caller holds mu): genome i (first <= i <
+ * end) waits in slots[(i - first) % n_slots]. */
+static void write_ready(run_state *s, genome_out *slots, int64_t n_slots, int64_t first, int64_t end)
+{
+    for (;;) {
+        const int64_t i = s->written;
+        if (i < first || i >= end) break;
+        genome_out *g = &slots[(i - first) % n_slots];
+        if (!g->done) break;
+        if (s->rc == TSK_EXIT_OK) {
+            tsk_record_info rec = {g->name, g->source, g->raw_len, g->clean_len, g->raw_len - g->clean_len, 0,
+                                   g->keys.n};
+            const int rc = s->sink(s->sink_ctx, &rec, g->keys.keys);
+            if (rc != TSK_EXIT_OK) s->rc = rc;
+        }
+        s->bases_written += g->clean_len;
+        free(g->name);
+        g->name = NULL;
+        g->keys.n = 0;
+        g->done = 0;
+        s->written++;
+        if (s->progress) show_progress(s, 0);
+    }
+    pthread_cond_broadcast(&s->cv);
+}
+
+/* ---- scanning contigs ---- */
+
+/* One piece of a contig for a task. */
+typedef struct {
+    const uint8_t *codes;
+    int64_t n, from, to;
+    uint64_t max_hash;
+    tsk_key_vec keys;
+} piece;
+
+/* Appends to out the candidate keys of records r0 .. r1-1 of b (contigs), each scanned with bound
+ * max_hash: on this thread when they are short, else in pieces that are tasks for every thread. */
+static int scan_records(run_state *s, const tsk_batcher *b, int64_t r0, int64_t r1, uint64_t max_hash,
+                        tsk_key_vec *out)
+{
+    const int64_t bases = b->offset[r1] - b->offset[r0];
+    if (bases <= SPLIT_BASES || s->threads == 1) {
+        tsk_genome_scanner *sc = s->scanner[omp_get_thread_num()];
+        for (int64_t r = r0; r < r1; r++)
+            if (tsk_genome_scan(sc, b->codes + b->offset[r], b->offset[r + 1] - b->offset[r], 0, INT64_MAX, max_hash,
+                                out))
+                return TSK_EXIT_RUNTIME;
+        return TSK_EXIT_OK;
+    }
+    int64_t n_pieces = 0;
+    for (int64_t r = r0; r < r1; r++) n_pieces += (b->offset[r + 1] - b->offset[r] + PIECE_BASES - 1) / PIECE_BASES;
+    piece *pc = calloc((size_t)n_pieces, sizeof *pc);
+    if (!pc) return TSK_EXIT_RUNTIME;
+    int64_t k = 0;
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t n = b->offset[r + 1] - b->offset[r];
+        for (int64_t a = 0; a < n; a += PIECE_BASES)
+            pc[k++] = (piece){b->codes + b->offset[r], n, a, a + PIECE_BASES, max_hash, {0}};
+    }
+    int bad = 0;
+    for (int64_t j = 0; j < n_pieces; j++) {
+#pragma omp task firstprivate(j) shared(pc, bad, s)
+        {
+            piece *q = &pc[j];
+            if (tsk_genome_scan(s->scanner[omp_get_thread_num()], q->codes, q->n, q->from, q->to, q->max_hash,
+                                &q->keys))
+                __atomic_store_n(&bad, 1, __ATOMIC_RELAXED);
+        }
+    }
+#pragma omp taskwait
+    for (int64_t j = 0; j < n_pieces; j++) {
+        if (!bad && tsk_key_vec_reserve(out, pc[j].keys.n) == 0) {
+            if (pc[j].keys.n) memcpy(out->keys + out->n, pc[j].keys.keys, (size_t)pc[j].keys.n * sizeof *out->keys);
+            out->n += pc[j].keys.n;
+        } else {
+            bad = 1;
+        }
+        tsk_key_vec_free(&pc[j].keys);
+    }
+    free(pc);
+    return bad ? TSK_EXIT_RUNTIME : TSK_EXIT_OK;
+}
+
+/* ---- --per-file: a genome a file ---- */
+
+/* What a file task needs while tsk_feed_file reads its contigs into b. */
+typedef struct {
+    run_state *s;
+    tsk_batcher b;
+    genome_out *g;
+    int64_t floor_len;   /* from this length on, the anchors' bound no longer depends on it */
+    int rc;
+} file_task;
+
+/* The file's batch is full before its next record: the genome is at least max_bases long, past
+ * the floor length, so its contigs so far can be scanned now with the bound of any longer genome
+ * and their codes dropped (memory: one batch per file being read, not the whole genome). */
+static tsk_batcher *file_batch_full(void *ctx)
+{
+    file_task *f = ctx;
+    tsk_batcher_batch(&f->b); /* names and sources as pointers */
+    f->g->clean_len += f->b.offset[f->b.n];
+    for (int64_t r = 0; r < f->b.n; r++) f->g->raw_len += f->b.info[r].raw_len;
+    if (f->rc == TSK_EXIT_OK)
+        f->rc = scan_records(f->s, &f->b, 0, f->b.n, tsk_genome_candidate_limit(&f->s->job->params, f->floor_len),
+                             &f->g->keys);
+    if (f->rc != TSK_EXIT_OK) return NULL;
+    tsk_batcher_reset(&f->b);
+    return &f->b;
+}
+
+static int file_stopped(void *ctx) { return failed(((file_task *)ctx)->s); }
+
+static int sketch_file(run_state *s, size_t i, genome_out *g)
+{
+    const tsk_sketch_job *job = s->job;
+    const tsk_input *in = &job->inputs[i];
+    g->name = in->name ? strdup(in->name) : job->per_file_name ? strdup(job->per_file_name) : tsk_path_stem(in->path);
+    g->source = in->path;
+    g->raw_len = g->clean_len = 0;
+    g->keys.n = 0;
+    if (!g->name) {
+        tsk_error("%s: out of memory", in->path);
+        return TSK_EXIT_RUNTIME;
+    }
+    file_task f = {s, {0}, g, tsk_genome_floor_length(&job->params), TSK_EXIT_OK};
+    tsk_params container = job->params; /* the batch holds contigs' codes, nothing else */
+    container.window = container.stride = container.anchor_k = 0;
+    container.scaled = container.min_keys = 0;
+    tsk_batcher_init(&f.b, &container);
+    f.b.max_bases = f.floor_len > SPLIT_BASES ? f.floor_len : SPLIT_BASES;
+    f.b.max_records = INT64_MAX;
+    f.b.max_rows = INT64_MAX;
+    tsk_feed_opts opts = {1, 0, file_batch_full, file_stopped, &f, 0};
+    char err[TSK_ERRLEN];
+    tsk_batcher *b = &f.b;
+    const int io = tsk_feed_file(in->path, NULL, &opts, &b, err, sizeof err);
+    int rc = f.rc;
+    if (rc == TSK_EXIT_OK && io < 0) {
+        tsk_error("%s", err);
+        rc = io == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
+    }
+    if (rc == TSK_EXIT_OK && b) {
+        tsk_batcher_batch(&f.b);
+        /* contigs scanned before are counted already (file_batch_full) */
+        for (int64_t r = 0; r < f.b.n; r++) g->raw_len += f.b.info[r].raw_len;
+        const int64_t length = g->clean_len + f.b.offset[f.b.n];
+        g->clean_len = length;
+        rc = scan_records(s, &f.b, 0, f.b.n, tsk_genome_candidate_limit(&job->params, length), &g->keys);
+    }
+    tsk_batcher_free(&f.b);
+    if (rc == TSK_EXIT_RUNTIME && !failed(s)) tsk_error("%s: out of memory for the keys of '%s'", in->path, g->name);
+    if (rc == TSK_EXIT_OK) select_keys(&job->params, g);
     return rc;
 }
 
-/* The name of the --per-file genome of input i, as the pipeline names per-file sketches. */
-static char *per_file_name(const tsk_sketch_job *job, size_t i)
+static int run_per_file(run_state *s)
 {
-    const tsk_input *in = &job->inputs[i];
-    if (in->name) return strdup(in->name);
-    if (job->per_file_name) return strdup(job->per_file_name);
-    return tsk_path_stem(in->path);
-}
-
-static int take_record(void *ctx, const tsk_record_info *rec, const void *rows, const uint64_t *anchors)
-{
-    genome_ctx *g = ctx;
-    const tsk_sketch_job *job = g->job;
-    int rc = TSK_EXIT_OK;
-    if (job->per_file) {
-        /* records come in input order: a new source is the next input that has records */
-        size_t at = g->input;
-        if (g->open && strcmp(job->inputs[at].path, rec->source) != 0) {
-            while (at < job->n_inputs && strcmp(job->inputs[at].path, rec->source) != 0) at++;
-            if (at == job->n_inputs) at = g->input + 1; /* cannot happen: sources are the inputs' paths */
-        }
-        if (!g->open || at != g->input) {
-            if ((rc = flush_genome(g)) != TSK_EXIT_OK) return rc;
-            g->input = at;
-        }
-    } else if ((rc = flush_genome(g)) != TSK_EXIT_OK) {
-        return rc;
-    }
-    if (!g->open) {
-        g->open = 1;
-        g->name = job->per_file ? per_file_name(job, g->input) : strdup(rec->name);
-        g->source = strdup(rec->source);
-        g->raw_len = g->clean_len = g->dropped = 0;
-        if (!g->name || !g->source) {
-            tsk_error("%s: out of memory", rec->source);
-            return TSK_EXIT_RUNTIME;
-        }
-    }
-    g->raw_len += rec->raw_len;
-    g->clean_len += rec->clean_len;
-    g->dropped += rec->dropped;
-    if (g->n_keys + rec->n_rows > g->cap_keys) {
-        int64_t cap = g->cap_keys ? g->cap_keys : 4096;
-        while (cap < g->n_keys + rec->n_rows) cap *= 2;
-        uint64_t *k = realloc(g->keys, (size_t)cap * sizeof *k);
-        if (!k) {
-            tsk_error("%s: out of memory for the keys of '%s'", rec->source, g->name);
-            return TSK_EXIT_RUNTIME;
-        }
-        g->keys = k;
-        g->cap_keys = cap;
-    }
-    const size_t row_bytes = (size_t)job->params.dim * g->elem_size;
-    uint64_t *keys = g->keys + g->n_keys;
-    int64_t bad = -1;
-    /* a small genome's tens of thousands of windows: their keys on the -p threads, in blocks */
-    const int64_t block = 4096, n_blocks = (rec->n_rows + block - 1) / block;
-#pragma omp parallel for num_threads(job->threads) if (n_blocks > 1) schedule(static) reduction(max : bad)
-    for (int64_t k = 0; k < n_blocks; k++) {
-        const int64_t first = k * block, n = rec->n_rows - first < block ? rec->n_rows - first : block;
-        const int64_t at = tsk_genome_keys_of_rows(&job->params, (const char *)rows + (size_t)first * row_bytes,
-                                                   g->elem_size, n, anchors + first, keys + first);
-        if (at >= 0) bad = bad > first + at ? bad : first + at;
-    }
-    if (bad >= 0) {
-        tsk_error("%s: record '%s': window row %lld is not an integer sketch scaled by %.0f (an engine fault)",
-                  rec->source, rec->name, (long long)bad, tsk_genome_row_scale(&job->params));
+    const tsk_sketch_job *job = s->job;
+    const int64_t n = (int64_t)job->n_inputs;
+    const int64_t n_slots = (int64_t)s->threads * FILES_AHEAD;
+    genome_out *slots = calloc((size_t)n_slots, sizeof *slots);
+    if (!slots) {
+        tsk_error("out of memory");
         return TSK_EXIT_RUNTIME;
     }
-    g->n_keys += rec->n_rows;
-    return TSK_EXIT_OK;
+    s->total_genomes = n;
+#pragma omp parallel num_threads(s->threads)
+#pragma omp single
+    for (int64_t i = 0; i < n && !failed(s); i++) {
+        /* a slot is free once the genome n_slots before it is written: the reader of the files
+         * ahead sleeps until then (a genome far larger than the rest holds the others back) */
+        pthread_mutex_lock(&s->mu);
+        while (s->rc == TSK_EXIT_OK && i - s->written >= n_slots) pthread_cond_wait(&s->cv, &s->mu);
+        pthread_mutex_unlock(&s->mu);
+        if (failed(s)) break;
+        /* one thread: each file at once (a deferred task would wait for a slot nobody frees) */
+#pragma omp task firstprivate(i) if (s->threads > 1)
+        {
+            genome_out *g = &slots[i % n_slots];
+            const int rc = failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, g);
+            if (rc != TSK_EXIT_OK) fail(s, rc);
+            pthread_mutex_lock(&s->mu);
+            g->done = 1;
+            write_ready(s, slots, n_slots, 0, INT64_MAX);
+            pthread_mutex_unlock(&s->mu);
+        }
+    }
+    for (int64_t j = 0; j < n_slots; j++) {
+        free(slots[j].name);
+        tsk_key_vec_free(&slots[j].keys);
+    }
+    free(slots);
+    return s->rc;
+}
+
+/* ---- a genome a record ---- */
+
+/* Batches between the reader thread and the scanning one. */
+enum { NBATCH = 3 };
+typedef struct {
+    run_state *s;
+    tsk_batcher b[NBATCH];
+    int full[NBATCH];     /* handed over, in order of `order` */
+    int64_t order[NBATCH];
+    int64_t next_order, next_take;
+    int cur;              /* the reader's batch (-1: stopped) */
+    int done;             /* the reader has finished (read_rc says how) */
+    int read_rc;
+    int parse_threads;
+} record_reader;
+
+/* The reader's batch is full: hand it over, take a free one (sleeping until there is one). */
+static tsk_batcher *record_batch_full(void *ctx)
+{
+    record_reader *r = ctx;
+    run_state *s = r->s;
+    pthread_mutex_lock(&s->mu);
+    r->full[r->cur] = 1;
+    r->order[r->cur] = r->next_order++;
+    pthread_cond_broadcast(&s->cv);
+    int k = -1;
+    while (s->rc == TSK_EXIT_OK) {
+        for (int j = 0; j < NBATCH && k < 0; j++)
+            if (!r->full[j] && j != r->cur) k = j;
+        if (k >= 0) break;
+        pthread_cond_wait(&s->cv, &s->mu);
+    }
+    r->cur = k;
+    pthread_mutex_unlock(&s->mu);
+    if (k < 0) return NULL;
+    tsk_batcher_reset(&r->b[k]);
+    return &r->b[k];
+}
+
+static int record_stopped(void *ctx) { return failed(((record_reader *)ctx)->s); }
+
+static void *record_reader_main(void *arg)
+{
+    record_reader *r = arg;
+    run_state *s = r->s;
+    const tsk_sketch_job *job = s->job;
+    tsk_feed_opts opts = {r->parse_threads, 0, record_batch_full, record_stopped, r, 0};
+    char err[TSK_ERRLEN];
+    int rc = TSK_EXIT_OK;
+    for (size_t f = 0; f < job->n_inputs && rc == TSK_EXIT_OK && r->cur >= 0; f++) {
+        tsk_batcher *b = &r->b[r->cur];
+        const int io = tsk_feed_file(job->inputs[f].path, NULL, &opts, &b, err, sizeof err);
+        if (io < 0 && !failed(s)) {
+            tsk_error("%s", err);
+            rc = io == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    if (rc == TSK_EXIT_OK && r->cur >= 0 && r->b[r->cur].n > 0) { /* the last batch */
+        r->full[r->cur] = 1;
+        r->order[r->cur] = r->next_order++;
+    }
+    r->done = 1;
+    r->read_rc = rc;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* The next batch in order, or -1 when the reader is done (or failed). */
+static int take_batch(record_reader *r)
+{
+    run_state *s = r->s;
+    pthread_mutex_lock(&s->mu);
+    int k = -1;
+    for (;;) {
+        for (int j = 0; j < NBATCH; j++)
+            if (r->full[j] && r->order[j] == r->next_take) k = j;
+        if (k >= 0 || r->done || s->rc != TSK_EXIT_OK) break;
+        pthread_cond_wait(&s->cv, &s->mu);
+    }
+    if (k >= 0) r->next_take++;
+    pthread_mutex_unlock(&s->mu);
+    return k;
+}
+
+static void give_back(record_reader *r, int k)
+{
+    pthread_mutex_lock(&r->s->mu);
+    r->full[k] = 0;
+    pthread_cond_broadcast(&r->s->cv);
+    pthread_mutex_unlock(&r->s->mu);
+}
+
+/* Scans batch b (each record a genome) on every thread and writes its genomes in order. */
+static void sketch_record_batch(run_state *s, const tsk_batcher *b, genome_out *g)
+{
+    const tsk_params *p = &s->job->params;
+    const int64_t first = s->written;
+#pragma omp parallel num_threads(s->threads)
+#pragma omp single
+    for (int64_t r = 0; r < b->n && !failed(s); r++) {
+#pragma omp task firstprivate(r)
+        {
+            genome_out *o = &g[r];
+            const tsk_record_info *info = &b->info[r];
+            o->name = strdup(info->name);
+            o->source = info->source;
+            o->raw_len = info->raw_len;
+            o->clean_len = info->clean_len;
+            o->keys.n = 0;
+            int rc = o->name ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
+            if (rc == TSK_EXIT_OK)
+                rc = scan_records(s, b, r, r + 1, tsk_genome_candidate_limit(p, info->clean_len), &o->keys);
+            if (rc == TSK_EXIT_OK) select_keys(p, o);
+            else if (!failed(s)) tsk_error("%s: out of memory for the keys of '%s'", info->source, info->name);
+            if (rc != TSK_EXIT_OK) fail(s, rc);
+            pthread_mutex_lock(&s->mu);
+            o->done = 1;
+            write_ready(s, g, b->n, first, first + b->n);
+            pthread_mutex_unlock(&s->mu);
+        }
+    }
+}
+
+static int run_records(run_state *s)
+{
+    const tsk_sketch_job *job = s->job;
+    record_reader r;
+    memset(&r, 0, sizeof r);
+    r.s = s;
+    /* a plain FASTA file is parsed and cleaned by threads of its own (io/fasta_par.c) while the
+     * scan takes every thread: the parse is a fifth of the scan's time a base */
+    r.parse_threads = s->threads;
+    tsk_params container = job->params;
+    container.window = container.stride = container.anchor_k = 0;
+    container.scaled = container.min_keys = 0;
+    for (int k = 0; k < NBATCH; k++) {
+        tsk_batcher_init(&r.b[k], &container);
+        r.b[k].max_bases = RECORD_BATCH_BASES;
+        r.b[k].max_rows = INT64_MAX;
+    }
+    s->total_genomes = -1;
+    pthread_t reader;
+    int rc = TSK_EXIT_OK;
+    if (pthread_create(&reader, NULL, record_reader_main, &r)) {
+        tsk_error("cannot start the reader thread");
+        rc = TSK_EXIT_RUNTIME;
+    }
+    genome_out *g = NULL;
+    int64_t g_cap = 0;
+    for (int k; rc == TSK_EXIT_OK && (k = take_batch(&r)) >= 0;) {
+        tsk_batcher *b = &r.b[k];
+        tsk_batcher_batch(b); /* names and sources as pointers */
+        if (b->n > g_cap) {
+            genome_out *more = realloc(g, (size_t)b->n * sizeof *g);
+            if (!more) {
+                tsk_error("out of memory");
+                fail(s, TSK_EXIT_RUNTIME);
+                give_back(&r, k);
+                break;
+            }
+            memset(more + g_cap, 0, (size_t)(b->n - g_cap) * sizeof *g);
+            g = more;
+            g_cap = b->n;
+        }
+        for (int64_t i = 0; i < b->n; i++)
+            if (!b->info[i].name[0]) tsk_warn("%s: record %lld has an empty name", b->info[i].source,
+                                              (long long)(s->written + i + 1));
+        sketch_record_batch(s, b, g);
+        give_back(&r, k);
+        rc = s->rc;
+    }
+    if (rc == TSK_EXIT_OK) {
+        pthread_join(reader, NULL);
+        rc = r.read_rc;
+    } else {
+        fail(s, rc); /* wakes the reader, which stops at its next record */
+        pthread_join(reader, NULL);
+    }
+    for (int64_t i = 0; i < g_cap; i++) {
+        free(g[i].name);
+        tsk_key_vec_free(&g[i].keys);
+    }
+    free(g);
+    for (int k = 0; k < NBATCH; k++) tsk_batcher_free(&r.b[k]);
+    return rc != TSK_EXIT_OK ? rc : s->rc;
 }
 
 int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void *ctx)
@@ -127,31 +503,31 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
         tsk_error("invalid genome sketch parameters: %s", why);
         return TSK_EXIT_USAGE;
     }
-    genome_ctx g = {0};
-    g.job = job;
-    g.sink = sink;
-    g.ctx = ctx;
-    g.elem_size = job->params.precision == TSK_DOUBLE ? 8 : 4;
-    /* the pipeline sketches records; per-file genomes are gathered here */
-    tsk_sketch_job records = *job;
-    records.per_file = 0;
-    records.per_file_name = NULL;
-    /* --per-file: a file's records are one genome, whose length places their anchors */
-    records.genome_file_cap = job->per_file ? tsk_genome_floor_length(&job->params) : 0;
-    int rc = TSK_EXIT_OK;
-    for (size_t begin = 0, end; rc == TSK_EXIT_OK && begin < job->n_inputs; begin = end) {
-        /* a path given twice in a row (-l with two names for one file) is two genomes that the
-         * records' sources cannot tell apart: the second starts a pipeline run of its own */
-        for (end = begin + 1; end < job->n_inputs; end++)
-            if (job->per_file && strcmp(job->inputs[end].path, job->inputs[end - 1].path) == 0) break;
-        records.inputs = job->inputs + begin;
-        records.n_inputs = end - begin;
-        g.input = begin;
-        rc = tsk_pipeline_run(&records, take_record, &g);
-        if (rc == TSK_EXIT_OK) rc = flush_genome(&g);
+    int rc = tsk_sketch_job_check_names(job);
+    if (rc != TSK_EXIT_OK) return rc;
+    run_state s;
+    memset(&s, 0, sizeof s);
+    s.job = job;
+    s.sink = sink;
+    s.sink_ctx = ctx;
+    s.threads = job->threads > 0 ? job->threads : 1;
+    s.progress = !tsk_quiet && isatty(STDERR_FILENO);
+    s.started = s.shown = tsk_seconds();
+    pthread_mutex_init(&s.mu, NULL);
+    pthread_cond_init(&s.cv, NULL);
+    s.scanner = calloc((size_t)s.threads, sizeof *s.scanner);
+    for (int i = 0; s.scanner && i < s.threads; i++)
+        if (!(s.scanner[i] = tsk_genome_scanner_new(&job->params))) rc = TSK_EXIT_RUNTIME;
+    if (!s.scanner || rc != TSK_EXIT_OK) {
+        tsk_error("out of memory");
+        rc = TSK_EXIT_RUNTIME;
+    } else {
+        rc = job->per_file ? run_per_file(&s) : run_records(&s);
+        if (s.progress && s.written > 0) show_progress(&s, 1);
     }
-    free(g.name);
-    free(g.source);
-    free(g.keys);
+    for (int i = 0; s.scanner && i < s.threads; i++) tsk_genome_scanner_free(s.scanner[i]);
+    free(s.scanner);
+    pthread_mutex_destroy(&s.mu);
+    pthread_cond_destroy(&s.cv);
     return rc;
 }
