@@ -1,22 +1,72 @@
-/* cuda_util.cuh: host helpers that the CUDA engines share (the device check of an open call, the
- * growth rule of scratch buffers). */
+/* cuda_util.cuh: the host helpers every CUDA engine uses (C++, gpu/ only):
+ *  - TSK_CUDA_CHECK, the check of a CUDA call: on failure it records the call, its file and line,
+ *    the device and CUDA's message in the engine's error buffer and makes the function return -1
+ *    (an engine reports errors to its caller and never ends the process);
+ *  - tsk_cuda_device_count, the usable devices with one reason when there are none, and
+ *    tsk_cuda_device_usable, the check of a device number an open call is given;
+ *  - tsk_cuda_grow, the growth of a device scratch buffer (and tsk_cuda_grown_size, its rule). */
 #ifndef TSK_GPU_CUDA_UTIL_CUH
 #define TSK_GPU_CUDA_UTIL_CUH
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
+
+/* Where a failed CUDA call is reported: the device it ran on and the engine's message buffer
+ * (gpu_sketch.cu: the caller's err; gpu_dist.cu: the device context's; genome_sets.cu: the
+ * engine's, which tsk_gpu_genome_sets_error returns). */
+struct tsk_cuda_site {
+    int dev;
+    char *err;
+    size_t errlen;
+};
+
+/* Writes "CUDA error on device D: MESSAGE (CALL, FILE:LINE)" to site.err, clears CUDA's last error
+ * (a non-sticky error would otherwise be reported again by the next check) and returns -1. */
+static inline int tsk_cuda_fail(const tsk_cuda_site &site, cudaError_t e, const char *call, const char *file,
+                                int line)
+{
+    const char *base = strrchr(file, '/');
+    if (site.err && site.errlen)
+        snprintf(site.err, site.errlen, "CUDA error on device %d: %s (%s, %s:%d)", site.dev, cudaGetErrorString(e),
+                 call, base ? base + 1 : file, line);
+    cudaGetLastError();
+    return -1;
+}
+
+/* Runs call (an expression giving a cudaError_t); on failure reports it at site (a tsk_cuda_site)
+ * and returns -1 from the enclosing function. */
+#define TSK_CUDA_CHECK(site, call)                                                                  \
+    do {                                                                                            \
+        const cudaError_t tsk_e_ = (call);                                                          \
+        if (tsk_e_ != cudaSuccess) return tsk_cuda_fail((site), tsk_e_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+/* The number of usable CUDA devices; 0 with the reason in why (when why is not NULL) where there is
+ * no driver, an older one than this build needs, or no device. */
+static inline int tsk_cuda_device_count(char *why, size_t whylen)
+{
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e == cudaSuccess && n > 0) return n;
+    cudaGetLastError();
+    if (why && whylen) {
+        if (e == cudaErrorNoDevice || e == cudaSuccess) snprintf(why, whylen, "no CUDA device found");
+        else if (e == cudaErrorInsufficientDriver)
+            snprintf(why, whylen, "no usable CUDA driver (missing or older than CUDA 13)");
+        else snprintf(why, whylen, "CUDA unavailable: %s", cudaGetErrorString(e));
+    }
+    return 0;
+}
 
 /* 0 when `device` names a usable CUDA device; else -1 with the reason in err. */
 static inline int tsk_cuda_device_usable(int device, char *err, size_t errlen)
 {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        snprintf(err, errlen, "no usable CUDA device");
-        return -1;
-    }
+    const int count = tsk_cuda_device_count(err, errlen);
+    if (count == 0) return -1;
     if (device < 0 || device >= count) {
         snprintf(err, errlen, "CUDA device %d does not exist (%d found)", device, count);
         return -1;
@@ -24,17 +74,26 @@ static inline int tsk_cuda_device_usable(int device, char *err, size_t errlen)
     return 0;
 }
 
-/* Grows a device buffer to at least need bytes (contents dropped), with a quarter to spare so
- * that slowly growing needs do not reallocate every call. */
-static inline cudaError_t tsk_cuda_grow(void **p, size_t *cap, size_t need)
+/* The size tsk_cuda_grow gives a buffer that needs `need` bytes: a quarter more, so that slowly
+ * growing needs do not reallocate every call (cudaFree waits for the whole device), and at least
+ * min_cap. */
+static inline size_t tsk_cuda_grown_size(size_t need, size_t min_cap = 0) { return std::max(need + need / 4, min_cap); }
+
+/* Makes the device buffer *p of *cap bytes hold at least need bytes; its contents are dropped when
+ * it grows. With spare, it grows to tsk_cuda_grown_size(need, min_cap); without, to need exactly
+ * (buffers whose size is already planned from free memory, or fixed). Never leaves *p NULL on
+ * success (at least one byte). On failure *p is NULL, *cap 0, and the CUDA error is returned (still
+ * set: TSK_CUDA_CHECK clears it). */
+static inline cudaError_t tsk_cuda_grow(void **p, size_t *cap, size_t need, size_t min_cap = 0, bool spare = true)
 {
-    if (*cap >= need) return cudaSuccess;
+    if (*p && *cap >= need) return cudaSuccess;
     cudaFree(*p);
     *p = nullptr;
     *cap = 0;
-    need += need / 4;
-    cudaError_t e = cudaMalloc(p, need);
-    if (e == cudaSuccess) *cap = need;
+    const size_t size = std::max<size_t>(spare ? tsk_cuda_grown_size(need, min_cap) : std::max(need, min_cap), 1);
+    const cudaError_t e = cudaMalloc(p, size);
+    if (e == cudaSuccess) *cap = size;
+    else *p = nullptr;
     return e;
 }
 

@@ -68,9 +68,8 @@ struct tsk_gpu_genome_sets {
     char err[256] = "";
 };
 
-#define GKS_CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
-    snprintf(e->err, sizeof e->err, "CUDA error on device %d in %s: %s", e->dev, #call, cudaGetErrorString(e_)); \
-    cudaGetLastError(); return -1; } } while (0)
+/* Where TSK_CUDA_CHECK reports a failure: the engine's message (tsk_gpu_genome_sets_error). */
+static tsk_cuda_site site(tsk_gpu_genome_sets *e) { return {e->dev, e->err, sizeof e->err}; }
 
 extern "C" const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e)
 {
@@ -131,7 +130,8 @@ static int64_t part_capacity(tsk_gpu_genome_sets *e)
     return std::max<int64_t>(1 << 20, std::min<int64_t>(avail / (e->floor ? 34 : 26), INT32_MAX - 1));
 }
 
-/* Grows the two buffers of a double-buffered sort together: each holds at least need bytes. */
+/* Grows the two buffers of a double-buffered sort together (tsk_cuda_grow each): each holds at
+ * least need bytes. Both are freed first, so that the old pair and the new never coexist. */
 static cudaError_t grow_pair(void **a, void **b, size_t *cap, size_t need)
 {
     if (*cap >= need) return cudaSuccess;
@@ -155,22 +155,25 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     const tsk_key_sets *r = e->r;
     const int64_t n = p.keys, nr = p.r1 - p.r0, base = r->offset[p.r0];
     const size_t kb = (size_t)std::max<int64_t>(n, 1) * 8, rb = (size_t)std::max<int64_t>(n, 1) * 4;
-    GKS_CK(grow_pair((void **)&e->pkeys[0], (void **)&e->pkeys[1], &e->pkeys_cap, kb));
-    GKS_CK(grow_pair((void **)&e->pref[0], (void **)&e->pref[1], &e->pref_cap, rb));
+    TSK_CUDA_CHECK(site(e), grow_pair((void **)&e->pkeys[0], (void **)&e->pkeys[1], &e->pkeys_cap, kb));
+    TSK_CUDA_CHECK(site(e), grow_pair((void **)&e->pref[0], (void **)&e->pref[1], &e->pref_cap, rb));
     std::vector<int64_t> off((size_t)nr + 1);
     uint64_t max_key = 0;
     for (int64_t i = 0; i <= nr; i++) off[(size_t)i] = r->offset[p.r0 + i] - base;
     for (int64_t i = p.r0; i < p.r1; i++)
         if (tsk_key_set_size(r, i) > 0) max_key = std::max(max_key, r->keys[r->offset[i + 1] - 1]);
-    GKS_CK(tsk_cuda_grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
-    GKS_CK(cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t), cudaMemcpyHostToDevice, e->st));
-    if (n > 0) GKS_CK(cudaMemcpyAsync(e->pkeys[0], r->keys + base, (size_t)n * 8, cudaMemcpyHostToDevice, e->st));
+    TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
+    TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t),
+                                            cudaMemcpyHostToDevice, e->st));
+    if (n > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->pkeys[0], r->keys + base, (size_t)n * 8,
+                                                       cudaMemcpyHostToDevice, e->st));
     if (e->floor) {
-        GKS_CK(tsk_cuda_grow((void **)&e->rkeys_d, &e->rkeys_cap, kb));
-        if (n > 0) GKS_CK(cudaMemcpyAsync(e->rkeys_d, e->pkeys[0], (size_t)n * 8, cudaMemcpyDeviceToDevice, e->st));
+        TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->rkeys_d, &e->rkeys_cap, kb));
+        if (n > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->rkeys_d, e->pkeys[0], (size_t)n * 8,
+                                                           cudaMemcpyDeviceToDevice, e->st));
     }
     if (nr > 0) gks_refs_kernel<<<(unsigned)nr, 128, 0, e->st>>>(e->poff_d, e->pref[0]);
-    GKS_CK(cudaGetLastError());
+    TSK_CUDA_CHECK(site(e), cudaGetLastError());
     e->cur = 0;
     if (n > 1) {
         /* without a floor keys are at most about UINT64_MAX / scaled: only their low bits need sorting */
@@ -179,16 +182,17 @@ static int build(tsk_gpu_genome_sets *e, int pi)
         cub::DoubleBuffer<uint64_t> keys(e->pkeys[0], e->pkeys[1]);
         cub::DoubleBuffer<int32_t> refs(e->pref[0], e->pref[1]);
         size_t tmp = 0;
-        GKS_CK(cub::DeviceRadixSort::SortPairs(nullptr, tmp, keys, refs, (int)n, 0, end_bit, e->st));
-        GKS_CK(tsk_cuda_grow(&e->sort_tmp, &e->sort_tmp_cap, tmp));
-        GKS_CK(cub::DeviceRadixSort::SortPairs(e->sort_tmp, tmp, keys, refs, (int)n, 0, end_bit, e->st));
+        TSK_CUDA_CHECK(site(e), cub::DeviceRadixSort::SortPairs(nullptr, tmp, keys, refs, (int)n, 0, end_bit, e->st));
+        TSK_CUDA_CHECK(site(e), tsk_cuda_grow(&e->sort_tmp, &e->sort_tmp_cap, tmp));
+        TSK_CUDA_CHECK(site(e), cub::DeviceRadixSort::SortPairs(e->sort_tmp, tmp, keys, refs, (int)n, 0, end_bit,
+                                                                e->st));
         e->cur = keys.selector;
         if (refs.selector != keys.selector) {  /* never seen, but cheap to make certain */
-            GKS_CK(cudaMemcpyAsync(e->pref[keys.selector], refs.Current(), (size_t)n * 4, cudaMemcpyDeviceToDevice,
-                                   e->st));
+            TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->pref[keys.selector], refs.Current(), (size_t)n * 4,
+                                                    cudaMemcpyDeviceToDevice, e->st));
         }
     }
-    GKS_CK(cudaStreamSynchronize(e->st));
+    TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
     e->built = pi;
     return 0;
 }
@@ -308,15 +312,18 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
     const int64_t nb = b1 - b0, kbase = q->offset[b0], nk = q->offset[b1] - kbase;
     e->qoff.resize((size_t)nb + 1);
     for (int64_t i = 0; i <= nb; i++) e->qoff[(size_t)i] = q->offset[b0 + i] - kbase;
-    GKS_CK(tsk_cuda_grow((void **)&e->bkeys_d, &e->bkeys_cap, (size_t)std::max<int64_t>(nk, 1) * 8));
-    GKS_CK(tsk_cuda_grow((void **)&e->range_d, &e->range_cap, (size_t)std::max<int64_t>(nk, 1) * sizeof(int2)));
-    GKS_CK(tsk_cuda_grow((void **)&e->qoff_d, &e->qoff_cap, e->qoff.size() * sizeof(int64_t)));
-    if (nk > 0) GKS_CK(cudaMemcpyAsync(e->bkeys_d, q->keys + kbase, (size_t)nk * 8, cudaMemcpyHostToDevice, e->st));
-    GKS_CK(cudaMemcpyAsync(e->qoff_d, e->qoff.data(), e->qoff.size() * sizeof(int64_t), cudaMemcpyHostToDevice, e->st));
+    TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->bkeys_d, &e->bkeys_cap, (size_t)std::max<int64_t>(nk, 1) * 8));
+    TSK_CUDA_CHECK(site(e),
+                   tsk_cuda_grow((void **)&e->range_d, &e->range_cap, (size_t)std::max<int64_t>(nk, 1) * sizeof(int2)));
+    TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->qoff_d, &e->qoff_cap, e->qoff.size() * sizeof(int64_t)));
+    if (nk > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->bkeys_d, q->keys + kbase, (size_t)nk * 8,
+                                                        cudaMemcpyHostToDevice, e->st));
+    TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->qoff_d, e->qoff.data(), e->qoff.size() * sizeof(int64_t),
+                                            cudaMemcpyHostToDevice, e->st));
     if (nk > 0) {
         const int blocks = (int)std::min<int64_t>((nk + 255) / 256, (int64_t)e->sms * 16);
         gks_lookup_kernel<<<blocks, 256, 0, e->st>>>(e->bkeys_d, nk, e->pkeys[e->cur], p.keys, e->range_d);
-        GKS_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(site(e), cudaGetLastError());
     }
     gks_launch L;
     memset(&L, 0, sizeof L);
@@ -329,26 +336,27 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
     const size_t smem = (size_t)clen * 4;
     if (c.mode_kind == GKS_COUNT) {
         const int64_t ncols = c.w1 - c.w0;
-        GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)(nb * ncols) * 4 + 4));
+        TSK_CUDA_CHECK(site(e), tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)(nb * ncols) * 4 + 4));
         L.counts = (uint32_t *)e->out_d, L.ncols = ncols, L.col0 = c.w0;
         gks_count_kernel<GKS_COUNT><<<(unsigned)n_blocks, GKS_THREADS, smem, e->st>>>(L);
-        GKS_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(site(e), cudaGetLastError());
         /* this part's columns [lo, hi) of rows b0 .. b1 */
-        GKS_CK(cudaMemcpy2DAsync(c.counts + (b0 - c.q0) * c.ld + (lo - c.w0), (size_t)c.ld * 4,
-                                 (uint32_t *)e->out_d + (lo - c.w0), (size_t)ncols * 4, (size_t)(hi - lo) * 4,
-                                 (size_t)nb, cudaMemcpyDeviceToHost, e->st));
-        GKS_CK(cudaStreamSynchronize(e->st));
+        TSK_CUDA_CHECK(site(e), cudaMemcpy2DAsync(c.counts + (b0 - c.q0) * c.ld + (lo - c.w0), (size_t)c.ld * 4,
+                                                  (uint32_t *)e->out_d + (lo - c.w0), (size_t)ncols * 4,
+                                                  (size_t)(hi - lo) * 4, (size_t)nb, cudaMemcpyDeviceToHost, e->st));
+        TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
         return 0;
     }
     if (c.mode_kind == GKS_TOPK) {
         const size_t n_hits = (size_t)(n_blocks * c.k);
-        GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, n_hits * sizeof(gks_hit)));
+        TSK_CUDA_CHECK(site(e), tsk_cuda_grow(&e->out_d, &e->out_cap, n_hits * sizeof(gks_hit)));
         L.hits = (gks_hit *)e->out_d;
         gks_count_kernel<GKS_TOPK><<<(unsigned)n_blocks, GKS_THREADS, smem, e->st>>>(L);
-        GKS_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(site(e), cudaGetLastError());
         e->hits.resize(n_hits);
-        GKS_CK(cudaMemcpyAsync(e->hits.data(), e->out_d, n_hits * sizeof(gks_hit), cudaMemcpyDeviceToHost, e->st));
-        GKS_CK(cudaStreamSynchronize(e->st));
+        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->hits.data(), e->out_d, n_hits * sizeof(gks_hit),
+                                                cudaMemcpyDeviceToHost, e->st));
+        TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
         std::vector<tsk_genome_pair> list((size_t)c.k);
         for (int64_t i = 0; i < nb; i++) {
             const int64_t qg = b0 + i;
@@ -369,26 +377,28 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
         return 0;
     }
     /* GKS_WITHIN: hits reserved block by block; when they overflow the buffer, grow it and rerun */
-    GKS_CK(tsk_cuda_grow((void **)&e->recs_d, &e->recs_cap, (size_t)n_blocks * sizeof(gks_rec)));
-    GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)n_blocks * 64 * sizeof(gks_hit)));
+    TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->recs_d, &e->recs_cap, (size_t)n_blocks * sizeof(gks_rec)));
+    TSK_CUDA_CHECK(site(e), tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)n_blocks * 64 * sizeof(gks_hit)));
     for (;;) {
         const unsigned long long cap = e->out_cap / sizeof(gks_hit);
         L.hits = (gks_hit *)e->out_d, L.n_hits = e->n_hits_d, L.hit_cap = cap, L.recs = e->recs_d;
-        GKS_CK(cudaMemsetAsync(e->n_hits_d, 0, sizeof(unsigned long long), e->st));
+        TSK_CUDA_CHECK(site(e), cudaMemsetAsync(e->n_hits_d, 0, sizeof(unsigned long long), e->st));
         gks_count_kernel<GKS_WITHIN><<<(unsigned)n_blocks, GKS_THREADS, smem, e->st>>>(L);
-        GKS_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(site(e), cudaGetLastError());
         unsigned long long total = 0;
-        GKS_CK(cudaMemcpyAsync(&total, e->n_hits_d, sizeof total, cudaMemcpyDeviceToHost, e->st));
-        GKS_CK(cudaStreamSynchronize(e->st));
+        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(&total, e->n_hits_d, sizeof total, cudaMemcpyDeviceToHost, e->st));
+        TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
         if (total > cap) {
-            GKS_CK(tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)total * sizeof(gks_hit)));
+            TSK_CUDA_CHECK(site(e), tsk_cuda_grow(&e->out_d, &e->out_cap, (size_t)total * sizeof(gks_hit)));
             continue;
         }
         e->hits.resize((size_t)total);
         e->recs.resize((size_t)n_blocks);
-        if (total) GKS_CK(cudaMemcpyAsync(e->hits.data(), e->out_d, (size_t)total * sizeof(gks_hit), cudaMemcpyDeviceToHost, e->st));
-        GKS_CK(cudaMemcpyAsync(e->recs.data(), e->recs_d, (size_t)n_blocks * sizeof(gks_rec), cudaMemcpyDeviceToHost, e->st));
-        GKS_CK(cudaStreamSynchronize(e->st));
+        if (total) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->hits.data(), e->out_d, (size_t)total * sizeof(gks_hit),
+                                                           cudaMemcpyDeviceToHost, e->st));
+        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->recs.data(), e->recs_d, (size_t)n_blocks * sizeof(gks_rec),
+                                                cudaMemcpyDeviceToHost, e->st));
+        TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
         break;
     }
     for (int64_t i = 0; i < nb; i++) {
@@ -409,7 +419,7 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
 static int run_call(tsk_gpu_genome_sets *e, const gks_call &c)
 {
     if (e->parts.empty() && e->r->n_items > 0) return -1;  /* set_limits failed: e->err says why */
-    GKS_CK(cudaSetDevice(e->dev));
+    TSK_CUDA_CHECK(site(e), cudaSetDevice(e->dev));
     const tsk_key_sets *q = e->q;
     for (int pi = 0; pi < (int)e->parts.size(); pi++) {
         const gks_part &p = e->parts[(size_t)pi];

@@ -7,7 +7,7 @@ tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_k
                                               size_t errlen)
 {
     (void)q, (void)r, (void)device;
-    snprintf(err, errlen, "built without CUDA");
+    snprintf(err, errlen, "this tsketch was built without CUDA");
     return NULL;
 }
 
@@ -16,7 +16,7 @@ void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e) { (void)e; }
 const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e)
 {
     (void)e;
-    return "built without CUDA";
+    return "this tsketch was built without CUDA";
 }
 
 int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr,

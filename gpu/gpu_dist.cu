@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda_util.cuh"
 #include "dist_kernels.cuh"
 #include "gpu_dist.h"
 #include "host_pinned.h"
@@ -74,26 +75,9 @@ static int fail(dev_ctx &dc, const char *fmt, ...)
     return -1;
 }
 
-#define CK(dc, call, what)                                                                              \
-    do {                                                                                                \
-        cudaError_t e_ = (call);                                                                        \
-        if (e_ != cudaSuccess) {                                                                        \
-            cudaGetLastError();                                                                         \
-            return fail(dc, "CUDA error on device %d: %s (%s)", (dc).dev, cudaGetErrorString(e_), what); \
-        }                                                                                               \
-    } while (0)
-
-/* Grows a device buffer to hold n elements (contents not kept). */
-template <class T> static int grow(dev_ctx &dc, T **p, size_t *cap, size_t n, const char *what)
-{
-    if (n <= *cap && *p) return 0;
-    if (*p) cudaFree(*p);
-    *p = nullptr;
-    *cap = 0;
-    CK(dc, cudaMalloc((void **)p, std::max<size_t>(n, 1) * sizeof(T)), what);
-    *cap = n;
-    return 0;
-}
+/* Where TSK_CUDA_CHECK reports a device's failures: its context's message, which the call that
+ * ran on it hands up (on_devices). */
+static tsk_cuda_site site(dev_ctx &dc) { return {dc.dev, dc.err, sizeof dc.err}; }
 
 static int grow_pinned(dev_ctx &dc, size_t bytes)
 {
@@ -101,7 +85,7 @@ static int grow_pinned(dev_ctx &dc, size_t bytes)
     tsk_pinned_free(dc.pinned, dc.pinned_mapped);
     dc.pinned = nullptr;
     dc.pinned_cap = dc.pinned_mapped = 0;
-    CK(dc, tsk_pinned_alloc(bytes, &dc.pinned, &dc.pinned_mapped), "pinned host buffer");
+    TSK_CUDA_CHECK(site(dc), tsk_pinned_alloc(bytes, &dc.pinned, &dc.pinned_mapped));
     dc.pinned_cap = bytes;
     return 0;
 }
@@ -110,20 +94,7 @@ static long long round_tile(long long n) { return (n + DIST_TILE - 1) / DIST_TIL
 
 /* ---------------------------------------------------------------- device count */
 
-extern "C" int tsk_gpu_dist_device_count(char *why, size_t whylen)
-{
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n <= 0) {
-        const char *r = e == cudaErrorInsufficientDriver ? "no CUDA driver (or one too old for this build)"
-                        : e == cudaErrorNoDevice || e == cudaSuccess ? "no CUDA device"
-                        : cudaGetErrorString(e);
-        cudaGetLastError();
-        if (why && whylen) snprintf(why, whylen, "%s", r);
-        return 0;
-    }
-    return n;
-}
+extern "C" int tsk_gpu_dist_device_count(char *why, size_t whylen) { return tsk_cuda_device_count(why, whylen); }
 
 /* ---------------------------------------------------------------- uploads */
 
@@ -135,9 +106,9 @@ static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, l
 {
     const size_t row_bytes = (size_t)g->Lp * sizeof(float);
     if (!dc.stage) {
-        CK(dc, tsk_pinned_alloc(STAGE_BYTES, (void **)&dc.stage, &dc.stage_mapped), "pinned staging buffer");
-        CK(dc, cudaEventCreateWithFlags(&dc.stage_ev[0], cudaEventDisableTiming), "event");
-        CK(dc, cudaEventCreateWithFlags(&dc.stage_ev[1], cudaEventDisableTiming), "event");
+        TSK_CUDA_CHECK(site(dc), tsk_pinned_alloc(STAGE_BYTES, (void **)&dc.stage, &dc.stage_mapped));
+        TSK_CUDA_CHECK(site(dc), cudaEventCreateWithFlags(&dc.stage_ev[0], cudaEventDisableTiming));
+        TSK_CUDA_CHECK(site(dc), cudaEventCreateWithFlags(&dc.stage_ev[1], cudaEventDisableTiming));
     }
     if (g->Lp > 0) {
         const long long per = std::max<long long>(1, (long long)(STAGE_BYTES / 2 / row_bytes));
@@ -145,7 +116,7 @@ static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, l
         for (long long c = 0; c < n; c += per, h ^= 1) {
             long long m = std::min(per, n - c);
             float *buf = dc.stage + (size_t)h * (STAGE_BYTES / 2 / sizeof(float));
-            CK(dc, cudaEventSynchronize(dc.stage_ev[h]), "staging");
+            TSK_CUDA_CHECK(site(dc), cudaEventSynchronize(dc.stage_ev[h]));
             for (long long i = 0; i < m; i++) {
                 long long item = lo + c + i;
                 const float *src = s->rows + (size_t)s->first_row[item] * s->dim;
@@ -153,11 +124,12 @@ static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, l
                 memcpy(o, src, (size_t)g->L * sizeof(float));
                 memset(o + g->L, 0, (size_t)(g->Lp - g->L) * sizeof(float));
             }
-            CK(dc, cudaMemcpyAsync(dst + (size_t)c * g->Lp, buf, (size_t)m * row_bytes, cudaMemcpyHostToDevice, dc.st),
-               "upload");
-            CK(dc, cudaEventRecord(dc.stage_ev[h], dc.st), "event");
+            TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dst + (size_t)c * g->Lp, buf, (size_t)m * row_bytes,
+                                                     cudaMemcpyHostToDevice, dc.st));
+            TSK_CUDA_CHECK(site(dc), cudaEventRecord(dc.stage_ev[h], dc.st));
         }
-        CK(dc, cudaMemsetAsync(dst + (size_t)n * g->Lp, 0, (size_t)(alloc_items - n) * row_bytes, dc.st), "upload");
+        TSK_CUDA_CHECK(site(dc),
+                       cudaMemsetAsync(dst + (size_t)n * g->Lp, 0, (size_t)(alloc_items - n) * row_bytes, dc.st));
     }
     return 0;
 }
@@ -167,9 +139,11 @@ static int upload_norms(tsk_gpu_dist *g, dev_ctx &dc, const std::vector<double> 
                         long long lo, long long n, double *dnorm, float *dinv)
 {
     if (g->metric != TSK_METRIC_COSINE || n <= 0) return 0;
-    CK(dc, cudaMemcpyAsync(dnorm, norm.data() + lo, n * sizeof(double), cudaMemcpyHostToDevice, dc.st), "norms");
-    CK(dc, cudaMemcpyAsync(dinv, inv.data() + lo, n * sizeof(float), cudaMemcpyHostToDevice, dc.st), "norms");
-    return cudaStreamSynchronize(dc.st) == cudaSuccess ? 0 : fail(dc, "CUDA error on device %d (norms)", dc.dev);
+    TSK_CUDA_CHECK(site(dc),
+                   cudaMemcpyAsync(dnorm, norm.data() + lo, n * sizeof(double), cudaMemcpyHostToDevice, dc.st));
+    TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dinv, inv.data() + lo, n * sizeof(float), cudaMemcpyHostToDevice, dc.st));
+    TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
+    return 0;
 }
 
 static long long ref_capacity(tsk_gpu_dist *g, dev_ctx &dc)
@@ -193,20 +167,23 @@ static long long query_capacity(tsk_gpu_dist *g, dev_ctx &dc)
 }
 
 /* Grows a device block (rows, inverse norms, squared norms) to alloc items; the old contents are
- * dropped. On failure the block is left empty (cap 0) and the CUDA error returned. */
+ * dropped. On failure the block is left empty (cap 0) and the CUDA error returned. Like every
+ * device buffer here it grows to exactly its need (tsk_cuda_grow's spare off: 0, false): the sizes
+ * come from a plan (free memory at open, DENSE_PANEL_FLOATS), not from a need that creeps up. */
 static cudaError_t grow_block(const tsk_gpu_dist *g, float *&X, float *&inv, double *&norm, long long &cap,
                               long long alloc)
 {
     if (alloc <= cap) return cudaSuccess;
-    cudaFree(X);
+    cudaFree(X);  /* all three first: the new block needs the old one's room */
     cudaFree(inv);
     cudaFree(norm);
     X = inv = nullptr;
     norm = nullptr;
     cap = 0;
-    cudaError_t e = cudaMalloc(&X, (size_t)alloc * std::max(g->Lp, 1) * sizeof(float));
-    if (e == cudaSuccess) e = cudaMalloc(&inv, alloc * sizeof(float));
-    if (e == cudaSuccess) e = cudaMalloc(&norm, alloc * sizeof(double));
+    size_t cx = 0, ci = 0, cn = 0;
+    cudaError_t e = tsk_cuda_grow((void **)&X, &cx, (size_t)alloc * std::max(g->Lp, 1) * sizeof(float), 0, false);
+    if (e == cudaSuccess) e = tsk_cuda_grow((void **)&inv, &ci, alloc * sizeof(float), 0, false);
+    if (e == cudaSuccess) e = tsk_cuda_grow((void **)&norm, &cn, alloc * sizeof(double), 0, false);
     if (e == cudaSuccess) cap = alloc;
     return e;
 }
@@ -259,7 +236,7 @@ static int make_args(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, lo
         return 0;
     }
     long long alloc = round_tile(nq) + DIST_TILE;
-    CK(dc, grow_block(g, dc.Q, dc.Qinv, dc.Qnorm, dc.q_alloc, alloc), "query buffer");
+    TSK_CUDA_CHECK(site(dc), grow_block(g, dc.Q, dc.Qinv, dc.Qnorm, dc.q_alloc, alloc));
     if (upload_items(g, dc, g->query, q, nq, dc.Q, dc.q_alloc) ||
         upload_norms(g, dc, g->qnorm, g->qinv, q, nq, dc.Qnorm, dc.Qinv))
         return -1;
@@ -282,15 +259,21 @@ static int upload_ragged(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, 
         nr[i] = s->n_rows[i];
         total += (long long)s->n_rows[i] * s->dim;
     }
-    CK(dc, cudaMalloc(rows, std::max<long long>(total, 1) * sizeof(float)), "slide sketches (set larger than the GPU?)");
-    CK(dc, cudaMalloc(start, std::max<long long>(n, 1) * sizeof(long long)), "slide sketches");
-    CK(dc, cudaMalloc(nrows, std::max<long long>(n, 1) * sizeof(long long)), "slide sketches");
+    const cudaError_t e = cudaMalloc(rows, std::max<long long>(total, 1) * sizeof(float));
+    if (e == cudaErrorMemoryAllocation) {  /* the whole set is held on each device: say so */
+        cudaGetLastError();
+        return fail(dc, "device %d: out of memory for %lld slide sketch values (a set larger than the GPU?)", dc.dev,
+                    total);
+    }
+    TSK_CUDA_CHECK(site(dc), e);
+    TSK_CUDA_CHECK(site(dc), cudaMalloc(start, std::max<long long>(n, 1) * sizeof(long long)));
+    TSK_CUDA_CHECK(site(dc), cudaMalloc(nrows, std::max<long long>(n, 1) * sizeof(long long)));
     for (long long i = 0; i < n; i++)
         if (nr[i] > 0)
-            CK(dc, cudaMemcpy(*rows + st[i], s->rows + (size_t)s->first_row[i] * s->dim,
-                              (size_t)nr[i] * s->dim * sizeof(float), cudaMemcpyHostToDevice), "slide sketches");
-    CK(dc, cudaMemcpy(*start, st.data(), n * sizeof(long long), cudaMemcpyHostToDevice), "slide sketches");
-    CK(dc, cudaMemcpy(*nrows, nr.data(), n * sizeof(long long), cudaMemcpyHostToDevice), "slide sketches");
+            TSK_CUDA_CHECK(site(dc), cudaMemcpy(*rows + st[i], s->rows + (size_t)s->first_row[i] * s->dim,
+                                                (size_t)nr[i] * s->dim * sizeof(float), cudaMemcpyHostToDevice));
+    TSK_CUDA_CHECK(site(dc), cudaMemcpy(*start, st.data(), n * sizeof(long long), cudaMemcpyHostToDevice));
+    TSK_CUDA_CHECK(site(dc), cudaMemcpy(*nrows, nr.data(), n * sizeof(long long), cudaMemcpyHostToDevice));
     (void)g;
     return 0;
 }
@@ -318,15 +301,18 @@ static int dense_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, lo
     if (!g->uniform) {
         if (ensure_ragged(g, dc)) return -1;
         long long rows = std::max<long long>(1, std::min<long long>(nq, DENSE_PANEL_FLOATS / nr));
-        if (grow(dc, &dc.dense, &dc.dense_cap, (size_t)(rows * nr), "dense block")) return -1;
+        TSK_CUDA_CHECK(site(dc),
+                       tsk_cuda_grow((void **)&dc.dense, &dc.dense_cap, (size_t)(rows * nr) * sizeof(float), 0, false));
         for (long long p = 0; p < nq; p += rows) {
             long long m = std::min(rows, nq - p);
-            CK(dc, dist_launch_ragged(dc.gq_rows, dc.gq_start + q + p, dc.gq_nrows + q + p, (int)m, dc.gr_rows,
-                                      dc.gr_start + r0, dc.gr_nrows + r0, (int)nr, g->ref->dim,
-                                      g->metric == TSK_METRIC_COSINE, dc.dense, nr, dc.st), "slide distance kernel");
-            CK(dc, cudaMemcpy2DAsync(out + (size_t)p * ld, ld * sizeof(float), dc.dense, nr * sizeof(float),
-                                     nr * sizeof(float), m, cudaMemcpyDeviceToHost, dc.st), "dense block copy");
-            CK(dc, cudaStreamSynchronize(dc.st), "slide distance kernel");
+            TSK_CUDA_CHECK(site(dc), dist_launch_ragged(dc.gq_rows, dc.gq_start + q + p, dc.gq_nrows + q + p, (int)m,
+                                                        dc.gr_rows, dc.gr_start + r0, dc.gr_nrows + r0, (int)nr,
+                                                        g->ref->dim, g->metric == TSK_METRIC_COSINE, dc.dense, nr,
+                                                        dc.st));
+            TSK_CUDA_CHECK(site(dc), cudaMemcpy2DAsync(out + (size_t)p * ld, ld * sizeof(float), dc.dense,
+                                                       nr * sizeof(float), nr * sizeof(float), m,
+                                                       cudaMemcpyDeviceToHost, dc.st));
+            TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
         }
         return 0;
     }
@@ -336,15 +322,17 @@ static int dense_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, lo
         if (have < 0) return -1;
         long long rn = std::min(have, r0 + nr - rl);
         long long rows = std::max<long long>(1, std::min<long long>(qcap, DENSE_PANEL_FLOATS / rn));
-        if (grow(dc, &dc.dense, &dc.dense_cap, (size_t)(std::min(rows, nq) * rn), "dense block")) return -1;
+        TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.dense, &dc.dense_cap,
+                                               (size_t)(std::min(rows, nq) * rn) * sizeof(float), 0, false));
         for (long long p = 0; p < nq; p += rows) {
             long long m = std::min(rows, nq - p);
             dist_tile_args a;
             if (make_args(g, dc, q + p, m, rl, rn, &a)) return -1;
-            CK(dc, dist_launch_dense(&a, dc.dense, rn, dc.st), "dense distance kernel");
-            CK(dc, cudaMemcpy2DAsync(out + (size_t)p * ld + (rl - r0), ld * sizeof(float), dc.dense, rn * sizeof(float),
-                                     rn * sizeof(float), m, cudaMemcpyDeviceToHost, dc.st), "dense block copy");
-            CK(dc, cudaStreamSynchronize(dc.st), "dense distance kernel");
+            TSK_CUDA_CHECK(site(dc), dist_launch_dense(&a, dc.dense, rn, dc.st));
+            TSK_CUDA_CHECK(site(dc), cudaMemcpy2DAsync(out + (size_t)p * ld + (rl - r0), ld * sizeof(float), dc.dense,
+                                                       rn * sizeof(float), rn * sizeof(float), m,
+                                                       cudaMemcpyDeviceToHost, dc.st));
+            TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
         }
         rl += rn;
     }
@@ -472,13 +460,14 @@ static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int
             long long target = 8LL * dc.n_sm;  /* four waves of two blocks per SM */
             int n_split = (int)std::max<long long>(1, std::min(rtiles, (target + qtiles - 1) / qtiles));
             size_t n_part = (size_t)nc * n_split * k;
-            if (grow(dc, &dc.part, &dc.part_cap, n_part, "top-k lists") || grow_pinned(dc, n_part * sizeof(dist_cand)))
-                return -1;
+            TSK_CUDA_CHECK(site(dc),
+                           tsk_cuda_grow((void **)&dc.part, &dc.part_cap, n_part * sizeof(dist_cand), 0, false));
+            if (grow_pinned(dc, n_part * sizeof(dist_cand))) return -1;
             a.filter = f;
-            CK(dc, dist_launch_topk(&a, k, n_split, dc.part, dc.st), "top-k kernel");
-            CK(dc, cudaMemcpyAsync(dc.pinned, dc.part, n_part * sizeof(dist_cand), cudaMemcpyDeviceToHost, dc.st),
-               "top-k copy");
-            CK(dc, cudaStreamSynchronize(dc.st), "top-k kernel");
+            TSK_CUDA_CHECK(site(dc), dist_launch_topk(&a, k, n_split, dc.part, dc.st));
+            TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.pinned, dc.part, n_part * sizeof(dist_cand),
+                                                     cudaMemcpyDeviceToHost, dc.st));
+            TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
             merge_partials(out + c * k, nc, k, n_split, (const dist_cand *)dc.pinned, rl);
             rl += rn;
         }
@@ -493,11 +482,12 @@ static int within_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, f
 {
     if (!g->uniform) return select_dev(g, dc, q, nq, 0, max_dist, f, nullptr, hits);
     const long long n_ref = g->ref->n_items, qcap = query_capacity(g, dc);
-    if (!dc.count) CK(dc, cudaMalloc(&dc.count, sizeof *dc.count), "pair counter");
+    if (!dc.count) TSK_CUDA_CHECK(site(dc), cudaMalloc(&dc.count, sizeof *dc.count));
     if (dc.hits_cap == 0) {
-        size_t c = 0;
-        if (grow(dc, &dc.hits, &c, (size_t)1 << 20, "pair buffer")) return -1;
-        dc.hits_cap = c;
+        size_t bytes = 0;
+        TSK_CUDA_CHECK(site(dc),
+                       tsk_cuda_grow((void **)&dc.hits, &bytes, ((size_t)1 << 20) * sizeof(dist_hit), 0, false));
+        dc.hits_cap = bytes / sizeof(dist_hit);
     }
     for (long long c = 0; c < nq; c += qcap) {
         long long nc = std::min(qcap, nq - c);
@@ -514,21 +504,21 @@ static int within_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, f
                 a.filter = f;
                 unsigned long long n = 0;
                 for (;;) {
-                    CK(dc, cudaMemsetAsync(dc.count, 0, sizeof *dc.count, dc.st), "pair counter");
-                    CK(dc, dist_launch_within(&a, max_dist, dc.hits, dc.count, dc.hits_cap, dc.st), "threshold kernel");
-                    CK(dc, cudaMemcpyAsync(&n, dc.count, sizeof n, cudaMemcpyDeviceToHost, dc.st), "pair counter");
-                    CK(dc, cudaStreamSynchronize(dc.st), "threshold kernel");
+                    TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.count, 0, sizeof *dc.count, dc.st));
+                    TSK_CUDA_CHECK(site(dc), dist_launch_within(&a, max_dist, dc.hits, dc.count, dc.hits_cap, dc.st));
+                    TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(&n, dc.count, sizeof n, cudaMemcpyDeviceToHost, dc.st));
+                    TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
                     if (n <= dc.hits_cap) break;
-                    size_t cap = 0;  /* too many survivors: grow to the exact count and run again */
-                    cudaFree(dc.hits);
-                    dc.hits = nullptr;
+                    size_t bytes = 0;  /* too many survivors: grow to the exact count and run again */
                     dc.hits_cap = 0;
-                    if (grow(dc, &dc.hits, &cap, (size_t)n, "pair buffer")) return -1;
-                    dc.hits_cap = cap;
+                    TSK_CUDA_CHECK(site(dc),
+                                   tsk_cuda_grow((void **)&dc.hits, &bytes, (size_t)n * sizeof(dist_hit), 0, false));
+                    dc.hits_cap = bytes / sizeof(dist_hit);
                 }
                 if (grow_pinned(dc, std::max<size_t>(n, 1) * sizeof(dist_hit))) return -1;
-                CK(dc, cudaMemcpyAsync(dc.pinned, dc.hits, n * sizeof(dist_hit), cudaMemcpyDeviceToHost, dc.st), "pair copy");
-                CK(dc, cudaStreamSynchronize(dc.st), "pair copy");
+                TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.pinned, dc.hits, n * sizeof(dist_hit),
+                                                         cudaMemcpyDeviceToHost, dc.st));
+                TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
                 const dist_hit *h = (const dist_hit *)dc.pinned;
                 try {
                     for (unsigned long long i = 0; i < n; i++)

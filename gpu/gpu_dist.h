@@ -7,7 +7,7 @@
  * sum and float64 norms, as the CPU engine does:
  *     1 - a.b/(|a||b|) = (|a - b|^2 - (|a| - |b|)^2) / (2 |a| |b|).
  *
- * How the work runs (docs/benchmarks.md, "GPU distance engine"):
+ * How the work runs (docs/gpu.md, "The distance engine"):
  *  - sets whose items all have the same number of rows (whole-record sketches, the common case)
  *    use a tiled kernel: 128 x 128 pair tiles through shared memory, 8 x 8 pairs per thread;
  *    top-k (k <= TSK_GPU_DIST_MAX_FUSED_K) and thresholds are reduced inside the kernel, so only
@@ -33,8 +33,9 @@ extern "C" {
  * selection), only slower. */
 #define TSK_GPU_DIST_MAX_FUSED_K 64
 
-/* Number of usable CUDA devices: 0 when the build has no CUDA, there is no driver or no device,
- * with a short reason in why ("no CUDA driver", "built without CUDA") when why is non-NULL. */
+/* Number of usable CUDA devices, with the same count and reason as tsk_gpu_device_count
+ * (gpu_sketch.h; both are cuda_util.cuh's tsk_cuda_device_count): 0 when the build has no CUDA,
+ * there is no driver or no device, with a short reason in why when why is non-NULL. */
 int tsk_gpu_dist_device_count(char *why, size_t whylen);
 
 typedef struct tsk_gpu_dist tsk_gpu_dist;

@@ -4,7 +4,7 @@
 
 #include "gpu_dist.h"
 
-static const char no_cuda[] = "built without CUDA";
+static const char no_cuda[] = "this tsketch was built without CUDA";
 
 int tsk_gpu_dist_device_count(char *why, size_t whylen)
 {
@@ -16,7 +16,7 @@ tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_se
                                 const int *devices, int n_devices, int threads, char *err, size_t errlen)
 {
     (void)query, (void)ref, (void)m, (void)devices, (void)n_devices, (void)threads;
-    if (err && errlen) snprintf(err, errlen, "no usable GPU: tsketch was %s", no_cuda);
+    if (err && errlen) snprintf(err, errlen, "no usable GPU: %s", no_cuda);
     return NULL;
 }
 

@@ -9,6 +9,7 @@
  * tree on the GPU (count states; or, for the sketch DP, split-formula vectors per strand). */
 #include "gpu_sketch.h"
 #include "count_kernels.cuh"
+#include "cuda_util.cuh"
 #include "host_pinned.h"
 #include "sketch_kernels.cuh"
 
@@ -29,7 +30,7 @@
 #define SK_MAX_SPLIT (1LL << 20)        /* ... and longer ones always (float accuracy, balance) */
 /* sketch-DP kernels (protein, t > 4): warps per SM the work is cut for, rows longer than
  * total / (SMs x this) are split. 16 measured best on the H100 when DNA at t = 4 still ran here
- * (docs/benchmarks.md, session 5: seed-heterogeneous 3.8 -> 5.2 Gbp/s against 8) */
+ * (NEWS.md, 2026-11-21: seed-heterogeneous 3.8 -> 5.2 Gbp/s against 8) */
 #define SK_WARPS_PER_SM_TARGET 16
 /* Smallest capacities of a slot's plan, row and node buffers: enough for most parts, so they do
  * not grow (and stall the device in cudaFree) when a batch with split rows follows one without */
@@ -102,24 +103,8 @@ struct tsk_gpu_sketcher {
 };
 
 #define SK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
-#define SK_CK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) \
-    SK_FAIL("CUDA error in %s: %s", #call, cudaGetErrorString(e_)); } while (0)
 
-extern "C" int tsk_gpu_device_count(char *why, size_t whylen)
-{
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0) {
-        cudaGetLastError();
-        if (why && whylen) {
-            if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0)) snprintf(why, whylen, "no CUDA device found");
-            else if (e == cudaErrorInsufficientDriver) snprintf(why, whylen, "no usable CUDA driver (missing or older than CUDA 13)");
-            else snprintf(why, whylen, "CUDA unavailable: %s", cudaGetErrorString(e));
-        }
-        return 0;
-    }
-    return n;
-}
+extern "C" int tsk_gpu_device_count(char *why, size_t whylen) { return tsk_cuda_device_count(why, whylen); }
 
 extern "C" int tsk_gpu_any_exclusive(void)
 {
@@ -328,26 +313,23 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
     return g;
 }
 
-/* The capacity grow gives a buffer that needs `need` bytes: a quarter more, at least min_cap. */
-static size_t grown_cap(size_t need, size_t min_cap) { return std::max(need + need / 4, min_cap); }
-
-/* Grows a device buffer (and its pinned twin when `pinned`) to at least need bytes, and at least
- * min_cap. Returns the CUDA error; the old contents are dropped. Growing is rare by design:
- * cudaFree and unpinning wait for the whole device, so a buffer that grows in mid-run stalls the
- * other slot's kernels (small buffers start at min_cap for that reason). */
+/* Grows a device buffer (tsk_cuda_grow: a quarter to spare, at least min_cap) and its pinned twin
+ * of the same size when `pinned`. Returns the CUDA error; the old contents are dropped. Growing is
+ * rare by design: cudaFree and unpinning wait for the whole device, so a buffer that grows in
+ * mid-run stalls the other slot's kernels (small buffers start at min_cap for that reason). */
 static cudaError_t grow(sk_buf &b, size_t need, bool pinned, size_t min_cap = 0)
 {
     if (b.cap >= need) return cudaSuccess;
-    need = grown_cap(need, min_cap);
     buf_free(b);
-    cudaError_t e = cudaMalloc(&b.d, need);
-    if (e == cudaSuccess && pinned) e = tsk_pinned_alloc(need, &b.h, &b.h_mapped);
+    size_t cap = 0;
+    cudaError_t e = tsk_cuda_grow(&b.d, &cap, need, min_cap);
+    if (e == cudaSuccess && pinned) e = tsk_pinned_alloc(cap, &b.h, &b.h_mapped);
     if (e != cudaSuccess) {
         cudaFree(b.d);
         b.d = nullptr;
         return e;
     }
-    b.cap = need;
+    b.cap = cap;
     return cudaSuccess;
 }
 
@@ -379,7 +361,7 @@ extern "C" void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, in
 {
     const sk_reserve r = reserve_sizes(p, SK_PART_BASES, SK_PART_OUT, bases, rows);
     const size_t slots = (size_t)std::min<int64_t>(r.parts, SK_SLOTS_PER_DEVICE * std::max(1, n_devices));
-    auto rounded = [](size_t need, size_t min_cap) { return tsk_pinned_bytes(grown_cap(need, min_cap)); };
+    auto rounded = [](size_t need, size_t min_cap) { return tsk_pinned_bytes(tsk_cuda_grown_size(need, min_cap)); };
     tsk_pinned_prefault(slots * (rounded(r.codes, 0) + rounded(r.plan, SK_MIN_PLAN_BYTES) + rounded(r.out, SK_MIN_OUT_BYTES)),
                         threads);
 }
@@ -391,12 +373,13 @@ extern "C" int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int6
     const double t0 = seconds_now();
     for (size_t k = 0; k < g->slots.size() && (int64_t)k < r.parts; k++) {
         sk_slot &s = g->slots[k];
-        SK_CK(cudaSetDevice(s.dev));
+        const tsk_cuda_site at = {s.dev, err, errlen};
+        TSK_CUDA_CHECK(at, cudaSetDevice(s.dev));
         /* the sizes slot_start asks for, so that it finds them big enough */
-        SK_CK(grow(s.codes, r.codes, true));
-        SK_CK(grow(s.plan, r.plan, true, SK_MIN_PLAN_BYTES));
-        SK_CK(grow(s.out, r.out, true, SK_MIN_OUT_BYTES));
-        SK_CK(grow(s.nodes, 1, false, SK_MIN_NODE_BYTES));
+        TSK_CUDA_CHECK(at, grow(s.codes, r.codes, true));
+        TSK_CUDA_CHECK(at, grow(s.plan, r.plan, true, SK_MIN_PLAN_BYTES));
+        TSK_CUDA_CHECK(at, grow(s.out, r.out, true, SK_MIN_OUT_BYTES));
+        TSK_CUDA_CHECK(at, grow(s.nodes, 1, false, SK_MIN_NODE_BYTES));
     }
     tsk_pinned_prefault_release();  /* what the estimate left over */
     g->host.alloc_s += seconds_now() - t0;
@@ -608,11 +591,12 @@ static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, cudaStream_t st, const s
                        int *counter, bool fast, bool all_vectors, char *err, size_t errlen)
 {
     if (n == 0) return 0;
+    const tsk_cuda_site at = {s.dev, err, errlen};
     int per_sm = 0;
     if (fast) {
         const int wpb = SK_WARPS_PER_BLOCK, threads = 32 * wpb;
         sk_fast_fn k = SK_FAST[g->p.alphabet == TSK_DNA][g->p.t - 1][g->p.dim / 32 - 1];
-        SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
+        TSK_CUDA_CHECK(at, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
         int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
         k<<<blocks, threads, 0, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items, n, counter, s.out.d,
                                       g->p.precision == TSK_DOUBLE);
@@ -622,18 +606,20 @@ static int launch_work(tsk_gpu_sketcher *g, sk_slot &s, cudaStream_t st, const s
         const int wpb = (int)std::max<size_t>(1, std::min<size_t>(SK_WARPS_PER_BLOCK, s.smem_optin / per_warp));
         const size_t smem = per_warp * wpb;
         if (g->p.precision == TSK_DOUBLE) {
-            SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<double>, 32 * wpb, smem));
+            TSK_CUDA_CHECK(at, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<double>, 32 * wpb,
+                                                                             smem));
             int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
             sk_generic_kernel<double><<<blocks, 32 * wpb, smem, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
                                                                        n, counter, s.out.d, 1, (double *)s.nodes.d, nv);
         } else {
-            SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<float>, 32 * wpb, smem));
+            TSK_CUDA_CHECK(at, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sk_generic_kernel<float>, 32 * wpb,
+                                                                             smem));
             int blocks = std::max(1, std::min(per_sm * s.sms, (n + wpb - 1) / wpb));
             sk_generic_kernel<float><<<blocks, 32 * wpb, smem, st>>>(g->tab, (const uint8_t *)s.codes.d, d_items,
                                                                       n, counter, s.out.d, 0, (double *)s.nodes.d, nv);
         }
     }
-    SK_CK(cudaGetLastError());
+    TSK_CUDA_CHECK(at, cudaGetLastError());
     return 0;
 }
 
@@ -649,27 +635,28 @@ static int launch_counts(tsk_gpu_sketcher *g, sk_slot &s, const sk_item *d_items
     const int t = g->p.t, dim = g->p.dim, out_double = g->p.precision == TSK_DOUBLE;
     const skc_map map = {(const int32_t *)s.count_map,
                          (const skc_term *)((const char *)s.count_map + g->count_map_terms)};
+    const tsk_cuda_site at = {s.dev, err, errlen};
     if (n_items > 0) {
         const int wpb = SK_WARPS_PER_BLOCK, threads = 32 * wpb;
         const skc_count_fn k = SKC_COUNT[t - 1];
         int per_sm = 0;
-        SK_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
+        TSK_CUDA_CHECK(at, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, 0));
         const int blocks = std::max(1, std::min(per_sm * s.sms, (n_items + wpb - 1) / wpb));
         k<<<blocks, threads, 0, s.st>>>((const uint8_t *)s.codes.d, d_items, n_items, s.counter, map, dim, s.out.d,
                                          out_double, (double *)s.nodes.d);
-        SK_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(at, cudaGetLastError());
     }
     for (size_t l = 1; l + 1 < g->level_start.size(); l++) {
         const int lo = g->level_start[l], n = g->level_start[l + 1] - lo;
         if (n == 0) continue;
         skc_merge_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(t, d_pairs + lo, n, (double *)s.nodes.d);
-        SK_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(at, cudaGetLastError());
     }
     if (!g->count_finals.empty()) {
         const int n = (int)g->count_finals.size();
         skc_final_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(t, dim, d_fin, n, map, (const double *)s.nodes.d,
                                                                s.out.d, out_double);
-        SK_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(at, cudaGetLastError());
     }
     return 0;
 }
@@ -679,13 +666,14 @@ static int slot_finish(tsk_gpu_sketcher *g, sk_slot &s, char *err, size_t errlen
 {
     if (!s.busy) return 0;
     s.busy = false;
-    SK_CK(cudaSetDevice(s.dev));
+    const tsk_cuda_site at = {s.dev, err, errlen};
+    TSK_CUDA_CHECK(at, cudaSetDevice(s.dev));
     const double t0 = seconds_now();
-    SK_CK(cudaStreamSynchronize(s.st));
+    TSK_CUDA_CHECK(at, cudaStreamSynchronize(s.st));
     const double t1 = seconds_now();
     g->host.slot_wait_s += t1 - t0;
     float ms = 0.f;
-    SK_CK(cudaEventElapsedTime(&ms, s.ev0, s.ev1));
+    TSK_CUDA_CHECK(at, cudaEventElapsedTime(&ms, s.ev0, s.ev1));
     g->kernel_ms += ms;
     g->bases += s.bases;
     tsk_pinned_copy(s.dst, s.out.h, s.out_bytes);
@@ -698,7 +686,8 @@ static int slot_finish(tsk_gpu_sketcher *g, sk_slot &s, char *err, size_t errlen
 static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64_t r0, int64_t r1, char *out,
                       char *err, size_t errlen)
 {
-    SK_CK(cudaSetDevice(s.dev));
+    const tsk_cuda_site at = {s.dev, err, errlen};
+    TSK_CUDA_CHECK(at, cudaSetDevice(s.dev));
     const int64_t n_nodes = g->counts ? plan_part_counts(g, b, r0, r1, s.sms) : plan_part(g, b, r0, r1, s.sms);
     const int n_node_sep = g->level_start[0];
     const int64_t bases = b->offset[r1] - b->offset[r0];
@@ -723,7 +712,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
         cudaGetLastError();
         return 1;
     }
-    SK_CK(e);
+    TSK_CUDA_CHECK(at, e);
     const double t1 = seconds_now();
     g->host.alloc_s += t1 - t0;
 
@@ -735,15 +724,15 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     if (g->counts) memcpy(plan + items_b + pairs_b, g->count_finals.data(), g->count_finals.size() * sizeof(skc_final));
     else memcpy(plan + items_b + pairs_b, g->finals.data(), g->finals.size() * sizeof(sk_final));
     g->host.pack_s += seconds_now() - t1;
-    SK_CK(cudaMemcpyAsync(s.codes.d, s.codes.h, (size_t)bases + 64, cudaMemcpyHostToDevice, s.st));
-    SK_CK(cudaMemcpyAsync(s.plan.d, s.plan.h, items_b + pairs_b + fin_b, cudaMemcpyHostToDevice, s.st));
-    SK_CK(cudaMemsetAsync(s.counter, 0, 2 * sizeof(int), s.st));
+    TSK_CUDA_CHECK(at, cudaMemcpyAsync(s.codes.d, s.codes.h, (size_t)bases + 64, cudaMemcpyHostToDevice, s.st));
+    TSK_CUDA_CHECK(at, cudaMemcpyAsync(s.plan.d, s.plan.h, items_b + pairs_b + fin_b, cudaMemcpyHostToDevice, s.st));
+    TSK_CUDA_CHECK(at, cudaMemsetAsync(s.counter, 0, 2 * sizeof(int), s.st));
 
     const sk_item *d_items = (const sk_item *)s.plan.d;
     const sk_pair *d_pairs = (const sk_pair *)((char *)s.plan.d + items_b);
     const sk_final *d_fin = (const sk_final *)((char *)s.plan.d + items_b + pairs_b);
     const int n_items = (int)g->items.size();
-    SK_CK(cudaEventRecord(s.ev0, s.st));
+    TSK_CUDA_CHECK(at, cudaEventRecord(s.ev0, s.st));
     if (g->counts) {
         if (launch_counts(g, s, d_items, n_items, d_pairs, (const skc_final *)d_fin, err, errlen)) return -1;
     } else if (n_node_sep > 0) {
@@ -751,12 +740,12 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
          * st_rows: the few long pieces alone would leave most of the GPU idle */
         if (launch_work(g, s, s.st, d_items, n_node_sep, s.counter, false, g->n_mid > 0, err, errlen)) return -1;
         if (n_items > n_node_sep) {
-            SK_CK(cudaStreamWaitEvent(s.st_rows, s.ev0, 0));
+            TSK_CUDA_CHECK(at, cudaStreamWaitEvent(s.st_rows, s.ev0, 0));
             if (launch_work(g, s, s.st_rows, d_items + n_node_sep, n_items - n_node_sep, s.counter + 1, true, false,
                             err, errlen))
                 return -1;
-            SK_CK(cudaEventRecord(s.rows_done, s.st_rows));
-            SK_CK(cudaStreamWaitEvent(s.st, s.rows_done, 0));
+            TSK_CUDA_CHECK(at, cudaEventRecord(s.rows_done, s.st_rows));
+            TSK_CUDA_CHECK(at, cudaStreamWaitEvent(s.st, s.rows_done, 0));
         }
     } else if (launch_work(g, s, s.st, d_items, n_items, s.counter, g->fast_whole, g->n_mid > 0, err, errlen)) {
         return -1;
@@ -765,15 +754,15 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
         int lo = g->level_start[l], n = g->level_start[l + 1] - lo;
         if (n == 0) continue;
         sk_combine_kernel<<<std::min(n, 65535), 128, 0, s.st>>>(g->p.t, g->p.dim, d_pairs + lo, n, (double *)s.nodes.d);
-        SK_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(at, cudaGetLastError());
     }
     if (!g->counts && !g->finals.empty()) {
         sk_final_kernel<<<std::min((int)g->finals.size(), 65535), 128, 0, s.st>>>(
             g->p.t, g->p.dim, d_fin, (int)g->finals.size(), (double *)s.nodes.d, s.out.d, g->p.precision == TSK_DOUBLE);
-        SK_CK(cudaGetLastError());
+        TSK_CUDA_CHECK(at, cudaGetLastError());
     }
-    SK_CK(cudaEventRecord(s.ev1, s.st));
-    SK_CK(cudaMemcpyAsync(s.out.h, s.out.d, out_bytes, cudaMemcpyDeviceToHost, s.st));
+    TSK_CUDA_CHECK(at, cudaEventRecord(s.ev1, s.st));
+    TSK_CUDA_CHECK(at, cudaMemcpyAsync(s.out.h, s.out.d, out_bytes, cudaMemcpyDeviceToHost, s.st));
     s.busy = true;
     s.dst = out + (size_t)b->row_offset[r0] * g->p.dim * g->elt;
     s.out_bytes = out_bytes;
