@@ -24,16 +24,18 @@
 #include <unistd.h>
 
 #include "../core/genome_keys.h"
+#include "../core/tsk_knobs.h"
 #include "../cpu/genome_scan.h"
 #include "../io/batcher.h"
 #include "../io/feed.h"
 #include "cli.h"
 
-/* A piece of a contig scanned as one task: long enough that a task is worth its scheduling, short
- * enough that a 5 Mbp genome alone is cut for 16 threads' worth of tasks only when large. */
+/* A piece of a contig scanned as one task (TSKETCH_GENOME_PIECE): long enough that a task is worth
+ * its scheduling (a few ms), short enough that a chromosome feeds every thread. Genomes (or a
+ * --per-file genome's contigs held so far) of at most SPLIT_PIECES pieces are scanned by the task
+ * that read them: bacteria stay on one thread, where their codes are in its cache. */
 #define PIECE_BASES (INT64_C(1) << 21)
-/* Genomes (or batches of contigs) at most this long are scanned by the task that read them. */
-#define SPLIT_BASES (INT64_C(1) << 23)
+#define SPLIT_PIECES 4
 /* --per-file: files in flight beyond the oldest not yet written, per thread (bounds the finished
  * sketches held for the sink). */
 #define FILES_AHEAD 16
@@ -54,6 +56,8 @@ typedef struct {
     tsk_genome_sink sink;
     void *sink_ctx;
     int threads;
+    int64_t piece_bases;           /* PIECE_BASES or TSKETCH_GENOME_PIECE */
+    int64_t batch_bases;           /* RECORD_BATCH_BASES or TSKETCH_BATCH_BASES */
     tsk_genome_scanner **scanner;  /* one per thread */
     /* the sink's side: genomes written so far, under mu; a failure stops everything */
     pthread_mutex_t mu;
@@ -152,7 +156,8 @@ static int scan_records(run_state *s, const tsk_batcher *b, int64_t r0, int64_t 
                         tsk_key_vec *out)
 {
     const int64_t bases = b->offset[r1] - b->offset[r0];
-    if (bases <= SPLIT_BASES || s->threads == 1) {
+    const int64_t piece_bases = s->piece_bases;
+    if (bases <= SPLIT_PIECES * piece_bases || s->threads == 1) {
         tsk_genome_scanner *sc = s->scanner[omp_get_thread_num()];
         for (int64_t r = r0; r < r1; r++)
             if (tsk_genome_scan(sc, b->codes + b->offset[r], b->offset[r + 1] - b->offset[r], 0, INT64_MAX, max_hash,
@@ -161,14 +166,14 @@ static int scan_records(run_state *s, const tsk_batcher *b, int64_t r0, int64_t 
         return TSK_EXIT_OK;
     }
     int64_t n_pieces = 0;
-    for (int64_t r = r0; r < r1; r++) n_pieces += (b->offset[r + 1] - b->offset[r] + PIECE_BASES - 1) / PIECE_BASES;
+    for (int64_t r = r0; r < r1; r++) n_pieces += (b->offset[r + 1] - b->offset[r] + piece_bases - 1) / piece_bases;
     piece *pc = calloc((size_t)n_pieces, sizeof *pc);
     if (!pc) return TSK_EXIT_RUNTIME;
     int64_t k = 0;
     for (int64_t r = r0; r < r1; r++) {
         const int64_t n = b->offset[r + 1] - b->offset[r];
-        for (int64_t a = 0; a < n; a += PIECE_BASES)
-            pc[k++] = (piece){b->codes + b->offset[r], n, a, a + PIECE_BASES, max_hash, {0}};
+        for (int64_t a = 0; a < n; a += piece_bases)
+            pc[k++] = (piece){b->codes + b->offset[r], n, a, a + piece_bases, max_hash, {0}};
     }
     int bad = 0;
     for (int64_t j = 0; j < n_pieces; j++) {
@@ -241,7 +246,8 @@ static int sketch_file(run_state *s, size_t i, genome_out *g)
     container.window = container.stride = container.anchor_k = 0;
     container.scaled = container.min_keys = 0;
     tsk_batcher_init(&f.b, &container);
-    f.b.max_bases = f.floor_len > SPLIT_BASES ? f.floor_len : SPLIT_BASES;
+    /* at least the floor length: a genome is past it when its batch is full (file_batch_full) */
+    f.b.max_bases = f.floor_len > s->batch_bases ? f.floor_len : s->batch_bases;
     f.b.max_records = INT64_MAX;
     f.b.max_rows = INT64_MAX;
     tsk_feed_opts opts = {1, 0, file_batch_full, file_stopped, &f, 0};
@@ -446,7 +452,7 @@ static int run_records(run_state *s)
     container.scaled = container.min_keys = 0;
     for (int k = 0; k < NBATCH; k++) {
         tsk_batcher_init(&r.b[k], &container);
-        r.b[k].max_bases = RECORD_BATCH_BASES;
+        r.b[k].max_bases = s->batch_bases;
         r.b[k].max_rows = INT64_MAX;
     }
     s->total_genomes = -1;
@@ -511,6 +517,9 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     s.sink = sink;
     s.sink_ctx = ctx;
     s.threads = job->threads > 0 ? job->threads : 1;
+    const tsk_knobs *knobs = tsk_knobs_get();
+    s.piece_bases = knobs->genome_piece > 0 ? knobs->genome_piece : PIECE_BASES;
+    s.batch_bases = knobs->batch_bases > 0 ? knobs->batch_bases : RECORD_BATCH_BASES;
     s.progress = !tsk_quiet && isatty(STDERR_FILENO);
     s.started = s.shown = tsk_seconds();
     pthread_mutex_init(&s.mu, NULL);

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# genome_speed.sh BUNDLE: genome sketching as users wait for it, whole process, on the GPU machine
+# (docs/performance.md, "Genome sketching"). Makes its genomes there (bench/genome/genome_gen).
+#
+# Bundle (from the repository root, with a CUDA build in build-cuda/ and the binary before a change
+# as tsketch_main):
+#   ../shared/device/bundle.sh .device/gs build-cuda/src/tsketch tsketch_main build-cuda/bench/genome/genome_gen \
+#       build-cuda/tests/gpu/test_gpu_genome_scan_test build-cuda/bench/gpu/genome_scan_bench /usr/bin/mash \
+#       -- bench/genome_speed.sh
+# Device call (carry .device/gs):  STEPS="gen check files" bash .device/gs/genome_speed.sh .device/gs
+#
+# Steps (STEPS, in this order):
+#   gen       1,000 gzipped genomes of 2-6 Mbp (files/, 4 Gbp), the same as one plain FASTA of a
+#             genome a record (one.fa), 10,000 gzipped genomes of 2-4 Mbp (big/, 30 Gbp)
+#   check     GPU scanner test and bench (GPU keys = CPU keys), compute-sanitizer memcheck, and
+#             sketches byte for byte: -p 1 = -p 16 = the old binary, --per-file = one file per genome
+#   files     --per-file -l over files/: -p 1, -p 16 (RUNS), the old binary, mash sketch -p 16, and
+#             the ceiling (16 copies of -p 1 on a sixteenth each, at once)
+#   one       one.fa: -p 16 (RUNS), the old binary, vector sketches of the same file
+#   headline  big/: sketch -p 16 then dist --top-k 10, whole; mash sketch -p 16 of the same files
+#             and mash dist of 1,000 x 1,000 (scaled to 10,000^2 on paper)
+# Every time is whole process (command line to file), wall seconds; medians of RUNS.
+set -uo pipefail
+B=$(cd "${1:?usage: genome_speed.sh BUNDLE}" && pwd)
+T=$B/bin/tsketch
+OLD=$B/bin/tsketch_main
+GEN=$B/bin/genome_gen
+MASH=$B/bin/mash
+W=${GENOME_SPEED_WORK:-${TMPDIR:-/tmp}/genome_speed_work}
+STEPS=${STEPS:-"gen check files one"}
+RUNS=${RUNS:-5}
+P=${P:-$(nproc)}
+mkdir -p "$W"
+cd "$W" || exit 1
+fails=0
+
+say() { printf '%s\n' "$*"; }
+# secs CMD...: runs CMD (output discarded), prints its wall seconds; a failure is reported
+secs() {
+    local s e
+    s=$(date +%s.%N)
+    if ! "$@" >/dev/null 2>>"$W/stderr.log"; then say "FAILED: $*" >&2; fails=$((fails + 1)); fi
+    e=$(date +%s.%N)
+    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f\n", e - s }'
+}
+# median_of N CMD...: the median wall seconds of N runs
+median_of() {
+    local n=$1
+    shift
+    for _ in $(seq "$n"); do secs "$@"; done | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+rate() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
+bases_of() { "$T" info "$1" | awk -F'\t' '$1 == "clean length" { print $2 }'; }
+same() { # same LABEL A.tsk B.tsk: the keys and records of two sketch files (not the command line)
+    if cmp -s <("$T" dist "$2" 2>&1) <("$T" dist "$3" 2>&1) &&
+        cmp -s <("$T" info --records "$2" | grep -v '^command line\|^file') \
+            <("$T" info --records "$3" | grep -v '^command line\|^file'); then
+        say "ok - $1"
+    else
+        say "not ok - $1"
+        fails=$((fails + 1))
+    fi
+}
+
+for step in $STEPS; do
+    case $step in
+    gen)
+        [ -s files/list.tsv ] || secs "$GEN" -n 1000 -L 2000000-6000000 -s 1 files >/dev/null
+        [ -s one.fa ] || secs "$GEN" -n 1000 -L 2000000-6000000 -s 1 --one-file one.fa >/dev/null
+        [ -s big/list.tsv ] || secs "$GEN" -n 10000 -L 2000000-4000000 -s 2 big >/dev/null
+        say "gen: files $(du -sh files | cut -f1), one.fa $(du -sh one.fa | cut -f1), big $(du -sh big | cut -f1)"
+        ;;
+    check)
+        "$B/bin/test_gpu_genome_scan_test" && say "ok - GPU scanner test" || { say "not ok - GPU scanner test"; fails=$((fails + 1)); }
+        "$B/bin/genome_scan_bench" 200 3 500 0 || fails=$((fails + 1))
+        SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+        "$SAN" --tool memcheck --leak-check full --error-exitcode 9 "$B/libexec/genome_scan_bench" 5 1 500 0 >san.log 2>&1 &&
+            say "ok - compute-sanitizer memcheck (genome_scan_bench)" ||
+            { say "not ok - memcheck"; tail -20 san.log; fails=$((fails + 1)); }
+        head -100 files/list.tsv >l100.tsv
+        "$T" sketch -q --genome --per-file -p 1 -l l100.tsv -o c1.tsk
+        "$T" sketch -q --genome --per-file -p "$P" -l l100.tsv -o c16.tsk
+        "$OLD" sketch -q --genome --per-file -p "$P" -l l100.tsv -o cold.tsk
+        same "--per-file: -p 1 = -p $P" c1.tsk c16.tsk
+        same "--per-file: new = old binary" c16.tsk cold.tsk
+        head -c 400000000 one.fa | awk '/^>/ { n++ } n <= 100' >o100.fa
+        "$T" sketch -q --genome -p 1 o100.fa -o o1.tsk
+        "$T" sketch -q --genome -p "$P" o100.fa -o o16.tsk
+        "$OLD" sketch -q --genome -p "$P" o100.fa -o oold.tsk
+        same "records: -p 1 = -p $P" o1.tsk o16.tsk
+        same "records: new = old binary" o16.tsk oold.tsk
+        "$T" sketch -q --genome -p "$P" - <o100.fa -o ostdin.tsk
+        same "records: stdin = file" o16.tsk ostdin.tsk
+        ;;
+    files)
+        n=$(bases_of c16.tsk 2>/dev/null)
+        "$T" sketch -q --genome --per-file -p "$P" -l files/list.tsv -o f.tsk
+        n=$(bases_of f.tsk)
+        cat files/*.fa.gz >/dev/null
+        s=$(median_of "$RUNS" "$T" sketch -q --genome --per-file -p "$P" -l files/list.tsv -o f.tsk)
+        say "files -p $P: $s s, $(rate "$n" "$s") Gbp/s ($n bases)"
+        s1=$(secs "$T" sketch -q --genome --per-file -p 1 -l files/list.tsv -o f1.tsk)
+        say "files -p 1: $s1 s, $(rate "$n" "$s1") Gbp/s; -p $P / -p 1 = $(awk -v a="$s1" -v b="$s" 'BEGIN { printf "%.1f", a / b }')x"
+        same "files: -p 1 = -p $P" f1.tsk f.tsk
+        # the ceiling: P copies of -p 1, each on a P-th of the files, at once
+        split -n l/"$P" -d files/list.tsv part.
+        s0=$(date +%s.%N)
+        for part in part.*; do "$T" sketch -q --genome --per-file -p 1 -l "$part" -o "$part.tsk" & done
+        wait
+        sc=$(awk -v s="$s0" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }')
+        say "files ceiling ($P x -p 1 at once): $sc s; -p $P reaches $(awk -v c="$sc" -v s="$s" 'BEGIN { printf "%.0f", 100 * c / s }') % of it"
+        so=$(secs "$OLD" sketch -q --genome --per-file -p "$P" -l files/list.tsv -o fold.tsk)
+        say "files old binary -p $P: $so s"
+        same "files: new = old binary" f.tsk fold.tsk
+        if [ -x "$MASH" ]; then
+            sm=$(median_of 3 "$MASH" sketch -p "$P" -k 21 -s 10000 -o m files/*.fa.gz)
+            say "files mash sketch -p $P -k 21 -s 10000: $sm s; tsketch is $(awk -v m="$sm" -v s="$s" 'BEGIN { printf "%.1f", m / s }')x faster"
+        fi
+        ;;
+    one)
+        n=$(bases_of o16.tsk 2>/dev/null)
+        "$T" sketch -q --genome -p "$P" one.fa -o one.tsk
+        n=$(bases_of one.tsk)
+        s=$(median_of "$RUNS" "$T" sketch -q --genome -p "$P" one.fa -o one.tsk)
+        say "one.fa -p $P: $s s, $(rate "$n" "$s") Gbp/s ($n bases)"
+        so=$(secs "$OLD" sketch -q --genome -p "$P" one.fa -o oneold.tsk)
+        say "one.fa old binary -p $P: $so s"
+        same "one.fa: new = old binary" one.tsk oneold.tsk
+        sv=$(median_of 3 "$T" sketch -q -p "$P" one.fa -o onev.tsk)
+        say "one.fa vector sketches -p $P: $sv s"
+        ;;
+    headline)
+        "$T" info big.tsk >/dev/null 2>&1 || true
+        s0=$(date +%s.%N)
+        "$T" sketch -q --genome --per-file -p "$P" -l big/list.tsv -o big.tsk
+        s1=$(date +%s.%N)
+        "$T" dist -q --top-k 10 -p "$P" big.tsk -o top10.tsv
+        s2=$(date +%s.%N)
+        n=$(bases_of big.tsk)
+        awk -v a="$s0" -v b="$s1" -v c="$s2" -v n="$n" 'BEGIN { printf "headline: 10,000 genomes (%.1f Gbp): sketch %.2f s (%.2f Gbp/s) + dist --top-k 10 %.2f s = %.2f s\n", n / 1e9, b - a, n / (b - a) / 1e9, c - b, c - a }'
+        say "top10 lines: $(wc -l <top10.tsv)"
+        if [ -x "$MASH" ]; then
+            sm=$(secs "$MASH" sketch -p "$P" -k 21 -s 10000 -o mbig big/*.fa.gz)
+            say "headline mash sketch -p $P: $sm s"
+            ls big/g00[0-9]*.fa.gz | head -1000 >m1000.txt
+            "$MASH" sketch -p "$P" -k 21 -s 10000 -o m1000 -l m1000.txt >/dev/null 2>&1
+            sd=$(secs "$MASH" dist -p "$P" m1000.msh m1000.msh)
+            say "headline mash dist 1000 x 1000: $sd s (x100 for 10,000^2: $(awk -v d="$sd" 'BEGIN { printf "%.0f", d * 100 }') s)"
+        fi
+        ;;
+    *) say "unknown step $step" ;;
+    esac
+done
+say "$fails failures"
+exit $((fails > 0))
