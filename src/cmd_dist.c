@@ -5,7 +5,6 @@
  * rows, genome_source.h for genome sketches), opens the output and hands the rest to the distance
  * runner (dist_run.h): distances are computed a block of query items at a time and streamed to
  * the writers, so no file format ever holds an N x N matrix (docs/distances.md). */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -354,10 +353,7 @@ static int output_open(const dist_cmd *d, dist_output *o, const char *const *q_n
         tsk_error("%s", err);
         return TSK_EXIT_RUNTIME;
     }
-    if (header && header_text && tsk_dist_out_text(o->out, header_text)) {
-        tsk_error("%s: write failed: %s", d->output ? d->output : "stdout", strerror(errno));
-        return TSK_EXIT_RUNTIME;
-    }
+    if (header && header_text && tsk_dist_out_text(o->out, header_text)) return tsk_dist_write_failed(d->output);
     return TSK_EXIT_OK;
 }
 

@@ -123,7 +123,7 @@ static int out_of_memory(const tsk_dist_engine *e)
     return TSK_EXIT_RUNTIME;
 }
 
-static int write_failed(const char *output)
+int tsk_dist_write_failed(const char *output)
 {
     tsk_error("%s: write failed: %s", output ? output : "stdout", strerror(errno));
     return TSK_EXIT_RUNTIME;
@@ -232,7 +232,7 @@ static int rows_run_topk(tsk_dist_engine *e, const tsk_dist_select *s, const tsk
     for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += ROWS_TOPK_BLOCK) {
         const int64_t nq = s->q_end - q0 < ROWS_TOPK_BLOCK ? s->q_end - q0 : ROWS_TOPK_BLOCK;
         if (rows_topk(e, q0, nq, k, topk_filter(s), pairs)) rc = engine_failed(e);
-        else if (sink->pairs(sink->ctx, pairs, nq * k, 0, s->max_dist)) rc = write_failed(output);
+        else if (sink->pairs(sink->ctx, pairs, nq * k, 0, s->max_dist)) rc = tsk_dist_write_failed(output);
     }
     free(pairs);
     return rc;
@@ -258,7 +258,7 @@ static int sets_run_topk(tsk_dist_engine *e, const tsk_dist_select *s, const tsk
         for (int64_t i = 0; i < nq * k; i++)
             n += pairs[i].ref >= 0 && genome_line(e, pairs[i].query, pairs[i].ref, pairs[i].shared, s->max_dist, 0,
                                                   &lines[n]);
-        if (sink->lines(sink->ctx, lines, n)) rc = write_failed(output);
+        if (sink->lines(sink->ctx, lines, n)) rc = tsk_dist_write_failed(output);
     }
     free(pairs);
     free(lines);
@@ -280,7 +280,7 @@ static int rows_run_within(tsk_dist_engine *e, const tsk_dist_select *s, const t
     for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += block) {
         int64_t nq = s->q_end - q0 < block ? s->q_end - q0 : block, n = 0;
         if (rows_within(e, q0, nq, (float)s->max_dist, pair_filter(s), &pairs, &n, &cap)) rc = engine_failed(e);
-        else if (sink->pairs(sink->ctx, pairs, n, s->symmetric, INFINITY)) rc = write_failed(output);
+        else if (sink->pairs(sink->ctx, pairs, n, s->symmetric, INFINITY)) rc = tsk_dist_write_failed(output);
     }
     free(pairs);
     return rc;
@@ -309,7 +309,7 @@ static int sets_run_within(tsk_dist_engine *e, const tsk_dist_select *s, const t
         }
         for (int64_t i = 0; i < np; i++)
             n += genome_line(e, pairs[i].query, pairs[i].ref, pairs[i].shared, s->max_dist, s->symmetric, &lines[n]);
-        if (sink->lines(sink->ctx, lines, n)) rc = write_failed(output);
+        if (sink->lines(sink->ctx, lines, n)) rc = tsk_dist_write_failed(output);
     }
     free(pairs);
     free(lines);
@@ -397,9 +397,9 @@ static int run_dense(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dis
         if (dense_compute(e, s, &b)) {
             rc = engine_failed(e);
         } else if (s->dense) {
-            if (sink->rows(sink->ctx, b.q0, b.nq, b.dist, ld)) rc = write_failed(output);
+            if (sink->rows(sink->ctx, b.q0, b.nq, b.dist, ld)) rc = tsk_dist_write_failed(output);
         } else if (dense_pairs(e, s, &b, buf, sink)) {
-            rc = write_failed(output);
+            rc = tsk_dist_write_failed(output);
         }
     }
     free(b.dist);

@@ -71,6 +71,11 @@ typedef struct {
  * write, reported as "<output>: write failed: <reason>" with output_name, "stdout" when NULL). */
 int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output_name);
 
+/* The one report of a failed write of a run's output, "<output>: write failed: <errno's reason>"
+ * (output NULL: "stdout"), for the runner and the caller's own writes (a header line). Returns
+ * TSK_EXIT_RUNTIME (exit 1: README's "disk full"). */
+int tsk_dist_write_failed(const char *output);
+
 /* --block I/N: the query items [*begin, *end) of part I of N (1-based) of n items. Parts are
  * disjoint, cover every item and come in output order, so concatenating parts 1..N gives the
  * single run's output byte for byte. by_pairs (one set, each unordered pair once) splits so that
