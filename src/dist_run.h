@@ -4,7 +4,15 @@
  * A caller loads its items (sketch_source.h or genome_source.h), opens an engine (the one CPU/GPU
  * choice for every command), and runs one selection over a range of query items; results go to a
  * sink a block of queries at a time, so memory stays O(items + block) whatever the output. The
- * runner knows no file format and no command line: the dist commands' sink is io/dist_out.h. */
+ * runner knows no file format and no command line: the dist commands' sink is io/dist_out.h.
+ *
+ * Every pair of one set of genome sketches within 0.05, streamed (what a clustering needs):
+ *     tsk_dist_items it = {.keys_q = &g.set, .keys_r = &g.set, .window = params.window};
+ *     tsk_dist_select s = {.q_end = g.set.n_items, .one_set = 1, .symmetric = 1, .max_dist = 0.05};
+ *     tsk_dist_sink sink = {.lines = add_edges, .ctx = &graph};
+ *     if (!(rc = tsk_dist_engine_open(&it, &job, &e))) rc = tsk_dist_run(e, &s, &sink, NULL);
+ *     tsk_dist_engine_close(e);
+ * A top-k is the same with .top_k = k (and .max_dist = INFINITY for no bound). */
 #ifndef TSK_DIST_RUN_H
 #define TSK_DIST_RUN_H
 
