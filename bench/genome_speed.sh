@@ -11,7 +11,8 @@
 #
 # Steps (STEPS, in this order):
 #   gen       1,000 gzipped genomes of 2-6 Mbp (files/, 4 Gbp), the same as one plain FASTA of a
-#             genome a record (one.fa), 10,000 gzipped genomes of 2-4 Mbp (big/, 30 Gbp)
+#             genome a record (one.fa)
+#   genbig    10,000 gzipped genomes of 2-4 Mbp (big/, 30 Gbp)
 #   check     GPU scanner test and bench (GPU keys = CPU keys), compute-sanitizer memcheck, and
 #             sketches byte for byte: -p 1 = -p 16 = the old binary, --per-file = one file per genome
 #   files     --per-file -l over files/: -p 1, -p 16 (RUNS), the old binary, mash sketch -p 16, and
@@ -27,7 +28,7 @@ OLD=$B/bin/tsketch_main
 GEN=$B/bin/genome_gen
 MASH=$B/bin/mash
 W=${GENOME_SPEED_WORK:-${TMPDIR:-/tmp}/genome_speed_work}
-STEPS=${STEPS:-"gen check files one"}
+STEPS=${STEPS:-"gen check files one genbig headline"}
 RUNS=${RUNS:-5}
 P=${P:-$(nproc)}
 mkdir -p "$W"
@@ -39,7 +40,7 @@ say() { printf '%s\n' "$*"; }
 secs() {
     local s e
     s=$(date +%s.%N)
-    if ! "$@" >/dev/null 2>>"$W/stderr.log"; then say "FAILED: $*" >&2; fails=$((fails + 1)); fi
+    if ! timeout "${TMO:-150}" "$@" >/dev/null 2>>"$W/stderr.log"; then say "FAILED (or over ${TMO:-150} s): $*" >&2; fails=$((fails + 1)); fi
     e=$(date +%s.%N)
     awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f\n", e - s }'
 }
@@ -51,10 +52,8 @@ median_of() {
 }
 rate() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
 bases_of() { "$T" info "$1" | awk -F'\t' '$1 == "clean length" { print $2 }'; }
-same() { # same LABEL A.tsk B.tsk: the keys and records of two sketch files (not the command line)
-    if cmp -s <("$T" dist "$2" 2>&1) <("$T" dist "$3" 2>&1) &&
-        cmp -s <("$T" info --records "$2" | grep -v '^command line\|^file') \
-            <("$T" info --records "$3" | grep -v '^command line\|^file'); then
+same() { # same LABEL A.tsk B.tsk: the names and keys of two sketch files (export), byte for byte
+    if cmp -s <("$T" export "$2" 2>&1) <("$T" export "$3" 2>&1); then
         say "ok - $1"
     else
         say "not ok - $1"
@@ -67,16 +66,24 @@ for step in $STEPS; do
     gen)
         [ -s files/list.tsv ] || secs "$GEN" -n 1000 -L 2000000-6000000 -s 1 files >/dev/null
         [ -s one.fa ] || secs "$GEN" -n 1000 -L 2000000-6000000 -s 1 --one-file one.fa >/dev/null
-        [ -s big/list.tsv ] || secs "$GEN" -n 10000 -L 2000000-4000000 -s 2 big >/dev/null
-        say "gen: files $(du -sh files | cut -f1), one.fa $(du -sh one.fa | cut -f1), big $(du -sh big | cut -f1)"
+        say "gen: files $(du -sh files | cut -f1), one.fa $(du -sh one.fa | cut -f1)"
+        ;;
+    genbig)
+        [ -s big/list.tsv ] || say "genbig: $(TMO=200 secs "$GEN" -n 10000 -L 2000000-4000000 -s 2 big) s, $(du -sh big | cut -f1)"
         ;;
     check)
         "$B/bin/test_gpu_genome_scan_test" && say "ok - GPU scanner test" || { say "not ok - GPU scanner test"; fails=$((fails + 1)); }
+        "$B/bin/test_cpu_genome_scan" >cpu_scan.log 2>&1 && say "ok - CPU scanner test ($(grep 'kernels checked' cpu_scan.log))" ||
+            { say "not ok - CPU scanner test"; tail -20 cpu_scan.log; fails=$((fails + 1)); }
+        if [ -x "$B/bin/genome_scan_bench" ]; then
         "$B/bin/genome_scan_bench" 200 3 500 0 || fails=$((fails + 1))
+        TSKETCH_SCAN_KERNEL=portable "$B/bin/genome_scan_bench" 200 3 500 0 | sed 's/cpu_1_thread/cpu_1_thread_portable/' | grep cpu_ ||
+            fails=$((fails + 1))
         SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
         "$SAN" --tool memcheck --leak-check full --error-exitcode 9 "$B/libexec/genome_scan_bench" 5 1 500 0 >san.log 2>&1 &&
             say "ok - compute-sanitizer memcheck (genome_scan_bench)" ||
             { say "not ok - memcheck"; tail -20 san.log; fails=$((fails + 1)); }
+        fi
         head -100 files/list.tsv >l100.tsv
         "$T" sketch -q --genome --per-file -p 1 -l l100.tsv -o c1.tsk
         "$T" sketch -q --genome --per-file -p "$P" -l l100.tsv -o c16.tsk
@@ -91,6 +98,21 @@ for step in $STEPS; do
         same "records: new = old binary" o16.tsk oold.tsk
         "$T" sketch -q --genome -p "$P" - <o100.fa -o ostdin.tsk
         same "records: stdin = file" o16.tsk ostdin.tsk
+        TSKETCH_SCAN_KERNEL=portable "$T" sketch -q --genome -p "$P" o100.fa -o oport.tsk
+        same "records: TSKETCH_SCAN_KERNEL=portable = auto" o16.tsk oport.tsk
+        "$T" sketch -q --genome --device cuda -p "$P" o100.fa -o ogpu.tsk
+        same "records: --device cuda = cpu" o16.tsk ogpu.tsk
+        gpu_per_file=1
+        for p in "$P" 2 1; do
+            if timeout 60 "$T" sketch -q --genome --device cuda --per-file -p "$p" -l l100.tsv -o cgpu.tsk; then
+                same "--per-file: --device cuda -p $p = cpu" c16.tsk cgpu.tsk
+            else
+                say "not ok - --per-file --device cuda -p $p failed or took over 60 s"
+                fails=$((fails + 1))
+                gpu_per_file=0
+                break
+            fi
+        done
         ;;
     files)
         n=$(bases_of c16.tsk 2>/dev/null)
@@ -99,9 +121,15 @@ for step in $STEPS; do
         cat files/*.fa.gz >/dev/null
         s=$(median_of "$RUNS" "$T" sketch -q --genome --per-file -p "$P" -l files/list.tsv -o f.tsk)
         say "files -p $P: $s s, $(rate "$n" "$s") Gbp/s ($n bases)"
+        if [ "${gpu_per_file:-1}" = 1 ]; then
+            sg=$(TMO=60 median_of "$RUNS" "$T" sketch -q --genome --per-file --device cuda -p "$P" -l files/list.tsv -o fg.tsk)
+            say "files --device cuda -p $P: $sg s, $(rate "$n" "$sg") Gbp/s"
+            same "files: --device cuda = cpu" f.tsk fg.tsk
+        fi
+        [ -n "${QUICK:-}" ] || {
         s1=$(secs "$T" sketch -q --genome --per-file -p 1 -l files/list.tsv -o f1.tsk)
         say "files -p 1: $s1 s, $(rate "$n" "$s1") Gbp/s; -p $P / -p 1 = $(awk -v a="$s1" -v b="$s" 'BEGIN { printf "%.1f", a / b }')x"
-        same "files: -p 1 = -p $P" f1.tsk f.tsk
+        same "files: -p 1 = -p $P" f1.tsk f.tsk; }
         # the ceiling: P copies of -p 1, each on a P-th of the files, at once
         split -n l/"$P" -d files/list.tsv part.
         s0=$(date +%s.%N)
@@ -109,11 +137,12 @@ for step in $STEPS; do
         wait
         sc=$(awk -v s="$s0" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }')
         say "files ceiling ($P x -p 1 at once): $sc s; -p $P reaches $(awk -v c="$sc" -v s="$s" 'BEGIN { printf "%.0f", 100 * c / s }') % of it"
+        [ -n "${QUICK:-}" ] || {
         so=$(secs "$OLD" sketch -q --genome --per-file -p "$P" -l files/list.tsv -o fold.tsk)
         say "files old binary -p $P: $so s"
-        same "files: new = old binary" f.tsk fold.tsk
+        same "files: new = old binary" f.tsk fold.tsk; }
         if [ -x "$MASH" ]; then
-            sm=$(median_of 3 "$MASH" sketch -p "$P" -k 21 -s 10000 -o m files/*.fa.gz)
+            sm=$(median_of "${MASH_RUNS:-3}" "$MASH" sketch -p "$P" -k 21 -s 10000 -o m files/*.fa.gz)
             say "files mash sketch -p $P -k 21 -s 10000: $sm s; tsketch is $(awk -v m="$sm" -v s="$s" 'BEGIN { printf "%.1f", m / s }')x faster"
         fi
         ;;
@@ -123,23 +152,35 @@ for step in $STEPS; do
         n=$(bases_of one.tsk)
         s=$(median_of "$RUNS" "$T" sketch -q --genome -p "$P" one.fa -o one.tsk)
         say "one.fa -p $P: $s s, $(rate "$n" "$s") Gbp/s ($n bases)"
+        [ -n "${QUICK:-}" ] || {
         so=$(secs "$OLD" sketch -q --genome -p "$P" one.fa -o oneold.tsk)
         say "one.fa old binary -p $P: $so s"
-        same "one.fa: new = old binary" one.tsk oneold.tsk
+        same "one.fa: new = old binary" one.tsk oneold.tsk; }
+        sg=$(median_of "$RUNS" "$T" sketch -q --genome --device cuda -p "$P" one.fa -o oneg.tsk)
+        say "one.fa --device cuda -p $P: $sg s, $(rate "$n" "$sg") Gbp/s"
+        same "one.fa: --device cuda = cpu" one.tsk oneg.tsk
+        [ -n "${QUICK:-}" ] || {
+        s1=$(secs "$T" sketch -q --genome -p 1 one.fa -o one1.tsk)
+        say "one.fa -p 1: $s1 s, $(rate "$n" "$s1") Gbp/s; -p $P / -p 1 = $(awk -v a="$s1" -v b="$s" 'BEGIN { printf "%.1f", a / b }')x"
         sv=$(median_of 3 "$T" sketch -q -p "$P" one.fa -o onev.tsk)
-        say "one.fa vector sketches -p $P: $sv s"
+        say "one.fa vector sketches -p $P: $sv s"; }
         ;;
     headline)
-        "$T" info big.tsk >/dev/null 2>&1 || true
-        s0=$(date +%s.%N)
-        "$T" sketch -q --genome --per-file -p "$P" -l big/list.tsv -o big.tsk
-        s1=$(date +%s.%N)
-        "$T" dist -q --top-k 10 -p "$P" big.tsk -o top10.tsv
-        s2=$(date +%s.%N)
-        n=$(bases_of big.tsk)
-        awk -v a="$s0" -v b="$s1" -v c="$s2" -v n="$n" 'BEGIN { printf "headline: 10,000 genomes (%.1f Gbp): sketch %.2f s (%.2f Gbp/s) + dist --top-k 10 %.2f s = %.2f s\n", n / 1e9, b - a, n / (b - a) / 1e9, c - b, c - a }'
-        say "top10 lines: $(wc -l <top10.tsv)"
-        if [ -x "$MASH" ]; then
+        cat big/*.fa.gz >/dev/null
+        devs="cpu cuda"
+        [ "${gpu_per_file:-1}" = 1 ] || devs=cpu
+        for dev in $devs; do
+            s0=$(date +%s.%N)
+            timeout 200 "$T" sketch -q --genome --per-file --device $dev -p "$P" -l big/list.tsv -o big_$dev.tsk
+            s1=$(date +%s.%N)
+            timeout 100 "$T" dist -q --top-k 10 --device $dev -p "$P" big_$dev.tsk -o top10_$dev.tsv
+            s2=$(date +%s.%N)
+            n=$(bases_of big_$dev.tsk)
+            awk -v a="$s0" -v b="$s1" -v c="$s2" -v n="$n" -v d=$dev 'BEGIN { printf "headline --device %s: 10,000 genomes (%.1f Gbp): sketch %.2f s (%.2f Gbp/s) + dist --top-k 10 %.2f s = %.2f s\n", d, n / 1e9, b - a, n / (b - a) / 1e9, c - b, c - a }'
+        done
+        [ "$devs" = cpu ] || same "headline: cuda = cpu sketches" big_cpu.tsk big_cuda.tsk
+        [ "$devs" = cpu ] || cmp -s top10_cpu.tsv top10_cuda.tsv && say "ok - headline: top-10 cuda = cpu ($(wc -l <top10_cpu.tsv) lines)" || { say "not ok - top-10 differ"; fails=$((fails + 1)); }
+        if [ -x "$MASH" ] && [ -z "${QUICK:-}" ]; then
             sm=$(secs "$MASH" sketch -p "$P" -k 21 -s 10000 -o mbig big/*.fa.gz)
             say "headline mash sketch -p $P: $sm s"
             ls big/g00[0-9]*.fa.gz | head -1000 >m1000.txt

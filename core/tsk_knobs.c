@@ -77,6 +77,8 @@ static void read_knobs(void)
         (tsk_knob_kernel)word_knob("TSKETCH_COUNTS_KERNEL", kernel_words, N_WORDS(kernel_words), TSK_KNOB_AUTO);
     knobs.dist_kernel =
         (tsk_knob_kernel)word_knob("TSKETCH_DIST_KERNEL", kernel_words, N_WORDS(kernel_words), TSK_KNOB_AUTO);
+    knobs.scan_kernel =
+        (tsk_knob_kernel)word_knob("TSKETCH_SCAN_KERNEL", kernel_words, N_WORDS(kernel_words), TSK_KNOB_AUTO);
 }
 
 const tsk_knobs *tsk_knobs_get(void)

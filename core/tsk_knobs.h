@@ -50,6 +50,7 @@ typedef struct {
     tsk_knob_kernel cpu_kernel;   /* TSKETCH_CPU_KERNEL: the sketch DP's kernel (auto) */
     tsk_knob_kernel counts_kernel;/* TSKETCH_COUNTS_KERNEL: the count path's kernel (auto) */
     tsk_knob_kernel dist_kernel;  /* TSKETCH_DIST_KERNEL: the CPU distance kernel (auto) */
+    tsk_knob_kernel scan_kernel;  /* TSKETCH_SCAN_KERNEL: the genome scan's anchor loop (auto) */
 } tsk_knobs;
 
 /* The knobs of this process, read from the environment at the first call. Never NULL. */

@@ -50,6 +50,14 @@ void tsk_genome_scanner_free(tsk_genome_scanner *s);
 int tsk_genome_scan(tsk_genome_scanner *s, const uint8_t *codes, int64_t n, int64_t from, int64_t to,
                     uint64_t max_hash, tsk_key_vec *out);
 
+/* The anchor loop: portable (any CPU), or eight k-mers at a time with AVX-512 (F, DQ) and BMI2 for
+ * anchor k <= 25. Both find the same anchors. A scanner starts with the widest this CPU runs, or the
+ * one TSKETCH_SCAN_KERNEL names (portable, avx512; docs/testing.md). */
+typedef enum { TSK_GENOME_SCAN_PORTABLE = 0, TSK_GENOME_SCAN_AVX512 = 1 } tsk_genome_scan_kernel;
+/* Switches s to kernel; -1 (and no change) when this CPU or the anchor k cannot run it. */
+int tsk_genome_scanner_use_kernel(tsk_genome_scanner *s, tsk_genome_scan_kernel kernel);
+tsk_genome_scan_kernel tsk_genome_scanner_kernel(const tsk_genome_scanner *s);
+
 /* The integer sketch of one window, as tsk_genome_scan fingerprints it: out[0..dim) = the signed
  * t-tuple counts of codes[0..w) per bin, plus those of its reverse complement when p->canonical.
  * For tests and benches. */

@@ -16,19 +16,23 @@
  * selection sorts them), which tests/cli/test_genome_scale.sh checks. */
 #include "genome_sketch.h"
 
+#include <malloc.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/genome_keys.h"
 #include "../core/tsk_knobs.h"
 #include "../cpu/genome_scan.h"
+#include "../gpu/genome_scan.h"
 #include "../io/batcher.h"
 #include "../io/feed.h"
 #include "cli.h"
+#include "engine.h"
 
 /* A piece of a contig scanned as one task (TSKETCH_GENOME_PIECE): long enough that a task is worth
  * its scheduling (a few ms), short enough that a chromosome feeds every thread. Genomes (or a
@@ -51,14 +55,45 @@ typedef struct {
     int done;
 } genome_out;
 
+/* --per-file on the GPU: the contigs of whole genomes, end to end, scanned in one call. A file
+ * task reserves room (under the run's mutex) and copies its contigs in without it; the batch is
+ * scanned once it is full and no copy into it is pending. */
+typedef struct {
+    uint8_t *codes;
+    int64_t n_codes, cap_codes;
+    int64_t *offset;      /* n_contigs + 1 */
+    uint64_t *bound;      /* n_contigs: each contig's genome's candidate bound */
+    int64_t *key_offset;  /* n_contigs + 1: the scan's keys of each contig */
+    int64_t n_contigs, cap_contigs;
+    int64_t *genome;      /* n_genomes: genome indices; genome j's contigs are first_contig[j] .. [j+1] */
+    int64_t *first_contig;
+    int64_t n_genomes, cap_genomes;
+    int pending;          /* copies into codes not yet done */
+    uint64_t *keys;
+    int64_t keys_cap;
+} gpu_batch;
+
 typedef struct {
     const tsk_sketch_job *job;
     tsk_genome_sink sink;
     void *sink_ctx;
     int threads;
     int64_t piece_bases;           /* PIECE_BASES or TSKETCH_GENOME_PIECE */
+    tsk_gpu_genome_scanner *gpu;   /* scans batches of records when open (--device cuda, auto) */
+    char gpu_name[32];
+    /* the GPU's keys of the batch being written: record r's are gpu_keys[gpu_offset[r] ..) */
+    uint64_t *gpu_keys, *gpu_bound;
+    int64_t gpu_keys_cap, *gpu_offset, gpu_cap;
     int64_t batch_bases;           /* RECORD_BATCH_BASES or TSKETCH_BATCH_BASES */
     tsk_genome_scanner **scanner;  /* one per thread */
+    tsk_batcher *file_batch;       /* --per-file: one per thread, its buffers kept from file to file */
+    /* --per-file: genome i waits for the sink in slots[i % n_slots] */
+    genome_out *slots;
+    int64_t n_slots;
+    /* --per-file on the GPU: files' contigs gather in one batch while the other is scanned */
+    gpu_batch gb[2];
+    int filling;                   /* the batch files join (-1: both are being scanned) */
+    pthread_mutex_t gpu_mu;        /* one batch on the GPU at a time */
     /* the sink's side: genomes written so far, under mu; a failure stops everything */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -204,7 +239,7 @@ static int scan_records(run_state *s, const tsk_batcher *b, int64_t r0, int64_t 
 /* What a file task needs while tsk_feed_file reads its contigs into b. */
 typedef struct {
     run_state *s;
-    tsk_batcher b;
+    tsk_batcher *b;      /* the thread's (run_state.file_batch) */
     genome_out *g;
     int64_t floor_len;   /* from this length on, the anchors' bound no longer depends on it */
     int rc;
@@ -216,19 +251,26 @@ typedef struct {
 static tsk_batcher *file_batch_full(void *ctx)
 {
     file_task *f = ctx;
-    tsk_batcher_batch(&f->b); /* names and sources as pointers */
-    f->g->clean_len += f->b.offset[f->b.n];
-    for (int64_t r = 0; r < f->b.n; r++) f->g->raw_len += f->b.info[r].raw_len;
+    tsk_batcher *b = f->b;
+    tsk_batcher_batch(b); /* names and sources as pointers */
+    f->g->clean_len += b->offset[b->n];
+    for (int64_t r = 0; r < b->n; r++) f->g->raw_len += b->info[r].raw_len;
     if (f->rc == TSK_EXIT_OK)
-        f->rc = scan_records(f->s, &f->b, 0, f->b.n, tsk_genome_candidate_limit(&f->s->job->params, f->floor_len),
+        f->rc = scan_records(f->s, b, 0, b->n, tsk_genome_candidate_limit(&f->s->job->params, f->floor_len),
                              &f->g->keys);
     if (f->rc != TSK_EXIT_OK) return NULL;
-    tsk_batcher_reset(&f->b);
-    return &f->b;
+    tsk_batcher_reset(b);
+    return b;
 }
 
 static int file_stopped(void *ctx) { return failed(((file_task *)ctx)->s); }
 
+/* The file task is done with genome i but its keys come later (the GPU batch it joined). */
+#define GENOME_LATER (-1)
+
+static int gpu_add_genome(run_state *s, int64_t i, const tsk_batcher *b, uint64_t bound);
+
+/* Reads input i (a genome) and scans it, or hands its contigs to the GPU batch (GENOME_LATER). */
 static int sketch_file(run_state *s, size_t i, genome_out *g)
 {
     const tsk_sketch_job *job = s->job;
@@ -241,75 +283,288 @@ static int sketch_file(run_state *s, size_t i, genome_out *g)
         tsk_error("%s: out of memory", in->path);
         return TSK_EXIT_RUNTIME;
     }
-    file_task f = {s, {0}, g, tsk_genome_floor_length(&job->params), TSK_EXIT_OK};
-    tsk_params container = job->params; /* the batch holds contigs' codes, nothing else */
-    container.window = container.stride = container.anchor_k = 0;
-    container.scaled = container.min_keys = 0;
-    tsk_batcher_init(&f.b, &container);
+    tsk_batcher *b = &s->file_batch[omp_get_thread_num()];
+    tsk_batcher_reset(b);
+    file_task f = {s, b, g, tsk_genome_floor_length(&job->params), TSK_EXIT_OK};
     /* at least the floor length: a genome is past it when its batch is full (file_batch_full) */
-    f.b.max_bases = f.floor_len > s->batch_bases ? f.floor_len : s->batch_bases;
-    f.b.max_records = INT64_MAX;
-    f.b.max_rows = INT64_MAX;
+    b->max_bases = f.floor_len > s->batch_bases ? f.floor_len : s->batch_bases;
     tsk_feed_opts opts = {1, 0, file_batch_full, file_stopped, &f, 0};
     char err[TSK_ERRLEN];
-    tsk_batcher *b = &f.b;
-    const int io = tsk_feed_file(in->path, NULL, &opts, &b, err, sizeof err);
+    tsk_batcher *cur = b;
+    const int io = tsk_feed_file(in->path, NULL, &opts, &cur, err, sizeof err);
     int rc = f.rc;
     if (rc == TSK_EXIT_OK && io < 0) {
         tsk_error("%s", err);
         rc = io == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
     }
-    if (rc == TSK_EXIT_OK && b) {
-        tsk_batcher_batch(&f.b);
+    if (rc == TSK_EXIT_OK && cur) {
+        tsk_batcher_batch(b);
         /* contigs scanned before are counted already (file_batch_full) */
-        for (int64_t r = 0; r < f.b.n; r++) g->raw_len += f.b.info[r].raw_len;
-        const int64_t length = g->clean_len + f.b.offset[f.b.n];
+        for (int64_t r = 0; r < b->n; r++) g->raw_len += b->info[r].raw_len;
+        const int64_t length = g->clean_len + b->offset[b->n];
         g->clean_len = length;
-        rc = scan_records(s, &f.b, 0, f.b.n, tsk_genome_candidate_limit(&job->params, length), &g->keys);
+        const uint64_t bound = tsk_genome_candidate_limit(&job->params, length);
+        if (s->gpu) {
+            rc = gpu_add_genome(s, (int64_t)i, b, bound);
+            if (rc == TSK_EXIT_OK) return GENOME_LATER;
+        } else {
+            rc = scan_records(s, b, 0, b->n, bound, &g->keys);
+        }
     }
-    tsk_batcher_free(&f.b);
     if (rc == TSK_EXIT_RUNTIME && !failed(s)) tsk_error("%s: out of memory for the keys of '%s'", in->path, g->name);
     if (rc == TSK_EXIT_OK) select_keys(&job->params, g);
     return rc;
+}
+
+/* Genome i is finished (or failed with rc): its slot is done, and what is ready is written. */
+static void genome_done(run_state *s, int64_t i, int rc)
+{
+    if (rc != TSK_EXIT_OK) fail(s, rc);
+    pthread_mutex_lock(&s->mu);
+    s->slots[i % s->n_slots].done = 1;
+    write_ready(s, s->slots, s->n_slots, 0, INT64_MAX);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- --per-file on the GPU ---- */
+
+/* A GPU batch is scanned once it holds this many bases, or n_slots / 4 genomes (so that genomes
+ * waiting in batches never hold every slot: see run_per_file). */
+#define GPU_BATCH_BASES (INT64_C(1) << 28)
+
+static int grow_batch(gpu_batch *x, int64_t contigs, int64_t genomes)
+{
+    if (x->n_contigs + contigs + 1 > x->cap_contigs) {
+        int64_t cap = x->cap_contigs ? x->cap_contigs : 1024;
+        while (cap < x->n_contigs + contigs + 1) cap *= 2;
+        int64_t *o = realloc(x->offset, (size_t)cap * sizeof *o);
+        if (o) x->offset = o;
+        uint64_t *bd = realloc(x->bound, (size_t)cap * sizeof *bd);
+        if (bd) x->bound = bd;
+        int64_t *k = realloc(x->key_offset, (size_t)cap * sizeof *k);
+        if (k) x->key_offset = k;
+        if (!o || !bd || !k) return -1;
+        x->cap_contigs = cap;
+    }
+    if (x->n_genomes + genomes + 1 > x->cap_genomes) {
+        int64_t cap = x->cap_genomes ? x->cap_genomes : 256;
+        while (cap < x->n_genomes + genomes + 1) cap *= 2;
+        int64_t *g = realloc(x->genome, (size_t)cap * sizeof *g);
+        if (g) x->genome = g;
+        int64_t *f = realloc(x->first_contig, (size_t)cap * sizeof *f);
+        if (f) x->first_contig = f;
+        if (!g || !f) return -1;
+        x->cap_genomes = cap;
+    }
+    return 0;
+}
+
+static void free_batch(gpu_batch *x)
+{
+    free(x->codes);
+    free(x->offset);
+    free(x->bound);
+    free(x->key_offset);
+    free(x->genome);
+    free(x->first_contig);
+    free(x->keys);
+    memset(x, 0, sizeof *x);
+}
+
+/* Scans batch x on the GPU and finishes its genomes, each a task; then x takes files again. Called
+ * by the task that filled it, or by the thread that starts the file tasks (run_per_file). */
+static void gpu_flush(run_state *s, int x_at)
+{
+    gpu_batch *x = &s->gb[x_at];
+    pthread_mutex_lock(&s->mu);
+    while (x->pending > 0) pthread_cond_wait(&s->cv, &s->mu); /* copies still going in */
+    pthread_mutex_unlock(&s->mu);
+    int rc = TSK_EXIT_OK;
+    if (!failed(s) && x->n_contigs > 0) {
+        char err[TSK_ERRLEN];
+        pthread_mutex_lock(&s->gpu_mu);
+        x->offset[0] = 0;
+        if (tsk_gpu_genome_scan_batch(s->gpu, x->codes, x->offset, x->bound, x->n_contigs, &x->keys, &x->keys_cap,
+                                      x->key_offset, err, sizeof err)) {
+            tsk_error("GPU genome sketch failed on %s: %s", s->gpu_name, err);
+            rc = TSK_EXIT_RUNTIME;
+        }
+        pthread_mutex_unlock(&s->gpu_mu);
+    }
+    x->first_contig[x->n_genomes] = x->n_contigs;
+    for (int64_t j = 0; j < x->n_genomes; j++) {
+#pragma omp task firstprivate(j) shared(x, s, rc)
+        {
+            const int64_t i = x->genome[j];
+            genome_out *g = &s->slots[i % s->n_slots];
+            int grc = rc;
+            if (grc == TSK_EXIT_OK) {
+                /* after the keys of contigs scanned while the genome was read (file_batch_full) */
+                const int64_t a = x->key_offset[x->first_contig[j]], e = x->key_offset[x->first_contig[j + 1]];
+                if (tsk_key_vec_reserve(&g->keys, e - a) == 0) {
+                    if (e > a) memcpy(g->keys.keys + g->keys.n, x->keys + a, (size_t)(e - a) * sizeof *x->keys);
+                    g->keys.n += e - a;
+                    select_keys(&s->job->params, g);
+                } else {
+                    tsk_error("%s: out of memory for the keys of '%s'", g->source, g->name);
+                    grc = TSK_EXIT_RUNTIME;
+                }
+            }
+            genome_done(s, i, grc);
+        }
+    }
+#pragma omp taskwait
+    pthread_mutex_lock(&s->mu);
+    x->n_codes = x->n_contigs = x->n_genomes = 0;
+    if (s->filling < 0) s->filling = x_at;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Takes the filling batch for scanning when it is full (or when `now` and it holds anything); the
+ * caller holds mu. Returns its index, or -1. */
+static int take_batch_locked(run_state *s, int now)
+{
+    const int f = s->filling;
+    if (f < 0) return -1;
+    const gpu_batch *x = &s->gb[f];
+    if (x->n_genomes == 0 || (!now && x->n_codes < GPU_BATCH_BASES && x->n_genomes < s->n_slots / 4)) return -1;
+    s->filling = -1;
+    const int other = 1 - f;
+    /* the other batch takes files unless it is being scanned (it is empty then only after its flush) */
+    if (s->gb[other].n_genomes == 0 && s->gb[other].pending == 0) s->filling = other;
+    return f;
+}
+
+/* Genome i's contigs (in b, each with the genome's bound) join the filling batch. */
+static int gpu_add_genome(run_state *s, int64_t i, const tsk_batcher *b, uint64_t bound)
+{
+    const int64_t bases = b->offset[b->n];
+    pthread_mutex_lock(&s->mu);
+    gpu_batch *x = NULL;
+    for (;;) { /* the filling batch, with room for the codes */
+        while (s->filling < 0 && s->rc == TSK_EXIT_OK) pthread_cond_wait(&s->cv, &s->mu);
+        if (s->rc != TSK_EXIT_OK) {
+            pthread_mutex_unlock(&s->mu);
+            return s->rc;
+        }
+        x = &s->gb[s->filling];
+        if (x->n_codes + bases <= x->cap_codes) break;
+        if (x->pending > 0) { /* grown only while nobody copies in; then look again */
+            pthread_cond_wait(&s->cv, &s->mu);
+            continue;
+        }
+        int64_t cap = x->cap_codes ? x->cap_codes : GPU_BATCH_BASES + (INT64_C(1) << 24);
+        while (cap < x->n_codes + bases) cap *= 2; /* a genome alone may need more */
+        uint8_t *c = realloc(x->codes, (size_t)cap);
+        if (!c) {
+            pthread_mutex_unlock(&s->mu);
+            tsk_error("out of memory for a GPU batch of %lld bases", (long long)cap);
+            return TSK_EXIT_RUNTIME;
+        }
+        x->codes = c;
+        x->cap_codes = cap;
+        break;
+    }
+    if (grow_batch(x, b->n, 1)) {
+        pthread_mutex_unlock(&s->mu);
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    const int64_t at = x->n_codes;
+    x->first_contig[x->n_genomes] = x->n_contigs;
+    x->genome[x->n_genomes++] = i;
+    for (int64_t r = 0; r < b->n; r++) {
+        x->offset[x->n_contigs] = at + b->offset[r]; /* contig starts; offset[n_contigs] set below */
+        x->bound[x->n_contigs++] = bound;
+    }
+    x->offset[x->n_contigs] = at + bases;
+    x->n_codes += bases;
+    x->pending++;
+    pthread_mutex_unlock(&s->mu);
+    if (bases) memcpy(x->codes + at, b->codes, (size_t)bases);
+    pthread_mutex_lock(&s->mu);
+    x->pending--;
+    const int full = take_batch_locked(s, 0);
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    if (full >= 0) gpu_flush(s, full);
+    return TSK_EXIT_OK;
 }
 
 static int run_per_file(run_state *s)
 {
     const tsk_sketch_job *job = s->job;
     const int64_t n = (int64_t)job->n_inputs;
-    const int64_t n_slots = (int64_t)s->threads * FILES_AHEAD;
-    genome_out *slots = calloc((size_t)n_slots, sizeof *slots);
-    if (!slots) {
+    s->n_slots = (int64_t)s->threads * FILES_AHEAD;
+    s->slots = calloc((size_t)s->n_slots, sizeof *s->slots);
+    s->file_batch = calloc((size_t)s->threads, sizeof *s->file_batch);
+    if (!s->slots || !s->file_batch) {
         tsk_error("out of memory");
+        free(s->slots);
+        free(s->file_batch);
         return TSK_EXIT_RUNTIME;
     }
+    tsk_params container = job->params; /* a file's batch holds its contigs' codes, nothing else */
+    container.window = container.stride = container.anchor_k = 0;
+    container.scaled = container.min_keys = 0;
+    for (int t = 0; t < s->threads; t++) {
+        tsk_batcher_init(&s->file_batch[t], &container);
+        s->file_batch[t].max_records = INT64_MAX;
+        s->file_batch[t].max_rows = INT64_MAX;
+    }
+    s->filling = 0;
+    pthread_mutex_init(&s->gpu_mu, NULL);
     s->total_genomes = n;
 #pragma omp parallel num_threads(s->threads)
 #pragma omp single
-    for (int64_t i = 0; i < n && !failed(s); i++) {
-        /* a slot is free once the genome n_slots before it is written: the reader of the files
-         * ahead sleeps until then (a genome far larger than the rest holds the others back) */
-        pthread_mutex_lock(&s->mu);
-        while (s->rc == TSK_EXIT_OK && i - s->written >= n_slots) pthread_cond_wait(&s->cv, &s->mu);
-        pthread_mutex_unlock(&s->mu);
-        if (failed(s)) break;
-        /* one thread: each file at once (a deferred task would wait for a slot nobody frees) */
-#pragma omp task firstprivate(i) if (s->threads > 1)
-        {
-            genome_out *g = &slots[i % n_slots];
-            const int rc = failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, g);
-            if (rc != TSK_EXIT_OK) fail(s, rc);
+    {
+        for (int64_t i = 0; i < n && !failed(s); i++) {
+            /* a slot is free once the genome n_slots before it is written: the reader of the files
+             * ahead sleeps until then (a genome far larger than the rest holds the others back);
+             * genomes gathering for the GPU are scanned first, else they might hold every slot */
             pthread_mutex_lock(&s->mu);
-            g->done = 1;
-            write_ready(s, slots, n_slots, 0, INT64_MAX);
+            while (s->rc == TSK_EXIT_OK && i - s->written >= s->n_slots) {
+                const int take = s->gpu ? take_batch_locked(s, 1) : -1;
+                if (take >= 0) {
+                    pthread_mutex_unlock(&s->mu);
+                    gpu_flush(s, take);
+                    pthread_mutex_lock(&s->mu);
+                } else {
+                    pthread_cond_wait(&s->cv, &s->mu);
+                }
+            }
             pthread_mutex_unlock(&s->mu);
+            if (failed(s)) break;
+            /* one thread: each file at once (a deferred task would wait for a slot nobody frees) */
+#pragma omp task firstprivate(i) if (s->threads > 1)
+            {
+                const int rc = failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]);
+                if (rc != GENOME_LATER) genome_done(s, i, rc);
+            }
+        }
+        if (s->gpu) { /* the genomes still gathering, once every file is read */
+#pragma omp taskwait
+            for (;;) {
+                pthread_mutex_lock(&s->mu);
+                while (s->filling < 0 && s->rc == TSK_EXIT_OK) pthread_cond_wait(&s->cv, &s->mu);
+                const int take = take_batch_locked(s, 1);
+                pthread_mutex_unlock(&s->mu);
+                if (take < 0) break;
+                gpu_flush(s, take);
+            }
         }
     }
-    for (int64_t j = 0; j < n_slots; j++) {
-        free(slots[j].name);
-        tsk_key_vec_free(&slots[j].keys);
+    for (int64_t j = 0; j < s->n_slots; j++) {
+        free(s->slots[j].name);
+        tsk_key_vec_free(&s->slots[j].keys);
     }
-    free(slots);
+    free(s->slots);
+    for (int t = 0; t < s->threads; t++) tsk_batcher_free(&s->file_batch[t]);
+    free(s->file_batch);
+    free_batch(&s->gb[0]);
+    free_batch(&s->gb[1]);
+    pthread_mutex_destroy(&s->gpu_mu);
     return s->rc;
 }
 
@@ -407,6 +662,30 @@ static void give_back(record_reader *r, int k)
     pthread_mutex_unlock(&r->s->mu);
 }
 
+/* The candidate keys of every record of b (each a genome) on the GPU, into s->gpu_keys. */
+static int scan_on_gpu(run_state *s, const tsk_batcher *b)
+{
+    if (b->n + 1 > s->gpu_cap) {
+        int64_t *o = realloc(s->gpu_offset, (size_t)(b->n + 1) * sizeof *o);
+        if (o) s->gpu_offset = o;
+        uint64_t *m = realloc(s->gpu_bound, (size_t)(b->n + 1) * sizeof *m);
+        if (m) s->gpu_bound = m;
+        if (!o || !m) {
+            tsk_error("out of memory");
+            return TSK_EXIT_RUNTIME;
+        }
+        s->gpu_cap = b->n + 1;
+    }
+    for (int64_t r = 0; r < b->n; r++) s->gpu_bound[r] = tsk_genome_candidate_limit(&s->job->params, b->info[r].clean_len);
+    char err[TSK_ERRLEN];
+    if (tsk_gpu_genome_scan_batch(s->gpu, b->codes, b->offset, s->gpu_bound, b->n, &s->gpu_keys, &s->gpu_keys_cap,
+                                  s->gpu_offset, err, sizeof err)) {
+        tsk_error("GPU genome sketch failed on %s: %s", s->gpu_name, err);
+        return TSK_EXIT_RUNTIME;
+    }
+    return TSK_EXIT_OK;
+}
+
 /* Scans batch b (each record a genome) on every thread and writes its genomes in order. */
 static void sketch_record_batch(run_state *s, const tsk_batcher *b, genome_out *g)
 {
@@ -425,8 +704,17 @@ static void sketch_record_batch(run_state *s, const tsk_batcher *b, genome_out *
             o->clean_len = info->clean_len;
             o->keys.n = 0;
             int rc = o->name ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
-            if (rc == TSK_EXIT_OK)
+            if (rc == TSK_EXIT_OK && s->gpu) { /* the GPU scanned the batch (scan_on_gpu) */
+                const int64_t n = s->gpu_offset[r + 1] - s->gpu_offset[r];
+                if (tsk_key_vec_reserve(&o->keys, n) == 0) {
+                    if (n) memcpy(o->keys.keys, s->gpu_keys + s->gpu_offset[r], (size_t)n * sizeof *o->keys.keys);
+                    o->keys.n = n;
+                } else {
+                    rc = TSK_EXIT_RUNTIME;
+                }
+            } else if (rc == TSK_EXIT_OK) {
                 rc = scan_records(s, b, r, r + 1, tsk_genome_candidate_limit(p, info->clean_len), &o->keys);
+            }
             if (rc == TSK_EXIT_OK) select_keys(p, o);
             else if (!failed(s)) tsk_error("%s: out of memory for the keys of '%s'", info->source, info->name);
             if (rc != TSK_EXIT_OK) fail(s, rc);
@@ -482,6 +770,11 @@ static int run_records(run_state *s)
         for (int64_t i = 0; i < b->n; i++)
             if (!b->info[i].name[0]) tsk_warn("%s: record %lld has an empty name", b->info[i].source,
                                               (long long)(s->written + i + 1));
+        if (s->gpu && (rc = scan_on_gpu(s, b)) != TSK_EXIT_OK) {
+            fail(s, rc);
+            give_back(&r, k);
+            break;
+        }
         sketch_record_batch(s, b, g);
         give_back(&r, k);
         rc = s->rc;
@@ -502,6 +795,58 @@ static int run_records(run_state *s)
     return rc != TSK_EXIT_OK ? rc : s->rc;
 }
 
+/* --device auto on genomes a record: the GPU scans them above this many bases a -p thread (2.4 Gbp at
+ * -p 16). Measured on the H100 machine (docs/performance.md, "Genome sketching"): 4.1 Gbp of
+ * genomes in one plain file, -p 16, 1.00 s on the CPU threads and 0.78 s with the GPU, its start
+ * included (about 0.35 s): the GPU's rate beyond its start is about 2.3 times the 16 threads', so
+ * it pays from about 2.5 Gbp. --per-file stays on the CPU threads: there inflating and parsing the
+ * files is most of the work, which the GPU does not take, and the copy into its batches costs more
+ * than the scan it saves (1,000 gzipped genomes: 1.62 s on the CPU, 1.81 s with the GPU). */
+#define GPU_RECORDS_BASES_PER_THREAD 150e6
+
+/* About how many bases the inputs hold (gzip counted 3.5 times its size), or -1 when one is not a
+ * regular file (stdin, a pipe). */
+static double input_bases(const tsk_sketch_job *job)
+{
+    double bases = 0;
+    for (size_t f = 0; f < job->n_inputs; f++) {
+        struct stat st;
+        const char *path = job->inputs[f].path;
+        if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+        const size_t len = strlen(path);
+        const int gz = (len > 3 && !strcmp(path + len - 3, ".gz")) || (len > 4 && !strcmp(path + len - 4, ".bgz"));
+        bases += (double)st.st_size * (gz ? 3.5 : 1.0);
+    }
+    return bases;
+}
+
+/* The GPU scanner --device asks for, or none (the CPU threads scan): cuda[:N] opens device N (the
+ * first of a list; one GPU scans), auto one where it pays (above). A missing GPU under cuda is
+ * TSK_EXIT_NO_GPU, under auto the CPU case; parameters the GPU scanner does not take scan on the
+ * CPU with a note. */
+static int open_gpu(run_state *s)
+{
+    const tsk_device_choice *d = &s->job->device;
+    if (d->kind == TSK_DEVICE_CPU) return TSK_EXIT_OK;
+    if (d->kind == TSK_DEVICE_AUTO) {
+        const double bases = s->job->per_file ? -1 : input_bases(s->job);
+        if (bases < GPU_RECORDS_BASES_PER_THREAD * s->threads || !tsk_engine_may_use_gpu(d)) return TSK_EXIT_OK;
+    }
+    const int device = d->kind == TSK_DEVICE_CUDA && d->n_devices > 0 ? d->devices[0] : 0;
+    char why[TSK_ERRLEN];
+    if (!tsk_gpu_genome_scan_available(why, sizeof why)) {
+        if (d->kind == TSK_DEVICE_AUTO) return TSK_EXIT_OK;
+        tsk_error("--device cuda: no usable GPU: %s", why);
+        return TSK_EXIT_NO_GPU;
+    }
+    if (!(s->gpu = tsk_gpu_genome_scanner_open(&s->job->params, device, why, sizeof why))) {
+        tsk_note("GPU not used for genome sketches (%s); scanning on the CPU", why);
+        return TSK_EXIT_OK;
+    }
+    snprintf(s->gpu_name, sizeof s->gpu_name, "cuda:%d", device);
+    return TSK_EXIT_OK;
+}
+
 int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void *ctx)
 {
     const char *why = tsk_genome_params_check(&job->params);
@@ -511,6 +856,11 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     }
     int rc = tsk_sketch_job_check_names(job);
     if (rc != TSK_EXIT_OK) return rc;
+    /* a file's text and codes are allocated and freed for each of thousands of files, on every
+     * thread: kept in the heap rather than unmapped and mapped anew, their pages are not faulted in
+     * (and zeroed by the kernel) again for every file */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
     run_state s;
     memset(&s, 0, sizeof s);
     s.job = job;
@@ -530,12 +880,16 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     if (!s.scanner || rc != TSK_EXIT_OK) {
         tsk_error("out of memory");
         rc = TSK_EXIT_RUNTIME;
-    } else {
+    } else if ((rc = open_gpu(&s)) == TSK_EXIT_OK) {
         rc = job->per_file ? run_per_file(&s) : run_records(&s);
         if (s.progress && s.written > 0) show_progress(&s, 1);
     }
     for (int i = 0; s.scanner && i < s.threads; i++) tsk_genome_scanner_free(s.scanner[i]);
     free(s.scanner);
+    if (s.gpu) tsk_gpu_genome_scanner_close(s.gpu);
+    free(s.gpu_keys);
+    free(s.gpu_offset);
+    free(s.gpu_bound);
     pthread_mutex_destroy(&s.mu);
     pthread_cond_destroy(&s.cv);
     return rc;

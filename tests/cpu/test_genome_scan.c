@@ -5,6 +5,7 @@
  * for other t, D, W, anchor k, seeds, drawn tables, pieces of any size, repeats and short contigs;
  * and the window counts against tuples enumerated one by one. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,11 +80,17 @@ static int64_t row_keys(const tsk_params *p, const uint8_t *codes, int64_t n, ui
     return m;
 }
 
-/* The scanner's keys of codes in pieces of piece positions (0: one piece). */
-static tsk_key_vec scan_keys(const tsk_params *p, const uint8_t *codes, int64_t n, uint64_t max_hash, int64_t piece)
+/* The scanner's keys of codes in pieces of piece positions (0: one piece), with the anchor loop
+ * kernel (an empty vector when this CPU lacks it). */
+static tsk_key_vec scan_keys(const tsk_params *p, const uint8_t *codes, int64_t n, uint64_t max_hash, int64_t piece,
+                             tsk_genome_scan_kernel kernel)
 {
     tsk_genome_scanner *s = tsk_genome_scanner_new(p);
     cr_assert(s);
+    if (tsk_genome_scanner_use_kernel(s, kernel)) {
+        tsk_genome_scanner_free(s);
+        return (tsk_key_vec){0};
+    }
     tsk_key_vec v = {0};
     if (piece <= 0) piece = n + 1;
     for (int64_t a = 0; a < n; a += piece) cr_assert_eq(tsk_genome_scan(s, codes, n, a, a + piece, max_hash, &v), 0);
@@ -96,13 +103,20 @@ static void check_same(const tsk_params *p, int64_t n, uint64_t seed, uint64_t m
     uint8_t *codes = random_codes(n, seed);
     uint64_t *want;
     const int64_t m = row_keys(p, codes, n, max_hash, &want);
-    tsk_key_vec got = scan_keys(p, codes, n, max_hash, piece);
-    cr_assert_eq(got.n, m, "t=%d D=%d W=%lld k=%d n=%lld piece=%lld: %lld keys, the rows give %lld", p->t, p->dim,
-                 (long long)p->window, p->anchor_k, (long long)n, (long long)piece, (long long)got.n, (long long)m);
-    for (int64_t j = 0; j < m; j++)
-        cr_assert_eq(got.keys[j], want[j], "t=%d D=%d W=%lld: key %lld differs", p->t, p->dim, (long long)p->window,
-                     (long long)j);
-    tsk_key_vec_free(&got);
+    for (int kernel = TSK_GENOME_SCAN_PORTABLE; kernel <= TSK_GENOME_SCAN_AVX512; kernel++) {
+        tsk_genome_scanner *probe = tsk_genome_scanner_new(p);
+        const int runs = tsk_genome_scanner_use_kernel(probe, (tsk_genome_scan_kernel)kernel) == 0;
+        tsk_genome_scanner_free(probe);
+        if (!runs) continue; /* this CPU (or anchor k) has no such kernel */
+        tsk_key_vec got = scan_keys(p, codes, n, max_hash, piece, (tsk_genome_scan_kernel)kernel);
+        cr_assert_eq(got.n, m, "kernel %d t=%d D=%d W=%lld k=%d n=%lld piece=%lld: %lld keys, the rows give %lld", kernel,
+                     p->t, p->dim, (long long)p->window, p->anchor_k, (long long)n, (long long)piece, (long long)got.n,
+                     (long long)m);
+        for (int64_t j = 0; j < m; j++)
+            cr_assert_eq(got.keys[j], want[j], "kernel %d t=%d D=%d W=%lld: key %lld differs", kernel, p->t, p->dim,
+                         (long long)p->window, (long long)j);
+        tsk_key_vec_free(&got);
+    }
     free(want);
     free(codes);
 }
@@ -118,7 +132,7 @@ Test(genome_scan, other_parameters_match_the_rows)
 {
     const struct { int t, dim; int64_t w; int k; } cases[] = {
         {2, 16, 20, 16}, {3, 7, 24, 8}, {4, 32, 20, 12}, {5, 16, 30, 16}, {1, 3, 2, 2}, {4, 96, 20, 16},
-        {6, 16, 64, 32}, {4, 1, 20, 16},
+        {6, 16, 64, 32}, {4, 1, 20, 16}, {4, 16, 50, 24}, {4, 16, 50, 26}, {3, 16, 40, 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const tsk_params p = genome_params(cases[i].t, cases[i].dim, cases[i].w, cases[i].k, 99 + i);
@@ -166,6 +180,18 @@ static void brute_counts(const tsk_params *p, const uint8_t *x, int w, int64_t *
             for (int q = j + 1; q < p->t; q++) idx[q] = idx[q - 1] + 1;
         }
     }
+}
+
+/* Which anchor loops this CPU runs (the other tests skip a kernel it lacks): said on stderr, so a log
+ * shows whether the AVX-512 loop was checked. */
+Test(genome_scan, kernels_this_cpu_runs)
+{
+    const tsk_params p = genome_params(4, 16, 20, 16, 1);
+    tsk_genome_scanner *s = tsk_genome_scanner_new(&p);
+    cr_assert_eq(tsk_genome_scanner_use_kernel(s, TSK_GENOME_SCAN_PORTABLE), 0, "the portable loop runs anywhere");
+    fprintf(stderr, "genome scan kernels checked: portable%s\n",
+            tsk_genome_scanner_use_kernel(s, TSK_GENOME_SCAN_AVX512) == 0 ? ", avx512" : " (no AVX-512 here)");
+    tsk_genome_scanner_free(s);
 }
 
 Test(genome_scan, window_counts_are_the_tuple_counts)
