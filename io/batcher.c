@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "encode.h"
-#include "../core/genome_keys.h"
 
 void tsk_batcher_init(tsk_batcher *b, const tsk_params *p)
 {
@@ -29,8 +28,6 @@ void tsk_batcher_free(tsk_batcher *b)
     free(b->win_codes);
     free(b->win_offset);
     free(b->win_rows);
-    free(b->win_anchor);
-    free(b->genome_len);
     memset(b, 0, sizeof *b);
 }
 
@@ -75,21 +72,11 @@ static uint8_t *reserve_codes(tsk_batcher *b, size_t n_max)
     return b->codes + base;
 }
 
-/* About how many anchored windows a genome sketch takes of a record of n codes that is its own
- * genome: its length over the anchors' stride (tsk_batcher_full's bound on the windows' memory). */
-static int64_t genome_windows(const tsk_params *p, int64_t n)
-{
-    return n / tsk_genome_anchor_stride(p, n);
-}
-
 static int commit(tsk_batcher *b, const char *name, const char *source, size_t len, size_t kept, int join_last)
 {
     int64_t base = b->n ? b->offset[b->n] : 0;
     if (join_last && b->n > 0) {
         tsk_record_info *r = &b->info[b->n - 1];
-        if (b->params.scaled > 0)
-            b->genome_rows += genome_windows(&b->params, r->clean_len + (int64_t)kept) -
-                              genome_windows(&b->params, r->clean_len);
         r->raw_len += (int64_t)len;
         r->clean_len += (int64_t)kept;
         r->dropped = r->raw_len - r->clean_len;
@@ -99,12 +86,11 @@ static int commit(tsk_batcher *b, const char *name, const char *source, size_t l
     size_t cap = (size_t)b->cap;
     if ((size_t)b->n + 2 > cap) {
         /* all four arrays follow one capacity, cap records (string_at: 2 per record) */
-        size_t c1 = cap, c2 = cap, c3 = cap, c4 = 2 * cap, c5 = cap;
+        size_t c1 = cap, c2 = cap, c3 = cap, c4 = 2 * cap;
         if (grow((void **)&b->offset, sizeof *b->offset, (size_t)b->n + 2, &c1) ||
             grow((void **)&b->row_offset, sizeof *b->row_offset, c1, &c2) ||
             grow((void **)&b->info, sizeof *b->info, c1, &c3) ||
-            grow((void **)&b->string_at, sizeof *b->string_at, 2 * c1, &c4) ||
-            grow((void **)&b->genome_len, sizeof *b->genome_len, c1, &c5))
+            grow((void **)&b->string_at, sizeof *b->string_at, 2 * c1, &c4))
             return -1;
         b->cap = (int64_t)c1;
     }
@@ -122,8 +108,6 @@ static int commit(tsk_batcher *b, const char *name, const char *source, size_t l
     r->raw_len = (int64_t)len;
     r->clean_len = (int64_t)kept;
     r->dropped = (int64_t)(len - kept);
-    b->genome_len[b->n] = 0;
-    if (b->params.scaled > 0) b->genome_rows += genome_windows(&b->params, (int64_t)kept);
     b->offset[b->n] = base;
     b->offset[b->n + 1] = base + (int64_t)kept;
     b->n++;
@@ -148,11 +132,6 @@ uint8_t *tsk_batcher_add_later(tsk_batcher *b, const char *name, const char *sou
     return at;
 }
 
-void tsk_batcher_set_genome_len(tsk_batcher *b, int64_t first, int64_t length)
-{
-    for (int64_t i = first < 0 ? 0 : first; i < b->n; i++) b->genome_len[i] = length;
-}
-
 int tsk_batcher_codes_fit(const tsk_batcher *b, size_t n_codes)
 {
     int64_t base = b->n ? b->offset[b->n] : 0;
@@ -163,10 +142,7 @@ int tsk_batcher_full(const tsk_batcher *b)
 {
     if (b->n == 0) return 0;
     if (b->n >= b->max_records || b->offset[b->n] >= b->max_bases) return 1;
-    int64_t rows = 0;
-    if (b->params.scaled > 0) rows = b->genome_rows;
-    else if (b->params.window > 0) rows = b->offset[b->n] / b->params.stride;
-    else rows = b->n;
+    const int64_t rows = b->params.window > 0 ? b->offset[b->n] / b->params.stride : b->n;
     /* anchored windows are copied out for the engine: about rows x W codes */
     if (b->params.anchor_k > 0 && rows * b->params.window >= b->max_bases) return 1;
     return rows >= b->max_rows;
@@ -181,19 +157,11 @@ static const tsk_batch out_of_memory = {-1, NULL, NULL, NULL};
 static int64_t anchor_starts(tsk_batcher *b, int64_t i, int64_t at)
 {
     const uint8_t *rec = b->codes + b->offset[i];
-    const int genome = b->params.scaled > 0;
-    /* genome sketches: the anchors of the genome's candidate bound (core/genome_keys.h) */
-    const int64_t length = b->genome_len[i] > 0 ? b->genome_len[i] : b->info[i].clean_len;
-    const uint64_t max_hash =
-        genome ? tsk_genome_candidate_limit(&b->params, length) : UINT64_MAX / (uint64_t)b->params.stride - 1;
+    const uint64_t max_hash = UINT64_MAX / (uint64_t)b->params.stride - 1;
     for (;;) {
         const int64_t room = (int64_t)b->win_offset_cap - at - 1; /* one more for the end offset */
-        if (genome && room > 0 && grow((void **)&b->win_anchor, sizeof *b->win_anchor, b->win_offset_cap,
-                                       &b->win_anchor_cap))
-            return -1;
         const int64_t n = tsk_anchor_windows_below(&b->params, rec, b->info[i].clean_len, max_hash,
-                                                   room > 0 ? b->win_offset + at : NULL,
-                                                   genome && room > 0 ? b->win_anchor + at : NULL, room > 0 ? room : 0);
+                                                   room > 0 ? b->win_offset + at : NULL, NULL, room > 0 ? room : 0);
         if (n <= room) return n;
         if (grow((void **)&b->win_offset, sizeof *b->win_offset, (size_t)(at + n + 1), &b->win_offset_cap))
             return -1;
@@ -252,5 +220,4 @@ void tsk_batcher_reset(tsk_batcher *b)
     b->n = 0;
     b->strings_len = 0;
     b->short_records = 0;
-    b->genome_rows = 0;
 }

@@ -33,13 +33,6 @@ typedef struct {
     uint8_t *win_codes;
     int64_t *win_offset, *win_rows;  /* n_windows + 1 each; win_rows is 0, 1, 2, ... */
     size_t win_codes_cap, win_offset_cap, win_rows_cap;
-    /* genome sketches (params.scaled > 0): each record's anchors are those at or below the
-     * candidate bound of its genome's length (core/genome_keys.h), and the anchor hash of every
-     * window is kept beside it for the keys */
-    uint64_t *win_anchor;      /* n_windows: window row -> its anchor's hash */
-    size_t win_anchor_cap;
-    int64_t *genome_len;       /* n: the length of record i's genome (0: the record's own) */
-    int64_t genome_rows;       /* windows the records will give, about (a record alone its genome) */
     /* what it needs of the parameters */
     tsk_params params;
     uint8_t lut[256];
@@ -68,10 +61,6 @@ int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, c
 uint8_t *tsk_batcher_add_later(tsk_batcher *b, const char *name, const char *source, size_t n_codes, size_t len,
                                int join_last);
 
-/* Genome sketches: records first .. b->n - 1 belong to a genome of length bases (--per-file: the
- * file's records; a record alone is its own genome without a call). */
-void tsk_batcher_set_genome_len(tsk_batcher *b, int64_t first, int64_t length);
-
 /* 1 when n_codes more codes fit without moving the codes already in the batch. */
 int tsk_batcher_codes_fit(const tsk_batcher *b, size_t n_codes);
 
@@ -79,8 +68,7 @@ int tsk_batcher_codes_fit(const tsk_batcher *b, size_t n_codes);
 int tsk_batcher_full(const tsk_batcher *b);
 
 /* The batch as an engine takes it (views into b; valid until the next add or reset). Fills in
- * the rows of every record first (info[i].n_rows, row_offset; win_anchor for genome sketches). With anchored windows the engine's
- * batch is the windows, each a record of W codes to sketch whole (engine parameters without the
+ * the rows of every record first (info[i].n_rows, row_offset). With anchored windows the engine's batch is the windows, each a record of W codes to sketch whole (engine parameters without the
  * window, stride and anchor_k), in record order, so that its rows are the records' rows; n_records
  * is -1 when memory for them runs out. */
 tsk_batch tsk_batcher_batch(tsk_batcher *b);

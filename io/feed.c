@@ -15,14 +15,11 @@ int tsk_feed_file(const char *path, const char *name, const tsk_feed_opts *o, ts
     tsk_seq_piece pc;
     int rc, first = 1;
     unsigned pieces = 0;
-    /* genome_cap: the file's first record in *cur, and whether its genome length is set */
-    int64_t file_first = -1;
-    int settled = o->genome_cap <= 0;
     while ((rc = tsk_reader_next_piece(r, &pc, err, errlen)) == TSK_IO_RECORD) {
         /* a piece joins the last record when it continues it, or for --per-file after the first */
         int join = !pc.starts_record || (name && !first);
         tsk_batcher *b = *cur;
-        if (!join && settled && tsk_batcher_full(b)) {
+        if (!join && tsk_batcher_full(b)) {
             tsk_reader_sync(r); /* the batch is complete when its copies are */
             if (!(b = *cur = o->swap(o->ctx))) {
                 rc = TSK_IO_EOF;
@@ -30,7 +27,6 @@ int tsk_feed_file(const char *path, const char *name, const tsk_feed_opts *o, ts
             }
         }
         const char *rec_name = name ? name : pc.name;
-        if (file_first < 0) file_first = b->n;
         int failed;
         if (pc.codes) {
             /* the parallel reader's workers copy the codes into the batch */
@@ -47,14 +43,6 @@ int tsk_feed_file(const char *path, const char *name, const tsk_feed_opts *o, ts
             break;
         }
         first = 0;
-        if (o->genome_cap > 0) {
-            if (settled) {
-                tsk_batcher_set_genome_len(b, b->n - 1, o->genome_cap);
-            } else if (b->offset[b->n] - b->offset[file_first] >= o->genome_cap) {
-                settled = 1;
-                tsk_batcher_set_genome_len(b, file_first, o->genome_cap);
-            }
-        }
         /* now and then (a batch handed over asks anyway): a lock per short read would cost */
         if (o->stopped && ++pieces % 1024 == 0 && o->stopped(o->ctx)) {
             rc = TSK_IO_EOF;
@@ -63,7 +51,5 @@ int tsk_feed_file(const char *path, const char *name, const tsk_feed_opts *o, ts
     }
     tsk_reader_sync(r); /* *cur is complete when the caller gets it back */
     tsk_reader_close(r);
-    if (!settled && file_first >= 0 && *cur)
-        tsk_batcher_set_genome_len(*cur, file_first, (*cur)->offset[(*cur)->n] - (*cur)->offset[file_first]);
     return rc;
 }

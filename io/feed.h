@@ -22,12 +22,6 @@ typedef struct {
     /* Optional: nonzero when reading should stop now (asked every 1024 records or pieces). */
     int (*stopped)(void *ctx);
     void *ctx;
-    /* Genome sketches of whole files (> 0): a file's records are one genome, whose length sets
-     * their anchors (tsk_batcher_set_genome_len). A batch is not handed over inside a file until
-     * genome_cap bases of it are in (tsk_genome_floor_length: beyond it the length no longer
-     * matters), so the length is known, or is at least genome_cap, before its records are
-     * sketched. */
-    int64_t genome_cap;
 } tsk_feed_opts;
 
 /* Reads path ("-" = stdin) into *cur, swapping it for an empty batch whenever it is full before a

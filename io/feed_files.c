@@ -103,7 +103,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&s->mu);
         tsk_batcher_reset(&slot->b);
         tsk_batcher *b = &slot->b;
-        const tsk_feed_opts one = {1, 0, never_swap, NULL, NULL, 0};
+        const tsk_feed_opts one = {1, 0, never_swap, NULL, NULL};
         const int rc = tsk_feed_file(s->paths[f], s->names[f], &one, &b, slot->err, sizeof slot->err);
         pthread_mutex_lock(&s->mu);
         slot->rc = rc;

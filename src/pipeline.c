@@ -3,6 +3,7 @@
  * one before that go to the sink, in input order. See pipeline.h. */
 #include "pipeline.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ static int read_all(shared_state *s)
 {
     const tsk_sketch_job *job = s->job;
     char err[TSK_ERRLEN];
-    tsk_feed_opts opts = {s->parse_threads, 0, swap_batch, feed_stopped, s, job->genome_file_cap};
+    tsk_feed_opts opts = {s->parse_threads, 0, swap_batch, feed_stopped, s};
     if (job->per_file && job->n_inputs > 1 && job->threads > 1) return read_files_parallel(s, &opts);
     for (size_t f = 0; f < job->n_inputs; f++) {
         const tsk_input *in = &job->inputs[f];
@@ -339,8 +340,7 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows, int64_
         if (!info->name[0] && w->empty_names++ < MAX_SHORT_WARNINGS)
             tsk_warn("%s: record %lld has an empty name", info->source, (long long)(w->records + r + 1));
         if (!w->batch && rc == TSK_EXIT_OK)
-            rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes,
-                         b->params.scaled > 0 ? b->win_anchor + b->row_offset[r] : NULL);
+            rc = w->sink(w->ctx, info, rows + (size_t)b->row_offset[r] * w->row_bytes);
         w->bases += info->clean_len;
     }
     if (w->batch) rc = w->batch->add(w->batch->ctx, b->info, b->n, rows, ticket);
@@ -412,13 +412,19 @@ static void free_batches_soon(tsk_batcher *bufs)
 
 static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const tsk_batch_sink *batch_sink)
 {
+    /* genome sketches are tsk_genome_sketch_run's (src/genome_sketch.h): a caller's mistake */
+    assert(job->params.scaled == 0 && "genome jobs go to tsk_genome_sketch_run");
+    if (job->params.scaled > 0) {
+        tsk_error("internal error: a genome sketch job (scaled %lld) given to the sketch pipeline",
+                  (long long)job->params.scaled);
+        return TSK_EXIT_USAGE;
+    }
     const int names_rc = tsk_sketch_job_check_names(job);
     if (names_rc != TSK_EXIT_OK) return names_rc;
     const int gpu = tsk_engine_may_use_gpu(&job->device);
     /* anchored windows reach the engine as records of their own (io/batcher.h) */
     tsk_params engine_params = job->params;
     if (engine_params.anchor_k > 0) engine_params.window = engine_params.stride = engine_params.anchor_k = 0;
-    engine_params.scaled = engine_params.min_keys = 0; /* the engines sketch the windows as whole records */
     int64_t est_bases, est_rows;
     estimate_input(job, &est_bases, &est_rows);
     shared_state s;

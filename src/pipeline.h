@@ -57,9 +57,8 @@ typedef struct {
     tsk_device_choice device;
     const char *tables_path;   /* --tables FILE, or NULL */
     int slide;                 /* --slide: Tensor Slide Sketch with the tuned defaults */
-    int genome;                /* --genome: genome sketches (key sets, core/genome_keys.h) */
-    int64_t genome_file_cap;   /* genome sketches of whole files: io/feed.h's genome_cap (set by
-                                * src/genome_sketch.c for the pipeline runs it makes) */
+    int genome;                /* --genome: genome sketches (key sets, core/genome_keys.h; run by
+                                * tsk_genome_sketch_run, never by the pipeline) */
     unsigned given;            /* TSK_GIVEN_* bits: parameters set on the command line */
     char **owned;              /* strings the job allocated (list files), freed with it */
     size_t n_owned;
@@ -95,15 +94,17 @@ enum {
 int tsk_sketch_job_add_input(tsk_sketch_job *job, const char *path);
 
 /* Called once per record, in input order, with its rows (rec->n_rows x dim values of the job's
- * precision) and, for genome sketches (params.scaled > 0), the anchor hash of each row (else NULL).
- * Return 0 to go on; anything else stops the run and is returned by the pipeline. */
-typedef int (*tsk_record_sink)(void *ctx, const tsk_record_info *rec, const void *rows, const uint64_t *anchors);
+ * precision). Return 0 to go on; anything else stops the run and is returned by the pipeline. */
+typedef int (*tsk_record_sink)(void *ctx, const tsk_record_info *rec, const void *rows);
 
-/* Runs the job. Returns a TSK_EXIT_* code; on failure the message has been printed. */
+/* Runs the job: sketch rows (vectors, windows, anchored windows), never genome sketches
+ * (params.scaled > 0: those are tsk_genome_sketch_run's, src/genome_sketch.h; the pipeline refuses
+ * such a job with TSK_EXIT_USAGE). Returns a TSK_EXIT_* code; on failure the message has been
+ * printed. */
 int tsk_pipeline_run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx);
 
 /* A sink that takes a batch's records at once (a .tsk writer: tsk_writer_add_batch), for sketch
- * rows (not genome sketches). add gets n records in input order and their rows back to back
+ * rows. add gets n records in input order and their rows back to back
  * (recs[0]'s first, recs[i].n_rows each); it may go on reading the rows after it returns, until
  * wait(ctx, ticket) returns for the *ticket it set (0: done with them already). The pipeline
  * sketches the next batches into other buffers meanwhile, and waits before it reuses or frees
@@ -114,7 +115,7 @@ typedef struct {
     void *ctx;
 } tsk_batch_sink;
 
-/* tsk_pipeline_run with a batch sink (job->params.scaled must be 0). */
+/* tsk_pipeline_run with a batch sink (job->params.scaled must be 0 here too). */
 int tsk_pipeline_run_batches(const tsk_sketch_job *job, const tsk_batch_sink *sink);
 
 /* Parses the sketch options shared by sketch/dist/triangle (-k -s -S --alphabet --canonical

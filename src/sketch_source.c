@@ -95,9 +95,8 @@ typedef struct {
     int dim;
 } sink_ctx;
 
-static int take_record(void *ctx, const tsk_record_info *rec, const void *rows, const uint64_t *anchors)
+static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
 {
-    (void)anchors;
     sink_ctx *c = ctx;
     if (add_item(c->dst, c->dim, rec->name, rows, rec->n_rows, 0)) {
         tsk_error("out of memory holding the sketches of %s", rec->source);

@@ -337,7 +337,7 @@ static unsigned long long feed(const char *const *paths, int n_paths, const char
     tsk_batcher_init(&st.b, p);
     st.b.max_bases = max_bases;
     st.b.max_records = max_records;
-    tsk_feed_opts o = {threads, range, feed_swap, NULL, &st, 0};
+    tsk_feed_opts o = {threads, range, feed_swap, NULL, &st};
     tsk_batcher *cur = &st.b;
     *rc = TSK_IO_EOF;
     for (int i = 0; i < n_paths && *rc == TSK_IO_EOF; i++)
