@@ -124,7 +124,7 @@ if [ -x "$gb/bin/genome_sets_bench" ]; then
     run genome_test.log "$gb/bin/test_gpu_genome_sets_test" --jobs 1
     # memcheck on the test's quick form (Criterion runs each test in a child process: the sanitizer
     # follows it); memcheck and racecheck on the benchmark at a small size, references in 8 chunks
-    run genome_memcheck.log env TSK_TEST_QUICK=1 timeout 150 "$san" --tool memcheck --target-processes all --error-exitcode 9 \
+    run genome_memcheck.log env TSKETCH_TEST_QUICK=1 timeout 150 "$san" --tool memcheck --target-processes all --error-exitcode 9 \
         "$gb/bin/test_gpu_genome_sets_test" --jobs 1
     run genome_memcheck_bench.log timeout 120 "$san" --tool memcheck --error-exitcode 9 "$gb/bin/genome_sets_bench" run 800 300 1 100
     run genome_racecheck_bench.log timeout 120 "$san" --tool racecheck --error-exitcode 9 "$gb/bin/genome_sets_bench" run 800 300 1 100

@@ -22,7 +22,6 @@
 #include "sketch_counts.h"
 #include "sketch_dp.h"
 
-int tsk_cpu_max_dim(void) { return TSK_MAX_DIM; }
 
 /* A unit of phase 2: record rec, whole sketch (group < 0) or slide rows of group `group`. */
 typedef struct {

@@ -10,9 +10,6 @@
 extern "C" {
 #endif
 
-/* Largest D this engine accepts (TSK_MAX_DIM). */
-int tsk_cpu_max_dim(void);
-
 /* Sketches every record of b into out: b->row_offset[b->n_records] rows of p->dim values,
  * float (TSK_SINGLE) or double (TSK_DOUBLE), row-major. threads >= 1. Returns 0, or -1 when
  * memory runs out. Deterministic: the result does not depend on threads. */

@@ -23,12 +23,12 @@ typedef struct {
     int64_t n_records, cap_records, n_codes, cap_codes;
 } records;
 
-/* Wall clock, or the process's CPU time with TSK_BENCH_CPU_TIME=1 (a shared, loaded machine:
+/* Wall clock, or the process's CPU time with TSKETCH_BENCH_CPU_TIME=1 (a shared, loaded machine:
  * meaningful for one thread only). */
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(getenv("TSK_BENCH_CPU_TIME") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    clock_gettime(getenv("TSKETCH_BENCH_CPU_TIME") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 

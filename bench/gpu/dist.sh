@@ -18,7 +18,7 @@ log "validate (GPU vs tsk_distance_ref and the CPU engine)"
 rc=$?
 if [ $rc -gt 1 ]; then  # crashed: try without the CPU engine to tell whose fault it is
   log "validate exited $rc; again without the CPU engine"
-  DIST_BENCH_NO_CPU=1 "$bin" validate >"$out/validate_nocpu.log" 2>&1; rc=$?
+  TSKETCH_BENCH_NO_CPU=1 "$bin" validate >"$out/validate_nocpu.log" 2>&1; rc=$?
   tail -3 "$out/validate_nocpu.log" | tee -a "$out/summary.txt"
 fi
 grep -c PASS "$out/validate.log" | sed 's/^/cases passed: /' | tee -a "$out/summary.txt"
@@ -30,7 +30,7 @@ if command -v compute-sanitizer >/dev/null; then
     # memcheck on the quick validation; racecheck is far slower, so on two small cases
     args="validate quick"; [ $tool = racecheck ] && args=small
     log "compute-sanitizer $tool ($args)"
-    DIST_BENCH_NO_CPU=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$bin" $args \
+    TSKETCH_BENCH_NO_CPU=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 "$bin" $args \
       >"$out/$tool.log" 2>&1
     echo "exit $? ; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.log" | tail -1)" | tee -a "$out/summary.txt"
   done

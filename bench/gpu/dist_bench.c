@@ -7,7 +7,7 @@
  *   dist_bench topk N K [REPS]          all-vs-all top-K of N random D=96 sketches (self excluded)
  *   dist_bench full N [REPS]            N x N dense matrix streamed by query blocks to host memory
  *   dist_bench within N [THR] [REPS]    all-vs-all pairs i<j with distance <= THR (default 5.5)
- * DIST_BENCH_NO_CPU=1 leaves the CPU engine out of validation.
+ * TSKETCH_BENCH_NO_CPU=1 leaves the CPU engine out of validation.
  * Times are wall-clock medians of REPS (default 3) runs after a warm-up, of the synchronous API
  * calls: uploads, kernels, copies back and host merging included. */
 #include <math.h>
@@ -122,7 +122,7 @@ static void validate_case(const char *name, const tsk_sketch_set *q, const tsk_s
         return;
     }
     tsk_gpu_dist_set_limits(g, lim_ref, lim_query);
-    tsk_cpu_dist *c = getenv("DIST_BENCH_NO_CPU") ? NULL : tsk_cpu_dist_open(q, r, m, 0, err, sizeof err);
+    tsk_cpu_dist *c = getenv("TSKETCH_BENCH_NO_CPU") ? NULL : tsk_cpu_dist_open(q, r, m, 0, err, sizeof err);
     const int64_t nq = q->n_items, nr = r->n_items;
     const int same = q == r;
 
