@@ -288,7 +288,7 @@ static int sketch_file(run_state *s, size_t i, genome_out *g)
     file_task f = {s, b, g, tsk_genome_floor_length(&job->params), TSK_EXIT_OK};
     /* at least the floor length: a genome is past it when its batch is full (file_batch_full) */
     b->max_bases = f.floor_len > s->batch_bases ? f.floor_len : s->batch_bases;
-    tsk_feed_opts opts = {1, 0, file_batch_full, file_stopped, &f, 0};
+    tsk_feed_opts opts = {1, 0, file_batch_full, file_stopped, &f};
     char err[TSK_ERRLEN];
     tsk_batcher *cur = b;
     const int io = tsk_feed_file(in->path, NULL, &opts, &cur, err, sizeof err);
@@ -614,7 +614,7 @@ static void *record_reader_main(void *arg)
     record_reader *r = arg;
     run_state *s = r->s;
     const tsk_sketch_job *job = s->job;
-    tsk_feed_opts opts = {r->parse_threads, 0, record_batch_full, record_stopped, r, 0};
+    tsk_feed_opts opts = {r->parse_threads, 0, record_batch_full, record_stopped, r};
     char err[TSK_ERRLEN];
     int rc = TSK_EXIT_OK;
     for (size_t f = 0; f < job->n_inputs && rc == TSK_EXIT_OK && r->cur >= 0; f++) {
