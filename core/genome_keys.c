@@ -30,24 +30,10 @@ double tsk_genome_row_scale(const tsk_params *p)
     return p->canonical ? 2.0 * c : c;
 }
 
-/* SplitMix64's output function: a bijection of 64-bit words with good avalanche. */
-static inline uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* One step of the fingerprint chain h_{r+1} = mix64(h_r XOR (r << 32 | (uint32) S_r)). */
-static inline uint64_t chain_step(uint64_t h, int r, uint32_t s)
-{
-    return mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)s));
-}
-
 uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed)
 {
     uint64_t h = seed;
-    for (int r = 0; r < dim; r++) h = chain_step(h, r, (uint32_t)s[r]);
+    for (int r = 0; r < dim; r++) h = tsk_genome_chain_step(h, r, (uint32_t)s[r]);
     return h;
 }
 
@@ -108,7 +94,7 @@ int tsk_genome_key_of_row(const tsk_params *p, const void *row, size_t elem_size
     for (int r = 0; r < p->dim; r++) {
         uint32_t s;
         if (!sketch_value(row, elem_size, r, scale, &s)) return -1;
-        h = chain_step(h, r, s); /* hashed as it goes */
+        h = tsk_genome_chain_step(h, r, s); /* hashed as it goes */
     }
     *key = tsk_genome_key_join(anchor_hash, h);
     return 0;
@@ -130,7 +116,7 @@ int64_t tsk_genome_keys_of_rows(const tsk_params *p, const void *rows, size_t el
             for (int j = 0; j < LANES; j++) {
                 uint32_t s;
                 ok &= sketch_value(base + (size_t)(i + j) * row_bytes, elem_size, r, scale, &s);
-                h[j] = chain_step(h[j], r, s);
+                h[j] = tsk_genome_chain_step(h[j], r, s);
             }
         if (!ok) /* one of the four is refused: which, one at a time */
             for (int j = 0; j < LANES; j++)

@@ -100,6 +100,20 @@ int64_t tsk_genome_floor_length(const tsk_params *p);
 /* tau_g of a genome of length bases whose candidate (or stored) keys are keys[0..n), ascending. */
 uint64_t tsk_genome_threshold(const tsk_params *p, int64_t length, const uint64_t *keys, int64_t n);
 
+/* SplitMix64's output function: a bijection of 64-bit words with good avalanche. */
+static inline uint64_t tsk_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* One step of the fingerprint chain: h_{r+1} = mix64(h_r XOR (r << 32 | (uint32) S_r)). */
+static inline uint64_t tsk_genome_chain_step(uint64_t h, int r, uint32_t s)
+{
+    return tsk_mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)s));
+}
+
 /* Fingerprint of the window whose integer sketch is s[0..dim) (the full 64 bits; a key keeps the
  * low TSK_GENOME_FP_BITS). */
 uint64_t tsk_genome_key_of_sketch(const int32_t *s, int dim, uint64_t seed);

@@ -281,20 +281,11 @@ void tsk_genome_window_counts(tsk_genome_scanner *s, const uint8_t *codes, int64
     for (int l = 0; l < s->dim; l++) out[l] = (int32_t)s->sum[l];
 }
 
-/* SplitMix64's output function (core/genome_keys.c's fingerprint chain; the anchor hash adds the
- * generator's increment first, as core/tsk_def.c does). */
-static inline uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 /* The fingerprint of the integer sketch in s->sum (tsk_genome_key_of_sketch). */
 static inline uint64_t fingerprint(const tsk_genome_scanner *s, const int D)
 {
     uint64_t h = s->p->seed;
-    for (int r = 0; r < D; r++) h = mix64(h ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)s->sum[r]));
+    for (int r = 0; r < D; r++) h = tsk_genome_chain_step(h, r, s->sum[r]);
     return h;
 }
 
@@ -304,7 +295,7 @@ static inline __attribute__((always_inline)) void fingerprint4(const tsk_genome_
     for (int q = 0; q < 4; q++) h[q] = s->p->seed;
     for (int r = 0; r < D; r++)
         for (int q = 0; q < 4; q++)
-            h[q] = mix64(h[q] ^ ((uint64_t)(uint32_t)r << 32 | (uint64_t)s->sum4[(size_t)q * (size_t)D + (size_t)r]));
+            h[q] = tsk_genome_chain_step(h[q], r, s->sum4[(size_t)q * (size_t)D + (size_t)r]);
 }
 
 /* Anchors found by the hash loop, sketched afterwards, so the loop stays a few instructions a base. */
@@ -314,7 +305,7 @@ enum { BATCH = 256 };
  * output function (core/tsk_def.c). */
 static inline uint64_t anchor_hash(uint64_t canonical, uint64_t seed)
 {
-    return mix64((canonical ^ seed) + UINT64_C(0x9E3779B97F4A7C15));
+    return tsk_mix64((canonical ^ seed) + UINT64_C(0x9E3779B97F4A7C15));
 }
 
 /* The anchors (hash at most max_hash) of the k-mers starting at at, at + 1, .. < to, into

@@ -175,6 +175,16 @@ static void write_ready(run_state *s, genome_out *slots, int64_t n_slots, int64_
     pthread_cond_broadcast(&s->cv);
 }
 
+/* The parameters of a batcher that only holds records' cleaned codes (contigs, or genomes a record):
+ * no windows, no genome bounds, so it counts one row a record and makes no window copies. */
+static tsk_params container_params(const tsk_params *p)
+{
+    tsk_params c = *p;
+    c.window = c.stride = c.anchor_k = 0;
+    c.scaled = c.min_keys = 0;
+    return c;
+}
+
 /* ---- scanning contigs ---- */
 
 /* One piece of a contig for a task. */
@@ -505,9 +515,7 @@ static int run_per_file(run_state *s)
         free(s->file_batch);
         return TSK_EXIT_RUNTIME;
     }
-    tsk_params container = job->params; /* a file's batch holds its contigs' codes, nothing else */
-    container.window = container.stride = container.anchor_k = 0;
-    container.scaled = container.min_keys = 0;
+    const tsk_params container = container_params(&job->params);
     for (int t = 0; t < s->threads; t++) {
         tsk_batcher_init(&s->file_batch[t], &container);
         s->file_batch[t].max_records = INT64_MAX;
@@ -735,9 +743,7 @@ static int run_records(run_state *s)
     /* a plain FASTA file is parsed and cleaned by threads of its own (io/fasta_par.c) while the
      * scan takes every thread: the parse is a fifth of the scan's time a base */
     r.parse_threads = s->threads;
-    tsk_params container = job->params;
-    container.window = container.stride = container.anchor_k = 0;
-    container.scaled = container.min_keys = 0;
+    const tsk_params container = container_params(&job->params);
     for (int k = 0; k < NBATCH; k++) {
         tsk_batcher_init(&r.b[k], &container);
         r.b[k].max_bases = s->batch_bases;
