@@ -29,8 +29,8 @@ int tsk_name_arena_add(char **arena, size_t *len, size_t *cap, const char *name,
 
 /* Appends one item of n_rows rows (float or double values) named name. Names are kept as arena
  * offsets in the names array until tsk_sources_load fixes them into pointers. */
-static int add_item(tsk_sketch_source *s, int dim, const char *name, const void *rows, int64_t n_rows,
-                    int is_double)
+static int add_item(tsk_sketch_source *s, int dim, const char *name, int64_t length, const void *rows,
+                    int64_t n_rows, int is_double)
 {
     if (s->set.n_items == s->cap_items) {
         int64_t cap = s->cap_items ? s->cap_items * 2 : 256;
@@ -43,6 +43,9 @@ static int add_item(tsk_sketch_source *s, int dim, const char *name, const void 
         const char **nm = realloc(s->names, (size_t)cap * sizeof *nm);
         if (!nm) return -1;
         s->names = nm;
+        int64_t *ln = realloc(s->length, (size_t)cap * sizeof *ln);
+        if (!ln) return -1;
+        s->length = ln;
         s->cap_items = cap;
     }
     if (s->n_total_rows + n_rows > s->cap_rows) {
@@ -64,6 +67,7 @@ static int add_item(tsk_sketch_source *s, int dim, const char *name, const void 
     int64_t i = s->set.n_items++;
     s->first_row[i] = s->n_total_rows;
     s->n_rows[i] = n_rows;
+    s->length[i] = length;
     s->names[i] = (const char *)(uintptr_t)off;
     s->n_total_rows += n_rows;
     return 0;
@@ -83,6 +87,7 @@ void tsk_source_free(tsk_sketch_source *s)
     free(s->rows);
     free(s->first_row);
     free(s->n_rows);
+    free(s->length);
     free(s->names);
     free(s->name_arena);
     memset(s, 0, sizeof *s);
@@ -98,7 +103,7 @@ typedef struct {
 static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
 {
     sink_ctx *c = ctx;
-    if (add_item(c->dst, c->dim, rec->name, rows, rec->n_rows, 0)) {
+    if (add_item(c->dst, c->dim, rec->name, rec->clean_len, rows, rec->n_rows, 0)) {
         tsk_error("out of memory holding the sketches of %s", rec->source);
         return TSK_EXIT_RUNTIME;
     }
@@ -181,7 +186,7 @@ static int rows_add_file(void *ctx, int group, const tsk_file *f, const char *pa
     tsk_sketch_source *g = (tsk_sketch_source *)ctx + group;
     for (int64_t r = 0; r < f->n_records; r++) {
         const tsk_record_info *rec = &f->records[r];
-        if (add_item(g, f->params.dim, rec->name, tsk_file_row(f, rec->first_row), rec->n_rows, f->elem_size == 8)) {
+        if (add_item(g, f->params.dim, rec->name, rec->clean_len, tsk_file_row(f, rec->first_row), rec->n_rows, f->elem_size == 8)) {
             tsk_error("out of memory holding the sketches of %s", path);
             return TSK_EXIT_RUNTIME;
         }

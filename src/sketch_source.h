@@ -18,6 +18,7 @@
 typedef struct {
     tsk_sketch_set set;      /* what the distance engines take */
     const char **names;      /* set.n_items record names */
+    int64_t *length;         /* each record's cleaned length in letters (what cluster ranks by) */
     /* private: the storage behind set and names */
     float *rows;
     int64_t *first_row, *n_rows;
