@@ -70,5 +70,6 @@ int tsk_cmd_triangle(int argc, char **argv);
 int tsk_cmd_paste(int argc, char **argv);
 int tsk_cmd_tree(int argc, char **argv);
 int tsk_cmd_plot(int argc, char **argv);
+int tsk_cmd_cluster(int argc, char **argv);
 
 #endif
