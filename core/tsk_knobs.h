@@ -45,6 +45,8 @@ typedef struct {
     long long batch_records;      /* TSKETCH_BATCH_RECORDS, 1..2^18; 0: the engine's number */
     long long genome_piece;       /* TSKETCH_GENOME_PIECE: bases of a genome scanned as one task
                                    * (src/genome_sketch.c); 0: its default */
+    long long cluster_memory;     /* TSKETCH_CLUSTER_MEMORY: bytes of links cluster holds before it
+                                   * spills sorted runs to TMPDIR; 0: a quarter of the memory */
     long long cpu_levels_budget;  /* TSKETCH_CPU_LEVELS_BUDGET: bytes of chunk levels held (64 MiB) */
     int cpu_method_dp;            /* TSKETCH_CPU_METHOD=dp: the sketch DP where counts apply (0) */
     tsk_knob_kernel cpu_kernel;   /* TSKETCH_CPU_KERNEL: the sketch DP's kernel (auto) */

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     } commands[] = {
         {"sketch", tsk_cmd_sketch}, {"dist", tsk_cmd_dist},   {"triangle", tsk_cmd_triangle},
         {"paste", tsk_cmd_paste},   {"info", tsk_cmd_info},   {"export", tsk_cmd_export},
-        {"tree", tsk_cmd_tree},     {"plot", tsk_cmd_plot},
+        {"tree", tsk_cmd_tree},     {"plot", tsk_cmd_plot},   {"cluster", tsk_cmd_cluster},
     };
     const int is_help = !strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help");
     if (is_help && argc < 3) {

@@ -1,0 +1,680 @@
+/* cmd_cluster.c: `tsketch cluster [options] INPUT...`: species clusters and their representatives
+ * (docs/cluster.md).
+ *
+ * The inputs load as one set (genome_source.h or sketch_source.h), get ranked (quality file, then
+ * length, then input order), and the distance runner (dist_run.h) streams every pair within -d,
+ * a block of items at a time, into the clustering: single linkage takes each link into a
+ * union-find as it comes; greedy holds the links by rank (io/link_runs.h, spilling sorted runs
+ * past the memory budget) and visits the items in rank order (core/cluster.h). No N x N matrix
+ * exists at any point. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/cluster.h"
+#include "../core/genome_af.h"
+#include "../core/tsk_knobs.h"
+#include "../cpu/cpu_dist.h"
+#include "../io/dist_out.h"
+#include "../io/link_runs.h"
+#include "../io/quality.h"
+#include "../io/tsk_file.h"
+#include "cli.h"
+#include "dist_run.h"
+#include "genome_source.h"
+#include "pipeline.h"
+#include "sketch_source.h"
+
+#define DEFAULT_GENOME_DIST 0.05
+
+enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_REPRESENTATIVES, OPT_HEADER, OPT_METRIC };
+
+typedef enum { METHOD_GREEDY = 0, METHOD_SINGLE = 1 } cluster_method;
+
+/* The command line. */
+typedef struct {
+    double max_dist;
+    int dist_given;
+    cluster_method method;
+    const char *quality, *output, *representatives;
+    double min_af;
+    int min_af_given, header;
+    tsk_metric metric;
+    int metric_given;
+    tsk_sketch_job job;
+    int params_given;
+    tsk_input *inputs;
+    size_t n_inputs;
+} cluster_cmd;
+
+/* The items, whichever kind they are. */
+typedef struct {
+    int genomes;
+    tsk_genome_source g;
+    tsk_sketch_source v;
+    tsk_params params;
+    int64_t n;
+    const char *const *names;
+    const int64_t *length;
+} cluster_items;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: tsketch cluster [options] INPUT...\n"
+               "\n"
+               "Clusters of the inputs' genomes (or records) and one representative each: every pair within\n"
+               "-d is linked, and the links make clusters (docs/cluster.md). INPUT: what 'tsketch dist' takes,\n"
+               "all inputs one set: genome .tsk files, FASTA/FASTQ with --genome, or .tsk files of vector\n"
+               "sketches. Output: one line per item, 'genome TAB cluster TAB representative TAB distance',\n"
+               "by cluster (numbered from 1 in the rank of their representatives), the representative first.\n"
+               "\n"
+               "  -d, --max-dist D         link pairs at distance <= D (genome sketches: default 0.05, i.e. 95%%\n"
+               "                           ANI; vector sketches: required)\n"
+               "      --method M           greedy (default: in rank order, an item joins the nearest earlier\n"
+               "                           representative within D or becomes one; members then move to\n"
+               "                           their nearest representative) or single (connected components)\n"
+               "      --quality FILE       rank by NAME<TAB>SCORE lines or a CheckM2 quality_report.tsv\n"
+               "                           (Completeness - 5 x Contamination), highest first; then longer\n"
+               "                           first, then input order (without FILE: longer first)\n"
+               "      --min-af F           genome sketches: link only pairs whose estimated aligned fraction\n"
+               "                           of the smaller genome is >= F (0..1; GTDB: 0.5)\n"
+               "      --representatives FILE  also write the representatives, one a line, in cluster order\n"
+               "      --header             a header line\n"
+               "      --metric M           vector sketches: l2 (default) or cosine\n"
+               "  -o, --output FILE        write to FILE (via a temporary file; *.gz: BGZF) instead of stdout\n"
+               "  -q, --quiet              no summary or notes on stderr\n"
+               "  -h, --help               this help\n"
+               "\n"
+               "%s",
+            tsk_sketch_options_help);
+}
+
+/* ---- options ---- */
+
+static int is_param_option(int opt)
+{
+    return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
+           opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE ||
+           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED || opt == TSK_OPT_MIN_KEYS;
+}
+
+static const struct option long_options[] = {
+    TSK_SKETCH_LONG_OPTIONS,
+    {"max-dist", required_argument, 0, 'd'},
+    {"method", required_argument, 0, OPT_METHOD},
+    {"quality", required_argument, 0, OPT_QUALITY},
+    {"min-af", required_argument, 0, OPT_MIN_AF},
+    {"representatives", required_argument, 0, OPT_REPRESENTATIVES},
+    {"header", no_argument, 0, OPT_HEADER},
+    {"metric", required_argument, 0, OPT_METRIC},
+    {"output", required_argument, 0, 'o'},
+    {"quiet", no_argument, 0, 'q'},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+/* A number in [lo, hi] filling arg. */
+static int parse_number(const char *opt, const char *arg, double lo, double hi, double *out)
+{
+    char *end;
+    *out = strtod(arg, &end);
+    if (end == arg || *end || !(*out >= lo && *out <= hi)) {
+        tsk_error("option %s: '%s' is not a number from %g to %g", opt, arg, lo, hi);
+        return TSK_EXIT_USAGE;
+    }
+    return TSK_EXIT_OK;
+}
+
+static int cluster_option(cluster_cmd *c, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'o': c->output = arg; return TSK_EXIT_OK;
+    case 'q': tsk_quiet = 1; return TSK_EXIT_OK;
+    case 'd': c->dist_given = 1; return parse_number("-d/--max-dist", arg, 0, INFINITY, &c->max_dist);
+    case OPT_MIN_AF: c->min_af_given = 1; return parse_number("--min-af", arg, 0, 1, &c->min_af);
+    case OPT_QUALITY: c->quality = arg; return TSK_EXIT_OK;
+    case OPT_REPRESENTATIVES: c->representatives = arg; return TSK_EXIT_OK;
+    case OPT_HEADER: c->header = 1; return TSK_EXIT_OK;
+    case OPT_METHOD:
+        if (!strcmp(arg, "greedy")) c->method = METHOD_GREEDY;
+        else if (!strcmp(arg, "single")) c->method = METHOD_SINGLE;
+        else {
+            tsk_error("option --method: '%s' is not greedy or single", arg);
+            return TSK_EXIT_USAGE;
+        }
+        return TSK_EXIT_OK;
+    case OPT_METRIC:
+        c->metric_given = 1;
+        if (!strcmp(arg, "l2")) c->metric = TSK_METRIC_L2;
+        else if (!strcmp(arg, "cosine")) c->metric = TSK_METRIC_COSINE;
+        else {
+            tsk_error("option --metric: '%s' is not l2 or cosine", arg);
+            return TSK_EXIT_USAGE;
+        }
+        return TSK_EXIT_OK;
+    default: return tsk_usage_error("cluster");
+    }
+}
+
+/* Parses argv into c: TSK_EXIT_OK, an exit code after the message, or -1 after -h. */
+static int parse_options(cluster_cmd *c, int argc, char **argv)
+{
+    int opt, rc = TSK_EXIT_OK;
+    optind = 1;
+    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, TSK_SKETCH_SHORT_OPTS "o:d:qh", long_options, NULL)) != -1) {
+        const int used = tsk_sketch_option(&c->job, opt, optarg);
+        if (used == 1) c->params_given |= is_param_option(opt);
+        else if (used < 0) rc = -used;
+        else if (opt == 'h') {
+            usage(stdout);
+            return -1;
+        } else rc = cluster_option(c, opt, optarg);
+    }
+    return rc;
+}
+
+/* The inputs: the positional arguments, then those of -l lists. */
+static int collect_inputs(cluster_cmd *c, int argc, char **argv)
+{
+    c->n_inputs = (size_t)(argc - optind) + c->job.n_inputs;
+    if (!(c->inputs = calloc(c->n_inputs ? c->n_inputs : 1, sizeof *c->inputs))) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    size_t n = 0;
+    for (int i = optind; i < argc; i++) c->inputs[n++] = (tsk_input){argv[i], NULL};
+    for (size_t i = 0; i < c->job.n_inputs; i++) c->inputs[n++] = c->job.inputs[i];
+    if (n == 0) {
+        tsk_error("no inputs (try 'tsketch cluster -h')");
+        return TSK_EXIT_USAGE;
+    }
+    return TSK_EXIT_OK;
+}
+
+/* Genome sketches or vector rows, and what each allows. */
+static int check_kind(cluster_cmd *c, int *genomes)
+{
+    int genome_files = 0;
+    const char *row_file = NULL;
+    for (size_t i = 0; i < c->n_inputs; i++) {
+        const int kind = tsk_file_kind(c->inputs[i].path);
+        genome_files += kind == 1;
+        if (kind == 0 && !row_file) row_file = c->inputs[i].path;
+    }
+    if (c->job.genome && row_file && !genome_files) {
+        tsk_error("%s: a .tsk of sketch rows, not of genome sketches: make genome sketches with 'tsketch sketch "
+                  "--genome' (or give cluster the FASTA files with --genome)",
+                  row_file);
+        return TSK_EXIT_USAGE;
+    }
+    *genomes = genome_files > 0 || c->job.genome;
+    const char *why = NULL;
+    if (*genomes && c->metric_given)
+        why = "genome sketches are compared by shared fingerprints: --metric does not apply";
+    else if (!*genomes && c->min_af_given)
+        why = "--min-af applies to genome sketches (genome .tsk files, or --genome with FASTA)";
+    else if (!*genomes && !c->dist_given)
+        why = "vector sketches need -d: their distances have no unit that a default could fit (genome sketches: "
+              "-d 0.05 is 95% ANI)";
+    if (why) {
+        tsk_error("%s", why);
+        return TSK_EXIT_USAGE;
+    }
+    if (!c->dist_given) c->max_dist = DEFAULT_GENOME_DIST;
+    return TSK_EXIT_OK;
+}
+
+/* ---- items and their ranks ---- */
+
+static int load_items(const cluster_cmd *c, int genomes, cluster_items *it)
+{
+    int *group_of = calloc(c->n_inputs, sizeof *group_of);
+    if (!group_of) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    it->genomes = genomes;
+    int rc;
+    if (genomes) {
+        rc = tsk_genome_sources_load(c->inputs, c->n_inputs, group_of, &it->g, 1, &c->job, c->params_given,
+                                     &it->params);
+        it->n = it->g.set.n_items, it->names = it->g.names, it->length = it->g.length;
+    } else {
+        rc = tsk_sources_load(c->inputs, c->n_inputs, group_of, &it->v, 1, &c->job, c->params_given, &it->params);
+        it->n = it->v.set.n_items, it->names = it->v.names, it->length = it->v.length;
+    }
+    free(group_of);
+    if (rc == TSK_EXIT_OK && it->n > TSK_CLUSTER_MAX_ITEMS) {
+        tsk_error("%lld items: cluster takes at most %lld", (long long)it->n, (long long)TSK_CLUSTER_MAX_ITEMS);
+        rc = TSK_EXIT_USAGE;
+    }
+    return rc;
+}
+
+static void free_items(cluster_items *it)
+{
+    tsk_genome_source_free(&it->g);
+    tsk_source_free(&it->v);
+}
+
+/* Every item's score from the quality file (exit 3 for an item without one). */
+static int quality_scores(const char *path, const cluster_items *it, double *score)
+{
+    tsk_quality q;
+    char err[TSK_ERRLEN];
+    const int read = tsk_quality_read(path, &q, err, sizeof err);
+    if (read) {
+        tsk_error("%s", err);
+        return read == -2 ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
+    }
+    int rc = TSK_EXIT_OK;
+    for (int64_t i = 0; i < it->n && rc == TSK_EXIT_OK; i++) {
+        const double *s = tsk_quality_find(&q, it->names[i]);
+        if (s) {
+            score[i] = *s;
+            continue;
+        }
+        tsk_error("%s: no score for '%s' (every input needs one; %lld names in the file)", path, it->names[i],
+                  (long long)q.n);
+        rc = TSK_EXIT_INPUT;
+    }
+    if (rc == TSK_EXIT_OK && q.n > it->n) tsk_note("%s: %lld names not among the inputs", path, (long long)(q.n - it->n));
+    tsk_quality_free(&q);
+    return rc;
+}
+
+/* order[rank] = item, rank_of[item] = rank. */
+static int rank_items(const cluster_cmd *c, const cluster_items *it, int64_t *order, uint32_t *rank_of)
+{
+    double *score = NULL;
+    int rc = TSK_EXIT_OK;
+    if (c->quality) {
+        if (!(score = malloc((size_t)(it->n ? it->n : 1) * sizeof *score))) rc = TSK_EXIT_RUNTIME;
+        else rc = quality_scores(c->quality, it, score);
+    }
+    if (rc == TSK_EXIT_OK && tsk_cluster_rank(it->n, score, it->length, order)) rc = TSK_EXIT_RUNTIME;
+    if (rc == TSK_EXIT_RUNTIME) tsk_error("out of memory ranking the items");
+    for (int64_t r = 0; rc == TSK_EXIT_OK && r < it->n; r++) rank_of[order[r]] = (uint32_t)r;
+    free(score);
+    return rc;
+}
+
+/* ---- links ---- */
+
+/* Where the runner's pairs go: into links (greedy) or the union-find (single). */
+typedef struct {
+    const cluster_cmd *cmd;
+    const cluster_items *it;
+    const uint32_t *rank_of;
+    tsk_link_runs *runs;       /* greedy */
+    tsk_components *parts;     /* single */
+    tsk_cluster_link *buf;
+    unsigned char *keep;       /* --min-af: which pairs of the block pass */
+    int64_t cap;
+    char err[TSK_ERRLEN];
+} link_sink;
+
+static int reserve(link_sink *s, int64_t n)
+{
+    if (n <= s->cap) return 0;
+    tsk_cluster_link *b = realloc(s->buf, (size_t)n * sizeof *b);
+    if (b) s->buf = b;
+    unsigned char *k = realloc(s->keep, (size_t)n);
+    if (k) s->keep = k;
+    if (!b || !k) {
+        snprintf(s->err, sizeof s->err, "out of memory holding the links");
+        return -1;
+    }
+    s->cap = n;
+    return 0;
+}
+
+/* One pair of items within the distance: a link between their ranks. */
+static void add_link(link_sink *s, int64_t *n, int64_t a, int64_t b, float dist)
+{
+    const uint32_t ra = s->rank_of[a], rb = s->rank_of[b];
+    if (ra == rb) return;
+    if (s->parts) tsk_components_link(s->parts, ra, rb);
+    else s->buf[(*n)++] = (tsk_cluster_link){ra > rb ? ra : rb, ra > rb ? rb : ra, dist};
+}
+
+static int flush_links(link_sink *s, int64_t n)
+{
+    return s->runs && n ? tsk_link_runs_add(s->runs, s->buf, n, s->err, sizeof s->err) : 0;
+}
+
+static int sink_lines(void *ctx, const tsk_genome_line *l, int64_t n)
+{
+    link_sink *s = ctx;
+    if (reserve(s, n)) return -1;
+    if (s->cmd->min_af_given) {
+        const tsk_key_sets *set = &s->it->g.set;
+        const int64_t window = s->it->params.window;
+        const int anchor_k = s->it->params.anchor_k;
+        const double min_af = s->cmd->min_af;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(s->cmd->job.threads)
+        for (int64_t i = 0; i < n; i++)
+            s->keep[i] = tsk_genome_aligned_fraction(set, l[i].query, set, l[i].ref, window, anchor_k) >= min_af;
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!s->cmd->min_af_given || s->keep[i]) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
+    return flush_links(s, m);
+}
+
+static int sink_pairs(void *ctx, const tsk_pair *p, int64_t n, int swap, double max_dist)
+{
+    (void)swap; /* a link has no direction */
+    link_sink *s = ctx;
+    if (reserve(s, n)) return -1;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (p[i].ref >= 0 && (double)p[i].dist <= max_dist) add_link(s, &m, p[i].query, p[i].ref, p[i].dist);
+    return flush_links(s, m);
+}
+
+/* The links' memory budget: TSKETCH_CLUSTER_MEMORY, else a quarter of the machine's memory. */
+static size_t links_budget(void)
+{
+    const long long knob = tsk_knobs_get()->cluster_memory;
+    if (knob > 0) return (size_t)knob;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 4 : (size_t)1 << 30;
+}
+
+/* Runs the threshold engine over every pair of the items into sink. */
+static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *sink)
+{
+    tsk_dist_items items = {0};
+    if (it->genomes) {
+        items.keys_q = items.keys_r = &it->g.set;
+        items.mode = TSK_GENOME_SYMMETRIC;
+        items.window = it->params.window;
+    } else {
+        items.rows_q = items.rows_r = &it->v.set;
+        items.metric = c->metric;
+    }
+    tsk_dist_select s = {0};
+    s.q_end = it->n;
+    s.one_set = 1;
+    s.symmetric = 1;
+    s.max_dist = c->max_dist;
+    s.threads = c->job.threads;
+    const tsk_dist_sink out = {NULL, sink_pairs, sink_lines, sink};
+    tsk_dist_engine *e;
+    int rc = tsk_dist_engine_open(&items, &c->job, &e);
+    if (rc == TSK_EXIT_OK) {
+        rc = tsk_dist_run(e, &s, &out, "the links");
+        if (rc != TSK_EXIT_OK && sink->err[0]) tsk_error("%s", sink->err);
+    }
+    tsk_dist_engine_close(e);
+    return rc;
+}
+
+/* ---- clustering ---- */
+
+static int greedy_take(void *ctx, const tsk_cluster_link *l, int64_t n) { return tsk_greedy_add(ctx, l, n); }
+
+static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_sink *sink, tsk_clustering *out)
+{
+    char err[TSK_ERRLEN];
+    if (!(sink->runs = tsk_link_runs_open(links_budget(), err, sizeof err))) {
+        tsk_error("%s", err);
+        return TSK_EXIT_RUNTIME;
+    }
+    int rc = find_links(c, it, sink);
+    tsk_greedy *g = NULL;
+    if (rc == TSK_EXIT_OK && !(g = tsk_greedy_open(out))) {
+        tsk_error("out of memory clustering");
+        rc = TSK_EXIT_RUNTIME;
+    }
+    if (rc == TSK_EXIT_OK) {
+        if (tsk_link_runs_spilled(sink->runs) && !tsk_quiet)
+            tsk_note("%lld links held as %lld sorted runs on disk (TSKETCH_CLUSTER_MEMORY)",
+                     (long long)tsk_link_runs_count(sink->runs), (long long)tsk_link_runs_spilled(sink->runs));
+        if (tsk_link_runs_read(sink->runs, greedy_take, g, err, sizeof err)) {
+            tsk_error("%s", err);
+            rc = TSK_EXIT_RUNTIME;
+        }
+        tsk_greedy_finish(g);
+    }
+    tsk_link_runs_close(sink->runs);
+    sink->runs = NULL;
+    return rc;
+}
+
+/* The distance of item a to item b, exactly as the engines compute it (both give the same bytes). */
+static void member_distances(const cluster_cmd *c, const cluster_items *it, const int64_t *order, tsk_clustering *cl,
+                             tsk_cpu_dist *rows)
+{
+    if (it->genomes) {
+        const tsk_key_sets *set = &it->g.set;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(c->job.threads)
+        for (int64_t r = 0; r < cl->n; r++) {
+            if (cl->rep[r] == (uint32_t)r) continue;
+            const int64_t a = order[r], b = order[cl->rep[r]];
+            int64_t na, nb;
+            tsk_genome_pair_sizes(set, a, set, b, &na, &nb);
+            const int64_t shared = tsk_genome_shared_ref(set->keys + set->offset[a], na, set->keys + set->offset[b], nb);
+            cl->dist[r] = tsk_genome_key_distance(tsk_genome_share(shared, na, nb, TSK_GENOME_SYMMETRIC), it->params.window);
+        }
+        return;
+    }
+    for (int64_t r = 0; r < cl->n; r++)
+        if (cl->rep[r] != (uint32_t)r) tsk_cpu_dist_block(rows, order[r], 1, order[cl->rep[r]], 1, &cl->dist[r], 1);
+}
+
+static int cluster_single(const cluster_cmd *c, const cluster_items *it, const int64_t *order, link_sink *sink,
+                          tsk_clustering *out)
+{
+    tsk_components parts;
+    if (tsk_components_init(&parts, it->n)) {
+        tsk_error("out of memory clustering");
+        return TSK_EXIT_RUNTIME;
+    }
+    sink->parts = &parts;
+    int rc = find_links(c, it, sink);
+    sink->parts = NULL;
+    if (rc == TSK_EXIT_OK) tsk_components_finish(&parts, out);
+    tsk_components_free(&parts);
+    tsk_cpu_dist *rows = NULL;
+    if (rc == TSK_EXIT_OK && !it->genomes) {
+        char err[TSK_ERRLEN];
+        if (!(rows = tsk_cpu_dist_open(&it->v.set, &it->v.set, c->metric, c->job.threads, err, sizeof err))) {
+            tsk_error("%s", err);
+            rc = TSK_EXIT_RUNTIME;
+        }
+    }
+    if (rc == TSK_EXIT_OK) member_distances(c, it, order, out, rows);
+    tsk_cpu_dist_close(rows);
+    return rc;
+}
+
+/* ---- output ---- */
+
+/* Opens path (NULL: stdout) as a text output of tsketch's writers (atomic, *.gz BGZF). */
+static tsk_dist_out *open_text(const char *path, const cluster_items *it)
+{
+    char err[TSK_ERRLEN];
+    tsk_dist_out *o = tsk_dist_out_open(path, TSK_DIST_TSV, it->names, it->n, it->names, it->n, 0, err, sizeof err);
+    if (!o) tsk_error("%s", err);
+    return o;
+}
+
+static int finish_text(tsk_dist_out *o)
+{
+    char err[TSK_ERRLEN];
+    if (!tsk_dist_out_finish(o, err, sizeof err)) return TSK_EXIT_OK;
+    tsk_error("%s", err);
+    return TSK_EXIT_RUNTIME;
+}
+
+/* Appends text to buf, writing buf out when it fills. 0 or -1 (write failed). */
+typedef struct {
+    tsk_dist_out *o;
+    char b[1 << 16];
+    size_t n;
+} text_buf;
+
+static int put(text_buf *t, const char *s, size_t len)
+{
+    if (t->n + len + 1 > sizeof t->b) {
+        t->b[t->n] = '\0';
+        if (tsk_dist_out_text(t->o, t->b)) return -1;
+        t->n = 0;
+    }
+    if (len + 1 > sizeof t->b) { /* a name longer than the buffer */
+        char *big = strndup(s, len);
+        const int rc = big ? tsk_dist_out_text(t->o, big) : -1;
+        free(big);
+        return rc;
+    }
+    memcpy(t->b + t->n, s, len);
+    t->n += len;
+    return 0;
+}
+
+static int put_done(text_buf *t)
+{
+    t->b[t->n] = '\0';
+    t->n = 0;
+    return tsk_dist_out_text(t->o, t->b);
+}
+
+/* The table (and the representatives' names) in output order. */
+static int write_outputs(const cluster_cmd *c, const cluster_items *it, const int64_t *order, const tsk_clustering *cl,
+                         const int64_t *cluster_of, const int64_t *line)
+{
+    text_buf *t = malloc(sizeof *t);
+    tsk_dist_out *table = t ? open_text(c->output, it) : NULL;
+    tsk_dist_out *reps = table && c->representatives ? open_text(c->representatives, it) : NULL;
+    if (!t || !table || (c->representatives && !reps)) {
+        if (!t) tsk_error("out of memory");
+        tsk_dist_out_abort(table);
+        free(t);
+        return t ? TSK_EXIT_RUNTIME : TSK_EXIT_RUNTIME;
+    }
+    int failed = 0;
+    t->o = table, t->n = 0;
+    static const char header[] = "genome\tcluster\trepresentative\tdistance\n";
+    if (c->header) failed |= put(t, header, sizeof header - 1);
+    char num[64];
+    for (int64_t i = 0; i < cl->n && !failed; i++) {
+        const int64_t r = line[i];
+        const char *name = it->names[order[r]], *rep = it->names[order[cl->rep[r]]];
+        failed |= put(t, name, strlen(name));
+        failed |= put(t, num, (size_t)snprintf(num, sizeof num, "\t%lld\t", (long long)cluster_of[r]));
+        failed |= put(t, rep, strlen(rep));
+        failed |= put(t, num, (size_t)snprintf(num, sizeof num, "\t%.9g\n", (double)cl->dist[r]));
+    }
+    failed |= put_done(t);
+    int rc = failed ? tsk_dist_write_failed(c->output) : TSK_EXIT_OK;
+    if (rc == TSK_EXIT_OK && reps) {
+        t->o = reps;
+        for (int64_t i = 0; i < cl->n && !failed; i++) {
+            const int64_t r = line[i];
+            if (cl->rep[r] != (uint32_t)r) continue;
+            failed |= put(t, it->names[order[r]], strlen(it->names[order[r]]));
+            failed |= put(t, "\n", 1);
+        }
+        failed |= put_done(t);
+        if (failed) rc = tsk_dist_write_failed(c->representatives);
+    }
+    /* the representatives first: the table appears last, so a table means a complete run */
+    if (rc == TSK_EXIT_OK && reps) rc = finish_text(reps);
+    else tsk_dist_out_abort(reps);
+    if (rc == TSK_EXIT_OK) rc = finish_text(table);
+    else tsk_dist_out_abort(table);
+    free(t);
+    return rc;
+}
+
+/* ---- the command ---- */
+
+static void note_summary(const cluster_items *it, int64_t n_clusters, int64_t n_singletons)
+{
+    tsk_note("cluster: %lld %s, %lld clusters (%lld singletons)", (long long)it->n,
+             it->genomes ? "genomes" : "records", (long long)n_clusters, (long long)n_singletons);
+}
+
+/* Loads, ranks, links, clusters and writes. */
+static int run(const cluster_cmd *c, int genomes)
+{
+    cluster_items it;
+    memset(&it, 0, sizeof it);
+    const int timing = tsk_timing_wanted();
+    double t0 = tsk_seconds(), t_load = 0, t_links = 0;
+    int rc = load_items(c, genomes, &it);
+    int64_t *order = NULL, *cluster_of = NULL, *line = NULL;
+    uint32_t *rank_of = NULL;
+    tsk_clustering cl = {0};
+    link_sink sink = {.cmd = c, .it = &it};
+    if (rc == TSK_EXIT_OK) {
+        t_load = tsk_seconds();
+        const size_t n = (size_t)(it.n ? it.n : 1);
+        order = malloc(n * sizeof *order), cluster_of = malloc(n * sizeof *cluster_of), line = malloc(n * sizeof *line);
+        rank_of = malloc(n * sizeof *rank_of);
+        if (!order || !cluster_of || !line || !rank_of || tsk_clustering_init(&cl, it.n)) {
+            tsk_error("out of memory");
+            rc = TSK_EXIT_RUNTIME;
+        }
+    }
+    if (rc == TSK_EXIT_OK) rc = rank_items(c, &it, order, rank_of);
+    sink.rank_of = rank_of;
+    if (rc == TSK_EXIT_OK && it.n > 1)
+        rc = c->method == METHOD_GREEDY ? cluster_greedy(c, &it, &sink, &cl) : cluster_single(c, &it, order, &sink, &cl);
+    t_links = tsk_seconds();
+    int64_t n_clusters = 0, n_singletons = 0;
+    if (rc == TSK_EXIT_OK && tsk_clustering_order(&cl, cluster_of, line, &n_clusters, &n_singletons)) {
+        tsk_error("out of memory");
+        rc = TSK_EXIT_RUNTIME;
+    }
+    if (rc == TSK_EXIT_OK) rc = write_outputs(c, &it, order, &cl, cluster_of, line);
+    if (rc == TSK_EXIT_OK) note_summary(&it, n_clusters, n_singletons);
+    if (rc == TSK_EXIT_OK && timing)
+        fprintf(stderr, "tsketch: timing: load %.3f s, links and clustering %.3f s, output %.3f s\n", t_load - t0,
+                t_links - t_load, tsk_seconds() - t_links);
+    free(sink.buf);
+    free(sink.keep);
+    tsk_clustering_free(&cl);
+    free(order), free(cluster_of), free(line), free(rank_of);
+    free_items(&it);
+    return rc;
+}
+
+int tsk_cmd_cluster(int argc, char **argv)
+{
+    cluster_cmd c;
+    memset(&c, 0, sizeof c);
+    c.metric = TSK_METRIC_L2;
+    tsk_sketch_job_init(&c.job);
+    int rc = parse_options(&c, argc, argv), genomes = 0;
+    if (rc < 0) {
+        tsk_sketch_job_free(&c.job);
+        return TSK_EXIT_OK; /* -h */
+    }
+    char *quality[] = {(char *)c.quality};
+    if (rc == TSK_EXIT_OK)
+        rc = tsk_sketch_job_check_output(&c.job, c.output, argv + optind, (size_t)(argc - optind));
+    if (rc == TSK_EXIT_OK)
+        rc = tsk_sketch_job_check_output(&c.job, c.representatives, argv + optind, (size_t)(argc - optind));
+    if (rc == TSK_EXIT_OK && (c.output || c.representatives)) rc = tsk_check_output(c.output, (const char *const *)quality, 1);
+    if (rc == TSK_EXIT_OK && c.representatives) {
+        if (c.output && !strcmp(c.output, c.representatives)) {
+            tsk_error("--representatives and -o name the same file '%s'", c.output);
+            rc = TSK_EXIT_USAGE;
+        } else {
+            rc = tsk_check_output(c.representatives, (const char *const *)quality, 1);
+        }
+    }
+    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&c.job);
+    if (rc == TSK_EXIT_OK) rc = collect_inputs(&c, argc, argv);
+    if (rc == TSK_EXIT_OK) rc = check_kind(&c, &genomes);
+    if (rc == TSK_EXIT_OK) rc = run(&c, genomes);
+    free(c.inputs);
+    tsk_sketch_job_free(&c.job);
+    return rc;
+}
