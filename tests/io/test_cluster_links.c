@@ -1,0 +1,252 @@
+/* Criterion tests of the clustering (core/cluster.h) against brute force on random link graphs,
+ * of the link store (io/link_runs.h) spilled and not, and of quality files (io/quality.h). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../core/cluster.h"
+#include "../../io/link_runs.h"
+#include "../../io/quality.h"
+
+static uint64_t rng_state;
+static uint32_t rnd(uint32_t n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)((rng_state >> 33) % n);
+}
+
+/* A random graph on n ranks: each pair linked with probability p_percent, distances from a
+ * small set so that ties happen. d[a * n + b] = distance, or INFINITY when not linked. */
+static float *random_graph(int n, int p_percent)
+{
+    float *d = malloc((size_t)n * (size_t)n * sizeof *d);
+    for (int i = 0; i < n * n; i++) d[i] = INFINITY;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++)
+            if ((int)rnd(100) < p_percent) d[a * n + b] = d[b * n + a] = 0.01f * (float)(1 + rnd(4));
+    return d;
+}
+
+/* Greedy by its definition: visit in rank order, join the nearest earlier representative (ties:
+ * better rank) or become one; then every member to its nearest representative (ties: better). */
+static void greedy_brute(int n, const float *d, uint32_t *rep, float *dist)
+{
+    char *is_rep = calloc((size_t)n, 1);
+    for (int g = 0; g < n; g++) {
+        int best = -1;
+        for (int r = 0; r < g; r++)
+            if (is_rep[r] && isfinite(d[g * n + r]) && (best < 0 || d[g * n + r] < d[g * n + best])) best = r;
+        is_rep[g] = best < 0;
+    }
+    for (int g = 0; g < n; g++) {
+        if (is_rep[g]) {
+            rep[g] = (uint32_t)g, dist[g] = 0;
+            continue;
+        }
+        int best = -1;
+        for (int r = 0; r < n; r++)
+            if (is_rep[r] && isfinite(d[g * n + r]) && (best < 0 || d[g * n + r] < d[g * n + best])) best = r;
+        rep[g] = (uint32_t)best, dist[g] = d[g * n + best];
+    }
+    free(is_rep);
+}
+
+/* Single linkage by repeated relaxation: each rank's label becomes the smallest label it reaches. */
+static void single_brute(int n, const float *d, uint32_t *rep)
+{
+    for (int i = 0; i < n; i++) rep[i] = (uint32_t)i;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++)
+                if (isfinite(d[a * n + b]) && rep[b] < rep[a]) rep[a] = rep[b], changed = 1;
+    }
+}
+
+/* The graph's links in a shuffled order. */
+static tsk_cluster_link *links_of(int n, const float *d, int64_t *count)
+{
+    tsk_cluster_link *l = malloc((size_t)n * (size_t)n * sizeof *l);
+    int64_t m = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < a; b++)
+            if (isfinite(d[a * n + b])) l[m++] = (tsk_cluster_link){(uint32_t)a, (uint32_t)b, d[a * n + b]};
+    for (int64_t i = m - 1; i > 0; i--) {
+        const int64_t j = rnd((uint32_t)(i + 1));
+        tsk_cluster_link t = l[i];
+        l[i] = l[j], l[j] = t;
+    }
+    *count = m;
+    return l;
+}
+
+static int take(void *ctx, const tsk_cluster_link *l, int64_t n) { return tsk_greedy_add(ctx, l, n); }
+
+/* Greedy through the link store with the given budget equals the brute force. */
+static void check_greedy(int n, int p, size_t budget)
+{
+    float *d = random_graph(n, p);
+    int64_t m;
+    tsk_cluster_link *l = links_of(n, d, &m);
+    char err[256];
+    tsk_link_runs *s = tsk_link_runs_open(budget, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    for (int64_t i = 0; i < m; i += 7) cr_assert_eq(tsk_link_runs_add(s, l + i, m - i < 7 ? m - i : 7, err, sizeof err), 0);
+    cr_assert_eq(tsk_link_runs_count(s), m);
+    tsk_clustering c;
+    cr_assert_eq(tsk_clustering_init(&c, n), 0);
+    tsk_greedy *g = tsk_greedy_open(&c);
+    cr_assert_eq(tsk_link_runs_read(s, take, g, err, sizeof err), 0, "%s", err);
+    tsk_greedy_finish(g);
+    uint32_t *rep = malloc((size_t)n * sizeof *rep);
+    float *dist = malloc((size_t)n * sizeof *dist);
+    greedy_brute(n, d, rep, dist);
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(c.rep[i], rep[i], "n %d p %d budget %zu: rank %d rep %u, brute %u", n, p, budget, i, c.rep[i],
+                     rep[i]);
+        cr_assert_eq(c.dist[i], dist[i]);
+    }
+    if (budget < 1000 && m > 200) cr_assert_gt(tsk_link_runs_spilled(s), 1, "a small budget spills");
+    tsk_link_runs_close(s);
+    tsk_clustering_free(&c);
+    free(rep), free(dist), free(l), free(d);
+}
+
+Test(cluster, greedy_matches_brute_force)
+{
+    rng_state = 1;
+    for (int trial = 0; trial < 40; trial++) {
+        const int n = 1 + (int)rnd(120), p = 1 + (int)rnd(30);
+        check_greedy(n, p, (size_t)1 << 20);
+        check_greedy(n, p, 300); /* about a dozen links a run: many runs merged */
+    }
+}
+
+Test(cluster, single_matches_brute_force)
+{
+    rng_state = 2;
+    for (int trial = 0; trial < 40; trial++) {
+        const int n = 1 + (int)rnd(150), p = (int)rnd(6);
+        float *d = random_graph(n, p);
+        int64_t m;
+        tsk_cluster_link *l = links_of(n, d, &m);
+        tsk_components u;
+        tsk_clustering c;
+        cr_assert_eq(tsk_components_init(&u, n), 0);
+        cr_assert_eq(tsk_clustering_init(&c, n), 0);
+        for (int64_t i = 0; i < m; i++) tsk_components_link(&u, l[i].worse, l[i].better);
+        tsk_components_finish(&u, &c);
+        uint32_t *rep = malloc((size_t)n * sizeof *rep);
+        single_brute(n, d, rep);
+        for (int i = 0; i < n; i++) {
+            cr_assert_eq(c.rep[i], rep[i]);
+            cr_assert(c.rep[i] == (uint32_t)i ? c.dist[i] == 0 : isnan(c.dist[i]));
+        }
+        tsk_components_free(&u);
+        tsk_clustering_free(&c);
+        free(rep), free(l), free(d);
+    }
+}
+
+Test(cluster, output_order)
+{
+    /* ranks 0..5: 0 and 3 representatives; 1 -> 3 (a member better ranked than its representative),
+     * 2 -> 0, 4 alone, 5 -> 0 */
+    tsk_clustering c;
+    cr_assert_eq(tsk_clustering_init(&c, 6), 0);
+    const uint32_t rep[6] = {0, 3, 0, 3, 4, 0};
+    memcpy(c.rep, rep, sizeof rep);
+    int64_t cluster_of[6], line[6], nc, ns;
+    cr_assert_eq(tsk_clustering_order(&c, cluster_of, line, &nc, &ns), 0);
+    const int64_t want_cluster[6] = {1, 2, 1, 2, 3, 1}, want_line[6] = {0, 2, 5, 3, 1, 4};
+    cr_assert_eq(nc, 3);
+    cr_assert_eq(ns, 1);
+    for (int i = 0; i < 6; i++) cr_assert_eq(cluster_of[i], want_cluster[i], "rank %d", i);
+    for (int i = 0; i < 6; i++) cr_assert_eq(line[i], want_line[i], "line %d", i);
+    tsk_clustering_free(&c);
+}
+
+Test(cluster, rank_by_score_length_index)
+{
+    const double score[5] = {1, 2, 2, 1, 2};
+    const int64_t length[5] = {9, 5, 7, 9, 7};
+    int64_t order[5];
+    cr_assert_eq(tsk_cluster_rank(5, score, length, order), 0);
+    const int64_t want[5] = {2, 4, 1, 0, 3};
+    for (int i = 0; i < 5; i++) cr_assert_eq(order[i], want[i]);
+    cr_assert_eq(tsk_cluster_rank(5, NULL, length, order), 0);
+    const int64_t by_length[5] = {0, 3, 2, 4, 1};
+    for (int i = 0; i < 5; i++) cr_assert_eq(order[i], by_length[i]);
+}
+
+Test(cluster, greedy_refuses_unsorted_links)
+{
+    tsk_clustering c;
+    cr_assert_eq(tsk_clustering_init(&c, 4), 0);
+    tsk_greedy *g = tsk_greedy_open(&c);
+    const tsk_cluster_link l[2] = {{3, 1, 0.1f}, {2, 0, 0.1f}};
+    cr_assert_eq(tsk_greedy_add(g, l, 2), -1);
+    tsk_greedy_finish(g);
+    tsk_clustering_free(&c);
+}
+
+/* ---- quality files ---- */
+
+static char *write_temp(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/tsk-quality-XXXXXX");
+    const int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+Test(quality, two_columns_and_checkm2)
+{
+    tsk_quality q;
+    char err[256];
+    char *p = write_temp("# scores\nb\t2.5\r\na\t-1e1\n\nc\t0\n");
+    cr_assert_eq(tsk_quality_read(p, &q, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(q.n, 3);
+    cr_assert_eq(*tsk_quality_find(&q, "a"), -10.0);
+    cr_assert_eq(*tsk_quality_find(&q, "b"), 2.5);
+    cr_assert_null(tsk_quality_find(&q, "d"));
+    tsk_quality_free(&q);
+    unlink(p);
+    p = write_temp("Name\tCompleteness\tContamination\tCompleteness_Model_Used\nbin1\t90.5\t2\tNN\nbin2\t100\t0\tNN\n");
+    cr_assert_eq(tsk_quality_read(p, &q, err, sizeof err), 0, "%s", err);
+    cr_assert(q.checkm2);
+    cr_assert_eq(*tsk_quality_find(&q, "bin1"), 80.5);
+    cr_assert_eq(*tsk_quality_find(&q, "bin2"), 100.0);
+    tsk_quality_free(&q);
+    unlink(p);
+    p = write_temp("Contamination\tName\tCompleteness\n1\tx\t50\n");
+    cr_assert_eq(tsk_quality_read(p, &q, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(*tsk_quality_find(&q, "x"), 45.0);
+    tsk_quality_free(&q);
+    unlink(p);
+}
+
+Test(quality, bad_lines_name_the_line)
+{
+    static const struct {
+        const char *text, *line;
+    } bad[] = {
+        {"a\t1\nb\tx\n", "line 2"},       {"a\t1\nb\t1\t2\n", "line 2"}, {"a\tinf\n", "line 1"},
+        {"a\tnan\n", "line 1"},           {"a 1\n", "line 1"},           {"a\t1\n\nb\t2\na\t3\n", "line 4"},
+        {"Name\tCompleteness\tContamination\nx\t50\n", "line 2"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tsk_quality q;
+        char err[256];
+        char *p = write_temp(bad[i].text);
+        cr_assert_eq(tsk_quality_read(p, &q, err, sizeof err), -1, "case %zu accepted", i);
+        cr_assert(strstr(err, bad[i].line) && strstr(err, p), "case %zu: %s", i, err);
+        unlink(p);
+    }
+}
