@@ -225,8 +225,9 @@ def main():
     out = ["genome\tcluster\trepresentative\tdistance\n"] if a.header else []
     singletons = 0
     for c, r in enumerate(reps, start=1):
-        members = [i for i in order if rep_of[i] == r]  # the representative first: it ranks best
-        assert members[0] == r
+        # the representative first, then the rest in rank order (greedy's second pass may give a
+        # representative members ranked above it)
+        members = [r] + [i for i in order if rep_of[i] == r and i != r]
         singletons += len(members) == 1
         for i in members:
             if i == r:
