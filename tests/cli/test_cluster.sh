@@ -150,7 +150,7 @@ awk '/^>/ { n++ } n > 7' "$WORK/pl.fa" >"$WORK/pl2.fa"
 "$T" sketch -q "${EXACT[@]}" "$WORK/pl2.fa" -o "$WORK/pl2.tsk"
 check pl "planted, greedy of two .tsk inputs (one set)" --quality "$WORK/pl.q" -- -d 0.008 "$WORK/pl1.tsk" "$WORK/pl2.tsk"
 check pl "planted, single of two .tsk inputs" --method single -- -d 0.008 "$WORK/pl1.tsk" "$WORK/pl2.tsk"
-TSKETCH_CLUSTER_MEMORY=4096 check pl "planted, greedy, TSKETCH_CLUSTER_MEMORY=4096" -- -d 0.008 "$WORK/pl.tsk"
+TSKETCH_CLUSTER_MEMORY=1 check pl "planted, greedy, TSKETCH_CLUSTER_MEMORY=1" -- -d 0.008 "$WORK/pl.tsk"
 
 # ---- 2. outputs ----
 check pl "planted, --header" --header -- -d 0.008 "$WORK/pl.tsk"
@@ -186,6 +186,7 @@ prepare golden 0.006 "$WORK/golden.tsk"
 ref golden --header --quality "$C/quality.tsv" >"$WORK/golden.ref" 2>/dev/null
 expect_same "$C/greedy.tsv" "$WORK/golden.ref" "golden: the reference still makes greedy.tsv"
 
+mkdir "$WORK/outs" # outputs of runs that fail: it stays empty
 # ---- 4. synthetic species: 60 genomes of 150-250 kb (the same length within a family) in 12
 # families, genomes 2 % from their family's ancestor (about 0.04 apart), families unrelated ----
 # families_recovered F DESC: in the last table, genome g<i> (family i % F) and the clusters match
@@ -225,13 +226,20 @@ if [ -x "$GEN" ]; then
     families_recovered 4 "species, 4 families: greedy recovers them exactly"
     TSKETCH_CLUSTER_MEMORY=4096 check sp4 "species, 4 families: greedy, TSKETCH_CLUSTER_MEMORY=4096 (spilled)" -- -p 2 "$WORK/sp4.tsk"
     TSKETCH_CLUSTER_MEMORY=4096 check sp4 "species, 4 families: greedy, spilled, -p 1, --per-file -l" -- --genome --per-file -l "$WORK/sp4/list.tsv"
+    TSKETCH_CLUSTER_MEMORY=1 check sp4 "species, 4 families: greedy, TSKETCH_CLUSTER_MEMORY=1 (many runs merged)" -- "$WORK/sp4.tsk"
     TSKETCH_CLUSTER_MEMORY=4096 check sp4 "species, 4 families: single, spilled" --method single -- "$WORK/sp4.tsk"
+    # the runs are temporary files in TMPDIR: without one, the spilled run fails (exit 1, no output)
+    # and the same run within the memory budget does not
+    expect_exit 1 "" "spilled links need TMPDIR: exit 1 without one" -- env TMPDIR="$WORK/no-such-dir" TSKETCH_CLUSTER_MEMORY=4096 \
+        "$T" cluster "$WORK/sp4.tsk" -o "$WORK/outs/sp4.tsv" --representatives "$WORK/outs/sp4.reps"
+    [ -z "$(ls -A "$WORK/outs")" ] && ok "a failed spill leaves no output" || not_ok "a failed spill leaves no output" "$(ls -A "$WORK/outs")"
+    expect_exit 0 "" "links within the memory budget need no TMPDIR" -- env TMPDIR="$WORK/no-such-dir" "$T" cluster "$WORK/sp4.tsk"
+    rm -f "$WORK/outs/"*
 else
     not_ok "bench/genome/genome_gen built (synthetic species)" "$GEN: not found (GENOME_GEN=... names it)"
 fi
 
 # ---- 5. --quality: bad files (exit 3 naming the file and the line), nothing left at -o ----
-mkdir "$WORK/outs"
 bad_quality() { # DESC LINE-NUMBER-or-NAME-REGEX FILE-CONTENT
     local f=$WORK/bad_$((++nbad)).tsv
     printf '%s' "$3" >"$f"
@@ -266,7 +274,7 @@ for d in 0.0015 0.003; do
     check v$d "vectors -d $d: single" --method single -- -d $d -p 2 "$WORK/v.tsk"
 done
 check v0.003 "vectors: greedy from the FASTA" -- -d 0.003 "$WORK/v.fa"
-TSKETCH_CLUSTER_MEMORY=4096 check v0.003 "vectors: greedy, spilled links" -- -d 0.003 "$WORK/v.tsk"
+TSKETCH_CLUSTER_MEMORY=100 check v0.003 "vectors: greedy, spilled links (TSKETCH_CLUSTER_MEMORY=100)" -- -d 0.003 "$WORK/v.tsk"
 cp "$WORK/v.tsk" "$WORK/vc.tsk"
 "$T" info --json --records "$WORK/v.tsk" >"$WORK/vc.json"
 "$T" dist -q --header --metric cosine -d 0.0004 "$WORK/v.tsk" >"$WORK/vc.links"
