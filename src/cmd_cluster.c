@@ -197,12 +197,14 @@ static int collect_inputs(cluster_cmd *c, int argc, char **argv)
 /* Genome sketches or vector rows, and what each allows. */
 static int check_kind(cluster_cmd *c, int *genomes)
 {
-    int genome_files = 0;
+    int genome_files = 0, unreadable = 0;
     const char *row_file = NULL;
     for (size_t i = 0; i < c->n_inputs; i++) {
-        const int kind = tsk_file_kind(c->inputs[i].path);
+        const char *path = c->inputs[i].path;
+        const int kind = tsk_file_kind(path);
         genome_files += kind == 1;
-        if (kind == 0 && !row_file) row_file = c->inputs[i].path;
+        if (kind == 0 && !row_file) row_file = path;
+        unreadable += kind < 0 && strcmp(path, "-") && access(path, R_OK);
     }
     if (c->job.genome && row_file && !genome_files) {
         tsk_error("%s: a .tsk of sketch rows, not of genome sketches: make genome sketches with 'tsketch sketch "
@@ -216,7 +218,7 @@ static int check_kind(cluster_cmd *c, int *genomes)
         why = "genome sketches are compared by shared fingerprints: --metric does not apply";
     else if (!*genomes && c->min_af_given)
         why = "--min-af applies to genome sketches (genome .tsk files, or --genome with FASTA)";
-    else if (!*genomes && !c->dist_given)
+    else if (!*genomes && !c->dist_given && !unreadable) /* else: loading names the file (exit 3) */
         why = "vector sketches need -d: their distances have no unit that a default could fit (genome sketches: "
               "-d 0.05 is 95% ANI)";
     if (why) {
@@ -406,10 +408,9 @@ static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *
     const tsk_dist_sink out = {NULL, sink_pairs, sink_lines, sink};
     tsk_dist_engine *e;
     int rc = tsk_dist_engine_open(&items, &c->job, &e);
-    if (rc == TSK_EXIT_OK) {
-        rc = tsk_dist_run(e, &s, &out, "the links");
-        if (rc != TSK_EXIT_OK && sink->err[0]) tsk_error("%s", sink->err);
-    }
+    /* a sink failure is reported by the runner as a failed write of "the links ...", then here */
+    if (rc == TSK_EXIT_OK && (rc = tsk_dist_run(e, &s, &out, "the links held for clustering")) && sink->err[0])
+        tsk_error("%s", sink->err);
     tsk_dist_engine_close(e);
     return rc;
 }

@@ -121,14 +121,12 @@ def aligned_fraction(sk, i, j):
     s = len(ki & kj)
     if len(ki) != len(kj):
         n = len(ai) if len(ki) < len(kj) else len(aj)
-    else:  # equal key counts: the contract does not say which; the fewer anchors
+    else:  # equal key counts: the fewer anchors (docs/cluster.md)
         n = min(len(ai), len(aj))
-    if a == 0:
+    if s == 0:  # no window shared (a == 0 too, or anchors without their windows): AF = 0
         return 0.0
     w, k = sk.params["window"], sk.params["anchor_k"]
     ident = (s / a) ** (1 / (w - k))
-    if ident == 0:  # a > 0, s == 0: (a/n) / 0 is +inf in C, capped at 1
-        return 1.0
     return min(1.0, (a / n) / ident ** k)
 
 
@@ -242,7 +240,9 @@ def main():
     if a.representatives:
         with open(a.representatives, "w") as f:
             f.write("".join(names[r] + "\n" for r in reps))
-    print(f"cluster: {n} genomes, {len(reps)} clusters ({singletons} singletons)", file=sys.stderr)
+    with open(a.info) as f:
+        noun = "genomes" if json.load(f).get("kind") == "genome" else "records"
+    print(f"cluster: {n} {noun}, {len(reps)} clusters ({singletons} singletons)", file=sys.stderr)
 
 
 if __name__ == "__main__":
