@@ -59,6 +59,7 @@ static int is_representative(const tsk_clustering *c, int64_t r) { return c->rep
 
 struct tsk_greedy {
     tsk_clustering *c;
+    const tsk_link_check *check;  /* NULL: every link holds */
     int64_t next_visit;       /* the first rank not visited yet */
     int64_t item;             /* the rank whose links are gathered in links[], -1 before the first */
     uint64_t last_key;        /* (worse, better) of the last link taken: the order check */
@@ -67,25 +68,46 @@ struct tsk_greedy {
     int64_t n_links, cap_links;
 };
 
-tsk_greedy *tsk_greedy_open(tsk_clustering *c)
+tsk_greedy *tsk_greedy_open(tsk_clustering *c, const tsk_link_check *check)
 {
     tsk_greedy *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->c = c;
+    g->check = check;
     g->item = -1;
     return g;
 }
 
-/* Visits item w with its links to better items (sorted by the better rank): it joins the nearest
- * representative among them, or becomes one and takes from its linked members those it is
- * nearer to. Members' ties stay with the representative they have: it ranks better (it was
- * visited first, or is better than w). */
-static void visit(tsk_clustering *c, int64_t w, const tsk_cluster_link *l, int64_t n)
+static int holds(const tsk_link_check *check, uint32_t a, uint32_t b)
+{
+    return !check || check->holds(check->ctx, a, b);
+}
+
+static int nearer_first(const void *pa, const void *pb)
+{
+    const tsk_cluster_link *x = pa, *y = pb;
+    if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+    return (x->better > y->better) - (x->better < y->better);
+}
+
+/* Visits item w with its links to better items l[0..n) (sorted by the better rank): it joins
+ * the nearest representative among them, or becomes one and takes from its linked members those
+ * it is nearer to. Members' ties stay with the representative they have: it ranks better (it was
+ * visited first, or is better than w). The check is asked in order of nearness, so only about the
+ * links that decide. */
+static void visit(tsk_clustering *c, const tsk_link_check *check, int64_t w, tsk_cluster_link *l, int64_t n)
 {
     int64_t best = -1;
     float best_dist = INFINITY;
-    for (int64_t i = 0; i < n; i++)
-        if (is_representative(c, l[i].better) && l[i].dist < best_dist) best = l[i].better, best_dist = l[i].dist;
+    if (!check) {
+        for (int64_t i = 0; i < n; i++)
+            if (is_representative(c, l[i].better) && l[i].dist < best_dist) best = l[i].better, best_dist = l[i].dist;
+    } else {
+        qsort(l, (size_t)n, sizeof *l, nearer_first);
+        for (int64_t i = 0; i < n && best < 0; i++)
+            if (is_representative(c, l[i].better) && holds(check, (uint32_t)w, l[i].better))
+                best = l[i].better, best_dist = l[i].dist;
+    }
     if (best >= 0) {
         c->rep[w] = (uint32_t)best;
         c->dist[w] = best_dist;
@@ -95,7 +117,8 @@ static void visit(tsk_clustering *c, int64_t w, const tsk_cluster_link *l, int64
     c->dist[w] = 0;
     for (int64_t i = 0; i < n; i++) {
         const uint32_t b = l[i].better;
-        if (!is_representative(c, b) && l[i].dist < c->dist[b]) c->rep[b] = (uint32_t)w, c->dist[b] = l[i].dist;
+        if (!is_representative(c, b) && l[i].dist < c->dist[b] && holds(check, (uint32_t)w, b))
+            c->rep[b] = (uint32_t)w, c->dist[b] = l[i].dist;
     }
 }
 
@@ -105,7 +128,7 @@ static void visit_until(tsk_greedy *g, int64_t until)
 {
     for (; g->next_visit < until; g->next_visit++) {
         const int with_links = g->next_visit == g->item;
-        visit(g->c, g->next_visit, with_links ? g->links : NULL, with_links ? g->n_links : 0);
+        visit(g->c, g->check, g->next_visit, with_links ? g->links : NULL, with_links ? g->n_links : 0);
     }
 }
 
@@ -160,9 +183,10 @@ static uint32_t root_of(tsk_components *u, uint32_t r)
     return r;
 }
 
-void tsk_components_link(tsk_components *u, uint32_t a, uint32_t b)
+void tsk_components_link(tsk_components *u, uint32_t a, uint32_t b, const tsk_link_check *check)
 {
     const uint32_t ra = root_of(u, a), rb = root_of(u, b);
+    if (ra == rb || !holds(check, a, b)) return;
     if (ra < rb) u->parent[rb] = ra;
     else if (rb < ra) u->parent[ra] = rb;
 }

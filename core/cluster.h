@@ -51,11 +51,19 @@ typedef struct {
 int tsk_clustering_init(tsk_clustering *c, int64_t n);
 void tsk_clustering_free(tsk_clustering *c);
 
+/* A second condition on links, checked only where a link decides something (it is costly:
+ * cluster's --min-af): returns 1 when the link between ranks a and b holds. */
+typedef struct {
+    int (*holds)(void *ctx, uint32_t a, uint32_t b);
+    void *ctx;
+} tsk_link_check;
+
 /* Greedy clustering fed with its links in (worse, better) order. */
 typedef struct tsk_greedy tsk_greedy;
 
-/* Starts greedy clustering into c (initialised for n items). NULL when memory runs out. */
-tsk_greedy *tsk_greedy_open(tsk_clustering *c);
+/* Starts greedy clustering into c (initialised for n items); check NULL: every link holds. The
+ * result is that of the links that hold. NULL when memory runs out. */
+tsk_greedy *tsk_greedy_open(tsk_clustering *c, const tsk_link_check *check);
 
 /* The next links[0..n), continuing the sorted sequence of the calls before. 0, or -1 when they
  * are out of order (a caller's bug) or memory runs out. */
@@ -71,7 +79,9 @@ typedef struct {
 } tsk_components;
 
 int tsk_components_init(tsk_components *u, int64_t n); /* 0 or -1 (out of memory) */
-void tsk_components_link(tsk_components *u, uint32_t a, uint32_t b);
+/* Joins the components of a and b; with check (not NULL), only when the link holds, asked only
+ * when a and b are in different components. */
+void tsk_components_link(tsk_components *u, uint32_t a, uint32_t b, const tsk_link_check *check);
 /* c->rep[r] = the best rank of r's component; c->dist: 0 for representatives, NAN for members. */
 void tsk_components_finish(tsk_components *u, tsk_clustering *c);
 void tsk_components_free(tsk_components *u);

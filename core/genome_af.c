@@ -5,28 +5,38 @@
 
 static uint64_t anchor_of(uint64_t key) { return key >> TSK_GENOME_FP_BITS; }
 
-/* Distinct anchors among keys[0..n) (ascending keys: equal anchors are neighbours). */
-static int64_t count_anchors(const uint64_t *k, int64_t n)
-{
-    int64_t c = 0;
-    for (int64_t i = 0; i < n; i++) c += i == 0 || anchor_of(k[i]) != anchor_of(k[i - 1]);
-    return c;
-}
+/* What one merge of two key lists counts: shared keys, shared anchors, each side's anchors. */
+typedef struct {
+    int64_t keys, anchors, anchors_a, anchors_b;
+} shared_counts;
 
-/* Distinct anchors both a[0..na) and b[0..nb) hold: a merge over the anchor runs. */
-static int64_t shared_anchors(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
+/* Walks a[0..na) and b[0..nb) (ascending keys: equal anchors are neighbours) anchor run by anchor
+ * run, in one pass: a pair is the hot loop of --min-af, once per link. */
+static shared_counts count_shared(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
 {
-    int64_t i = 0, j = 0, c = 0;
+    shared_counts c = {0, 0, 0, 0};
+    int64_t i = 0, j = 0;
     while (i < na && j < nb) {
         const uint64_t x = anchor_of(a[i]), y = anchor_of(b[j]);
-        if (x < y) i++;
-        else if (y < x) j++;
-        else {
-            c++;
-            while (i < na && anchor_of(a[i]) == x) i++;
-            while (j < nb && anchor_of(b[j]) == x) j++;
+        if (x != y) {
+            if (x < y) {
+                c.anchors_a++;
+                while (i < na && anchor_of(a[i]) == x) i++;
+            } else {
+                c.anchors_b++;
+                while (j < nb && anchor_of(b[j]) == y) j++;
+            }
+            continue;
         }
+        c.anchors++, c.anchors_a++, c.anchors_b++;
+        int64_t ie = i, je = j; /* the two runs of this anchor: usually one key each */
+        while (ie < na && anchor_of(a[ie]) == x) ie++;
+        while (je < nb && anchor_of(b[je]) == x) je++;
+        c.keys += tsk_genome_shared_ref(a + i, ie - i, b + j, je - j);
+        i = ie, j = je;
     }
+    for (; i < na; i++) c.anchors_a += i == 0 || anchor_of(a[i]) != anchor_of(a[i - 1]);
+    for (; j < nb; j++) c.anchors_b += j == 0 || anchor_of(b[j]) != anchor_of(b[j - 1]);
     return c;
 }
 
@@ -36,10 +46,9 @@ double tsk_genome_aligned_fraction(const tsk_key_sets *q, int64_t i, const tsk_k
     int64_t nq, nr;
     tsk_genome_pair_sizes(q, i, r, j, &nq, &nr);
     const uint64_t *a = q->keys + q->offset[i], *b = r->keys + r->offset[j];
-    const int64_t s = tsk_genome_shared_ref(a, nq, b, nr);
+    const shared_counts c = count_shared(a, nq, b, nr);
+    const int64_t s = c.keys, shared = c.anchors, anchors_q = c.anchors_a, anchors_r = c.anchors_b;
     if (s == 0) return 0.0;
-    const int64_t shared = shared_anchors(a, nq, b, nr), anchors_q = count_anchors(a, nq),
-                  anchors_r = count_anchors(b, nr);
     const int64_t n = nq < nr ? anchors_q : nr < nq ? anchors_r : anchors_q < anchors_r ? anchors_q : anchors_r;
     double af = (double)shared / (double)n;
     if (window > anchor_k) {

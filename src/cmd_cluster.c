@@ -313,20 +313,41 @@ typedef struct {
     const uint32_t *rank_of;
     tsk_link_runs *runs;       /* greedy */
     tsk_components *parts;     /* single */
+    const tsk_link_check *check; /* --min-af (single: asked as links come) */
     tsk_cluster_link *buf;
-    unsigned char *keep;       /* --min-af: which pairs of the block pass */
     int64_t cap;
+    int64_t n_pairs;           /* pairs within the distance */
     char err[TSK_ERRLEN];
 } link_sink;
+
+/* --min-af: a link holds when the pair's aligned fraction is at least F (asked by the clustering
+ * only where a link decides something: a few per item, not every pair). */
+typedef struct {
+    const tsk_key_sets *set;
+    const int64_t *order;      /* rank -> item */
+    int64_t window;
+    int anchor_k;
+    double min_af;
+    int64_t n_asked;
+    double seconds;
+} af_check;
+
+static int af_holds(void *ctx, uint32_t a, uint32_t b)
+{
+    af_check *c = ctx;
+    const double t0 = tsk_seconds();
+    const double af = tsk_genome_aligned_fraction(c->set, c->order[a], c->set, c->order[b], c->window, c->anchor_k);
+    c->n_asked++;
+    c->seconds += tsk_seconds() - t0;
+    return af >= c->min_af;
+}
 
 static int reserve(link_sink *s, int64_t n)
 {
     if (n <= s->cap) return 0;
     tsk_cluster_link *b = realloc(s->buf, (size_t)n * sizeof *b);
     if (b) s->buf = b;
-    unsigned char *k = realloc(s->keep, (size_t)n);
-    if (k) s->keep = k;
-    if (!b || !k) {
+    if (!b) {
         snprintf(s->err, sizeof s->err, "out of memory holding the links");
         return -1;
     }
@@ -339,7 +360,7 @@ static void add_link(link_sink *s, int64_t *n, int64_t a, int64_t b, float dist)
 {
     const uint32_t ra = s->rank_of[a], rb = s->rank_of[b];
     if (ra == rb) return;
-    if (s->parts) tsk_components_link(s->parts, ra, rb);
+    if (s->parts) tsk_components_link(s->parts, ra, rb, s->check);
     else s->buf[(*n)++] = (tsk_cluster_link){ra > rb ? ra : rb, ra > rb ? rb : ra, dist};
 }
 
@@ -352,18 +373,9 @@ static int sink_lines(void *ctx, const tsk_genome_line *l, int64_t n)
 {
     link_sink *s = ctx;
     if (reserve(s, n)) return -1;
-    if (s->cmd->min_af_given) {
-        const tsk_key_sets *set = &s->it->g.set;
-        const int64_t window = s->it->params.window;
-        const int anchor_k = s->it->params.anchor_k;
-        const double min_af = s->cmd->min_af;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(s->cmd->job.threads)
-        for (int64_t i = 0; i < n; i++)
-            s->keep[i] = tsk_genome_aligned_fraction(set, l[i].query, set, l[i].ref, window, anchor_k) >= min_af;
-    }
+    s->n_pairs += n;
     int64_t m = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (!s->cmd->min_af_given || s->keep[i]) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
+    for (int64_t i = 0; i < n; i++) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
     return flush_links(s, m);
 }
 
@@ -372,6 +384,7 @@ static int sink_pairs(void *ctx, const tsk_pair *p, int64_t n, int swap, double 
     (void)swap; /* a link has no direction */
     link_sink *s = ctx;
     if (reserve(s, n)) return -1;
+    s->n_pairs += n;
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++)
         if (p[i].ref >= 0 && (double)p[i].dist <= max_dist) add_link(s, &m, p[i].query, p[i].ref, p[i].dist);
@@ -428,7 +441,7 @@ static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_si
     }
     int rc = find_links(c, it, sink);
     tsk_greedy *g = NULL;
-    if (rc == TSK_EXIT_OK && !(g = tsk_greedy_open(out))) {
+    if (rc == TSK_EXIT_OK && !(g = tsk_greedy_open(out, sink->check))) {
         tsk_error("out of memory clustering");
         rc = TSK_EXIT_RUNTIME;
     }
@@ -613,6 +626,8 @@ static int run(const cluster_cmd *c, int genomes)
     uint32_t *rank_of = NULL;
     tsk_clustering cl = {0};
     link_sink sink = {.cmd = c, .it = &it};
+    af_check af = {.set = &it.g.set, .window = 0, .min_af = c->min_af};
+    const tsk_link_check check = {af_holds, &af};
     if (rc == TSK_EXIT_OK) {
         t_load = tsk_seconds();
         const size_t n = (size_t)(it.n ? it.n : 1);
@@ -625,6 +640,8 @@ static int run(const cluster_cmd *c, int genomes)
     }
     if (rc == TSK_EXIT_OK) rc = rank_items(c, &it, order, rank_of);
     sink.rank_of = rank_of;
+    af.order = order, af.window = it.params.window, af.anchor_k = it.params.anchor_k;
+    sink.check = c->min_af_given ? &check : NULL;
     if (rc == TSK_EXIT_OK && it.n > 1)
         rc = c->method == METHOD_GREEDY ? cluster_greedy(c, &it, &sink, &cl) : cluster_single(c, &it, order, &sink, &cl);
     t_links = tsk_seconds();
@@ -636,10 +653,12 @@ static int run(const cluster_cmd *c, int genomes)
     if (rc == TSK_EXIT_OK) rc = write_outputs(c, &it, order, &cl, cluster_of, line);
     if (rc == TSK_EXIT_OK) note_summary(&it, n_clusters, n_singletons);
     if (rc == TSK_EXIT_OK && timing)
-        fprintf(stderr, "tsketch: timing: load %.3f s, links and clustering %.3f s, output %.3f s\n", t_load - t0,
-                t_links - t_load, tsk_seconds() - t_links);
+        fprintf(stderr,
+                "tsketch: timing: load %.3f s, links and clustering %.3f s (%lld pairs; %lld aligned fractions "
+                "in %.3f s), output %.3f s\n",
+                t_load - t0, t_links - t_load, (long long)sink.n_pairs, (long long)af.n_asked, af.seconds,
+                tsk_seconds() - t_links);
     free(sink.buf);
-    free(sink.keep);
     tsk_clustering_free(&cl);
     free(order), free(cluster_of), free(line), free(rank_of);
     free_items(&it);

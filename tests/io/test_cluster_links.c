@@ -85,12 +85,38 @@ static tsk_cluster_link *links_of(int n, const float *d, int64_t *count)
 
 static int take(void *ctx, const tsk_cluster_link *l, int64_t n) { return tsk_greedy_add(ctx, l, n); }
 
-/* Greedy through the link store with the given budget equals the brute force. */
-static void check_greedy(int n, int p, size_t budget)
+/* A second condition that vetoes about a third of the links (by a hash of the pair, so the brute
+ * force can remove the same links from the graph); counts how often it is asked. */
+static int64_t n_asked;
+static int vetoed(uint32_t a, uint32_t b)
+{
+    const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+    return (lo * 2654435761u ^ hi * 40503u) % 3 == 0;
+}
+static int veto_holds(void *ctx, uint32_t a, uint32_t b)
+{
+    (void)ctx;
+    n_asked++;
+    return !vetoed(a, b);
+}
+static const tsk_link_check veto = {veto_holds, NULL};
+
+/* d without the vetoed links (what the clustering with the check must match) */
+static void remove_vetoed(int n, float *d)
+{
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            if (a != b && vetoed((uint32_t)a, (uint32_t)b)) d[a * n + b] = INFINITY;
+}
+
+/* Greedy through the link store with the given budget (and the check, if any) equals the brute
+ * force on the links that hold. */
+static void check_greedy(int n, int p, size_t budget, const tsk_link_check *check)
 {
     float *d = random_graph(n, p);
     int64_t m;
     tsk_cluster_link *l = links_of(n, d, &m);
+    if (check) remove_vetoed(n, d);
     char err[256];
     tsk_link_runs *s = tsk_link_runs_open(budget, err, sizeof err);
     cr_assert_not_null(s, "%s", err);
@@ -98,7 +124,7 @@ static void check_greedy(int n, int p, size_t budget)
     cr_assert_eq(tsk_link_runs_count(s), m);
     tsk_clustering c;
     cr_assert_eq(tsk_clustering_init(&c, n), 0);
-    tsk_greedy *g = tsk_greedy_open(&c);
+    tsk_greedy *g = tsk_greedy_open(&c, check);
     cr_assert_eq(tsk_link_runs_read(s, take, g, err, sizeof err), 0, "%s", err);
     tsk_greedy_finish(g);
     uint32_t *rep = malloc((size_t)n * sizeof *rep);
@@ -120,24 +146,60 @@ Test(cluster, greedy_matches_brute_force)
     rng_state = 1;
     for (int trial = 0; trial < 40; trial++) {
         const int n = 1 + (int)rnd(120), p = 1 + (int)rnd(30);
-        check_greedy(n, p, (size_t)1 << 20);
-        check_greedy(n, p, 300); /* about a dozen links a run: many runs merged */
+        check_greedy(n, p, (size_t)1 << 20, NULL);
+        check_greedy(n, p, 300, NULL); /* about a dozen links a run: many runs merged */
+        check_greedy(n, p, 300, &veto);
+    }
+}
+
+Test(cluster, checks_only_deciding_links)
+{
+    /* 60 items all linked: greedy asks about one link per item and single linkage about far fewer
+     * than the 1,770 links */
+    rng_state = 3;
+    for (int single = 0; single < 2; single++) {
+        float *d = random_graph(60, 100);
+        int64_t m;
+        tsk_cluster_link *l = links_of(60, d, &m);
+        tsk_clustering c;
+        cr_assert_eq(tsk_clustering_init(&c, 60), 0);
+        n_asked = 0;
+        if (single) {
+            tsk_components u;
+            cr_assert_eq(tsk_components_init(&u, 60), 0);
+            for (int64_t i = 0; i < m; i++) tsk_components_link(&u, l[i].worse, l[i].better, &veto);
+            tsk_components_free(&u);
+        } else {
+            char err[256];
+            tsk_link_runs *s = tsk_link_runs_open(1 << 20, err, sizeof err);
+            cr_assert_eq(tsk_link_runs_add(s, l, m, err, sizeof err), 0);
+            tsk_greedy *g = tsk_greedy_open(&c, &veto);
+            cr_assert_eq(tsk_link_runs_read(s, take, g, err, sizeof err), 0);
+            tsk_greedy_finish(g);
+            tsk_link_runs_close(s);
+        }
+        cr_assert_eq(m, 1770);
+        cr_assert_lt(n_asked, 300, "%s asked about %lld links", single ? "single" : "greedy", (long long)n_asked);
+        tsk_clustering_free(&c);
+        free(l), free(d);
     }
 }
 
 Test(cluster, single_matches_brute_force)
 {
     rng_state = 2;
-    for (int trial = 0; trial < 40; trial++) {
+    for (int trial = 0; trial < 80; trial++) {
         const int n = 1 + (int)rnd(150), p = (int)rnd(6);
+        const tsk_link_check *check = trial % 2 ? &veto : NULL;
         float *d = random_graph(n, p);
         int64_t m;
         tsk_cluster_link *l = links_of(n, d, &m);
+        if (check) remove_vetoed(n, d);
         tsk_components u;
         tsk_clustering c;
         cr_assert_eq(tsk_components_init(&u, n), 0);
         cr_assert_eq(tsk_clustering_init(&c, n), 0);
-        for (int64_t i = 0; i < m; i++) tsk_components_link(&u, l[i].worse, l[i].better);
+        for (int64_t i = 0; i < m; i++) tsk_components_link(&u, l[i].worse, l[i].better, check);
         tsk_components_finish(&u, &c);
         uint32_t *rep = malloc((size_t)n * sizeof *rep);
         single_brute(n, d, rep);
@@ -186,7 +248,7 @@ Test(cluster, greedy_refuses_unsorted_links)
 {
     tsk_clustering c;
     cr_assert_eq(tsk_clustering_init(&c, 4), 0);
-    tsk_greedy *g = tsk_greedy_open(&c);
+    tsk_greedy *g = tsk_greedy_open(&c, NULL);
     const tsk_cluster_link l[2] = {{3, 1, 0.1f}, {2, 0, 0.1f}};
     cr_assert_eq(tsk_greedy_add(g, l, 2), -1);
     tsk_greedy_finish(g);
