@@ -10,33 +10,32 @@ typedef struct {
     int64_t keys, anchors, anchors_a, anchors_b;
 } shared_counts;
 
-/* Walks a[0..na) and b[0..nb) (ascending keys: equal anchors are neighbours) anchor run by anchor
- * run, in one pass: a pair is the hot loop of --min-af, once per link. */
+/* Distinct anchors among keys[0..n) (ascending keys: equal anchors are neighbours). */
+static int64_t count_anchors(const uint64_t *k, int64_t n)
+{
+    int64_t c = n > 0;
+    for (int64_t i = 1; i < n; i++) c += anchor_of(k[i]) != anchor_of(k[i - 1]);
+    return c;
+}
+
+/* One merge of a[0..na) and b[0..nb) without branches on the data (the hot loop of --min-af).
+ * A key's order is its anchor's order, so the plain merge of keys meets every shared anchor: when
+ * both sides stand in runs of one anchor it compares two of their keys, and counts the anchor
+ * the first time. */
 static shared_counts count_shared(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
 {
-    shared_counts c = {0, 0, 0, 0};
+    shared_counts c = {0, 0, count_anchors(a, na), count_anchors(b, nb)};
     int64_t i = 0, j = 0;
+    uint64_t last = UINT64_MAX; /* the last shared anchor counted (no anchor is all ones: 40 bits) */
     while (i < na && j < nb) {
-        const uint64_t x = anchor_of(a[i]), y = anchor_of(b[j]);
-        if (x != y) {
-            if (x < y) {
-                c.anchors_a++;
-                while (i < na && anchor_of(a[i]) == x) i++;
-            } else {
-                c.anchors_b++;
-                while (j < nb && anchor_of(b[j]) == y) j++;
-            }
-            continue;
-        }
-        c.anchors++, c.anchors_a++, c.anchors_b++;
-        int64_t ie = i, je = j; /* the two runs of this anchor: usually one key each */
-        while (ie < na && anchor_of(a[ie]) == x) ie++;
-        while (je < nb && anchor_of(b[je]) == x) je++;
-        c.keys += tsk_genome_shared_ref(a + i, ie - i, b + j, je - j);
-        i = ie, j = je;
+        const uint64_t x = a[i], y = b[j], ax = anchor_of(x), ay = anchor_of(y);
+        const int same_anchor = ax == ay;
+        c.anchors += same_anchor & (ax != last);
+        last = same_anchor ? ax : last;
+        c.keys += x == y;
+        i += x <= y;
+        j += y <= x;
     }
-    for (; i < na; i++) c.anchors_a += i == 0 || anchor_of(a[i]) != anchor_of(a[i - 1]);
-    for (; j < nb; j++) c.anchors_b += j == 0 || anchor_of(b[j]) != anchor_of(b[j - 1]);
     return c;
 }
 

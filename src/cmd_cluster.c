@@ -29,6 +29,7 @@
 #include "sketch_source.h"
 
 #define DEFAULT_GENOME_DIST 0.05
+#define EAGER_AF_THREADS 4 /* -p from which --min-af is estimated for every pair, in parallel */
 
 enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_REPRESENTATIVES, OPT_HEADER, OPT_METRIC };
 
@@ -306,20 +307,6 @@ static int rank_items(const cluster_cmd *c, const cluster_items *it, int64_t *or
 
 /* ---- links ---- */
 
-/* Where the runner's pairs go: into links (greedy) or the union-find (single). */
-typedef struct {
-    const cluster_cmd *cmd;
-    const cluster_items *it;
-    const uint32_t *rank_of;
-    tsk_link_runs *runs;       /* greedy */
-    tsk_components *parts;     /* single */
-    const tsk_link_check *check; /* --min-af (single: asked as links come) */
-    tsk_cluster_link *buf;
-    int64_t cap;
-    int64_t n_pairs;           /* pairs within the distance */
-    char err[TSK_ERRLEN];
-} link_sink;
-
 /* --min-af: a link holds when the pair's aligned fraction is at least F (asked by the clustering
  * only where a link decides something: a few per item, not every pair). */
 typedef struct {
@@ -342,12 +329,32 @@ static int af_holds(void *ctx, uint32_t a, uint32_t b)
     return af >= c->min_af;
 }
 
+/* Where the runner's pairs go: into links (greedy) or the union-find (single). */
+typedef struct {
+    const cluster_cmd *cmd;
+    const cluster_items *it;
+    const uint32_t *rank_of;
+    tsk_link_runs *runs;       /* greedy */
+    tsk_components *parts;     /* single */
+    const tsk_link_check *check; /* --min-af asked where a link decides (single: as links come) */
+    af_check *eager;           /* or --min-af for every pair here, on the threads, before links */
+    tsk_cluster_link *buf;
+    unsigned char *keep;       /* eager: which pairs of the block hold */
+    int64_t cap;
+    int64_t n_pairs;           /* pairs within the distance */
+    char err[TSK_ERRLEN];
+} link_sink;
+
+
+
 static int reserve(link_sink *s, int64_t n)
 {
     if (n <= s->cap) return 0;
     tsk_cluster_link *b = realloc(s->buf, (size_t)n * sizeof *b);
     if (b) s->buf = b;
-    if (!b) {
+    unsigned char *k = realloc(s->keep, (size_t)n);
+    if (k) s->keep = k;
+    if (!b || !k) {
         snprintf(s->err, sizeof s->err, "out of memory holding the links");
         return -1;
     }
@@ -374,8 +381,19 @@ static int sink_lines(void *ctx, const tsk_genome_line *l, int64_t n)
     link_sink *s = ctx;
     if (reserve(s, n)) return -1;
     s->n_pairs += n;
+    af_check *af = s->eager;
+    if (af) {
+        const double t0 = tsk_seconds();
+#pragma omp parallel for schedule(dynamic, 16) num_threads(s->cmd->job.threads)
+        for (int64_t i = 0; i < n; i++)
+            s->keep[i] = tsk_genome_aligned_fraction(af->set, l[i].query, af->set, l[i].ref, af->window,
+                                                     af->anchor_k) >= af->min_af;
+        af->n_asked += n;
+        af->seconds += tsk_seconds() - t0;
+    }
     int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
+    for (int64_t i = 0; i < n; i++)
+        if (!af || s->keep[i]) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
     return flush_links(s, m);
 }
 
@@ -641,7 +659,11 @@ static int run(const cluster_cmd *c, int genomes)
     if (rc == TSK_EXIT_OK) rc = rank_items(c, &it, order, rank_of);
     sink.rank_of = rank_of;
     af.order = order, af.window = it.params.window, af.anchor_k = it.params.anchor_k;
-    sink.check = c->min_af_given ? &check : NULL;
+    /* on a few threads, asking where links decide is the least work; on many, asking about every
+     * pair in parallel is the shortest wait (docs/cluster.md) */
+    const int eager = c->min_af_given && c->job.threads >= EAGER_AF_THREADS;
+    sink.check = c->min_af_given && !eager ? &check : NULL;
+    sink.eager = eager ? &af : NULL;
     if (rc == TSK_EXIT_OK && it.n > 1)
         rc = c->method == METHOD_GREEDY ? cluster_greedy(c, &it, &sink, &cl) : cluster_single(c, &it, order, &sink, &cl);
     t_links = tsk_seconds();
@@ -659,6 +681,7 @@ static int run(const cluster_cmd *c, int genomes)
                 t_load - t0, t_links - t_load, (long long)sink.n_pairs, (long long)af.n_asked, af.seconds,
                 tsk_seconds() - t_links);
     free(sink.buf);
+    free(sink.keep);
     tsk_clustering_free(&cl);
     free(order), free(cluster_of), free(line), free(rank_of);
     free_items(&it);

@@ -346,6 +346,8 @@ if [ -n "$PYNP" ]; then
         prepare af$seed 0.1 "$WORK/af$seed.tsk"
         for m in greedy single; do
             check af$seed "seed $seed: $m -d 0.1 --min-af 0.5" --method $m --min-af 0.5 -- -d 0.1 "$WORK/af$seed.tsk"
+            # from -p 4 every pair is estimated up front, in parallel: the same table
+            check af$seed "seed $seed: $m -d 0.1 --min-af 0.5 -p 4" --method $m --min-af 0.5 -- -d 0.1 -p 4 "$WORK/af$seed.tsk"
         done
         check af$seed "seed $seed: greedy -d 0.1, no --min-af" -- -d 0.1 "$WORK/af$seed.tsk"
         # with only the pair A-B80 and A-B30: --min-af 0.5 links the first, not the second
