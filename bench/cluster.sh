@@ -44,18 +44,18 @@ same() {
 }
 
 if want check; then
-    for n in 2000 10000; do
+    for n in ${CHECK_SIZES:-2000}; do
         f=$W/g$n.tsk
         [ -s "$f" ] || continue
         for m in greedy single; do
             for af in "" "--min-af 0.5"; do
-                timeout 300 "$T" cluster -q --device cuda --method $m $af "$f" -o "$W/gpu.tsv" || say "cuda exit $?"
+                timeout 300 "$T" cluster -q --device cuda -p 16 --method $m $af "$f" -o "$W/gpu.tsv" || say "cuda exit $?"
                 timeout 300 "$T" cluster -q --device cpu -p 16 --method $m $af "$f" -o "$W/cpu.tsv" || say "cpu exit $?"
                 same "N=$n $m $af: cuda = cpu" "$W/gpu.tsv" "$W/cpu.tsv"
             done
         done
-        TSKETCH_CLUSTER_MEMORY=100000 timeout 300 "$T" cluster -q --device cuda "$f" -o "$W/spill.tsv"
-        timeout 300 "$T" cluster -q --device cuda "$f" -o "$W/gpu.tsv"
+        TSKETCH_CLUSTER_MEMORY=100000 timeout 300 "$T" cluster -q --device cuda -p 16 "$f" -o "$W/spill.tsv"
+        timeout 300 "$T" cluster -q --device cuda -p 16 "$f" -o "$W/gpu.tsv"
         same "N=$n greedy: links spilled = held" "$W/spill.tsv" "$W/gpu.tsv"
         timeout 300 "$T" cluster -q --device cuda -p 1 "$f" -o "$W/p1.tsv"
         same "N=$n greedy: -p 1 = -p 16" "$W/p1.tsv" "$W/gpu.tsv"
@@ -83,14 +83,15 @@ if want time; then
         [ -s "$f" ] || continue
         cat "$f" >/dev/null # into the page cache
         for m in greedy single; do
-            timed "N=$n cluster --method $m --device cuda" "$T" cluster -q --method $m --device cuda "$f" -o "$W/c.tsv"
-            say "  $(cut -f2 "$W/c.tsv" | sort -u | wc -l) clusters; phases: $(TSKETCH_TIMING=1 "$T" cluster -q --method $m --device cuda "$f" -o "$W/c.tsv" 2>&1 | grep timing)"
+            for af in "" "--min-af 0.5"; do
+                timed "N=$n cluster --method $m $af --device cuda -p 16" "$T" cluster -q -p 16 --method $m $af --device cuda "$f" -o "$W/c.tsv"
+                say "  $(cut -f2 "$W/c.tsv" | sort -u | wc -l) clusters; $(TSKETCH_TIMING=1 "$T" cluster -q -p 16 --method $m $af --device cuda "$f" -o "$W/c.tsv" 2>&1 | grep timing)"
+            done
         done
-        timed "N=$n cluster --min-af 0.5 --device cuda" "$T" cluster -q --min-af 0.5 --device cuda "$f" -o "$W/c.tsv"
-        timed "N=$n dist -d 0.05 --device cuda" "$T" dist -q -d 0.05 --device cuda "$f" -o "$W/d.tsv"
+        timed "N=$n dist -d 0.05 --device cuda -p 16" "$T" dist -q -p 16 -d 0.05 --device cuda "$f" -o "$W/d.tsv"
         say "  $(wc -l <"$W/d.tsv") pairs within 0.05"
         if [ "$n" -le 10000 ]; then
-            timed "N=$n cluster --device cpu -p 16" "$T" cluster -q --device cpu -p 16 "$f" -o "$W/c.tsv"
+            RUNS=1 timed "N=$n cluster --device cpu -p 16" "$T" cluster -q --device cpu -p 16 "$f" -o "$W/c.tsv"
         fi
     done 2>&1 | tee "$out/time.log"
 fi
