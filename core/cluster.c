@@ -103,7 +103,7 @@ static void visit(tsk_clustering *c, const tsk_link_check *check, int64_t w, tsk
         for (int64_t i = 0; i < n; i++)
             if (is_representative(c, l[i].better) && l[i].dist < best_dist) best = l[i].better, best_dist = l[i].dist;
     } else {
-        qsort(l, (size_t)n, sizeof *l, nearer_first);
+        if (n > 1) qsort(l, (size_t)n, sizeof *l, nearer_first);
         for (int64_t i = 0; i < n && best < 0; i++)
             if (is_representative(c, l[i].better) && holds(check, (uint32_t)w, l[i].better))
                 best = l[i].better, best_dist = l[i].dist;
