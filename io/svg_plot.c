@@ -14,6 +14,8 @@
 #define TREE_WIDTH 220.0
 #define GAP 6.0
 #define BAR_WIDTH 16.0
+#define CAPTION_FONT 12.0
+#define TITLE_FONT 16.0
 
 /* viridis at 0, 0.1, .., 1 */
 static const unsigned char VIRIDIS[11][3] = {
@@ -61,6 +63,54 @@ static void put_text(FILE *f, const char *s)
         }
         p++;
     }
+}
+
+/* Bytes of the first `chars` characters of s as put_text counts them (a UTF-8 sequence or a
+ * stray byte is one character), so a cut never splits a sequence. */
+static size_t prefix_bytes(const char *s, size_t chars)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t at = 0;
+    for (size_t k = 0; k < chars && p[at]; k++) {
+        const unsigned c = p[at];
+        size_t len = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        size_t i = 1;
+        while (i < len && (p[at + i] & 0xC0) == 0x80) i++;
+        at += i; /* a truncated sequence ends where its continuation bytes do */
+    }
+    return at;
+}
+
+static size_t text_chars(const char *s)
+{
+    size_t k = 0;
+    for (size_t at = 0; s[at]; k++) at += prefix_bytes(s + at, 1);
+    return k;
+}
+
+/* Rough width of a line of sans-serif text: a character is about 0.62 of the font size. */
+static double text_width(const char *s, double font) { return (double)text_chars(s) * font * 0.62; }
+
+/* A label as drawn: names longer than TSK_PLOT_LABEL_CHARS characters are cut to that many,
+ * the last one an ellipsis, and keep their full text in a <title> (a tooltip) after it, so that
+ * one long name cannot push the heatmap into a corner of a huge canvas. */
+static void put_label(FILE *f, const char *name)
+{
+    if (text_chars(name) <= TSK_PLOT_LABEL_CHARS) {
+        put_text(f, name);
+        return;
+    }
+    const size_t keep = prefix_bytes(name, TSK_PLOT_LABEL_CHARS - 1);
+    char *cut = malloc(keep + 1);
+    if (cut) {
+        memcpy(cut, name, keep);
+        cut[keep] = 0;
+        put_text(f, cut);
+        free(cut);
+    }
+    fputs("\xE2\x80\xA6<title>", f); /* U+2026 HORIZONTAL ELLIPSIS */
+    put_text(f, name);
+    fputs("</title>", f);
 }
 
 static void put_base64(FILE *f, const unsigned char *b, size_t n)
@@ -185,12 +235,22 @@ int tsk_svg_plot_write(const char *path, const tsk_svg_plot *p, char *err, size_
     const double cell = labels ? fmin(24, fmax(9, 720.0 / (double)(n ? n : 1))) : 900.0 / (double)n;
     const double side = cell * (double)n, font = fmin(13, fmax(7, cell * 0.75));
     size_t longest = 0;
-    for (int64_t i = 0; labels && i < n; i++)
-        if (strlen(p->names[i]) > longest) longest = strlen(p->names[i]);
+    for (int64_t i = 0; labels && i < n; i++) {
+        const size_t k = text_chars(p->names[i]);
+        if (k > longest) longest = k;
+    }
+    if (longest > TSK_PLOT_LABEL_CHARS) longest = TSK_PLOT_LABEL_CHARS;
     const double label_room = labels ? 6 + (double)longest * font * 0.62 : 0;
     const double top = PAD + (p->title ? 28 : 0), hx = PAD + TREE_WIDTH + GAP;
     const double bar_x = hx + side + label_room + 24, bar_h = fmin(side, 320);
-    const double width = bar_x + BAR_WIDTH + 70 + 24 + PAD, height = top + side + label_room + PAD;
+    /* the caption runs down beside the bar: centred on it when it fits its height, else from
+     * its top; the canvas is made tall (and wide) enough for it and for the title */
+    const double caption_len = text_width(p->scale_label ? p->scale_label : "", CAPTION_FONT);
+    const int caption_centred = caption_len <= bar_h;
+    const double caption_bottom = top + fmax(bar_h, caption_len);
+    const double title_right = p->title ? PAD + text_width(p->title, TITLE_FONT) + PAD : 0;
+    const double width = fmax(bar_x + BAR_WIDTH + 70 + 24 + PAD, title_right);
+    const double height = fmax(top + side + label_room, caption_bottom) + PAD;
     const int64_t cells = n <= TSK_PLOT_MAX_PIXELS ? n : TSK_PLOT_MAX_PIXELS;
 
     size_t png_len = 0;
@@ -208,7 +268,7 @@ int tsk_svg_plot_write(const char *path, const tsk_svg_plot *p, char *err, size_
                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             width, height, width, height);
     if (p->title) {
-        fprintf(f, "<text id=\"title\" x=\"%.1f\" y=\"%.1f\" font-size=\"16\">", PAD, PAD + 14);
+        fprintf(f, "<text id=\"title\" x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\">", PAD, PAD + 14, TITLE_FONT);
         put_text(f, p->title);
         fputs("</text>\n", f);
     }
@@ -229,13 +289,13 @@ int tsk_svg_plot_write(const char *path, const tsk_svg_plot *p, char *err, size_
         for (int64_t i = 0; i < n; i++) {
             fprintf(f, "<text class=\"row-label\" x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"central\">", hx + side + 4,
                     top + (i + 0.5) * cell);
-            put_text(f, p->names[order[i]]);
+            put_label(f, p->names[order[i]]);
             fputs("</text>\n", f);
         }
         for (int64_t i = 0; i < n; i++) {
             fprintf(f, "<text class=\"col-label\" transform=\"translate(%.1f %.1f) rotate(90)\" "
                        "dominant-baseline=\"central\">", hx + (i + 0.5) * cell, top + side + 4);
-            put_text(f, p->names[order[i]]);
+            put_label(f, p->names[order[i]]);
             fputs("</text>\n", f);
         }
         fputs("</g>\n", f);
@@ -256,10 +316,11 @@ int tsk_svg_plot_write(const char *path, const tsk_svg_plot *p, char *err, size_
                    "dominant-baseline=\"central\">%.4g</text>\n",
                 bar_x + BAR_WIDTH, y, bar_x + BAR_WIDTH + 7, y, vmax * k / 4.0);
     }
-    fprintf(f, "<text class=\"scale-label\" transform=\"translate(%.1f %.1f) rotate(90)\" font-size=\"12\" "
-               "text-anchor=\"middle\">",
-            bar_x + BAR_WIDTH + 70, top + bar_h / 2);
-    put_text(f, p->scale_label);
+    fprintf(f, "<text class=\"scale-label\" transform=\"translate(%.1f %.1f) rotate(90)\" font-size=\"%.0f\" "
+               "text-anchor=\"%s\">",
+            bar_x + BAR_WIDTH + 70, caption_centred ? top + bar_h / 2 : top, CAPTION_FONT,
+            caption_centred ? "middle" : "start");
+    put_text(f, p->scale_label ? p->scale_label : "");
     fputs("</text>\n</g>\n</svg>\n", f);
     free(png);
     free(order);

@@ -5,7 +5,10 @@
  * cell, scaled up without smoothing), so the file stays small: up to TSK_PLOT_MAX_PIXELS items
  * the image has a pixel per pair; beyond, each pixel is the mean of a block of pairs. Up to
  * TSK_PLOT_MAX_LABELS items every row and column is labelled, with cells and font sized from
- * the count so that labels stay legible; beyond, labels are left out. The colour scale is
+ * the count so that labels stay legible; beyond, labels are left out. A label keeps at most
+ * TSK_PLOT_LABEL_CHARS characters (longer names end in an ellipsis and keep their full text in
+ * a <title> child, a tooltip). The canvas fits the labels, the title and the colour bar's
+ * caption whatever the count. The colour scale is
  * viridis from 0 (dark) to the largest distance (yellow).
  *
  * For readers (and tests): row labels are <text class="row-label"> top to bottom, column labels
@@ -27,6 +30,9 @@ extern "C" {
 
 #define TSK_PLOT_MAX_LABELS 300
 #define TSK_PLOT_MAX_PIXELS 600
+/* labels longer than this many characters are cut to it, the last an ellipsis, the full name in
+ * the label's <title> (a tooltip) */
+#define TSK_PLOT_LABEL_CHARS 40
 
 typedef struct {
     const float *d;            /* n x n; only the lower triangle d[i * n + j] (j < i) is read */
