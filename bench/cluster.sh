@@ -10,7 +10,7 @@
 #          deterministic): 2,000, 10^4 and 10^5 genomes of ~10,000 keys (SIZES to change)
 #   check  cluster --device cuda = --device cpu bytes on 2,000 and 10^4 genomes, greedy and single,
 #          with and without --min-af 0.5; the links spilled to disk (TSKETCH_CLUSTER_MEMORY) = held
-#   time   whole process, file in the page cache: cluster greedy and single at each size (RUNS
+#   time   (NO_CPU=1: no CPU run) whole process, file in the page cache: cluster greedy and single at each size (RUNS
 #          runs, the median), its peak memory (/usr/bin/time), the phases (TSKETCH_TIMING=1), and
 #          `dist -d 0.05` of the same file (the engine's share of the work)
 # Results: $OUT (or ./cluster-out) /summary.txt and one log a step.
@@ -90,7 +90,7 @@ if want time; then
         done
         timed "N=$n dist -d 0.05 --device cuda -p 16" "$T" dist -q -p 16 -d 0.05 --device cuda "$f" -o "$W/d.tsv"
         say "  $(wc -l <"$W/d.tsv") pairs within 0.05"
-        if [ "$n" -le 10000 ]; then
+        if [ "$n" -le 10000 ] && [ -z "${NO_CPU:-}" ]; then
             RUNS=1 timed "N=$n cluster --device cpu -p 16" "$T" cluster -q --device cpu -p 16 "$f" -o "$W/c.tsv"
         fi
     done 2>&1 | tee "$out/time.log"
