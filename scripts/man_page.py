@@ -4,8 +4,11 @@
 The options of every subcommand come from `tsketch CMD -h` (the one source of truth), the command
 list from `tsketch help`; the prose around them (description, exit status, environment, examples)
 from docs/man/tsketch.1.in, whose @COMMANDS@ line is replaced by one subsection per command and
-@SKETCH_OPTIONS@ by the sketch options that sketch, dist and triangle share (printed once).
-A new subcommand listed by `tsketch help` gets its section without any change here.
+@SKETCH_OPTIONS@ by the sketch options that the commands share (printed once). A block of the
+template between the lines `.\" @NOTES CMD@` and `.\" @END@` is prose about CMD (its output, exit
+codes, an example) that is moved to the end of CMD's section, after its options; the options
+themselves only ever come from -h. A new subcommand listed by `tsketch help` gets its section
+without any change here.
 
 Usage: man_page.py TSKETCH TEMPLATE OUTPUT
 """
@@ -15,6 +18,7 @@ import sys
 
 OPTION = re.compile(r"^ {2,6}((?:-\w, )?--?[\w-]+(?: [A-Z][A-Z./]*)?)(?: {1,}(.*))?$")
 SHARED_HEADING = "Sketch options:"
+NOTES = re.compile(r'^\.\\" @NOTES ([\w-]+)@\n(.*?)^\.\\" @END@\n', re.S | re.M)
 
 
 def run_help(tsketch, *args):
@@ -84,11 +88,21 @@ def render(blocks):
     return out
 
 
+def take_notes(page):
+    """The template without its @NOTES blocks, and the blocks by command name."""
+    notes = {m.group(1): m.group(2) for m in NOTES.finditer(page)}
+    return NOTES.sub("", page), notes
+
+
 def main():
     tsketch, template, output = sys.argv[1:4]
     version = run_help(tsketch, "--version").split()[-1]
+    page, notes = take_notes(open(template).read())
     sections, shared = [], None
-    for name, summary in commands(tsketch):
+    listed = commands(tsketch)
+    for name in sorted(set(notes) - {n for n, _ in listed}):
+        print("man_page.py: notes for '%s', which 'tsketch help' does not list: left out" % name, file=sys.stderr)
+    for name, summary in listed:
         usage, own, shared_blocks = parse_help(run_help(tsketch, name, "-h"))
         sections += [".SS \"" + esc(name) + "\"", esc(summary[:1].upper() + summary[1:]) + ".", ".PP",
                      "\\fB" + esc(usage) + "\\fR"]
@@ -96,7 +110,8 @@ def main():
         if shared_blocks:
             shared = shared or shared_blocks
             sections += [".PP", "and the sketch options (\\fBSKETCH OPTIONS\\fR)."]
-    page = open(template).read()
+        if name in notes:
+            sections.append(notes[name].rstrip("\n"))
     page = page.replace("@VERSION@", version)
     page = page.replace("@COMMANDS@", "\n".join(sections))
     page = page.replace("@SKETCH_OPTIONS@", "\n".join(render(shared or [])))
