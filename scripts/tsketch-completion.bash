@@ -34,12 +34,17 @@ _tsketch()
     --precision) mapfile -t COMPREPLY < <(compgen -W "single double" -- "$cur"); return ;;
     --metric) mapfile -t COMPREPLY < <(compgen -W "l2 cosine" -- "$cur"); return ;;
     --device) mapfile -t COMPREPLY < <(compgen -W "auto cpu cuda cuda:0 cuda:all" -- "$cur"); return ;;
+    --method) mapfile -t COMPREPLY < <(compgen -W "greedy single" -- "$cur"); return ;;
+    --quality | --representatives | --tables | -l | --list | -o | --output)
+        mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+        compopt -o filenames 2>/dev/null
+        return ;;
     -f | --format)
         if [ "$cmd" = export ]; then mapfile -t COMPREPLY < <(compgen -W "tsv npy" -- "$cur")
         else mapfile -t COMPREPLY < <(compgen -W "tsv phylip square npy" -- "$cur"); fi
         return ;;
     -k | --tuple-len | -s | --dim | -S | --seed | -p | --threads | --window | --stride | --anchor-k | --scaled | --min-keys | \
-        --top-k | -d | --max-dist | --block | -I | --id)
+        --top-k | -d | --max-dist | --block | -I | --id | --min-af | --title)
         return ;; # a number or a name: nothing to offer
     esac
     if [[ $cur == -* ]]; then

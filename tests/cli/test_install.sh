@@ -75,5 +75,14 @@ ok "completion: every command offered"
 expect_same <(complete_words tsketch dist --gen) <(echo --genome) "completion: 'tsketch dist --gen' -> --genome"
 expect_same <(complete_words tsketch dist --format "") <(echo tsv phylip square npy) "completion: format values"
 expect_same <(complete_words tsketch help ex) <(echo export) "completion: 'tsketch help ex' -> export"
+# cluster: its options from its -h, the values of --method, files after --quality
+expect_same <(complete_words tsketch cluster --meth) <(echo --method) "completion: 'tsketch cluster --meth' -> --method"
+expect_same <(complete_words tsketch cluster --method "") <(echo greedy single) "completion: --method values"
+expect_same <(complete_words tsketch cluster --rep) <(echo --representatives) "completion: 'tsketch cluster --rep'"
+expect_same <(complete_words tsketch cluster --min) <(echo --min-af --min-keys) "completion: cluster's --min-af and the sketch options"
+mkdir -p "$WORK/q" && : >"$WORK/q/quality_report.tsv"
+expect_same <(complete_words tsketch cluster --quality "$WORK/q/qual") <(echo "$WORK/q/quality_report.tsv") \
+    "completion: a file after --quality"
+expect_same <(complete_words tsketch cluster -d "") <(echo) "completion: nothing after -d (a number)"
 
 finish
