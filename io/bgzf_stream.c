@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <htslib/bgzf.h>
+#include <htslib/hts.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +27,10 @@ static int bgzf_cookie_close(void *cookie) { return bgzf_close(cookie) == 0 ? 0 
 
 FILE *tsk_bgzf_fdopen(int fd)
 {
+    /* htslib would print "[E::bgzf_flush] File write failed" itself on every failed block (a full
+     * disk: one line a block); the write fails through the stream instead, and its writer reports
+     * it once, naming the file ("x.tsv.gz: write failed: No space left on device") */
+    hts_set_log_level(HTS_LOG_OFF);
     /* BGZF gets a duplicate, so that a failure here leaves the caller's fd as it was */
     int own = dup(fd);
     if (own < 0) return NULL;

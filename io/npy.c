@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "bgzf_stream.h"
 
 #define NPY_ALIGN 64
 
 struct tsk_npy_writer {
     int fd;
+    tsk_atomic_file *gz;       /* a path ending in ".gz": the array BGZF-compressed, rows in order */
     char *path, *tmp_path;
     int64_t rows, cols;
     int elem;
@@ -30,6 +32,34 @@ static void npy_free(tsk_npy_writer *w)
 {
     free(w->path);
     free(w);
+}
+
+/* A compressed array ("x.npy.gz": what numpy reads with np.load(gzip.open(path))) is a stream:
+ * the header, then the rows in order, through a BGZF stream as every .gz output of tsketch. */
+static tsk_npy_writer *open_compressed(tsk_npy_writer *w, const char *header, int header_len, char *err,
+                                       size_t errlen)
+{
+    w->fd = -1;
+    if (!(w->gz = tsk_atomic_open(w->path, err, errlen))) {
+        npy_free(w);
+        return NULL;
+    }
+    if (fwrite(header, 1, (size_t)header_len, tsk_atomic_stream(w->gz)) != (size_t)header_len) {
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        tsk_npy_abort(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* Appends n bytes to a compressed array. 0, or -1 with a message. */
+static int gz_write(tsk_npy_writer *w, const void *p, size_t n, char *err, size_t errlen)
+{
+    if (n && fwrite(p, 1, n, tsk_atomic_stream(w->gz)) != n) {
+        tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 tsk_npy_writer *tsk_npy_open(const char *path, int64_t rows, int64_t cols, int elem_size, char *err, size_t errlen)
@@ -61,6 +91,7 @@ tsk_npy_writer *tsk_npy_open(const char *path, int64_t rows, int64_t cols, int e
     header[total - 1] = '\n';
     w->header_len = total;
 
+    if (tsk_path_wants_bgzf(path)) return open_compressed(w, header, total, err, errlen);
     w->fd = tsk_tmp_create(path, 1, &w->tmp_path, err, errlen);
     if (w->fd < 0) {
         npy_free(w);
@@ -87,7 +118,9 @@ int tsk_npy_append(tsk_npy_writer *w, const void *values, int64_t n_rows, char *
         return -1;
     }
     size_t n = (size_t)(n_rows * w->cols * w->elem);
-    if (tsk_pwrite_all(w->fd, values, n, w->header_len + w->appended * w->cols * w->elem) != 0) {
+    if (w->gz) {
+        if (gz_write(w, values, n, err, errlen)) return -1;
+    } else if (tsk_pwrite_all(w->fd, values, n, w->header_len + w->appended * w->cols * w->elem) != 0) {
         tsk_io_set_err(err, errlen, "%s: write failed: %s", w->path, strerror(errno));
         return -1;
     }
@@ -107,6 +140,18 @@ int tsk_npy_write_block(tsk_npy_writer *w, int64_t row, int64_t col, const void 
     }
     const char *src = values;
     size_t line = (size_t)(n_cols * w->elem);
+    if (w->gz) { /* a stream: whole rows, each block the next */
+        if (row != w->appended || col != 0 || (n_cols != w->cols && n_rows > 0)) {
+            tsk_io_set_err(err, errlen, "%s: a compressed array is written in order: block at (%" PRId64 ", %" PRId64
+                           ") after %" PRId64 " rows", w->path, row, col, w->appended);
+            return -1;
+        }
+        for (int64_t i = 0; i < n_rows; i++)
+            if (gz_write(w, src + (size_t)(i * ld * w->elem), line, err, errlen)) return -1;
+        w->appended += n_rows;
+        __atomic_fetch_add(&w->written, n_rows * n_cols, __ATOMIC_RELAXED);
+        return 0;
+    }
     for (int64_t i = 0; i < n_rows && line; i++) {
         int64_t off = w->header_len + ((row + i) * w->cols + col) * w->elem;
         if (tsk_pwrite_all(w->fd, src + (size_t)(i * ld * w->elem), line, off) != 0) {
@@ -127,7 +172,8 @@ int tsk_npy_finish(tsk_npy_writer *w, char *err, size_t errlen)
         tsk_npy_abort(w);
         return -1;
     }
-    int rc = tsk_tmp_commit(w->fd, w->tmp_path, w->path, err, errlen);
+    int rc = w->gz ? tsk_atomic_commit(w->gz, err, errlen) : tsk_tmp_commit(w->fd, w->tmp_path, w->path, err, errlen);
+    w->gz = NULL;
     npy_free(w);
     return rc;
 }
@@ -135,7 +181,8 @@ int tsk_npy_finish(tsk_npy_writer *w, char *err, size_t errlen)
 void tsk_npy_abort(tsk_npy_writer *w)
 {
     if (!w) return;
-    tsk_tmp_discard(w->fd, w->tmp_path);
+    if (w->gz) tsk_atomic_abort(w->gz);
+    else tsk_tmp_discard(w->fd, w->tmp_path);
     npy_free(w);
 }
 

@@ -4,7 +4,9 @@
  * up front. The header is written at open and the file sized at once, so rows can be appended in
  * order and blocks placed anywhere (tiles of a distance matrix, in any order, from any thread:
  * block writes are pwrite calls). Like every tsketch output it is written to "path.tmp.<pid>"
- * and renamed into place by tsk_npy_finish only. */
+ * and renamed into place by tsk_npy_finish only. A path ending in ".gz" gets the same bytes
+ * BGZF-compressed (np.load(gzip.open(path)) reads it): a stream, so its rows must come in order,
+ * appended or as blocks of whole rows, each the next. */
 #ifndef TSK_NPY_H
 #define TSK_NPY_H
 

@@ -115,11 +115,17 @@ static int is_blank(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '
  * (UTF-8 in headers), so they are allowed. */
 static int is_binary_byte(unsigned char c) { return c == 0x7F || (c < 0x20 && !is_blank(c)); }
 
-/* Why binary data is not sequence: a sketch file handed to `sketch` gets a hint, not a shrug. */
-static const char *binary_reason(const unsigned char *head, size_t n)
+/* Why binary data is not sequence: a sketch file handed to `sketch` gets a hint, not a shrug. A
+ * sketch file through a pipe or stdin (piped) reached the sequence reader because only regular
+ * files are probed for sketches (tsk_file.h, tsk_file_is_sketch): sketch files are mapped, so it
+ * must be given as a file. */
+static const char *binary_reason(const unsigned char *head, size_t n, int piped)
 {
     if (n >= TSK_FILE_MAGIC_LEN && !memcmp(head, TSK_FILE_MAGIC, TSK_FILE_MAGIC_LEN))
-        return "a tsketch sketch file, not sequences (give it to dist, triangle, paste, info or export)";
+        return piped ? "a .tsk sketch file through a pipe or stdin: give sketch files as files (they are mapped, "
+                       "not streamed)"
+                     : "a tsketch sketch file, not sequences (sketch files go to dist, triangle, tree, plot, "
+                       "cluster, paste, info or export)";
     return "not FASTA or FASTQ (binary data)";
 }
 
@@ -235,7 +241,7 @@ static int try_fast_open(tsk_reader *r, const char *path, char *err, size_t errl
     for (ssize_t i = 0; i < got && i < SNIFF_BYTES; i++)
         if (is_binary_byte(head[i])) {
             close(fd);
-            tsk_io_set_err(err, errlen, "%s: %s", r->display, binary_reason(head, (size_t)got));
+            tsk_io_set_err(err, errlen, "%s: %s", r->display, binary_reason(head, (size_t)got, 0));
             return -1;
         }
     ssize_t i = 0;
@@ -346,7 +352,7 @@ tsk_reader *tsk_reader_open_par(const char *path, int threads, const uint8_t lut
         if (total == 0) {
             for (ssize_t i = 0; i < got; i++)
                 if (is_binary_byte(buf[i])) {
-                    tsk_io_set_err(err, errlen, "%s: %s", r->display, binary_reason(buf, (size_t)got));
+                    tsk_io_set_err(err, errlen, "%s: %s", r->display, binary_reason(buf, (size_t)got, !regular));
                     free(buf);
                     return fail_open(r, code, TSK_IO_BAD);
                 }
@@ -646,6 +652,11 @@ int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, ch
             }
             if (!*name || !*path) {
                 tsk_io_set_err(err, errlen, "%s:%ld: empty %s in 'name<TAB>path'", shown, lineno, *name ? "path" : "name");
+                rc = TSK_IO_BAD;
+                break;
+            }
+            if (tsk_name_problem(name)) { /* a CR inside the line: the names of outputs are lines */
+                tsk_io_set_err(err, errlen, "%s:%ld: %s", shown, lineno, tsk_name_problem(name));
                 rc = TSK_IO_BAD;
                 break;
             }

@@ -580,36 +580,52 @@ static int string_ok(uint64_t off, uint64_t len, const unsigned char *strings, u
     return off < strings_size && len < strings_size - off && strings[off + len] == '\0';
 }
 
-/* Maps path whole into f (map, map_len). Returns 0, or -1 with the message. */
+/* What a failed step of tsk_file_open returns: the file is bad, or memory ran out. */
+enum { OPEN_BAD = -1, OPEN_NO_MEMORY = -2 };
+
+/* Sketch files are mapped, never read as a stream: "-" and anything but a regular file are
+ * refused by name before they are opened (opening a FIFO would block, or take its data). */
+static const char NOT_A_FILE[] = "a .tsk sketch file is mapped, not read through a pipe or stdin: give sketch files as files";
+
+/* Maps path whole into f (map, map_len). Returns 0, or OPEN_BAD / OPEN_NO_MEMORY with the message. */
 static int map_file(tsk_file *f, const char *path, char *err, size_t errlen)
 {
+    struct stat st;
+    if (!strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+        tsk_io_set_err(err, errlen, "%s: %s", path, NOT_A_FILE);
+        return OPEN_BAD;
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT)
             tsk_io_set_err(err, errlen, "%s: no such file", path);
         else
             tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
+        return OPEN_BAD;
     }
-    struct stat st;
     const char *bad = NULL;
+    int rc = OPEN_BAD;
     if (fstat(fd, &st) != 0) tsk_io_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     else if (S_ISDIR(st.st_mode)) bad = "is a directory, not a tsketch sketch file";
-    else if (!S_ISREG(st.st_mode)) bad = "not a regular file (a sketch file must be mappable)";
+    else if (!S_ISREG(st.st_mode)) bad = NOT_A_FILE;
     else if (st.st_size < 8)
         bad = st.st_size == 0 ? "not a tsketch sketch file (empty file)" : "not a tsketch sketch file";
     else {
         void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            tsk_io_set_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
-        } else {
+        if (map != MAP_FAILED) {
             f->map = map;
             f->map_len = (size_t)st.st_size;
+            rc = 0;
+        } else if (errno == ENOMEM) { /* no address space (ulimit -v) or map count left: not the file's fault */
+            tsk_io_set_err(err, errlen, "%s: out of memory (cannot map its %lld bytes)", path, (long long)st.st_size);
+            rc = OPEN_NO_MEMORY;
+        } else {
+            tsk_io_set_err(err, errlen, "%s: cannot map: %s", path, strerror(errno));
         }
     }
     if (bad) tsk_io_set_err(err, errlen, "%s: %s", path, bad);
     close(fd);
-    return f->map ? 0 : -1;
+    return rc;
 }
 
 /* Where the regions of a mapped file lie, from its header. */
@@ -822,7 +838,7 @@ static int read_trailer(tsk_file *f, const file_layout *l, const char *path, fil
         !(f->command_line = strdup((const char *)tr->strings + coff)) ||
         (tr->n_records && !(f->records = malloc(tr->n_records * sizeof *f->records)))) {
         tsk_io_set_err(err, errlen, "%s: out of memory", path);
-        return -1;
+        return OPEN_NO_MEMORY;
     }
     for (uint64_t i = 0; i < tr->n_sources; i++) {
         const unsigned char *s = tr->sources + i * TSK_SOURCE_ENTRY;
@@ -862,6 +878,12 @@ static int read_record(tsk_file *f, const file_layout *l, const file_trailer *tr
         return -1;
     }
     r->name = (const char *)tr->strings + noff;
+    const char *why = tsk_name_problem(r->name);
+    if (why) {
+        tsk_io_set_err(err, errlen, "%s: record %" PRIu64 ": %s (tsketch's outputs are tab- and line-separated)", path,
+                       i + 1, why);
+        return -1;
+    }
     r->source = (const char *)tr->strings + get_u64(tr->sources + (uint64_t)src * TSK_SOURCE_ENTRY);
     const uint64_t *keys = (const uint64_t *)((const unsigned char *)f->map + l->data_offset) + row;
     for (int64_t j = 1; p->scaled > 0 && j < r->n_rows; j++)
@@ -908,8 +930,11 @@ static int check_values(const tsk_file *f, const file_layout *l, uint64_t n_rows
     return -1;
 }
 
-tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
+tsk_file *tsk_file_open_code(const char *path, int *code, char *err, size_t errlen)
 {
+    int dummy;
+    if (!code) code = &dummy;
+    *code = TSK_FILE_NO_MEMORY;
     tsk_file *f = calloc(1, sizeof *f);
     if (!f) {
         tsk_io_set_err(err, errlen, "%s: out of memory", path);
@@ -917,10 +942,16 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     }
     file_layout l;
     file_trailer tr;
-    if (map_file(f, path, err, errlen) || check_identity(f->map, f->map_len, path, &l, err, errlen) ||
-        read_layout(f->map, path, &l, err, errlen) || check_crc(f, &l, path, err, errlen) ||
-        read_params(f, &l, path, err, errlen) || read_trailer(f, &l, path, &tr, err, errlen) ||
-        read_records(f, &l, &tr, path, err, errlen) || check_values(f, &l, tr.n_rows, path, err, errlen)) {
+    int rc = map_file(f, path, err, errlen);
+    if (!rc) rc = check_identity(f->map, f->map_len, path, &l, err, errlen);
+    if (!rc) rc = read_layout(f->map, path, &l, err, errlen);
+    if (!rc) rc = check_crc(f, &l, path, err, errlen);
+    if (!rc) rc = read_params(f, &l, path, err, errlen);
+    if (!rc) rc = read_trailer(f, &l, path, &tr, err, errlen);
+    if (!rc) rc = read_records(f, &l, &tr, path, err, errlen);
+    if (!rc) rc = check_values(f, &l, tr.n_rows, path, err, errlen);
+    if (rc) {
+        *code = rc == OPEN_NO_MEMORY ? TSK_FILE_NO_MEMORY : TSK_FILE_BAD;
         tsk_file_close(f);
         return NULL;
     }
@@ -928,6 +959,16 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     f->n_rows = (int64_t)tr.n_rows;
     f->data = (const unsigned char *)f->map + l.data_offset;
     return f;
+}
+
+tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
+{
+    return tsk_file_open_code(path, NULL, err, errlen);
+}
+
+const char *tsk_name_problem(const char *name)
+{
+    return name && name[strcspn(name, "\t\r\n")] ? "name contains a tab or newline" : NULL;
 }
 
 void tsk_file_close(tsk_file *f)
@@ -1041,23 +1082,46 @@ int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b
     return d.n;
 }
 
-int tsk_file_is_sketch(const char *path)
+int tsk_params_diff_shown(const tsk_params *a, const char *name_a, const tsk_params *b, const char *name_b,
+                          char *msg, size_t msglen)
 {
-    if (!strcmp(path, "-")) return 0; /* stdin is read as sequences */
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    unsigned char m[8];
-    int is = fread(m, 1, 8, f) == 8 && !memcmp(m, TSK_MAGIC, 8);
-    fclose(f);
-    return is;
+    if ((a->scaled > 0) != (b->scaled > 0)) {
+        const char *ka = a->scaled > 0 ? "genome sketches" : "sketch rows", *kb = b->scaled > 0 ? "genome sketches" : "sketch rows";
+        if (msg && msglen)
+            snprintf(msg, msglen, "kind: %s in %s, %s in %s (genome sketches compare only with genome sketches: make "
+                     "them with 'tsketch sketch --genome')", ka, name_a, kb, name_b);
+        return 1;
+    }
+    tsk_params b_shown = *b;
+    if (a->scaled > 0) b_shown.stride = a->stride; /* = scaled, said as that */
+    return tsk_params_diff(a, name_a, &b_shown, name_b, msg, msglen);
 }
+
+/* Reads up to n bytes of the start of path into h when path is a regular file (see
+ * tsk_file_is_sketch: nothing else is opened). Returns the bytes read, or -1. */
+static ssize_t read_start(const char *path, unsigned char *h, size_t n)
+{
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t have = 0;
+    while (have < n) {
+        ssize_t got = read(fd, h + have, n - have);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        have += (size_t)got;
+    }
+    close(fd);
+    return (ssize_t)have;
+}
+
+int tsk_file_is_sketch(const char *path) { return tsk_file_kind(path) >= 0; }
 
 int tsk_file_kind(const char *path)
 {
-    if (!tsk_file_is_sketch(path)) return -1;
-    FILE *f = fopen(path, "rb");
     unsigned char h[12];
-    int kind = f && fread(h, 1, sizeof h, f) == sizeof h && get_u32(h + H_VERSION) == TSK_GENOME_FORMAT_VERSION;
-    if (f) fclose(f);
-    return kind;
+    const ssize_t n = read_start(path, h, sizeof h);
+    if (n < TSK_FILE_MAGIC_LEN || memcmp(h, TSK_MAGIC, TSK_FILE_MAGIC_LEN)) return -1;
+    return n == sizeof h && get_u32(h + H_VERSION) == TSK_GENOME_FORMAT_VERSION;
 }

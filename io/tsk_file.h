@@ -53,18 +53,35 @@ typedef struct {
 } tsk_file;
 
 /* 1 when path is a regular file that starts with the .tsk magic (so a command can take .tsk and
- * FASTA inputs alike, told apart by content, not by name); 0 otherwise, "-" included. */
+ * FASTA inputs alike, told apart by content, not by name); 0 otherwise. Anything but a regular
+ * file ("-", a FIFO, /dev/fd/N of a process substitution, a character device) is never opened
+ * here: its bytes can be read once only, so it is a sequence input, read by the sequence reader
+ * alone (which refuses a .tsk it finds there: sketch files are mapped, io/seqio.h). */
 int tsk_file_is_sketch(const char *path);
 
 /* What a sketch file holds, from its header's version field: 1 for genome sketches (key sets), 0 for
- * sketch rows, -1 when path is not a sketch file (tsk_file_is_sketch). */
+ * sketch rows, -1 when path is not a sketch file (tsk_file_is_sketch: no regular file, no magic).
+ * Opens a regular file once; never opens anything else. */
 int tsk_file_kind(const char *path);
 
-/* Maps path and validates magic, version, byte order, sizes, offsets, parameters and checksum.
- * Returns NULL with a message naming the file and the reason ("g.tsk: not a tsketch sketch file",
- * "g.tsk: truncated (expected 81920 bytes, found 4096)", "g.tsk: checksum mismatch"). */
+/* Maps path and validates magic, version, byte order, sizes, offsets, parameters, names and
+ * checksum. Returns NULL with a message naming the file and the reason ("g.tsk: not a tsketch
+ * sketch file", "g.tsk: truncated (expected 81920 bytes, found 4096)", "g.tsk: checksum mismatch",
+ * "g.tsk: record 3: name contains a tab or newline", "-: ... give sketch files as files"). */
 tsk_file *tsk_file_open(const char *path, char *err, size_t errlen);
+
+/* tsk_file_open, and on failure *code tells whose it is: TSK_FILE_BAD (the file: exit 3) or
+ * TSK_FILE_NO_MEMORY (mapping or holding it ran out of memory, ENOMEM; the file may be fine:
+ * exit 1, "g.tsk: out of memory ..."). */
+enum { TSK_FILE_BAD = 1, TSK_FILE_NO_MEMORY = 2 };
+tsk_file *tsk_file_open_code(const char *path, int *code, char *err, size_t errlen);
 void tsk_file_close(tsk_file *f);
+
+/* Why name cannot name a record or genome, or NULL: "name contains a tab or newline" for a TAB,
+ * CR or LF. Every output of tsketch separates names by tabs and lines (TSV, PHYLIP, export,
+ * .npy.names), so such a name is refused wherever names are given to records: -I, --per-file file
+ * names, list names, and names read from a .tsk file. */
+const char *tsk_name_problem(const char *name);
 
 /* Row r as a pointer into the mapping (float or double per elem_size; a uint64 key for genome sketches). */
 static inline const void *tsk_file_row(const tsk_file *f, int64_t r)
@@ -117,6 +134,13 @@ void tsk_writer_abort(tsk_writer *w);
  * differences (0 = compatible). */
 int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b, const char *name_b,
                     char *msg, size_t msglen);
+
+/* tsk_params_diff for a message to the user: sketch rows against genome sketches differ by their
+ * kind alone (every other difference follows from it), said with what makes genome sketches
+ * ('tsketch sketch --genome'); two genome sketch parameter sets list only what their options set
+ * (scaled, min keys, window, anchor k, t, D, seed...), not the stride, which is their scale. */
+int tsk_params_diff_shown(const tsk_params *a, const char *name_a, const tsk_params *b, const char *name_b,
+                          char *msg, size_t msglen);
 
 #ifdef __cplusplus
 }

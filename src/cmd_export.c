@@ -170,17 +170,25 @@ int tsk_cmd_export(int argc, char **argv)
         free(names);
         if (bad) return TSK_EXIT_USAGE;
     }
+    if (!strcmp(argv[optind], "-")) {
+        tsk_error("export: '-': export needs a .tsk file by name (sketch files are mapped: one through a pipe or "
+                  "stdin is not read)");
+        return TSK_EXIT_USAGE;
+    }
     char err[TSK_ERRLEN] = "";
-    tsk_file *f = tsk_file_open(argv[optind], err, sizeof err);
+    int why;
+    tsk_file *f = tsk_file_open_code(argv[optind], &why, err, sizeof err);
     if (!f) {
         tsk_error("%s", err);
-        return TSK_EXIT_INPUT;
+        return why == TSK_FILE_NO_MEMORY ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
     }
     int rc = TSK_EXIT_OK;
     if (!strcmp(format, "npy") && f->params.scaled > 0) {
-        tsk_error("%s: genome sketches are key sets, not a matrix: export them with --format tsv", argv[optind]);
+        /* the file is fine and so is the format: the two do not go together (a usage error) */
+        tsk_error("%s: genome sketches are key sets of different sizes, not a matrix: --format npy does not apply "
+                  "(export them with --format tsv: a genome's name, then its keys)", argv[optind]);
         tsk_file_close(f);
-        return TSK_EXIT_INCOMPATIBLE;
+        return TSK_EXIT_USAGE;
     }
     if (!strcmp(format, "npy")) {
         if (write_npy(f, output, err, sizeof err)) {

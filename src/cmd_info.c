@@ -167,11 +167,17 @@ int tsk_cmd_info(int argc, char **argv)
         tsk_error("info: give exactly one .tsk file");
         return tsk_usage_error("info");
     }
+    if (!strcmp(argv[optind], "-")) {
+        tsk_error("info: '-': info needs a .tsk file by name (sketch files are mapped: one through a pipe or stdin "
+                  "is not read)");
+        return TSK_EXIT_USAGE;
+    }
     char err[TSK_ERRLEN];
-    tsk_file *f = tsk_file_open(argv[optind], err, sizeof err);
+    int why;
+    tsk_file *f = tsk_file_open_code(argv[optind], &why, err, sizeof err);
     if (!f) {
         tsk_error("%s", err);
-        return TSK_EXIT_INPUT;
+        return why == TSK_FILE_NO_MEMORY ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
     }
     if (json) print_json(stdout, argv[optind], f, records);
     else print_text(stdout, argv[optind], f, records);

@@ -48,6 +48,12 @@ int tsk_cmd_paste(int argc, char **argv)
     const char *out_path = argv[optind];
     char **in_paths = argv + optind + 1;
     int n_in = argc - optind - 1;
+    for (int i = 0; i < n_in; i++)
+        if (!strcmp(in_paths[i], "-")) {
+            tsk_error("paste: '-': paste needs .tsk files by name (sketch files are mapped: one through a pipe or "
+                      "stdin is not read)");
+            return TSK_EXIT_USAGE;
+        }
     if (tsk_check_output(out_path, (const char *const *)in_paths, (size_t)n_in)) return TSK_EXIT_USAGE;
     struct stat st;
     if (stat(out_path, &st) == 0) {
@@ -63,12 +69,13 @@ int tsk_cmd_paste(int argc, char **argv)
         return TSK_EXIT_RUNTIME;
     }
     for (int i = 0; i < n_in && rc == TSK_EXIT_OK; i++) {
-        if (!(in[i] = tsk_file_open(in_paths[i], err, sizeof err))) {
+        int why;
+        if (!(in[i] = tsk_file_open_code(in_paths[i], &why, err, sizeof err))) {
             tsk_error("%s", err);
-            rc = TSK_EXIT_INPUT;
+            rc = why == TSK_FILE_NO_MEMORY ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
         } else if (i > 0) {
             const tsk_params *a = &in[0]->params, *b = &in[i]->params;
-            int n = tsk_params_diff(a, in_paths[0], b, in_paths[i], diff, sizeof diff);
+            int n = tsk_params_diff_shown(a, in_paths[0], b, in_paths[i], diff, sizeof diff);
             /* genome sketches hold uint64 keys whatever precision sketched them (the same keys) */
             if (a->precision != b->precision && a->scaled == 0) {
                 size_t len = strlen(diff);

@@ -143,10 +143,22 @@ static void select_keys(const tsk_params *p, genome_out *g)
     const uint64_t tau = tsk_genome_threshold(p, g->clean_len, g->keys.keys, n);
     g->keys.n = tsk_keys_at_most(g->keys.keys, n, tau);
     if (g->keys.n == 0)
-        tsk_warn("%s: no window fingerprint kept (%lld base%s; windows of %lld bases, about one in %lld kept "
+        tsk_warn("%s: no window fingerprint kept (%lld base%s; windows of %lld base%s, about one in %lld kept "
                  "beyond the first %lld): its distances are 1",
                  g->name, (long long)g->clean_len, g->clean_len == 1 ? "" : "s", (long long)p->window,
-                 (long long)p->scaled, (long long)p->min_keys);
+                 p->window == 1 ? "" : "s", (long long)p->scaled, (long long)p->min_keys);
+}
+
+/* A genome more than half of whose letters were dropped as not A, C, G or T: protein, or another
+ * alphabet, given to --genome, whose sketch would quietly hold what little is left. Warned for
+ * the first such genome of each input (source), naming the input. */
+static int mostly_not_dna(int64_t raw_len, int64_t clean_len) { return raw_len > 0 && raw_len - clean_len > clean_len; }
+
+static void warn_not_dna(const char *source, const char *genome, int64_t raw_len, int64_t clean_len)
+{
+    tsk_warn("%s: %lld of the %lld letters of '%s' are not A, C, G or T and were dropped: does it hold protein or "
+             "another alphabet? Genome sketches are of DNA",
+             source, (long long)(raw_len - clean_len), (long long)raw_len, genome);
 }
 
 /* Hands every finished genome to the sink, in order (the caller holds mu): genome i (first <= i <
@@ -313,6 +325,7 @@ static int sketch_file(run_state *s, size_t i, genome_out *g)
         for (int64_t r = 0; r < b->n; r++) g->raw_len += b->info[r].raw_len;
         const int64_t length = g->clean_len + b->offset[b->n];
         g->clean_len = length;
+        if (mostly_not_dna(g->raw_len, g->clean_len)) warn_not_dna(in->path, g->name, g->raw_len, g->clean_len);
         const uint64_t bound = tsk_genome_candidate_limit(&job->params, length);
         if (s->gpu) {
             rc = gpu_add_genome(s, (int64_t)i, b, bound);
@@ -758,6 +771,7 @@ static int run_records(run_state *s)
     }
     genome_out *g = NULL;
     int64_t g_cap = 0;
+    char *warned_source = NULL; /* the input last warned about (warn_not_dna) */
     for (int k; rc == TSK_EXIT_OK && (k = take_batch(&r)) >= 0;) {
         tsk_batcher *b = &r.b[k];
         tsk_batcher_batch(b); /* names and sources as pointers */
@@ -773,9 +787,17 @@ static int run_records(run_state *s)
             g = more;
             g_cap = b->n;
         }
-        for (int64_t i = 0; i < b->n; i++)
-            if (!b->info[i].name[0]) tsk_warn("%s: record %lld has an empty name", b->info[i].source,
-                                              (long long)(s->written + i + 1));
+        for (int64_t i = 0; i < b->n; i++) {
+            const tsk_record_info *info = &b->info[i];
+            if (!info->name[0]) tsk_warn("%s: record %lld has an empty name", info->source, (long long)(s->written + i + 1));
+            /* once per input: the first of its genomes that is mostly not DNA */
+            if (mostly_not_dna(info->raw_len, info->clean_len) &&
+                (!warned_source || strcmp(warned_source, info->source))) {
+                warn_not_dna(info->source, info->name, info->raw_len, info->clean_len);
+                free(warned_source);
+                warned_source = strdup(info->source);
+            }
+        }
         if (s->gpu && (rc = scan_on_gpu(s, b)) != TSK_EXIT_OK) {
             fail(s, rc);
             give_back(&r, k);
@@ -797,6 +819,7 @@ static int run_records(run_state *s)
         tsk_key_vec_free(&g[i].keys);
     }
     free(g);
+    free(warned_source);
     for (int k = 0; k < NBATCH; k++) tsk_batcher_free(&r.b[k]);
     return rc != TSK_EXIT_OK ? rc : s->rc;
 }
@@ -861,6 +884,7 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
         return TSK_EXIT_USAGE;
     }
     int rc = tsk_sketch_job_check_names(job);
+    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_check_name_chars(job);
     if (rc != TSK_EXIT_OK) return rc;
     /* a file's text and codes are allocated and freed for each of thousands of files, on every
      * thread: kept in the heap rather than unmapped and mapped anew, their pages are not faulted in

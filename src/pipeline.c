@@ -334,9 +334,10 @@ static int write_batch(writer *w, const tsk_batcher *b, const char *rows, int64_
     for (int64_t r = 0; r < b->n; r++) {
         const tsk_record_info *info = &b->info[r];
         if (info->clean_len < w->job->params.t && w->short_records++ < MAX_SHORT_WARNINGS)
-            tsk_warn("%s: record '%s' has %lld usable character%s, fewer than t=%d: its sketch is zero",
+            tsk_warn("%s: record '%s' has %lld usable character%s, fewer than t=%d, the tuple length (-k %d): its "
+                     "sketch is zero",
                      info->source, info->name, (long long)info->clean_len, info->clean_len == 1 ? "" : "s",
-                     w->job->params.t);
+                     w->job->params.t, w->job->params.t);
         if (!info->name[0] && w->empty_names++ < MAX_SHORT_WARNINGS)
             tsk_warn("%s: record %lld has an empty name", info->source, (long long)(w->records + r + 1));
         if (!w->batch && rc == TSK_EXIT_OK)
@@ -410,6 +411,54 @@ static void free_batches_soon(tsk_batcher *bufs)
     free_batchers(bufs);
 }
 
+/* s with tabs, CRs and LFs written as \t, \r, \n, into buf (cut to its size): a name that is
+ * refused for holding them is shown on one line. */
+static const char *shown_escaped(const char *s, char *buf, size_t size)
+{
+    size_t j = 0;
+    for (; *s && j + 3 < size; s++) {
+        const char *e = *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : *s == '\n' ? "\\n" : NULL;
+        if (e) buf[j++] = e[0], buf[j++] = e[1];
+        else buf[j++] = *s;
+    }
+    buf[j] = '\0';
+    return buf;
+}
+
+int tsk_sketch_job_check_name_chars(const tsk_sketch_job *job)
+{
+    char shown[512], shown_path[512];
+    if (!job->per_file) return TSK_EXIT_OK;
+    if (job->per_file_name && tsk_name_problem(job->per_file_name)) {
+        tsk_error("-I/--id '%s': %s: a sketch's name is a field of every output (TSV, PHYLIP, export, .npy.names)",
+                  shown_escaped(job->per_file_name, shown, sizeof shown), tsk_name_problem(job->per_file_name));
+        return TSK_EXIT_USAGE;
+    }
+    for (size_t f = 0; f < job->n_inputs; f++) {
+        const tsk_input *in = &job->inputs[f];
+        if (in->name || job->per_file_name) { /* -I is checked above */
+            if (in->name && tsk_name_problem(in->name)) {
+                tsk_error("%s: its name '%s' (from the list): %s", shown_escaped(in->path, shown_path, sizeof shown_path),
+                          shown_escaped(in->name, shown, sizeof shown), tsk_name_problem(in->name));
+                return TSK_EXIT_INPUT;
+            }
+            continue;
+        }
+        char *stem = tsk_path_stem(in->path);
+        if (!stem) {
+            tsk_error("%s: out of memory", in->path);
+            return TSK_EXIT_RUNTIME;
+        }
+        const char *why = tsk_name_problem(stem);
+        if (why)
+            tsk_error("%s: its file name names the --per-file sketch, and that %s: rename the file, or name it with a "
+                      "'name<TAB>path' line of a -l list", shown_escaped(in->path, shown_path, sizeof shown_path), why);
+        free(stem);
+        if (why) return TSK_EXIT_INPUT;
+    }
+    return TSK_EXIT_OK;
+}
+
 static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const tsk_batch_sink *batch_sink)
 {
     /* genome sketches are tsk_genome_sketch_run's (src/genome_sketch.h): a caller's mistake */
@@ -419,7 +468,8 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
                   (long long)job->params.scaled);
         return TSK_EXIT_USAGE;
     }
-    const int names_rc = tsk_sketch_job_check_names(job);
+    int names_rc = tsk_sketch_job_check_names(job);
+    if (names_rc == TSK_EXIT_OK) names_rc = tsk_sketch_job_check_name_chars(job);
     if (names_rc != TSK_EXIT_OK) return names_rc;
     const int gpu = tsk_engine_may_use_gpu(&job->device);
     /* anchored windows reach the engine as records of their own (io/batcher.h) */
@@ -545,7 +595,8 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     if (rc == TSK_EXIT_OK) rc = s.reader_rc;
     if (tsk_timing_wanted()) print_times(&st, s.reader_blocked, &engine, tsk_seconds() - t_start, w.bases, seq);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
-        tsk_warn("%lld records in all were shorter than t=%d", (long long)w.short_records, job->params.t);
+        tsk_warn("%lld records in all were shorter than t=%d, the tuple length (-k %d)", (long long)w.short_records,
+                 job->params.t, job->params.t);
     const double t_free = tsk_seconds();
     for (int k = 0; k < n_out; k++) free(out[k]);
     free_batches_soon(s.buf);

@@ -133,6 +133,13 @@ void tsk_sketch_job_free(tsk_sketch_job *job);
  * and returns TSK_EXIT_INPUT; else TSK_EXIT_OK (also without --per-file). */
 int tsk_sketch_job_check_names(const tsk_sketch_job *job);
 
+/* With --per-file, every input's sketch name (its list name, -I, or its file stem) must be one that
+ * the outputs can hold: no TAB, CR or LF (tsk_name_problem). Prints the refusal naming the input
+ * (or -I) and returns TSK_EXIT_USAGE for -I, TSK_EXIT_INPUT for a file or list name; else
+ * TSK_EXIT_OK. Record names read from FASTA/FASTQ end at the first blank: they never hold one.
+ * Checked by tsk_pipeline_run and tsk_genome_sketch_run before anything is read. */
+int tsk_sketch_job_check_name_chars(const tsk_sketch_job *job);
+
 /* tsk_check_output over every file the job reads (inputs, list files, --tables) and more[0..n_more).
  * TSK_EXIT_OK or TSK_EXIT_USAGE (message printed). */
 int tsk_sketch_job_check_output(const tsk_sketch_job *job, const char *output, char *const *more, size_t n_more);

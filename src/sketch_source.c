@@ -120,10 +120,11 @@ static int open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_ske
     /* Open every .tsk first: the first fixes the parameters unless the command line did. */
     const char *origin = NULL;
     for (size_t i = 0; i < n_inputs; i++) {
-        if (!tsk_file_is_sketch(inputs[i].path)) continue;
-        if (!(files[i] = tsk_file_open(inputs[i].path, err, sizeof err))) {
+        if (!tsk_file_is_sketch(inputs[i].path)) continue; /* opens regular files only (tsk_file.h) */
+        int why;
+        if (!(files[i] = tsk_file_open_code(inputs[i].path, &why, err, sizeof err))) {
             tsk_error("%s", err);
-            return TSK_EXIT_INPUT;
+            return why == TSK_FILE_NO_MEMORY ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
         }
         if (!origin) {
             origin = inputs[i].path;
@@ -132,7 +133,7 @@ static int open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_ske
     }
     if (!origin || params_given) {
         /* options and .tsk inputs must agree */
-        if (origin && tsk_params_diff(&job->params, OPTIONS_NAME, params, origin, diff, sizeof diff)) {
+        if (origin && tsk_params_diff_shown(&job->params, OPTIONS_NAME, params, origin, diff, sizeof diff)) {
             tsk_error("incompatible sketches: %s", diff);
             return TSK_EXIT_INCOMPATIBLE;
         }
@@ -140,7 +141,7 @@ static int open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_ske
         if (!origin) origin = OPTIONS_NAME;
     }
     for (size_t i = 0; i < n_inputs; i++)
-        if (files[i] && tsk_params_diff(params, origin, &files[i]->params, inputs[i].path, diff, sizeof diff)) {
+        if (files[i] && tsk_params_diff_shown(params, origin, &files[i]->params, inputs[i].path, diff, sizeof diff)) {
             tsk_error("incompatible sketches: %s", diff);
             return TSK_EXIT_INCOMPATIBLE;
         }
