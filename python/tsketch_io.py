@@ -17,10 +17,14 @@
 The layout read here is docs/format.md: format version 1 (sketch rows) and version 3 (genome
 sketches: kind 1, `scaled`, `min_keys`, one little-endian uint64 key per row; version 2, genome
 sketches of an older key layout, is refused). Nothing is read into memory
-but the header and the trailer; the rows stay on disk until used. `load` checks what tsketch
-checks (magic, byte order, version, sizes, regions, records) and, with verify=True (the default),
-the CRC-32, which reads the whole file once. A bad file raises ValueError naming the file and the
-reason.
+but the header and the trailer; the rows stay on disk until used. `load` refuses exactly what
+tsketch refuses (io/tsk_file.c: magic, byte order, version, sizes, regions; every parameter in
+range and consistent as core/tsk_def.c's tsk_params_check and core/genome_keys.c's
+tsk_genome_params_check want it, drawn tables equal to the seed's; records' strings, lengths and
+rows; names without TAB, CR or LF; genome keys strictly ascending) and, with verify=True (the
+default), the CRC-32 and that vector rows are finite, which read the whole file once. A bad file
+raises ValueError naming the file and the reason, in tsketch's words
+(tests/python/test_tsk_validation.py holds the two readers to the same verdicts).
 """
 
 import os
@@ -37,7 +41,13 @@ FIXED_HEADER = 256
 RECORD_ENTRY = 56
 SOURCE_ENTRY = 16
 GENOME_VERSION = 3
+PAGE = 4096
+MAX_T = 16
+MAX_DIM = 65536
+MAX_WINDOW = 1 << 32
 MAX_MIN_KEYS = 10**9
+GENOME_MAX_WINDOW = 64
+GENOME_MAX_SCALE = 1.6e6
 U64_MAX = (1 << 64) - 1
 FP_MASK = (1 << 24) - 1  # a key's low bits: the window's fingerprint, the rest its anchor's hash
 ALPHABETS = {0: ("dna", 4), 1: ("protein", 20)}
@@ -127,65 +137,248 @@ def _fail(path, why):
     raise ValueError(f"{path}: {why}")
 
 
-def _string(path, strings, off, length):
-    if off + length >= len(strings) or strings[off + length] != 0:
-        _fail(path, "corrupt trailer (a string outside the strings area or not NUL-terminated)")
-    return strings[off:off + length].decode("utf-8", errors="surrogateescape")
+def _i32(v):
+    """A u32 field as the C reader's int (the fields it casts: canonical, tables, anchor_k)."""
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def _i64(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def _string_ok(strings, off, length):
+    """A string [off, off + length] inside the strings area and NUL-terminated (io/tsk_file.c)."""
+    return off < len(strings) and length < len(strings) - off and strings[off + length] == 0
+
+
+def _string(strings, off):
+    """The C string at off: up to its first NUL, as tsketch reads it."""
+    end = strings.index(b"\0", off)
+    return strings[off:end].decode("utf-8", errors="surrogateescape")
+
+
+def _splitmix64_tables(seed, t, a, dim):
+    """The hash and sign tables tsketch draws from seed (core/tsk_def.c, tsk_tables_draw)."""
+    state, hash_t, sign_t = seed, [], []
+    for _ in range(t * a):
+        out = []
+        for _ in range(2):
+            state = (state + 0x9E3779B97F4A7C15) & U64_MAX
+            z = state
+            z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & U64_MAX
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & U64_MAX
+            out.append(z ^ (z >> 31))
+        hash_t.append(out[0] % dim)
+        sign_t.append(-1 if out[1] >> 63 else 1)
+    return hash_t, sign_t
+
+
+def _genome_row_scale(t, window):
+    """2 C(W, t), computed as tsketch computes it (a running double product, rounded)."""
+    c = 1.0
+    for j in range(t):
+        c = c * float(window - j) / float(j + 1)
+    return 2.0 * round(c)
+
+
+def _params_problem(p, hash_t, sign_t):
+    """Why the parameters make no sketch tsketch reads, or None (core/tsk_def.c tsk_params_check,
+    core/genome_keys.c tsk_genome_params_check): the same checks, the same words."""
+    t, dim, window, stride, anchor_k, scaled = p["t"], p["dim"], p["window"], p["stride"], p["anchor_k"], p["scaled"]
+    dna = p["alphabet"] == 0
+    if not 1 <= t <= MAX_T:
+        return "tuple length t must be between 1 and 16"
+    if not 1 <= dim <= MAX_DIM:
+        return "dimension D must be between 1 and 65536"
+    if p["canonical"] and not dna:
+        return "canonical sketches need the dna alphabet"
+    if window < 0 or stride < 0:
+        return "window and stride must be positive"
+    if window > MAX_WINDOW or stride > MAX_WINDOW:
+        return "window and stride must be at most 2^32"
+    if window == 0 and stride != 0:
+        return "stride needs a window"
+    if window > 0 and stride <= 0:
+        return "stride must be positive"
+    if stride > window and anchor_k == 0:
+        return "stride must not exceed window"
+    if anchor_k != 0:
+        if anchor_k < 2 or anchor_k > 32 or anchor_k % 2:
+            return "anchor k must be even, 2..32"
+        if window == 0:
+            return "anchored windows need a window"
+        if not dna:
+            return "anchored windows need the dna alphabet"
+        if window < anchor_k:
+            return "window must not be shorter than the anchor k-mer"
+    if scaled > 0:
+        if stride != scaled:
+            return "genome sketches place anchors by scaled: the stride must equal scaled"
+        if not 0 <= p["min_keys"] <= MAX_MIN_KEYS:
+            return "min keys (the size floor) must be 0..1e9"
+        if not dna:
+            return "genome sketches need the dna alphabet"
+        if not p["canonical"]:
+            return "genome sketches need canonical rows (both strands)"
+        if anchor_k == 0 or window == 0:
+            return "genome sketches need anchored windows"
+        if window > GENOME_MAX_WINDOW:
+            return "genome sketch windows must be at most 64 bases"
+        if window % 2:
+            return "genome sketch windows must have an even length (strand symmetry)"
+        if t > window:
+            return "t must not exceed the genome sketch window (a window of no t-tuple)"
+        if _genome_row_scale(t, window) > GENOME_MAX_SCALE:
+            return ("genome sketch windows hold too many t-tuples for exact float32 rows (2 C(W, t) must be at "
+                    "most 1.6e6): a shorter window or a smaller t")
+    if any(h < 0 or h >= dim for h in hash_t):
+        return "hash table value outside [0, D)"
+    if any(s not in (1, -1) for s in sign_t):
+        return "sign table value other than +1 or -1"
+    return None
+
+
+def _rows_fit(p, clean_len, n_rows):
+    """Whether a record of clean_len codes may hold n_rows rows (io/tsk_file.c rows_fit)."""
+    if p["scaled"] > 0:
+        return 0 <= n_rows <= clean_len
+    if p["anchor_k"] > 0:
+        return 0 <= n_rows <= (clean_len - p["window"] + 1 if clean_len >= p["window"] else 0)
+    return n_rows == (clean_len // p["stride"] if p["window"] > 0 else 1)
+
+
+def _check_layout(path, u32, u64, size):
+    """The regions inside the file, in the format's order (io/tsk_file.c read_layout)."""
+    header_size, data_offset, data_size = u32(16), u64(32), u64(40)
+    trailer_offset, trailer_size = u64(64), u64(72)
+    what = None
+    if header_size < FIXED_HEADER or header_size > size:
+        what = "header size"
+    elif data_offset % PAGE or data_offset < header_size or data_offset > size:
+        what = "data offset"
+    elif data_size > size - data_offset:
+        what = "data size"
+    elif trailer_offset != (data_offset + data_size + 7) // 8 * 8:
+        what = "trailer offset"
+    elif trailer_offset > size or trailer_size != size - trailer_offset:
+        what = "trailer size"
+    if what:
+        _fail(path, f"corrupt header ({what} out of range)")
+    return header_size, data_offset, data_size, trailer_offset, trailer_size
+
+
+def _read_params(path, version, u32, u64, header_size, tables):
+    """Every parameter field in range and consistent, then the tables (io/tsk_file.c read_params)."""
+    t, dim, alphabet, precision, elem = u32(128), u32(132), u32(144), u32(156), u32(160)
+    if not 1 <= t <= MAX_T or not 1 <= dim <= MAX_DIM or alphabet > 1 or precision > 1:
+        _fail(path, f"corrupt header (t {t}, D {dim}, alphabet {alphabet}, precision {precision} out of range)")
+    p = {"t": t, "dim": dim, "seed": u64(136), "alphabet": alphabet, "canonical": _i32(u32(152)),
+         "precision": precision, "tables_from_file": _i32(u32(164)), "window": _i64(u64(168)),
+         "stride": _i64(u64(176)), "anchor_k": _i32(u32(192)), "scaled": 0, "min_keys": 0}
+    if version == GENOME_VERSION:
+        scaled, min_keys = u64(200), u64(208)
+        if u32(196) != 1 or not 1 <= scaled <= (1 << 63) - 1 or min_keys > MAX_MIN_KEYS:
+            _fail(path, "corrupt header (version 3 without a genome sketch kind, scale and floor)")
+        p["scaled"], p["min_keys"] = scaled, min_keys
+    a = ALPHABETS[alphabet][1]
+    n_tables = t * a * 5
+    if (u32(148) != a or elem != (8 if p["scaled"] > 0 or precision == 1 else 4) or u32(184) != FIXED_HEADER
+            or u32(188) != n_tables or header_size != FIXED_HEADER + n_tables or p["canonical"] > 1
+            or p["tables_from_file"] > 1):
+        _fail(path, "corrupt header (inconsistent parameter fields)")
+    hash_t = list(struct.unpack_from(f"<{t * a}i", tables, 0))
+    sign_t = list(struct.unpack_from(f"<{t * a}b", tables, t * a * 4))
+    why = _params_problem(p, hash_t, sign_t)
+    if why:
+        _fail(path, f"corrupt header (invalid parameters: {why})")
+    if not p["tables_from_file"] and (hash_t, sign_t) != _splitmix64_tables(p["seed"], t, a, dim):
+        _fail(path, f"corrupt header (tables differ from those of seed {p['seed']})")
+    return p, elem
+
+
+def _read_records(path, p, trailer, n_rows, n_records, n_sources, strings):
+    """The sources and records: strings inside the strings area, lengths and rows consistent,
+    names without TAB, CR or LF (io/tsk_file.c read_trailer, read_record)."""
+    sources = []
+    for s in range(n_sources):
+        off, length = struct.unpack_from("<QQ", trailer, n_records * RECORD_ENTRY + s * SOURCE_ENTRY)
+        if not _string_ok(strings, off, length):
+            _fail(path, f"corrupt record table (source {s})")
+        sources.append(off)
+    records, row = [], 0
+    for i in range(n_records):
+        name_off, name_len, src, raw, clean, dropped, first, n = struct.unpack_from("<QIIqqqqq", trailer, i * RECORD_ENTRY)
+        if not _string_ok(strings, name_off, name_len) or src >= n_sources:
+            _fail(path, f"corrupt record table (record {i}: name or source)")
+        if (raw < 0 or clean < 0 or clean > raw or dropped != raw - clean or first != row
+                or not _rows_fit(p, clean, n) or n > n_rows - row):
+            _fail(path, f"corrupt record table (record {i}: lengths or rows inconsistent)")
+        name = _string(strings, name_off)
+        if any(c in name for c in "\t\r\n"):
+            _fail(path, f"record {i + 1}: name contains a tab or newline (tsketch's outputs are tab- and "
+                  "line-separated)")
+        records.append(Record(name, _string(strings, sources[src]), raw, clean, dropped, first, n))
+        row += n
+    if row != n_rows:
+        _fail(path, f"corrupt record table (records cover {row} of {n_rows} rows)")
+    return records
+
+
+def _check_values(path, p, records, rows):
+    """Genome keys strictly ascending per record; vector rows finite (io/tsk_file.c)."""
+    if p["scaled"] > 0:
+        for i, r in enumerate(records):
+            k = rows[r.first_row:r.first_row + r.n_rows]
+            if r.n_rows > 1 and not np.all(k[1:] > k[:-1]):
+                _fail(path, f"corrupt genome sketch (record {i}: keys not strictly ascending)")
+        return
+    step = max(1, (1 << 24) // max(1, rows.shape[1] * rows.itemsize))
+    for start in range(0, rows.shape[0], step):
+        ok = np.isfinite(rows[start:start + step]).all(axis=1)
+        if not ok.all():
+            bad = start + int(np.argmin(ok))
+            name = next(r.name for r in records if r.first_row + r.n_rows > bad)
+            _fail(path, f"record '{name}' holds a NaN or infinite value (row {bad}): the file is corrupt")
 
 
 def load(path, verify=True):
-    """Loads a .tsk file; see the module documentation. verify: check the CRC-32 too."""
+    """Loads a .tsk file; see the module documentation. verify: check the CRC-32 and that vector
+    rows are finite too (the checks that read the whole file)."""
     path = os.fspath(path)
+    if path == "-" or (os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)):
+        _fail(path, "a .tsk sketch file is mapped, not read through a pipe or stdin: give sketch files as files")
+    if os.path.isdir(path):
+        _fail(path, "is a directory, not a tsketch sketch file")
     size = os.path.getsize(path)
     with open(path, "rb") as f:
-        head = f.read(FIXED_HEADER)
+        head = f.read(PAGE)
         if len(head) < 8 or head[:8] != MAGIC:
-            _fail(path, "not a tsketch sketch file")
-        if len(head) < FIXED_HEADER:
-            _fail(path, "truncated")
+            _fail(path, "not a tsketch sketch file (empty file)" if size == 0 else "not a tsketch sketch file")
+        if size < FIXED_HEADER:
+            _fail(path, f"truncated ({size} bytes, shorter than the header)")
         u32 = lambda off: struct.unpack_from("<I", head, off)[0]
         u64 = lambda off: struct.unpack_from("<Q", head, off)[0]
-        i64 = lambda off: struct.unpack_from("<q", head, off)[0]
-        if u32(12) != 0x01020304:
-            _fail(path, "not little-endian (byte order mark)")
+        bom = u32(12)
+        if bom != 0x01020304:
+            _fail(path, "written in big-endian byte order, which this reader does not read" if bom == 0x04030201
+                  else "corrupt header (bad byte-order mark)")
         version = u32(8)
         if version == 2:
             _fail(path, "genome sketches of an older tsketch (format version 2: another key layout, no size "
                   "floor): sketch the genomes again")
         if version not in (1, GENOME_VERSION):
             _fail(path, f"unsupported format version {version} (this reader knows 1 and {GENOME_VERSION})")
-        header_size, crc = u32(16), u32(20)
-        file_size, data_offset, data_size = u64(24), u64(32), u64(40)
-        n_rows, n_records, trailer_offset, trailer_size = u64(48), u64(56), u64(64), u64(72)
-        n_sources, strings_size = u64(80), u64(88)
+        file_size = u64(24)
         if file_size != size:
             _fail(path, f"truncated (expected {file_size} bytes, found {size})" if size < file_size
-                  else f"corrupt (header says {file_size} bytes, file has {size})")
-        if (header_size < FIXED_HEADER or data_offset % 4096 or not header_size <= data_offset <= size
-                or data_offset + data_size > size or trailer_offset != (data_offset + data_size + 7) // 8 * 8
-                or trailer_offset + trailer_size != size):
-            _fail(path, "corrupt header (regions)")
-        alphabet, a = ALPHABETS.get(u32(144), (None, 0))
-        if alphabet is None or u32(148) != a:
-            _fail(path, "corrupt header (alphabet)")
-        t, dim, elem = u32(128), u32(132), u32(160)
-        kind = "rows"
-        scaled = min_keys = 0
-        if version == GENOME_VERSION:
-            if u32(196) != 1 or not 1 <= u64(200) < 1 << 63 or u64(208) > MAX_MIN_KEYS:
-                _fail(path, "corrupt header (version 3 without a genome sketch kind, scale and floor)")
-            kind, scaled, min_keys = "genome", u64(200), u64(208)
-        row_bytes = 8 if kind == "genome" else dim * elem
-        if elem != (8 if kind == "genome" or u32(156) == 1 else 4) or row_bytes == 0 or n_rows * row_bytes != data_size:
-            _fail(path, "corrupt header (rows do not fill the data)")
-        tables_off, tables_size = u32(184), u32(188)
-        if tables_off != FIXED_HEADER or tables_size != t * a * 5 or header_size != FIXED_HEADER + tables_size:
-            _fail(path, "corrupt header (tables)")
-        tables = f.read(tables_size)
+                  else f"corrupt ({size} bytes, {size - file_size} more than the header records)")
+        header_size, data_offset, data_size, trailer_offset, trailer_size = _check_layout(path, u32, u64, size)
+        f.seek(0)
+        header = f.read(header_size)
         f.seek(trailer_offset)
         trailer = f.read(trailer_size)
         if verify:
-            c = zlib.crc32(head[:20] + b"\0\0\0\0" + head[24:] + tables)
+            c = zlib.crc32(header[:20] + b"\0\0\0\0" + header[24:])
             f.seek(data_offset)
             left = data_size
             while left:
@@ -193,59 +386,54 @@ def load(path, verify=True):
                 c = zlib.crc32(chunk, c)
                 left -= len(chunk)
             c = zlib.crc32(trailer, c)
-            if c != crc:
-                _fail(path, "checksum mismatch (corrupt file)")
+            if c != u32(20):
+                _fail(path, "checksum mismatch (the file is corrupt)")
 
-    if trailer_size != n_records * RECORD_ENTRY + n_sources * SOURCE_ENTRY + strings_size:
-        _fail(path, "corrupt header (trailer size)")
+    p, elem = _read_params(path, version, u32, u64, header_size, header[FIXED_HEADER:])
+    n_rows, n_records, n_sources, strings_size = u64(48), u64(56), u64(80), u64(88)
+    row_bytes = 8 if p["scaled"] > 0 else p["dim"] * elem
+    if n_rows * row_bytes != data_size:
+        _fail(path, f"corrupt header ({n_rows} rows of {row_bytes} bytes do not fill {data_size} data bytes)")
+    if n_records * RECORD_ENTRY + n_sources * SOURCE_ENTRY + strings_size != trailer_size:
+        _fail(path, "corrupt header (record table sizes)")
     strings = trailer[n_records * RECORD_ENTRY + n_sources * SOURCE_ENTRY:]
-    sources = []
-    for s in range(n_sources):
-        off, length = struct.unpack_from("<QQ", trailer, n_records * RECORD_ENTRY + s * SOURCE_ENTRY)
-        sources.append(_string(path, strings, off, length))
-    records, row = [], 0
-    for i in range(n_records):
-        name_off, name_len, src, raw, clean, dropped, first, n = struct.unpack_from("<QIIqqqqq", trailer, i * RECORD_ENTRY)
-        if src >= n_sources or first != row or n < 0:
-            _fail(path, f"corrupt record table (record {i})")
-        records.append(Record(_string(path, strings, name_off, name_len), sources[src], raw, clean, dropped, first, n))
-        row += n
-    if row != n_rows:
-        _fail(path, "corrupt record table (rows do not add up)")
+    if not _string_ok(strings, u64(96), u64(104)) or not _string_ok(strings, u64(112), u64(120)):
+        _fail(path, "corrupt record table (version or command line string)")
+    records = _read_records(path, p, trailer, n_rows, n_records, n_sources, strings)
 
-    params = {
-        "kind": kind,
-        "t": t,
-        "dim": dim,
-        "seed": u64(136),
-        "alphabet": alphabet,
-        "canonical": bool(u32(152)),
-        "precision": "double" if u32(156) == 1 else "single",
-        "tables": "file" if u32(164) else "splitmix64",
-        "window": i64(168),
-        "stride": i64(176),
-        "anchor_k": u32(192),
-        "scaled": scaled,
-        "min_keys": min_keys,
-        "format_version": version,
-        "tool_version": _string(path, strings, u64(96), u64(104)),
-        "command_line": _string(path, strings, u64(112), u64(120)),
-    }
+    kind = "genome" if p["scaled"] > 0 else "rows"
     if kind == "genome":
         dtype, shape = np.dtype("<u8"), (n_rows,)
     else:
-        dtype, shape = np.dtype("<f8" if elem == 8 else "<f4"), (n_rows, dim)
+        dtype, shape = np.dtype("<f8" if elem == 8 else "<f4"), (n_rows, p["dim"])
     if n_rows:
         rows = np.memmap(path, dtype=dtype, mode="r", offset=data_offset, shape=shape)
     else:
         rows = np.empty(shape, dtype=dtype)
-    if kind == "genome":
-        for i, r in enumerate(records):
-            k = rows[r.first_row:r.first_row + r.n_rows]
-            if r.n_rows > 1 and not np.all(k[1:] > k[:-1]):
-                _fail(path, f"corrupt genome sketch (record {i}: keys not strictly ascending)")
-    hash_table = np.frombuffer(tables, dtype="<i4", count=t * a).reshape(t, a)
-    sign_table = np.frombuffer(tables, dtype="i1", offset=t * a * 4, count=t * a).reshape(t, a)
+    if kind == "genome" or verify:
+        _check_values(path, p, records, rows)
+    a = ALPHABETS[p["alphabet"]][1]
+    tables = header[FIXED_HEADER:]
+    params = {
+        "kind": kind,
+        "t": p["t"],
+        "dim": p["dim"],
+        "seed": p["seed"],
+        "alphabet": ALPHABETS[p["alphabet"]][0],
+        "canonical": bool(p["canonical"]),
+        "precision": "double" if p["precision"] == 1 else "single",
+        "tables": "file" if p["tables_from_file"] else "splitmix64",
+        "window": p["window"],
+        "stride": p["stride"],
+        "anchor_k": p["anchor_k"],
+        "scaled": p["scaled"],
+        "min_keys": p["min_keys"],
+        "format_version": version,
+        "tool_version": _string(strings, u64(96)),
+        "command_line": _string(strings, u64(112)),
+    }
+    hash_table = np.frombuffer(tables, dtype="<i4", count=p["t"] * a).reshape(p["t"], a)
+    sign_table = np.frombuffer(tables, dtype="i1", offset=p["t"] * a * 4, count=p["t"] * a).reshape(p["t"], a)
     return Sketches(path, version, params, records, rows, hash_table, sign_table)
 
 

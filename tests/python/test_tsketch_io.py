@@ -153,7 +153,8 @@ bad = {
 graw = open(os.path.join(work, "genome.tsk"), "rb").read()
 bad["genome sketches of version 2"] = (graw[:8] + (2).to_bytes(4, "little") + graw[12:],
                                        "format version 2: another key layout, no size floor): sketch the genomes again")
-bad["version 3 floor over 1e9"] = (graw[:208] + (10**9 + 1).to_bytes(8, "little") + graw[216:], "corrupt header")
+# the CRC comes first, as in tsketch (the floor's own check, CRC fixed: test_tsk_validation.py)
+bad["version 3 floor over 1e9"] = (graw[:208] + (10**9 + 1).to_bytes(8, "little") + graw[216:], "checksum mismatch")
 for desc, (data, reason) in bad.items():
     p = os.path.join(work, "bad.tsk")
     open(p, "wb").write(data)
