@@ -585,7 +585,8 @@ enum { OPEN_BAD = -1, OPEN_NO_MEMORY = -2 };
 
 /* Sketch files are mapped, never read as a stream: "-" and anything but a regular file are
  * refused by name before they are opened (opening a FIFO would block, or take its data). */
-static const char NOT_A_FILE[] = "a .tsk sketch file is mapped, not read through a pipe or stdin: give sketch files as files";
+static const char NOT_A_FILE[] =
+    "a .tsk sketch file is mapped, not read through a pipe or stdin: give sketch files as files";
 
 /* Maps path whole into f (map, map_len). Returns 0, or OPEN_BAD / OPEN_NO_MEMORY with the message. */
 static int map_file(tsk_file *f, const char *path, char *err, size_t errlen)
@@ -1086,7 +1087,8 @@ int tsk_params_diff_shown(const tsk_params *a, const char *name_a, const tsk_par
                           char *msg, size_t msglen)
 {
     if ((a->scaled > 0) != (b->scaled > 0)) {
-        const char *ka = a->scaled > 0 ? "genome sketches" : "sketch rows", *kb = b->scaled > 0 ? "genome sketches" : "sketch rows";
+        const char *ka = a->scaled > 0 ? "genome sketches" : "sketch rows";
+        const char *kb = b->scaled > 0 ? "genome sketches" : "sketch rows";
         if (msg && msglen)
             snprintf(msg, msglen, "kind: %s in %s, %s in %s (genome sketches compare only with genome sketches: make "
                      "them with 'tsketch sketch --genome')", ka, name_a, kb, name_b);

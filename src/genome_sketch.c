@@ -789,7 +789,8 @@ static int run_records(run_state *s)
         }
         for (int64_t i = 0; i < b->n; i++) {
             const tsk_record_info *info = &b->info[i];
-            if (!info->name[0]) tsk_warn("%s: record %lld has an empty name", info->source, (long long)(s->written + i + 1));
+            if (!info->name[0])
+                tsk_warn("%s: record %lld has an empty name", info->source, (long long)(s->written + i + 1));
             /* once per input: the first of its genomes that is mostly not DNA */
             if (mostly_not_dna(info->raw_len, info->clean_len) &&
                 (!warned_source || strcmp(warned_source, info->source))) {

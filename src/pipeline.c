@@ -438,7 +438,8 @@ int tsk_sketch_job_check_name_chars(const tsk_sketch_job *job)
         const tsk_input *in = &job->inputs[f];
         if (in->name || job->per_file_name) { /* -I is checked above */
             if (in->name && tsk_name_problem(in->name)) {
-                tsk_error("%s: its name '%s' (from the list): %s", shown_escaped(in->path, shown_path, sizeof shown_path),
+                tsk_error("%s: its name '%s' (from the list): %s",
+                          shown_escaped(in->path, shown_path, sizeof shown_path),
                           shown_escaped(in->name, shown, sizeof shown), tsk_name_problem(in->name));
                 return TSK_EXIT_INPUT;
             }
