@@ -4,7 +4,9 @@
  * outputs in --outdir: genomes.tsk (one genome sketch per FASTA file, named by the file stem),
  * distances.tsv (all pairs, scattered over --parts jobs with `dist --block i/N` and gathered in
  * order: byte-identical to `tsketch dist --genome genomes.tsk`), nearest.tsv (the 10 nearest
- * genomes of each) and genomes.phylip.
+ * genomes of each), genomes.phylip, clusters.tsv and representatives.txt (`tsketch cluster`:
+ * species clusters at --cluster_max_dist, 95 % ANI by default, one representative each).
+ * Parameters are checked before any task (--batch 0 or --parts 0 stop with an error naming them).
  *
  *   nextflow run workflows/nextflow --genomes genomes/ --outdir results -profile docker
  *   nextflow run workflows/nextflow --genomes genomes/ --outdir results --batch 50 --parts 16 --gpu
@@ -19,9 +21,35 @@ include { TSKETCH_PASTE                           } from './modules/tsketch/past
 include { TSKETCH_DIST as TSKETCH_DIST_PARTS      } from './modules/tsketch/dist/main'
 include { TSKETCH_DIST as TSKETCH_DIST_NEAREST    } from './modules/tsketch/dist/main'
 include { TSKETCH_TRIANGLE                        } from './modules/tsketch/triangle/main'
+include { TSKETCH_CLUSTER                         } from './modules/tsketch/cluster/main'
 include { CONCATENATE_IN_ORDER                    } from './modules/local/concatenate_in_order'
 
+// Why params.<key> is unusable, or null: checked before any task runs (batch 0 would make no
+// batches, parts 0 an empty distances.tsv)
+def paramProblem(String key, value) {
+    def text = value == null ? '' : value.toString().trim()
+    switch (key) {
+        case ['batch', 'parts']:
+            return (text ==~ /[0-9]+/ && (text as BigInteger) >= 1) ? null : 'must be a whole number >= 1'
+        case 'cluster_max_dist':
+            return (text.isBigDecimal() && (text as BigDecimal) >= 0 && (text as BigDecimal) <= 1) ? null : 'must be a number in [0, 1]'
+        case 'cluster_min_af':
+            return (value == null || value == false || text == '' ||
+                    (text.isBigDecimal() && (text as BigDecimal) >= 0 && (text as BigDecimal) <= 1)) ? null : 'must be a number in [0, 1]'
+        case 'cluster_method':
+            return text in ['greedy', 'single'] ? null : 'must be greedy or single'
+        case 'cluster_quality':
+            return (value == null || value == false || text == '' || file(text).isFile()) ? null : 'no such file'
+    }
+    return null
+}
+
 workflow {
+    ['batch', 'parts', 'cluster_max_dist', 'cluster_method', 'cluster_quality', 'cluster_min_af'].each { key ->
+        def why = paramProblem(key, params[key])
+        if (why) error("params.${key} = '${params[key]}': ${why}")
+    }
+
     // one genome per file, in file name order (the order of every output), in batches: a GPU
     // job's start-up is paid once per batch, not once per genome
     ch_batches = channel
@@ -54,6 +82,10 @@ workflow {
 
     TSKETCH_DIST_NEAREST(ch_genomes)
     TSKETCH_TRIANGLE(ch_genomes)
+
+    // species clusters and their representatives (ext.args: -d, --method, --min-af)
+    def quality = params.cluster_quality ? file(params.cluster_quality.toString(), checkIfExists: true) : []
+    TSKETCH_CLUSTER(ch_genomes.map { meta, tsk -> [ [ id: 'clusters' ], tsk ] }, quality)
 
     // tool versions, as nf-core pipelines collect them
     channel.topic('versions')

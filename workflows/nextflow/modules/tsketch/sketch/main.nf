@@ -23,13 +23,15 @@ process TSKETCH_SKETCH {
     def prefix = task.ext.prefix ?: "${meta.id}"
     // a task given an accelerator (label process_gpu, see nextflow.config) must get its GPU
     def device = task.ext.device ?: (task.accelerator ? 'cuda' : 'auto')
+    // staged names keep the user's file names (spaces and all): each quoted for the shell
+    def quoted = [sequences].flatten().collect { f -> "'" + f.toString().replace("'", "'\\''") + "'" }.join(' ')
     """
     tsketch \\
         sketch \\
         $args \\
         -p $task.cpus \\
         --device $device \\
-        $sequences \\
+        $quoted \\
         -o ${prefix}.tsk
     """
 
