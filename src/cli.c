@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../core/tsk_knobs.h"
 #include "../io/atomic_file.h"
@@ -57,8 +59,12 @@ int tsk_parse_int64(const char *opt, const char *s, int64_t min, int64_t max, in
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 0);
-    if (errno || end == s || *end != '\0') {
+    if (end == s || *end != '\0') {
         tsk_error("option %s: '%s' is not an integer", opt, s);
+        return -1;
+    }
+    if (errno == ERANGE) { /* an integer, but beyond 64 bits: it is out of range, not malformed */
+        tsk_error("option %s: %s is outside %lld..%lld", opt, s, (long long)min, (long long)max);
         return -1;
     }
     if (v < min || v > max) {
@@ -85,8 +91,57 @@ char *tsk_join_argv(int argc, char **argv)
     return s;
 }
 
+/* The directory an output goes in must exist and take new files (the output is written to a
+ * temporary file there, then renamed): checked before any work, so a long run never ends in
+ * "cannot create". Returns TSK_EXIT_OK or TSK_EXIT_USAGE after the message. */
+static int check_output_place(const char *output)
+{
+    if (!*output) {
+        tsk_error("-o/--output: an empty file name");
+        return TSK_EXIT_USAGE;
+    }
+    if (!strcmp(output, "-")) return TSK_EXIT_OK; /* stdout */
+    struct stat st;
+    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
+        tsk_error("%s: is a directory: give a file name for the output", output);
+        return TSK_EXIT_USAGE;
+    }
+    const char *slash = strrchr(output, '/');
+    char *dir = slash ? strndup(output, slash == output ? 1 : (size_t)(slash - output)) : strdup(".");
+    if (!dir) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    int rc = TSK_EXIT_OK;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        tsk_error("%s: the directory %s does not exist: create it first", output, dir);
+        rc = TSK_EXIT_USAGE;
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        tsk_error("%s: the directory %s is not writable", output, dir);
+        rc = TSK_EXIT_USAGE;
+    }
+    free(dir);
+    return rc;
+}
+
+/* Standard input can be read once: "-" twice among the inputs would read nothing the second
+ * time (or fail on a closed descriptor). */
+static int check_stdin_once(const char *const *inputs, size_t n)
+{
+    int seen = 0;
+    for (size_t i = 0; i < n; i++)
+        if (inputs[i] && !strcmp(inputs[i], "-") && seen++) {
+            tsk_error("-: standard input is given more than once; it can be read only once (save it to a file)");
+            return TSK_EXIT_USAGE;
+        }
+    return TSK_EXIT_OK;
+}
+
 int tsk_check_output(const char *output, const char *const *inputs, size_t n)
 {
+    int rc = check_stdin_once(inputs, n);
+    if (rc == TSK_EXIT_OK && output) rc = check_output_place(output);
+    if (rc != TSK_EXIT_OK) return rc;
     for (size_t i = 0; output && i < n; i++)
         if (inputs[i] && tsk_same_file(output, inputs[i])) {
             if (strcmp(output, inputs[i]))

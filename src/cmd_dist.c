@@ -78,15 +78,23 @@ static void usage(FILE *f, const dist_cmd *d)
                "Genome distances (genome sketches: genome .tsk files from 'tsketch sketch --genome', or\n"
                "FASTA with --genome): 1 - f^(1/W), an estimate of 1 - ANI (the per-base divergence), with\n"
                "f the share of window fingerprints the two genomes have in common (the mean of both\n"
-               "directions); 1 when nothing is shared. TSV lines add the shared and total fingerprint\n"
-               "counts. Sketch rows: the l2 (or cosine) distance of the sketch vectors (below).\n"
+               "directions); 1 when nothing is shared.%s\n"
                "      --genome          compare genomes (records, or files with --per-file) by genome\n"
-               "                        sketches of the FASTA inputs (.tsk files of sketch rows are refused)\n"
-               "      --containment     genome sketches: f = the share of the query's fingerprints found in\n"
-               "                        the reference (drafts and MAGs against references)\n");
-    fprintf(f, "      --metric M        l2 (default) or cosine (what they mean: below)\n"
-               "  -o, --output FILE     write to FILE (via a temporary file; *.gz: BGZF) instead of stdout\n"
-               "  -q, --quiet           no notes or warnings on stderr\n"
+               "                        sketches of the FASTA inputs (.tsk files of sketch rows are refused)\n",
+            d->triangle ? "" : " TSV lines add the shared and total fingerprint\ncounts.");
+    if (!d->triangle)
+        fputs("      --containment     genome sketches: f = the share of the query's fingerprints found in\n"
+              "                        the reference (drafts and MAGs against references)\n",
+              f);
+    fprintf(f, "\n"
+               "Sketch row distances (.tsk files of sketch rows, or FASTA without --genome):\n"
+               "      --metric M        l2 (default) or cosine (what they mean: below; refused with genome\n"
+               "                        sketches)\n"
+               "\n"
+               "Output:\n"
+               "  -o, --output FILE     write to FILE (via a temporary file; *.gz: BGZF) instead of stdout;\n"
+               "                        its directory must exist (checked before any work)\n"
+               "  -q, --quiet           no notes, warnings or progress on stderr\n"
                "  -h, --help            this help\n"
                "\n"
                "What a distance means (docs/distances.md): a record's sketch is its frequency profile of\n"
@@ -108,7 +116,7 @@ static int is_param_option(int opt)
 {
     return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
            opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE ||
-           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED;
+           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED || opt == TSK_OPT_MIN_KEYS;
 }
 
 static const struct option dist_long_options[] = {
@@ -292,6 +300,20 @@ static int input_kind(const dist_cmd *d, int *genomes)
     return TSK_EXIT_OK;
 }
 
+/* Whether the .tsk inputs are genome sketches (and none a file of sketch rows): genome parameters
+ * given on the command line (--scaled, --min-keys...) then apply to them as with --genome, and a
+ * FASTA input is sketched with them, or they are checked against the files'. */
+static int holds_genome_sketches(const dist_cmd *d)
+{
+    int genome_files = 0;
+    for (size_t i = 0; i < d->n_inputs; i++) {
+        const int kind = tsk_file_kind(d->inputs[i].path);
+        if (kind == 0) return 0;
+        genome_files += kind == 1;
+    }
+    return genome_files > 0;
+}
+
 /* Combinations of options and inputs that are refused before anything is read; NULL if none. */
 static const char *usage_problem(const dist_cmd *d, int genomes)
 {
@@ -307,8 +329,9 @@ static const char *usage_problem(const dist_cmd *d, int genomes)
     if (d->block_n > 1 && d->fmt != TSK_DIST_TSV) return "--block splits pair lists: it needs -f tsv";
     if (genomes && d->containment && d->fmt == TSK_DIST_PHYLIP)
         return "--containment is not symmetric: PHYLIP needs a symmetric matrix (use -f square or tsv)";
-    if (genomes && d->metric != TSK_METRIC_L2)
-        return "genome sketches are compared by shared fingerprints: --metric does not apply";
+    if (genomes && d->metric_given)
+        return "genome sketches are compared by shared fingerprints: --metric (l2 or cosine of sketch vectors) "
+               "does not apply";
     return NULL;
 }
 
@@ -543,8 +566,9 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
         return TSK_EXIT_OK; /* -h */
     }
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_check_output(&d.job, d.output, argv + optind, (size_t)(argc - optind));
-    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&d.job);
     if (rc == TSK_EXIT_OK) rc = collect_inputs(&d, argc, argv);
+    if (rc == TSK_EXIT_OK && holds_genome_sketches(&d)) d.job.genome = 1;
+    if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&d.job);
     if (rc == TSK_EXIT_OK) rc = input_kind(&d, &genomes);
     const char *why = rc == TSK_EXIT_OK ? usage_problem(&d, genomes) : NULL;
     if (why) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_sets.h"
@@ -223,6 +224,64 @@ static tsk_pair_filter topk_filter(const tsk_dist_select *s)
 }
 
 /* Top-k of vector rows: the engine's pairs as they come (a line names the neighbour first). */
+/* ---- progress on a terminal ---- */
+
+static long double pairs_before(int64_t q, int64_t n, int with_self);
+
+#define PROGRESS_INTERVAL 0.25 /* seconds between updates of the line */
+
+/* The progress line of the run in hand: one line on stderr, rewritten with \r, only when stderr is
+ * a terminal and not --quiet (a log file or a pipe gets no control characters). */
+static struct {
+    int on, shown;
+    double last;
+    int64_t q_begin, n_query, n_ref;
+    int one_set, with_self;
+    long double total;
+} progress;
+
+/* Pairs of the selection up to query row q. */
+static long double progress_pairs(int64_t q)
+{
+    if (progress.one_set)
+        return pairs_before(q, progress.n_query, progress.with_self) -
+               pairs_before(progress.q_begin, progress.n_query, progress.with_self);
+    return (long double)(q - progress.q_begin) * (long double)progress.n_ref;
+}
+
+static void progress_start(const tsk_dist_engine *e, const tsk_dist_select *s)
+{
+    memset(&progress, 0, sizeof progress);
+    progress.on = !tsk_quiet && isatty(2);
+    if (!progress.on) return;
+    progress.q_begin = s->q_begin;
+    progress.n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
+    progress.n_query = e->genomes ? e->items.keys_q->n_items : e->items.rows_q->n_items;
+    progress.one_set = s->one_set;
+    progress.with_self = s->with_self;
+    progress.total = progress_pairs(s->q_end);
+    progress.last = -INFINITY; /* the first block done shows the line */
+}
+
+/* The queries before q are done. */
+static void progress_update(int64_t q)
+{
+    if (!progress.on || !(progress.total > 0) || q <= progress.q_begin) return;
+    const double now = tsk_seconds();
+    if (now - progress.last < PROGRESS_INTERVAL) return;
+    progress.last = now;
+    const long double done = progress_pairs(q);
+    fprintf(stderr, "\rtsketch: %.3g of %.3g pairs (%.0f %%) ", (double)done, (double)progress.total,
+            (double)(100 * done / progress.total));
+    progress.shown = 1;
+}
+
+static void progress_end(void)
+{
+    if (progress.shown) fputs("\r\033[K", stderr); /* the line cleared: what follows starts clean */
+    progress.on = progress.shown = 0;
+}
+
 static int rows_run_topk(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output)
 {
     const int k = (int)s->top_k;
@@ -230,6 +289,7 @@ static int rows_run_topk(tsk_dist_engine *e, const tsk_dist_select *s, const tsk
     if (!pairs) return out_of_memory(e);
     int rc = TSK_EXIT_OK;
     for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += ROWS_TOPK_BLOCK) {
+        progress_update(q0);
         const int64_t nq = s->q_end - q0 < ROWS_TOPK_BLOCK ? s->q_end - q0 : ROWS_TOPK_BLOCK;
         if (rows_topk(e, q0, nq, k, topk_filter(s), pairs)) rc = engine_failed(e);
         else if (sink->pairs(sink->ctx, pairs, nq * k, 0, s->max_dist)) rc = tsk_dist_write_failed(output);
@@ -249,6 +309,7 @@ static int sets_run_topk(tsk_dist_engine *e, const tsk_dist_select *s, const tsk
     tsk_genome_line *lines = malloc((size_t)block * (size_t)k * sizeof *lines);
     int rc = pairs && lines ? TSK_EXIT_OK : out_of_memory(e);
     for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += block) {
+        progress_update(q0);
         const int64_t nq = s->q_end - q0 < block ? s->q_end - q0 : block;
         if (sets_topk(e, q0, nq, k, topk_filter(s), pairs)) {
             rc = engine_failed(e);
@@ -278,6 +339,7 @@ static int rows_run_within(tsk_dist_engine *e, const tsk_dist_select *s, const t
     int64_t cap = 0;
     int rc = TSK_EXIT_OK;
     for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += block) {
+        progress_update(q0);
         int64_t nq = s->q_end - q0 < block ? s->q_end - q0 : block, n = 0;
         if (rows_within(e, q0, nq, (float)s->max_dist, pair_filter(s), &pairs, &n, &cap)) rc = engine_failed(e);
         else if (sink->pairs(sink->ctx, pairs, n, s->symmetric, INFINITY)) rc = tsk_dist_write_failed(output);
@@ -297,6 +359,7 @@ static int sets_run_within(tsk_dist_engine *e, const tsk_dist_select *s, const t
     int64_t cap = 0, line_cap = 0;
     int rc = TSK_EXIT_OK;
     for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += GENOME_PAIR_BLOCK) {
+        progress_update(q0);
         const int64_t nq = s->q_end - q0 < GENOME_PAIR_BLOCK ? s->q_end - q0 : GENOME_PAIR_BLOCK;
         int64_t np = 0, n = 0;
         if (sets_within(e, q0, nq, floor, pair_filter(s), &pairs, &np, &cap)) {
@@ -378,6 +441,8 @@ static int run_dense(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dis
     const int64_t ld = n_ref > 0 ? n_ref : 1;
     int64_t block = DENSE_BLOCK_BYTES / (4 * ld);
     if (block < 1) block = 1;
+    if (progress.on && block > 64 && block > n_query / 100) /* a block per percent or so, for the line */
+        block = n_query / 100 > 64 ? n_query / 100 : 64;
     if (block > n_query) block = n_query > 0 ? n_query : 1;
     dense_block b = {0};
     b.ld = ld;
@@ -389,6 +454,7 @@ static int run_dense(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dis
     const int allocated = (!need_dist || b.dist) && (!e->genomes || b.shared) && (s->dense || buf);
     int rc = allocated ? TSK_EXIT_OK : out_of_memory(e);
     for (b.q0 = s->q_begin; b.q0 < s->q_end && rc == TSK_EXIT_OK; b.q0 += block) {
+        progress_update(b.q0);
         b.nq = s->q_end - b.q0 < block ? s->q_end - b.q0 : block;
         /* only the columns the sink reads: r >= q0 for each unordered pair once, r < q0+nq for a
          * lower triangle */
@@ -408,13 +474,22 @@ static int run_dense(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dis
     return rc;
 }
 
-int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output_name)
+static int run_selection(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink,
+                         const char *output_name)
 {
     if (s->top_k > 0)
         return e->genomes ? sets_run_topk(e, s, sink, output_name) : rows_run_topk(e, s, sink, output_name);
     if (!s->dense && isfinite(s->max_dist))
         return e->genomes ? sets_run_within(e, s, sink, output_name) : rows_run_within(e, s, sink, output_name);
     return run_dense(e, s, sink, output_name);
+}
+
+int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output_name)
+{
+    progress_start(e, s);
+    const int rc = run_selection(e, s, sink, output_name);
+    progress_end();
+    return rc;
 }
 
 /* ---- --block I/N ---- */

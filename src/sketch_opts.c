@@ -2,7 +2,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../io/tables_file.h"
 #include "cli.h"
@@ -19,6 +21,31 @@
 /* A dimension above this is almost surely Mash's habit (-s 10000 sketch hashes), not a wanted D:
  * every row costs time and space linear in D, and the GPU engine stops at 1024. */
 #define LARGE_DIM 1024
+
+/* Bounds of genome sketch parameters (docs/algorithm.md, "Genome sketches"), for genomes up to
+ * BIG_GENOME bases. A window's key stands for its W letters: a genome of L bases holds about L of
+ * the 4^W / 2 canonical windows of W bases, so a window of another, unrelated genome is met by
+ * chance with probability ~2 L / 4^W; below GENOME_MIN_WINDOW that is near 1 on 10 Gbp (unrelated
+ * genomes share most keys, distance ~0), and above WEAK_SHARE on 1 Gbp a warning says so.
+ * Anchors are sampled by their hash, one sequence in --scaled: 4^k / 2 canonical k-mers give
+ * 4^k / (2 scaled) sampled sequences, and below GENOME_MIN_ANCHOR_K (8.4e6 of them, 16,777 sampled
+ * at the default --scaled 500) small genomes find none at all and large ones repeat each one
+ * thousands of times (their windows are sampled together, not independently). */
+#define BIG_GENOME 1e10
+#define COMMON_GENOME 1e9
+#define WEAK_SHARE 0.01
+#define GENOME_MIN_WINDOW 18
+#define GENOME_MIN_ANCHOR_K 12
+/* The fingerprint of a window hashes its D sketch values into 24 bits of the key: values beyond
+ * GENOME_MAX_DIM only cost time (a window row is D values), below GENOME_MIN_DIM too few tell
+ * windows apart. */
+#define GENOME_MIN_DIM 8
+#define GENOME_MAX_DIM 64
+
+/* Bits of tsk_sketch_job.given of this file's own, above pipeline.h's TSK_GIVEN_*: --anchor-k
+ * itself (TSK_GIVEN_ANCHOR is also --anchored) and --precision. */
+#define GIVEN_ANCHOR_K (1u << 24)
+#define GIVEN_PRECISION (1u << 25)
 
 const char tsk_sketch_options_help[] =
     "Sketch options:\n"
@@ -42,12 +69,19 @@ const char tsk_sketch_options_help[] =
     "                        sets; implies --canonical --anchor-k 16 -k 4 -s 16 --window 20\n"
     "                        --scaled 500 --min-keys 12000 (docs/algorithm.md, 'Genome\n"
     "                        sketches'; 16 KB per Mbp, 96 KB at least; chosen in docs/accuracy.md)\n"
-    "      --scaled N        genome sketches: keep about one window in N (default 500)\n"
+    "      --scaled N        genome sketches: keep about one window in N (default 500;\n"
+    "                        1..4294967296)\n"
     "      --min-keys N      genome sketches: keep at least N windows per genome, sampling small\n"
     "                        genomes more densely (default 12000; 0: one in --scaled for all)\n"
+    "                        Genome sketches take --window 18..64, even (shorter windows recur\n"
+    "                        by chance in large genomes: unrelated genomes would share keys; a\n"
+    "                        warning below 20), --anchor-k 12..32 (fewer distinct anchors cannot\n"
+    "                        be sampled one in --scaled; a warning below 16), -s 8..64 and\n"
+    "                        single precision (their keys are the same in both)\n"
     "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
     "      --precision P     single (default) or double\n"
-    "  -p, --threads N       CPU threads (default 1); with a GPU, threads parsing plain FASTA\n"
+    "  -p, --threads N       CPU threads (default 1; capped at the online CPUs); with a GPU,\n"
+    "                        threads parsing plain FASTA\n"
     "      --device DEV      auto (default), cpu, cuda, cuda:N, cuda:0,1 or cuda:all\n"
     "  -l, --list FILE       read input paths from FILE (one per line, or NAME<TAB>PATH)\n"
     "      --per-file        one sketch per input file (its records joined in order)\n"
@@ -176,7 +210,8 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         job->genome = 1;
         return 1;
     case TSK_OPT_SCALED:
-        if (tsk_parse_int64("--scaled", arg, 1, INT64_MAX / 4, &v)) return -TSK_EXIT_USAGE;
+        /* anchors are placed one per scaled bases: a stride, at most TSK_MAX_WINDOW */
+        if (tsk_parse_int64("--scaled", arg, 1, TSK_MAX_WINDOW, &v)) return -TSK_EXIT_USAGE;
         p->scaled = v, job->given |= TSK_GIVEN_SCALED;
         return 1;
     case TSK_OPT_MIN_KEYS:
@@ -204,12 +239,13 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
             tsk_error("option --anchor-k: %lld is odd; anchors need an even k (the window's centre)", (long long)v);
             return -TSK_EXIT_USAGE;
         }
-        p->anchor_k = (int)v, job->given |= TSK_GIVEN_ANCHOR;
+        p->anchor_k = (int)v, job->given |= TSK_GIVEN_ANCHOR | GIVEN_ANCHOR_K;
         return 1;
     case TSK_OPT_TABLES:
         job->tables_path = arg;
         return 1;
     case TSK_OPT_PRECISION:
+        job->given |= GIVEN_PRECISION;
         if (!strcmp(arg, "single")) p->precision = TSK_SINGLE;
         else if (!strcmp(arg, "double")) p->precision = TSK_DOUBLE;
         else {
@@ -227,6 +263,52 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
     }
 }
 
+/* The genome sketch parameters the command line gave, against the bounds above: refused (-1,
+ * after the message) where sketches would be meaningless or the value has no effect, a warning
+ * where they are legal but weak on genomes of COMMON_GENOME bases. */
+static int genome_bounds(const tsk_sketch_job *job)
+{
+    const tsk_params *p = &job->params;
+    if (job->given & TSK_GIVEN_WINDOW) {
+        const double chance = 2 * COMMON_GENOME / pow(4.0, (double)p->window);
+        if (p->window < GENOME_MIN_WINDOW) {
+            tsk_error("--window %lld is too short for genome sketches: at least %d bases (a window is found by chance "
+                      "in a 10 Gbp genome with probability 2 L / 4^W = %.2g; below %d unrelated genomes share most "
+                      "of their keys)",
+                      (long long)p->window, GENOME_MIN_WINDOW, fmin(1.0, 2 * BIG_GENOME / pow(4.0, (double)p->window)),
+                      GENOME_MIN_WINDOW);
+            return -1;
+        }
+        if (p->window % 2 == 0 && chance > WEAK_SHARE)
+            tsk_warn("--window %lld is short for large genomes: on a 1 Gbp genome a window matches by chance with "
+                     "probability %.2g (distances of unrelated genomes fall below 1)",
+                     (long long)p->window, chance);
+    }
+    if ((job->given & GIVEN_ANCHOR_K) && p->anchor_k < GENOME_MIN_ANCHOR_K) {
+        tsk_error("--anchor-k %d is too short for genome sketches: at least %d (4^k/2 = %.3g distinct anchors; "
+                  "sampling one in --scaled of them needs many more: short genomes would keep no window, large "
+                  "ones the same few anchors thousands of times)",
+                  p->anchor_k, GENOME_MIN_ANCHOR_K, pow(4.0, p->anchor_k) / 2);
+        return -1;
+    }
+    if ((job->given & GIVEN_ANCHOR_K) && pow(4.0, p->anchor_k) / 2 < COMMON_GENOME)
+        tsk_warn("--anchor-k %d is small for genomes above %.2g bases: anchors recur in them (4^k/2 = %.3g distinct "
+                 "k-mers) and windows around one anchor are sampled together",
+                 p->anchor_k, pow(4.0, p->anchor_k) / 2, pow(4.0, p->anchor_k) / 2);
+    if ((job->given & TSK_GIVEN_DIM) && (p->dim < GENOME_MIN_DIM || p->dim > GENOME_MAX_DIM)) {
+        tsk_error("-s/--dim %d does not fit genome sketches: %d..%d (a window's fingerprint hashes its D values "
+                  "into 24 bits: fewer tell windows apart less well, more only cost time)",
+                  p->dim, GENOME_MIN_DIM, GENOME_MAX_DIM);
+        return -1;
+    }
+    if ((job->given & GIVEN_PRECISION) && p->precision == TSK_DOUBLE) {
+        tsk_error("--precision double has no effect on genome sketches: their keys are the same bit for bit in "
+                  "single precision (docs/algorithm.md), double only costs time");
+        return -1;
+    }
+    return 0;
+}
+
 /* --genome: the genome defaults, each only where the command line left it alone. */
 static int genome_defaults(tsk_sketch_job *job)
 {
@@ -239,6 +321,7 @@ static int genome_defaults(tsk_sketch_job *job)
         tsk_error("--genome needs the dna alphabet");
         return TSK_EXIT_USAGE;
     }
+    if (genome_bounds(job)) return TSK_EXIT_USAGE;
     if (!(job->given & TSK_GIVEN_T)) p->t = TSK_GENOME_T;
     if (!(job->given & TSK_GIVEN_DIM)) p->dim = TSK_GENOME_DIM;
     if (!(job->given & TSK_GIVEN_WINDOW)) p->window = TSK_GENOME_WINDOW;
@@ -258,9 +341,20 @@ static int genome_defaults(tsk_sketch_job *job)
     return TSK_EXIT_OK;
 }
 
+/* More threads than online CPUs only take turns (and cost their start and memory): -p is capped,
+ * with a note. */
+static void cap_threads(tsk_sketch_job *job)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1 || job->threads <= cpus) return;
+    tsk_note("-p %d: capped at the %ld online CPUs", job->threads, cpus);
+    job->threads = (int)cpus;
+}
+
 int tsk_sketch_job_finish(tsk_sketch_job *job)
 {
     tsk_params *p = &job->params;
+    cap_threads(job);
     if ((job->given & (TSK_GIVEN_SCALED | TSK_GIVEN_MIN_KEYS)) && !job->genome) {
         tsk_error("--%s applies to genome sketches: add --genome", job->given & TSK_GIVEN_SCALED ? "scaled" : "min-keys");
         return TSK_EXIT_USAGE;
