@@ -102,10 +102,6 @@ static int check_output_place(const char *output)
     }
     if (!strcmp(output, "-")) return TSK_EXIT_OK; /* stdout */
     struct stat st;
-    if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
-        tsk_error("%s: is a directory: give a file name for the output", output);
-        return TSK_EXIT_USAGE;
-    }
     const char *slash = strrchr(output, '/');
     char *dir = slash ? strndup(output, slash == output ? 1 : (size_t)(slash - output)) : strdup(".");
     if (!dir) {

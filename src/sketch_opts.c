@@ -28,14 +28,15 @@
  * chance with probability ~2 L / 4^W; below GENOME_MIN_WINDOW that is near 1 on 10 Gbp (unrelated
  * genomes share most keys, distance ~0), and above WEAK_SHARE on 1 Gbp a warning says so.
  * Anchors are sampled by their hash, one sequence in --scaled: 4^k / 2 canonical k-mers give
- * 4^k / (2 scaled) sampled sequences, and below GENOME_MIN_ANCHOR_K (8.4e6 of them, 16,777 sampled
- * at the default --scaled 500) small genomes find none at all and large ones repeat each one
- * thousands of times (their windows are sampled together, not independently). */
+ * 4^k / (2 scaled) sampled sequences: below GENOME_MIN_ANCHOR_K (32,768 of them, 65 sampled at
+ * the default --scaled 500; k = 6 leaves 4, k = 2 none) small genomes find no sampled anchor and
+ * large ones repeat a handful thousands of times (their windows sampled together, not
+ * independently); where 4^k / 2 is below COMMON_GENOME anchors recur in such genomes: a warning. */
 #define BIG_GENOME 1e10
 #define COMMON_GENOME 1e9
 #define WEAK_SHARE 0.01
 #define GENOME_MIN_WINDOW 18
-#define GENOME_MIN_ANCHOR_K 12
+#define GENOME_MIN_ANCHOR_K 8
 /* The fingerprint of a window hashes its D sketch values into 24 bits of the key: values beyond
  * GENOME_MAX_DIM only cost time (a window row is D values), below GENOME_MIN_DIM too few tell
  * windows apart. */
@@ -75,7 +76,7 @@ const char tsk_sketch_options_help[] =
     "                        genomes more densely (default 12000; 0: one in --scaled for all)\n"
     "                        Genome sketches take --window 18..64, even (shorter windows recur\n"
     "                        by chance in large genomes: unrelated genomes would share keys; a\n"
-    "                        warning below 20), --anchor-k 12..32 (fewer distinct anchors cannot\n"
+    "                        warning below 20), --anchor-k 8..32 (fewer distinct anchors cannot\n"
     "                        be sampled one in --scaled; a warning below 16), -s 8..64 and\n"
     "                        single precision (their keys are the same in both)\n"
     "      --tables FILE     hash/sign tables from FILE instead of the seed\n"
@@ -325,7 +326,8 @@ static int genome_defaults(tsk_sketch_job *job)
     if (!(job->given & TSK_GIVEN_T)) p->t = TSK_GENOME_T;
     if (!(job->given & TSK_GIVEN_DIM)) p->dim = TSK_GENOME_DIM;
     if (!(job->given & TSK_GIVEN_WINDOW)) p->window = TSK_GENOME_WINDOW;
-    if (!(job->given & TSK_GIVEN_ANCHOR) || !p->anchor_k) p->anchor_k = TSK_GENOME_ANCHOR_K;
+    /* --anchored alone sets the slide windows' anchor k (8), too short for genomes (genome_bounds) */
+    if (!(job->given & GIVEN_ANCHOR_K) || !p->anchor_k) p->anchor_k = TSK_GENOME_ANCHOR_K;
     if (p->anchor_k > p->window) p->anchor_k = (int)(p->window / 2 * 2);
     if (!(job->given & TSK_GIVEN_SCALED)) p->scaled = TSK_GENOME_SCALED;
     if (!(job->given & TSK_GIVEN_MIN_KEYS)) p->min_keys = TSK_GENOME_MIN_KEYS;

@@ -19,14 +19,17 @@ expect_exit 2 "window 8 is too short.*at least 18" "3: --genome --window 8 refus
     "$T" sketch --genome --window 8 "$D/g00.fa" -o x.tsk
 expect_exit 2 "window 4 is too short.*at least 18" "3: --genome --window 4 refused" -- \
     "$T" sketch --genome --window 4 "$D/g00.fa" -o x.tsk
-expect_exit 2 "anchor-k 2 is too short.*at least 12" "3: --genome --anchor-k 2 refused" -- \
+expect_exit 2 "anchor-k 2 is too short.*at least 8" "3: --genome --anchor-k 2 refused" -- \
     "$T" sketch --genome --anchor-k 2 "$D/g00.fa" -o x.tsk
-expect_exit 2 "anchor-k 8 is too short" "3: dist --genome --anchor-k 8 refused" -- \
-    "$T" dist --genome --anchor-k 8 "$D/g00.fa" "$D/g01.fa"
+expect_exit 2 "anchor-k 6 is too short" "3: dist --genome --anchor-k 6 refused" -- \
+    "$T" dist --genome --anchor-k 6 "$D/g00.fa" "$D/g01.fa"
 expect_exit 0 "warning: --window 18 is short for large genomes.*0\.029" "3: --window 18 legal, with a warning" -- \
     "$T" sketch --genome --window 18 "$D/g00.fa" -o w18.tsk
 expect_exit 0 "warning: --anchor-k 12 is small" "3: --anchor-k 12 legal, with a warning" -- \
     "$T" sketch --genome --anchor-k 12 "$D/g00.fa" -o a12.tsk
+"$T" sketch -q --genome --anchored "$D/g00.fa" -o anch.tsk
+"$T" info --json anch.tsk | grep -q '"anchor_k": *16' && ok "3: --genome --anchored keeps the genome anchor k (16, not 8)" ||
+    not_ok "3: --genome --anchored keeps the genome anchor k (16, not 8)" "$("$T" info --json anch.tsk | grep -o '"anchor_k": *[0-9]*')"
 "$T" sketch --genome "$D/g00.fa" -o def.tsk 2>def.err
 [ ! -s def.err ] && ok "3: the defaults warn of nothing" || not_ok "3: the defaults warn of nothing" "$(cat def.err)"
 
@@ -53,8 +56,6 @@ expect_exit 2 "does not exist" "6: export -o missing/x" -- "$T" export -o "$WORK
 expect_exit 2 "empty file name" "6: export -o ''" -- "$T" export -o '' G.tsk
 expect_exit 2 "does not exist" "6: paste missing/x.tsk (its OUT)" -- "$T" paste "$WORK/missing/x.tsk" V.tsk V.tsk
 expect_exit 2 "empty file name" "6: paste '' (its OUT)" -- "$T" paste '' V.tsk V.tsk
-mkdir adir
-expect_exit 2 "adir: is a directory" "6: -o naming a directory" -- "$T" dist -o adir G.tsk
 if [ "$(id -u)" != 0 ]; then
     mkdir ro && chmod 555 ro
     expect_exit 2 "ro is not writable" "6: -o in a read-only directory" -- "$T" tree -o ro/t.nwk G.tsk
