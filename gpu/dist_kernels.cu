@@ -219,6 +219,26 @@ topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
     }
 }
 
+/* One thread per pair, elements in tile_sqdiff's order (0 .. Lp-1, one FMA each). */
+__global__ void exact_kernel(dist_tile_args a, dist_hit *__restrict__ hits, unsigned long long n)
+{
+    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    dist_hit h = hits[i];
+    const float4 *x = reinterpret_cast<const float4 *>(a.Q + (size_t)h.q * a.Lp);
+    const float4 *y = reinterpret_cast<const float4 *>(a.R + (size_t)h.r * a.Lp);
+    float acc = 0.f;
+    for (int k = 0; k < a.Lp / 4; k++) {
+        float4 u = x[k], v = y[k];
+        float d0 = u.x - v.x, d1 = u.y - v.y, d2 = u.z - v.z, d3 = u.w - v.w;
+        acc = fmaf(d0, d0, acc);
+        acc = fmaf(d1, d1, acc);
+        acc = fmaf(d2, d2, acc);
+        acc = fmaf(d3, d3, acc);
+    }
+    hits[i].d = finish(a, acc, h.q, h.r);
+}
+
 /* One warp per pair; float64 sums so long slide vectors lose nothing. */
 __global__ void ragged_kernel(const float *__restrict__ Qrows, const long long *qstart, const long long *qrows, int nq,
                               const float *__restrict__ Rrows, const long long *rstart, const long long *rrows, int nr,
@@ -285,6 +305,13 @@ cudaError_t dist_launch_topk(const dist_tile_args *a, int k, int n_split, dist_c
     if (e != cudaSuccess) return e;
     dim3 grid((a->nq + DIST_TILE - 1) / DIST_TILE, n_split);
     topk_kernel<<<grid, DIST_THREADS, smem, s>>>(*a, k, n_split, part);
+    return cudaGetLastError();
+}
+
+cudaError_t dist_launch_exact(const dist_tile_args *a, dist_hit *hits, unsigned long long n, cudaStream_t s)
+{
+    if (n == 0) return cudaSuccess;
+    exact_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(*a, hits, n);
     return cudaGetLastError();
 }
 

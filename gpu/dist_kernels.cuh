@@ -58,6 +58,11 @@ cudaError_t dist_launch_within(const dist_tile_args *a, float max_dist, dist_hit
 cudaError_t dist_launch_topk(const dist_tile_args *a, int k, int n_split, dist_cand *part, cudaStream_t s);
 size_t dist_topk_smem(int k);
 
+/* Exact: hits[i].d = the distance of pair (hits[i].q, hits[i].r) with the very arithmetic of the
+ * tiled kernels (same element order, same FMAs, same finish), so the value is bit-identical to
+ * what dense, within and top-k give for that pair. For the candidates of dist_gemm.cuh. */
+cudaError_t dist_launch_exact(const dist_tile_args *a, dist_hit *hits, unsigned long long n, cudaStream_t s);
+
 /* Ragged dense: items as packed rows of dim floats; item i's rows start at element start[i] and
  * number nrows[i]. out[q * ld + r] = distance over the first min(nrows) rows. */
 cudaError_t dist_launch_ragged(const float *Qrows, const long long *qstart, const long long *qrows,

@@ -1,6 +1,7 @@
 /* gpu_dist.cu: the CUDA distance engine (gpu_dist.h): device memory, blocking of the reference
  * set, splitting of queries over devices, and the host side of selection (merging partial top-k
  * lists, ordering threshold hits). Kernels are in dist_kernels.cu. */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "cuda_util.cuh"
+#include "dist_gemm.cuh"
 #include "dist_kernels.cuh"
 #include "gpu_dist.h"
 #include "host_pinned.h"
@@ -34,6 +36,8 @@ struct dev_ctx {
     long long q_alloc = 0;
     dist_cand *part = nullptr;
     size_t part_cap = 0;
+    float *thr = nullptr;  /* per-query candidate thresholds of the top-k filter */
+    size_t thr_cap = 0;
     dist_hit *hits = nullptr;
     unsigned long long hits_cap = 0, *count = nullptr;
     float *dense = nullptr;
@@ -138,7 +142,7 @@ static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, l
 static int upload_norms(tsk_gpu_dist *g, dev_ctx &dc, const std::vector<double> &norm, const std::vector<float> &inv,
                         long long lo, long long n, double *dnorm, float *dinv)
 {
-    if (g->metric != TSK_METRIC_COSINE || n <= 0) return 0;
+    if (n <= 0) return 0;  /* both metrics: the top-k filter bounds from the norms */
     TSK_CUDA_CHECK(site(dc),
                    cudaMemcpyAsync(dnorm, norm.data() + lo, n * sizeof(double), cudaMemcpyHostToDevice, dc.st));
     TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dinv, inv.data() + lo, n * sizeof(float), cudaMemcpyHostToDevice, dc.st));
@@ -443,6 +447,101 @@ static void merge_partials(tsk_pair *run, long long nq, int k, int n_split, cons
     }
 }
 
+/* Today's exact top-k of queries [qc, qc + nc) against resident references [rl, rl + rn), merged
+ * into out: the direct kernel on every pair. The filter below falls back to it when its bounds
+ * leave too many candidates (near-identical sketches, norms too far apart). */
+static int topk_block_direct(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long long nc, long long rl, long long rn, int k,
+                             tsk_pair_filter f, tsk_pair *out)
+{
+    dist_tile_args a;
+    if (make_args(g, dc, qc, nc, rl, rn, &a)) return -1;
+    long long qtiles = (nc + DIST_TILE - 1) / DIST_TILE, rtiles = (rn + DIST_TILE - 1) / DIST_TILE;
+    long long target = 8LL * dc.n_sm;  /* four waves of two blocks per SM */
+    int n_split = (int)std::max<long long>(1, std::min(rtiles, (target + qtiles - 1) / qtiles));
+    size_t n_part = (size_t)nc * n_split * k;
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.part, &dc.part_cap, n_part * sizeof(dist_cand), 0, false));
+    if (grow_pinned(dc, n_part * sizeof(dist_cand))) return -1;
+    a.filter = f;
+    TSK_CUDA_CHECK(site(dc), dist_launch_topk(&a, k, n_split, dc.part, dc.st));
+    TSK_CUDA_CHECK(site(dc),
+                   cudaMemcpyAsync(dc.pinned, dc.part, n_part * sizeof(dist_cand), cudaMemcpyDeviceToHost, dc.st));
+    TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
+    merge_partials(out, nc, k, n_split, (const dist_cand *)dc.pinned, rl);
+    return 0;
+}
+
+static int ensure_hits(dev_ctx &dc, unsigned long long want)
+{
+    if (!dc.count) TSK_CUDA_CHECK(site(dc), cudaMalloc(&dc.count, sizeof *dc.count));
+    if (dc.hits_cap >= want) return 0;
+    size_t bytes = 0;
+    dc.hits_cap = 0;
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.hits, &bytes, (size_t)want * sizeof(dist_hit), 0, false));
+    dc.hits_cap = bytes / sizeof(dist_hit);
+    return 0;
+}
+
+/* Candidates of the filter (exact distances) to per-query lists of k, nearest first, lower
+ * reference first on ties, as the direct kernel's partial lists (n_split = 1) for merge_partials.
+ * Non-finite distances are left out, as the direct kernel leaves them. */
+static void select_candidates(const dist_hit *h, unsigned long long n, long long nc, int k, std::vector<dist_cand> &lists)
+{
+    std::vector<unsigned> start((size_t)nc + 1, 0);
+    for (unsigned long long i = 0; i < n; i++) start[(size_t)h[i].q + 1]++;
+    for (long long i = 0; i < nc; i++) start[i + 1] += start[i];
+    std::vector<dist_cand> by_q(n);
+    std::vector<unsigned> fill(start.begin(), start.end() - 1);
+    for (unsigned long long i = 0; i < n; i++) by_q[fill[h[i].q]++] = dist_cand{h[i].d, h[i].r};
+    lists.assign((size_t)nc * k, dist_cand{INFINITY, -1});
+    for (long long q = 0; q < nc; q++) {
+        dist_cand *b = by_q.data() + start[q], *e = by_q.data() + start[q + 1];
+        e = std::remove_if(b, e, [](const dist_cand &c) { return !(c.d <= FLT_MAX); });
+        dist_cand *m = b + std::min<long long>(k, e - b);
+        std::partial_sort(b, m, e, [](const dist_cand &x, const dist_cand &y) { return before(x.d, x.r, y.d, y.r); });
+        std::copy(b, m, lists.begin() + (size_t)q * k);
+    }
+}
+
+/* Top-k of queries [qc, qc + nc) against resident references [rl, rl + rn) through the TF32
+ * filter (dist_gemm.cuh): bounds, thresholds, candidates, their exact distances, selection. */
+static int topk_block_filtered(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long long nc, long long rl, long long rn,
+                               int k, tsk_pair_filter f, tsk_pair *out)
+{
+    dist_tile_args a;
+    if (make_args(g, dc, qc, nc, rl, rn, &a)) return -1;
+    a.filter = f;
+    long long qtiles = (nc + DIST_TILE - 1) / DIST_TILE, rtiles = (rn + DIST_TILE - 1) / DIST_TILE;
+    long long target = 8LL * dc.n_sm;
+    int n_split = (int)std::max<long long>(1, std::min({rtiles, (target + qtiles - 1) / qtiles, 64LL}));
+    size_t n_part = (size_t)nc * n_split * k;
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.part, &dc.part_cap, n_part * sizeof(float), 0, false));
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.thr, &dc.thr_cap, (size_t)nc * sizeof(float), 0, false));
+    /* Candidates beyond this many per query mean the bounds do not separate the data: direct. */
+    const unsigned long long limit = std::max<unsigned long long>((unsigned long long)1 << 20, 128ULL * nc);
+    if (ensure_hits(dc, std::min<unsigned long long>(limit, std::max<unsigned long long>(dc.hits_cap, 32ULL * nc))))
+        return -1;
+    TSK_CUDA_CHECK(site(dc), dist_gemm_launch_bound(&a, k, n_split, (float *)dc.part, dc.st));
+    TSK_CUDA_CHECK(site(dc), dist_gemm_launch_thresholds((const float *)dc.part, (int)nc, k, n_split, dc.thr, dc.st));
+    unsigned long long n = 0;
+    for (;;) {
+        TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.count, 0, sizeof *dc.count, dc.st));
+        TSK_CUDA_CHECK(site(dc), dist_gemm_launch_candidates(&a, dc.thr, dc.hits, dc.count, dc.hits_cap, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(&n, dc.count, sizeof n, cudaMemcpyDeviceToHost, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
+        if (n <= dc.hits_cap) break;
+        if (n > limit) return topk_block_direct(g, dc, qc, nc, rl, rn, k, f, out);
+        if (ensure_hits(dc, n)) return -1;
+    }
+    TSK_CUDA_CHECK(site(dc), dist_launch_exact(&a, dc.hits, n, dc.st));
+    if (grow_pinned(dc, std::max<size_t>(n, 1) * sizeof(dist_hit))) return -1;
+    TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.pinned, dc.hits, n * sizeof(dist_hit), cudaMemcpyDeviceToHost, dc.st));
+    TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
+    std::vector<dist_cand> lists;
+    select_candidates((const dist_hit *)dc.pinned, n, nc, k, lists);
+    merge_partials(out, nc, k, 1, lists.data(), rl);
+    return 0;
+}
+
 static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int k, tsk_pair_filter f, tsk_pair *out)
 {
     init_lists(out, q, nq, k);
@@ -454,21 +553,7 @@ static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int
             long long rn = ensure_ref(g, dc, rl, std::min(n_ref - rl, ref_capacity(g, dc)));
             if (rn < 0) return -1;
             rn = std::min(rn, n_ref - rl);
-            dist_tile_args a;
-            if (make_args(g, dc, q + c, nc, rl, rn, &a)) return -1;
-            long long qtiles = (nc + DIST_TILE - 1) / DIST_TILE, rtiles = (rn + DIST_TILE - 1) / DIST_TILE;
-            long long target = 8LL * dc.n_sm;  /* four waves of two blocks per SM */
-            int n_split = (int)std::max<long long>(1, std::min(rtiles, (target + qtiles - 1) / qtiles));
-            size_t n_part = (size_t)nc * n_split * k;
-            TSK_CUDA_CHECK(site(dc),
-                           tsk_cuda_grow((void **)&dc.part, &dc.part_cap, n_part * sizeof(dist_cand), 0, false));
-            if (grow_pinned(dc, n_part * sizeof(dist_cand))) return -1;
-            a.filter = f;
-            TSK_CUDA_CHECK(site(dc), dist_launch_topk(&a, k, n_split, dc.part, dc.st));
-            TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.pinned, dc.part, n_part * sizeof(dist_cand),
-                                                     cudaMemcpyDeviceToHost, dc.st));
-            TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
-            merge_partials(out + c * k, nc, k, n_split, (const dist_cand *)dc.pinned, rl);
+            if (topk_block_filtered(g, dc, q + c, nc, rl, rn, k, f, out + c * k)) return -1;
             rl += rn;
         }
     }
@@ -560,6 +645,7 @@ static void free_dev(dev_ctx &dc)
     cudaFree(dc.Qinv);
     cudaFree(dc.Qnorm);
     cudaFree(dc.part);
+    cudaFree(dc.thr);
     cudaFree(dc.hits);
     cudaFree(dc.count);
     cudaFree(dc.dense);
@@ -620,7 +706,7 @@ extern "C" tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const ts
     g->L = g->uniform ? (int)(g->urows * query->dim) : 0;
     g->Lp = (g->L + DIST_BK - 1) / DIST_BK * DIST_BK;
     try {
-        if (g->uniform && m == TSK_METRIC_COSINE) {
+        if (g->uniform) {
             norms_of(ref, g->L, g->rnorm, g->rinv);
             if (!g->same) norms_of(query, g->L, g->qnorm, g->qinv);
         }

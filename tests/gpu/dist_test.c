@@ -3,6 +3,7 @@
  * sizes that straddle the 128-item tiles, for whole-record and slide sketches. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,3 +148,131 @@ Test(gpu_dist, self_upper_pairs_once)
     tsk_gpu_dist_close(g);
     drop(&a);
 }
+
+/* ---- the top-k filter (gpu/dist_gemm.cu): exactly today's results ----
+ * The dense block runs the direct kernel on every pair; the top-k must be the k smallest finite
+ * values of each dense row (lower reference first on ties), the very same floats. */
+
+static int cmp_cand(const void *x, const void *y)
+{
+    const tsk_pair *a = x, *b = y;
+    if (a->dist != b->dist) return a->dist < b->dist ? -1 : 1;
+    return (a->ref > b->ref) - (a->ref < b->ref);
+}
+
+static int filter_passes(tsk_pair_filter f, int64_t q, int64_t r)
+{
+    return f == TSK_PAIRS_UPPER ? r > q : f == TSK_PAIRS_UPPER_SELF ? r >= q : f == TSK_PAIRS_NOT_SELF ? r != q : 1;
+}
+
+static void check_topk_exact(const char *what, const tsk_sketch_set *q, const tsk_sketch_set *r, tsk_metric m,
+                             const int *ks, int nk)
+{
+    if (!have_gpu()) return;
+    char err[256];
+    tsk_gpu_dist *g = tsk_gpu_dist_open(q, r, m, NULL, 0, 0, err, sizeof err);
+    cr_assert_not_null(g, "%s", err);
+    const int64_t nq = q->n_items, nr = r->n_items;
+    float *d = malloc(sizeof(float) * (size_t)(nq * nr));
+    cr_assert_eq(tsk_gpu_dist_block(g, 0, nq, 0, nr, d, nr), 0, "%s", tsk_gpu_dist_error(g));
+    tsk_pair *row = malloc(sizeof(tsk_pair) * (size_t)(nr + 1));
+    const tsk_pair_filter fs[2] = {TSK_PAIRS_ALL, TSK_PAIRS_NOT_SELF};
+    for (int fi = 0; fi < (q == r ? 2 : 1); fi++)
+        for (int ki = 0; ki < nk; ki++) {
+            int k = ks[ki];
+            tsk_pair *top = malloc(sizeof(tsk_pair) * (size_t)(nq * k));
+            cr_assert_eq(tsk_gpu_dist_topk(g, 0, nq, k, fs[fi], top), 0, "%s", tsk_gpu_dist_error(g));
+            for (int64_t i = 0; i < nq; i++) {
+                int64_t n = 0;
+                for (int64_t j = 0; j < nr; j++) {
+                    float v = d[i * nr + j];
+                    if (filter_passes(fs[fi], i, j) && v <= 3.4028235e38f) row[n++] = (tsk_pair){i, j, v};
+                }
+                qsort(row, (size_t)n, sizeof *row, cmp_cand);
+                for (int x = 0; x < k; x++) {
+                    const tsk_pair *p = &top[i * k + x];
+                    int64_t wr = x < n ? row[x].ref : -1;
+                    cr_assert(p->query == i && p->ref == wr && (wr < 0 ? isinf(p->dist) : p->dist == row[x].dist),
+                              "%s k=%d filter %d query %ld slot %d: (%ld, %.9g), expected (%ld, %.9g)", what, k, fs[fi],
+                              (long)i, x, (long)p->ref, p->dist, (long)wr, x < n ? row[x].dist : INFINITY);
+                }
+            }
+            free(top);
+        }
+    /* thresholds exactly at a distance: the pair at it is kept, the next float below drops it */
+    for (int t = 0; t < 3 && nq * nr > 0; t++) {
+        float thr = d[(t * 7919) % (nq * nr)];
+        if (!(thr <= 3.4028235e38f)) continue;
+        tsk_pair *pairs = NULL;
+        int64_t np = 0, cap = 0, x = 0;
+        cr_assert_eq(tsk_gpu_dist_within(g, 0, nq, thr, TSK_PAIRS_ALL, &pairs, &np, &cap), 0);
+        for (int64_t i = 0; i < nq; i++)
+            for (int64_t j = 0; j < nr; j++)
+                if (d[i * nr + j] <= thr) {
+                    cr_assert(x < np && pairs[x].query == i && pairs[x].ref == j && pairs[x].dist == d[i * nr + j],
+                              "%s within %.9g: pair (%ld,%ld)", what, thr, (long)i, (long)j);
+                    x++;
+                }
+        cr_assert_eq(np, x, "%s within %.9g: %ld pairs, expected %ld", what, thr, (long)np, (long)x);
+        free(pairs);
+    }
+    free(row);
+    free(d);
+    tsk_gpu_dist_close(g);
+}
+
+/* n items of dim floats built by kind: 0 random, 1 near-ties (each item its predecessor with one
+ * coordinate one ulp off), 2 duplicates (a few distinct rows, many copies), 3 zero vectors among
+ * random ones, 4 huge and tiny norms (some squares overflow float32, some underflow), 5 one tight
+ * cluster (every distance far below the norms: the filter cannot separate it). */
+static set_t make_planted(int64_t n, int dim, int kind, unsigned seed)
+{
+    set_t t = make(n, dim, 0, seed);
+    float *v = t.v;
+    for (int64_t i = 0; i < n; i++) {
+        float *x = v + i * dim;
+        switch (kind) {
+        case 1:
+            if (i % 4) {
+                memcpy(x, x - dim, sizeof(float) * dim);
+                x[i % dim] = nextafterf(x[i % dim], 2.f);
+            }
+            break;
+        case 2: memcpy(x, v + (i % 5) * dim, sizeof(float) * dim); break;
+        case 3:
+            if (i % 3 == 0) memset(x, 0, sizeof(float) * dim);
+            break;
+        case 4: {
+            float s = i % 5 == 0 ? 1e18f : i % 5 == 1 ? 3e19f : i % 5 == 2 ? 1e-21f : i % 5 == 3 ? 1e-40f : 1.f;
+            for (int j = 0; j < dim; j++) x[j] *= s;
+            break;
+        }
+        case 5:
+            for (int j = 0; j < dim; j++) x[j] = v[j] + x[j] * 1e-6f;
+            break;
+        default: break;
+        }
+    }
+    return t;
+}
+
+static void planted_case(int kind, tsk_metric m)
+{
+    static const char *names[] = {"random", "near-ties", "duplicates", "zero vectors", "huge/tiny norms", "cluster"};
+    set_t a = make_planted(300, 96, kind, 11 + kind), b = make_planted(40, 96, kind, 29 + kind);
+    const int ks[] = {1, 10, 64, 39, 40, 41};
+    char what[96];
+    snprintf(what, sizeof what, "%s %s self", names[kind], m == TSK_METRIC_L2 ? "l2" : "cosine");
+    check_topk_exact(what, &a.s, &a.s, m, ks, 3);
+    snprintf(what, sizeof what, "%s %s 300 x 40", names[kind], m == TSK_METRIC_L2 ? "l2" : "cosine");
+    check_topk_exact(what, &a.s, &b.s, m, ks, 6);  /* k at, below and above the reference count */
+    drop(&a);
+    drop(&b);
+}
+
+Test(gpu_dist, filtered_topk_random) { planted_case(0, TSK_METRIC_L2); planted_case(0, TSK_METRIC_COSINE); }
+Test(gpu_dist, filtered_topk_near_ties) { planted_case(1, TSK_METRIC_L2); planted_case(1, TSK_METRIC_COSINE); }
+Test(gpu_dist, filtered_topk_duplicates) { planted_case(2, TSK_METRIC_L2); planted_case(2, TSK_METRIC_COSINE); }
+Test(gpu_dist, filtered_topk_zero_vectors) { planted_case(3, TSK_METRIC_L2); planted_case(3, TSK_METRIC_COSINE); }
+Test(gpu_dist, filtered_topk_extreme_norms) { planted_case(4, TSK_METRIC_L2); planted_case(4, TSK_METRIC_COSINE); }
+Test(gpu_dist, filtered_topk_cluster) { planted_case(5, TSK_METRIC_L2); planted_case(5, TSK_METRIC_COSINE); }
