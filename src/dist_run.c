@@ -249,10 +249,11 @@ static long double progress_pairs(int64_t q)
     return (long double)(q - progress.q_begin) * (long double)progress.n_ref;
 }
 
-static void progress_start(const tsk_dist_engine *e, const tsk_dist_select *s)
+static void progress_start(const tsk_dist_engine *e, const tsk_dist_select *s, const char *output_name)
 {
     memset(&progress, 0, sizeof progress);
-    progress.on = !tsk_quiet && isatty(2);
+    /* distances written to the same terminal would be torn by the line: none then */
+    progress.on = !tsk_quiet && isatty(2) && (output_name || !isatty(1));
     if (!progress.on) return;
     progress.q_begin = s->q_begin;
     progress.n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
@@ -486,7 +487,7 @@ static int run_selection(tsk_dist_engine *e, const tsk_dist_select *s, const tsk
 
 int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output_name)
 {
-    progress_start(e, s);
+    progress_start(e, s, output_name);
     const int rc = run_selection(e, s, sink, output_name);
     progress_end();
     return rc;

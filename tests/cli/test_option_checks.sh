@@ -120,6 +120,9 @@ script -qec "\"$T\" dist -q many.tsk -o ttyq.tsv" /dev/null >ttyq.log 2>&1
 "$T" dist many.tsk -o pipe.tsv 2>pipe.err
 [ ! -s pipe.err ] && ok "13: stderr not a terminal: no progress" || not_ok "13: stderr not a terminal: no progress" "$(head -c 200 pipe.err)"
 expect_same pipe.tsv tty.tsv "13: the distances are the same with the progress line"
+script -qec "\"$T\" dist many.tsk" /dev/null >ttyout.log 2>&1
+grep -aq "pairs (" ttyout.log && not_ok "13: no progress line among distances written to the same terminal" ||
+    ok "13: no progress line among distances written to the same terminal"
 script -qec "\"$T\" tree many.tsk -o tty.nwk" /dev/null >tree.log 2>&1
 grep -aq "pairs (.*%)" tree.log && ok "13: tree on a terminal shows progress" || not_ok "13: tree on a terminal shows progress"
 
