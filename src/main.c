@@ -20,6 +20,7 @@ static const char USAGE[] =
     "  triangle  lower-triangle PHYLIP distance matrix (as mash triangle)\n"
     "  tree      neighbour-joining tree of the distances, in Newick\n"
     "  plot      SVG heatmap of the distances, ordered by the tree drawn beside it\n"
+    "  cluster   species clusters and their representatives (dereplication at 95% ANI)\n"
     "  paste     concatenate compatible .tsk files\n"
     "  info      describe a .tsk file (--json)\n"
     "  export    write a .tsk file's rows as TSV or .npy\n"
