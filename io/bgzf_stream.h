@@ -15,9 +15,10 @@ extern "C" {
 /* Whether path names a compressed output: it ends in ".gz". */
 int tsk_path_wants_bgzf(const char *path);
 
-/* A write-only stream over fd that BGZF-compresses what it is given; it takes fd over (closed
- * now, its file written through a duplicate). fclose() writes the end block and returns EOF if
- * any write failed. NULL (errno set) on failure; fd is then still open and untouched. */
+/* A write-only stream over fd that BGZF-compresses what it is given; it takes fd over (fclose
+ * closes it). fclose() writes the last block and the end-of-file marker and returns EOF, errno
+ * set, if any write failed; the first failure fails every later write, and nothing is printed.
+ * NULL (errno set) on failure; fd is then still open and untouched. */
 FILE *tsk_bgzf_fdopen(int fd);
 
 #ifdef __cplusplus
