@@ -706,11 +706,13 @@ static int read_layout(const unsigned char *m, const char *path, file_layout *l,
 static int check_crc(const tsk_file *f, const file_layout *l, const char *path, char *err, size_t errlen)
 {
     const unsigned char *m = f->map;
-    unsigned char head[TSK_PAGE];
-    memcpy(head, m, l->header_size);
-    put_u32(head + H_CRC, 0);
+    /* the header with its CRC field taken as zero, in place: a header may pass a page (large
+     * tables), and copying it into a buffer of fixed size would overflow there */
+    static const unsigned char zero[4] = {0, 0, 0, 0};
     madvise(f->map, f->map_len, MADV_SEQUENTIAL);
-    uint32_t crc = tsk_crc32(0, head, l->header_size);
+    uint32_t crc = tsk_crc32(0, m, H_CRC);
+    crc = tsk_crc32(crc, zero, sizeof zero);
+    crc = tsk_crc32(crc, m + H_CRC + 4, l->header_size - H_CRC - 4);
     crc = tsk_crc32(crc, m + l->data_offset, l->data_size);
     crc = tsk_crc32(crc, m + l->trailer_offset, l->trailer_size);
     madvise(f->map, f->map_len, MADV_NORMAL);

@@ -311,6 +311,25 @@ Test(tsk_file, header_damage_named, .init = damaged_setup, .fini = damaged_teard
     free(b);
 }
 
+/* A header that passes a page (the reader once copied it into a page-sized buffer: a stack
+ * overflow under ASan): the data moved a page on, header size 5000, every region in range, so the
+ * checksum is what refuses it. */
+Test(tsk_file, header_larger_than_a_page, .init = damaged_setup, .fini = damaged_teardown)
+{
+    const size_t page = 4096, len = len_g + page;
+    unsigned char *b = calloc(len, 1);
+    memcpy(b, bytes_g, page);
+    memcpy(b + 2 * page, bytes_g + page, len_g - page);
+    uint64_t v;
+    const uint32_t header_size = 5000;
+    memcpy(b + 16, &header_size, 4);
+    memcpy(&v, b + 32, 8), v += page, memcpy(b + 32, &v, 8); /* data offset */
+    memcpy(&v, b + 64, 8), v += page, memcpy(b + 64, &v, 8); /* trailer offset */
+    memcpy(&v, b + 24, 8), v += page, memcpy(b + 24, &v, 8); /* file size */
+    cr_assert_str_eq(open_damaged(b, len), "checksum mismatch (the file is corrupt)");
+    free(b);
+}
+
 /* ---- genome sketches: format version 3 ---- */
 
 /* Three genomes (one without keys) with ascending keys from 0 to UINT64_MAX; returns the keys. */
