@@ -135,6 +135,26 @@ __device__ __forceinline__ void stage_norms(tile_norms *tn, const double *norm, 
     }
 }
 
+/* This thread's 8 rows' and 8 columns' norms, in registers for the whole tile (the epilogue
+ * would otherwise read shared memory four times per pair). */
+struct thread_norms {
+    float qn2[4][2], qi[4][2], rn2[4][2], ri[4][2];
+};
+
+__device__ __forceinline__ void load_thread_norms(thread_norms &t, const tile_norms *qn, const tile_norms *rn)
+{
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            int lq = acc_row(i, h * 2), lr = acc_col(i, h);
+            t.qn2[i][h] = qn->n2[lq];
+            t.qi[i][h] = qn->inv[lq];
+            t.rn2[i][h] = rn->n2[lr];
+            t.ri[i][h] = rn->inv[lr];
+        }
+}
+
 /* Bounds lo <= e <= hi of the exact kernel's value for the pair with dot product s~ (see top). */
 __device__ __forceinline__ void bounds(float s, float qn2, float rn2, float qi, float ri, int cosine, float ek,
                                        float &lo, float &hi)
@@ -183,6 +203,8 @@ __global__ void __launch_bounds__(GTHREADS, 2) bound_kernel(dist_tile_args a, in
         stage_norms(rn, a.rnorm, a.rinv, rb, a.nr, a.cosine);
         float acc[4][4][4];
         tile_dot(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc);
+        thread_norms tn;
+        load_thread_norms(tn, qn, rn);
 #pragma unroll
         for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -192,7 +214,8 @@ __global__ void __launch_bounds__(GTHREADS, 2) bound_kernel(dist_tile_args a, in
                     int lq = acc_row(i, e), lr = acc_col(j, e), q = qb + lq, r = rb + lr;
                     float lo, hi = INFINITY;
                     if (q < a.nq && r < a.nr && pair_ok(a.filter, a.q0 + q, a.r0 + r))
-                        bounds(acc[i][j][e], qn->n2[lq], rn->n2[lr], qn->inv[lq], rn->inv[lr], a.cosine, ek, lo, hi);
+                        bounds(acc[i][j][e], tn.qn2[i][e >> 1], tn.rn2[j][e & 1], tn.qi[i][e >> 1], tn.ri[j][e & 1],
+                               a.cosine, ek, lo, hi);
                     Ds[lq][lr] = hi;
                 }
         __syncthreads();
@@ -266,6 +289,13 @@ __global__ void __launch_bounds__(GTHREADS, 2) candidates_kernel(dist_tile_args 
     for (int i = threadIdx.x; i < GT; i += GTHREADS) sthr[i] = qb + i < a.nq ? thr[qb + i] : -INFINITY;
     float acc[4][4][4];
     tile_dot(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc);  /* its barriers cover the staging */
+    thread_norms tn;
+    load_thread_norms(tn, &qn, &rn);
+    float th[4][2];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) th[i][h] = sthr[acc_row(i, h * 2)];
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -275,8 +305,9 @@ __global__ void __launch_bounds__(GTHREADS, 2) candidates_kernel(dist_tile_args 
                 int lq = acc_row(i, e), lr = acc_col(j, e), q = qb + lq, r = rb + lr;
                 if (q >= a.nq || r >= a.nr || !pair_ok(a.filter, a.q0 + q, a.r0 + r)) continue;
                 float lo, hi;
-                bounds(acc[i][j][e], qn.n2[lq], rn.n2[lr], qn.inv[lq], rn.inv[lr], a.cosine, ek, lo, hi);
-                if (lo <= sthr[lq]) {
+                bounds(acc[i][j][e], tn.qn2[i][e >> 1], tn.rn2[j][e & 1], tn.qi[i][e >> 1], tn.ri[j][e & 1], a.cosine,
+                       ek, lo, hi);
+                if (lo <= th[i][e >> 1]) {
                     unsigned long long slot = atomicAdd(count, 1ULL);
                     if (slot < cap) hits[slot] = dist_hit{q, r, 0.f};
                 }

@@ -11,7 +11,9 @@
  *  - sets whose items all have the same number of rows (whole-record sketches, the common case)
  *    use a tiled kernel: 128 x 128 pair tiles through shared memory, 8 x 8 pairs per thread;
  *    top-k (k <= TSK_GPU_DIST_MAX_FUSED_K) and thresholds are reduced inside the kernel, so only
- *    surviving pairs cross PCIe;
+ *    surviving pairs cross PCIe; l2 top-k first bounds every pair on the tensor cores (TF32
+ *    dot products, dist_gemm.cuh) and recomputes only the candidates the bounds cannot rule out
+ *    with the exact kernel, so its results are the same floats;
  *  - sets of slide sketches with differing row counts, and larger k, compute dense blocks on the
  *    GPU and select on the host;
  *  - the reference set is uploaded once when it fits (else in blocks, re-sent per call: prefer
