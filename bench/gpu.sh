@@ -10,7 +10,7 @@
 #   shared/device/bundle.sh .device/gpus build-gpus/bench/gpu/gpu_sketch_bench \
 #     build-gpus/tests/gpu/test_gpu_sketch_test -- shared/bench/*.py testdata shared/data/...
 # and the device call is: bash bench/gpu.sh .device/gpus   (carry: [".device/gpus"])
-# STEPS (default "tests san time more seed dist genome") picks the parts to run: time = the four workloads
+# STEPS (default "tests san time more seed dist genome"; also dist_e2e) picks the parts to run: time = the four workloads
 # at t=4 D=96 (and the same with $B/bin/gpu_sketch_bench_old, an earlier build, when carried: a
 # before/after in one call); more = canonical, slide, generic, double, the t/D sweep, real genomes;
 # genome = the genome-sketch engine (gpu/genome_sets: its test, also under memcheck; memcheck and
@@ -110,6 +110,12 @@ if want dist && [ -f "$here/gpu/dist.sh" ]; then
     step "distance engine (bench/gpu/dist.sh $dist_bin)"
     if [ -x "$dist_bin" ]; then bash "$here/gpu/dist.sh" "$dist_bin" || status=1
     else echo "skipped: $dist_bin not carried" | tee -a "$out/summary.txt"; fi
+fi
+if want dist_e2e; then  # not in the default STEPS: needs its own bundle (see bench/gpu/dist_e2e.sh)
+    eb=${DIST_E2E_BUNDLE:-.device/gemm}
+    step "vector distances, old vs new build, whole process (bench/gpu/dist_e2e.sh $eb)"
+    if [ -x "$eb/bin/tsketch_old" ]; then OUT="$out/dist_e2e" bash "$here/gpu/dist_e2e.sh" "$eb" || status=1
+    else echo "skipped: $eb/bin/tsketch_old not carried" | tee -a "$out/summary.txt"; fi
 fi
 if want genome; then
 # GENOME_BUNDLE (default .device/ggpu), made by
