@@ -6,7 +6,7 @@
 #     OLD/dist_bench_old build-gm/tests/gpu/test_gpu_dist_test -- bench/gpu/dist_e2e.sh
 # and run as: bash .device/gemm/dist_e2e.sh .device/gemm   (carry: [".device/gemm"]).
 # STEPS (default "check san time") picks the parts: check = dist_bench validate, the Criterion
-# tests; san = compute-sanitizer memcheck; time = 10^6 random reads (150 bp) sketched (D = 96),
+# tests; san = compute-sanitizer memcheck and racecheck (dist_bench small); time = 10^6 random reads (150 bp) sketched (D = 96),
 # dist --top-k 10 old vs new (times, byte comparison), 50k x 50k npy, -d and cosine top-k old vs new,
 # GPU vs CPU engine on the 50k top-k. Logs under $OUT.
 set -uo pipefail
@@ -19,7 +19,7 @@ mkdir -p "$out" "$W"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee -a "$out/summary.txt"
 if want check; then
-    say "== dist_bench validate (new)"
+    say "== dist_bench validate quick (new)"
     timeout 90 "$B/bin/dist_bench" validate quick >"$out/validate.log" 2>&1; say "exit $? $(grep -c PASS "$out/validate.log") PASS; $(tail -1 "$out/validate.log")"
     grep -E "FAIL|MISMATCH" "$out/validate.log" | head -8 | tee -a "$out/summary.txt"
     say "== Criterion tests/gpu/dist_test"
@@ -27,7 +27,7 @@ if want check; then
     grep -E "FAIL|ssertion|expected" "$out/test.log" | head -6 | tee -a "$out/summary.txt"
 fi
 if want san && command -v compute-sanitizer >/dev/null; then
-    say "== compute-sanitizer memcheck (dist_bench validate quick; small; racecheck small)"
+    say "== compute-sanitizer memcheck and racecheck (dist_bench small)"
     TSKETCH_BENCH_NO_CPU=1 timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/dist_bench" small >"$out/memcheck.log" 2>&1
     say "memcheck exit $? $(grep 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
     TSKETCH_BENCH_NO_CPU=1 timeout 40 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/bin/dist_bench" small >"$out/racecheck.log" 2>&1
