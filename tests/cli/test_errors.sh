@@ -62,7 +62,7 @@ expect_exit 2 "protein|alphabet" "unknown alphabet refused" -- "$T" sketch --alp
 expect_exit 2 "" "no output refused" -- "$T" sketch "$G"
 expect_exit 2 "" "unknown option refused" -- "$T" sketch --no-such-option "$G" -o "$WORK/p.tsk"
 expect_exit 2 "unknown command" "unknown command" -- "$T" frobnicate
-expect_exit 1 "nonexistent-dir" "unwritable output path" -- "$T" sketch -q "$G" -o "$WORK/nonexistent-dir/x.tsk"
+expect_exit 2 "nonexistent-dir.*does not exist" "an output in a missing directory refused before any work" -- "$T" sketch -q "$G" -o "$WORK/nonexistent-dir/x.tsk"
 mkdir -p "$WORK/outdir"
 expect_exit 1 "outdir: is a directory" "a directory as output refused before any work" -- "$T" sketch -q "$G" -o "$WORK/outdir"
 expect_exit 5 "GPU|CUDA" "--device cuda without a GPU exits 5" -- env CUDA_VISIBLE_DEVICES= "$T" sketch -q --device cuda "$G" -o "$WORK/p.tsk"
