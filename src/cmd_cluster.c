@@ -95,13 +95,6 @@ static void usage(FILE *f)
 
 /* ---- options ---- */
 
-static int is_param_option(int opt)
-{
-    return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
-           opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE ||
-           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED || opt == TSK_OPT_MIN_KEYS;
-}
-
 static const struct option long_options[] = {
     TSK_SKETCH_LONG_OPTIONS,
     {"max-dist", required_argument, 0, 'd'},
@@ -167,7 +160,7 @@ static int parse_options(cluster_cmd *c, int argc, char **argv)
     optind = 1;
     while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, TSK_SKETCH_SHORT_OPTS "o:d:qh", long_options, NULL)) != -1) {
         const int used = tsk_sketch_option(&c->job, opt, optarg);
-        if (used == 1) c->params_given |= is_param_option(opt);
+        if (used == 1) c->params_given |= tsk_sketch_param_option(opt);
         else if (used < 0) rc = -used;
         else if (opt == 'h') {
             usage(stdout);

@@ -111,14 +111,6 @@ static void usage(FILE *f, const dist_cmd *d)
 
 /* ---- options ---- */
 
-/* Sketch options that change the function (not -p, --device, -l, --per-file, -I). */
-static int is_param_option(int opt)
-{
-    return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
-           opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE ||
-           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED || opt == TSK_OPT_MIN_KEYS;
-}
-
 static const struct option dist_long_options[] = {
     TSK_SKETCH_LONG_OPTIONS,
     {"output", required_argument, 0, 'o'},
@@ -240,7 +232,7 @@ static int parse_options(dist_cmd *d, int argc, char **argv)
         const char *long_name = long_index >= 0 ? long_options[long_index].name : NULL;
         long_index = -1;
         const int used = tsk_sketch_option(&d->job, opt, optarg);
-        if (used == 1) d->params_given |= is_param_option(opt);
+        if (used == 1) d->params_given |= tsk_sketch_param_option(opt);
         else if (used < 0) rc = -used;
         else if (d->matrix && opt >= TSK_OPT_MATRIX_FIRST) rc = d->matrix->option(d->matrix->ctx, opt, optarg);
         else if (opt == 'h') {

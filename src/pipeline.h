@@ -124,6 +124,10 @@ int tsk_pipeline_run_batches(const tsk_sketch_job *job, const tsk_batch_sink *si
  * (-TSK_EXIT_USAGE; -TSK_EXIT_INPUT for an unreadable -l list), the message printed.
  * Call tsk_sketch_job_finish after the options to draw or read tables and check parameters. */
 int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg);
+/* Whether opt (a getopt code tsk_sketch_option took) sets a parameter of the sketch function (not
+ * -p, --device, -l, --per-file or -I): commands that sketch FASTA beside .tsk inputs use the
+ * command line's parameters only when one was given, the first .tsk's otherwise. */
+int tsk_sketch_param_option(int opt);
 void tsk_sketch_job_init(tsk_sketch_job *job);
 int tsk_sketch_job_finish(tsk_sketch_job *job); /* TSK_EXIT_OK or an exit code, message printed */
 void tsk_sketch_job_free(tsk_sketch_job *job);

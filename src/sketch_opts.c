@@ -88,6 +88,13 @@ const char tsk_sketch_options_help[] =
     "      --per-file        one sketch per input file (its records joined in order)\n"
     "  -I, --id NAME         name of the --per-file sketch (one input only)\n";
 
+int tsk_sketch_param_option(int opt)
+{
+    return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
+           opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE ||
+           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED || opt == TSK_OPT_MIN_KEYS;
+}
+
 void tsk_sketch_job_init(tsk_sketch_job *job)
 {
     memset(job, 0, sizeof *job);
