@@ -140,15 +140,7 @@ static int cluster_option(cluster_cmd *c, int opt, const char *arg)
             return TSK_EXIT_USAGE;
         }
         return TSK_EXIT_OK;
-    case OPT_METRIC:
-        c->metric_given = 1;
-        if (!strcmp(arg, "l2")) c->metric = TSK_METRIC_L2;
-        else if (!strcmp(arg, "cosine")) c->metric = TSK_METRIC_COSINE;
-        else {
-            tsk_error("option --metric: '%s' is not l2 or cosine", arg);
-            return TSK_EXIT_USAGE;
-        }
-        return TSK_EXIT_OK;
+    case OPT_METRIC: c->metric_given = 1; return tsk_parse_metric(arg, &c->metric);
     default: return tsk_usage_error("cluster");
     }
 }
@@ -191,28 +183,21 @@ static int collect_inputs(cluster_cmd *c, int argc, char **argv)
 /* Genome sketches or vector rows, and what each allows. */
 static int check_kind(cluster_cmd *c, int *genomes)
 {
-    int genome_files = 0, unreadable = 0;
-    const char *row_file = NULL;
-    for (size_t i = 0; i < c->n_inputs; i++) {
-        const char *path = c->inputs[i].path;
-        const int kind = tsk_file_kind(path);
-        genome_files += kind == 1;
-        if (kind == 0 && !row_file) row_file = path;
-        unreadable += kind < 0 && strcmp(path, "-") && access(path, R_OK);
-    }
-    if (c->job.genome && row_file && !genome_files) {
+    tsk_input_kinds k;
+    tsk_inputs_survey(c->inputs, c->n_inputs, &k);
+    if (c->job.genome && k.row_file && !k.genome_files) {
         tsk_error("%s: a .tsk of sketch rows, not of genome sketches: make genome sketches with 'tsketch sketch "
                   "--genome' (or give cluster the FASTA files with --genome)",
-                  row_file);
+                  k.row_file);
         return TSK_EXIT_USAGE;
     }
-    *genomes = genome_files > 0 || c->job.genome;
+    *genomes = k.genome_files > 0 || c->job.genome;
     const char *why = NULL;
     if (*genomes && c->metric_given)
         why = "genome sketches are compared by shared fingerprints: --metric does not apply";
     else if (!*genomes && c->min_af_given)
         why = "--min-af applies to genome sketches (genome .tsk files, or --genome with FASTA)";
-    else if (!*genomes && !c->dist_given && !unreadable) /* else: loading names the file (exit 3) */
+    else if (!*genomes && !c->dist_given && !k.unreadable) /* else: loading names the file (exit 3) */
         why = "vector sketches need -d: their distances have no unit that a default could fit (genome sketches: "
               "-d 0.05 is 95% ANI)";
     if (why) {
@@ -580,7 +565,7 @@ static int write_outputs(const cluster_cmd *c, const cluster_items *it, const in
         if (!t) tsk_error("out of memory");
         tsk_dist_out_abort(table);
         free(t);
-        return t ? TSK_EXIT_RUNTIME : TSK_EXIT_RUNTIME;
+        return TSK_EXIT_RUNTIME;
     }
     int failed = 0;
     t->o = table, t->n = 0;

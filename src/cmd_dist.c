@@ -44,6 +44,7 @@ typedef struct {
     tsk_input *inputs;
     int *group_of;                   /* 0: reference, 1: query */
     size_t n_inputs;
+    tsk_input_kinds kinds;           /* what they hold, looked at once */
     int one_set;                     /* all inputs form one set compared with itself */
 } dist_cmd;
 
@@ -168,18 +169,6 @@ static int parse_max_dist(dist_cmd *d, const char *arg)
     return TSK_EXIT_OK;
 }
 
-static int parse_metric(dist_cmd *d, const char *arg)
-{
-    d->metric_given = 1;
-    if (!strcmp(arg, "l2")) d->metric = TSK_METRIC_L2;
-    else if (!strcmp(arg, "cosine")) d->metric = TSK_METRIC_COSINE;
-    else {
-        tsk_error("option --metric: '%s' is not l2 or cosine", arg);
-        return TSK_EXIT_USAGE;
-    }
-    return TSK_EXIT_OK;
-}
-
 static int parse_block(dist_cmd *d, const char *arg)
 {
     long long i, n;
@@ -209,7 +198,7 @@ static int dist_option(dist_cmd *d, int opt, const char *arg, const char *long_n
     case 'q': tsk_quiet = 1; return TSK_EXIT_OK;
     case 'f': return parse_format(d, arg);
     case 'd': return parse_max_dist(d, arg);
-    case OPT_METRIC: return parse_metric(d, arg);
+    case OPT_METRIC: d->metric_given = 1; return tsk_parse_metric(arg, &d->metric);
     case OPT_TOPK: return tsk_parse_int64("--top-k", arg, 1, 1 << 20, &d->top_k) ? TSK_EXIT_USAGE : TSK_EXIT_OK;
     case OPT_WITH_SELF: d->with_self = 1; return TSK_EXIT_OK;
     case OPT_HEADER: d->header = 1; return TSK_EXIT_OK;
@@ -271,20 +260,14 @@ static int collect_inputs(dist_cmd *d, int argc, char **argv)
  * the message. */
 static int input_kind(const dist_cmd *d, int *genomes)
 {
-    int genome_files = 0;
-    const char *row_file = NULL;
-    for (size_t i = 0; i < d->n_inputs; i++) {
-        const int kind = tsk_file_kind(d->inputs[i].path);
-        genome_files += kind == 1;
-        if (kind == 0 && !row_file) row_file = d->inputs[i].path;
-    }
-    if (d->job.genome && row_file && !genome_files) {
+    const tsk_input_kinds *k = &d->kinds;
+    if (d->job.genome && k->row_file && !k->genome_files) {
         tsk_error("%s: a .tsk of sketch rows, not of genome sketches: --genome compares genome sketches; make them "
                   "with 'tsketch sketch --genome' (or give %s the FASTA files with --genome)",
-                  row_file, d->name);
+                  k->row_file, d->name);
         return TSK_EXIT_USAGE;
     }
-    *genomes = genome_files > 0 || d->job.genome;
+    *genomes = k->genome_files > 0 || d->job.genome;
     if (d->containment && !*genomes) {
         tsk_error("--containment applies to genome sketches (genome .tsk files, or --genome with FASTA)");
         return TSK_EXIT_USAGE;
@@ -295,16 +278,7 @@ static int input_kind(const dist_cmd *d, int *genomes)
 /* Whether the .tsk inputs are genome sketches (and none a file of sketch rows): genome parameters
  * given on the command line (--scaled, --min-keys...) then apply to them as with --genome, and a
  * FASTA input is sketched with them, or they are checked against the files'. */
-static int holds_genome_sketches(const dist_cmd *d)
-{
-    int genome_files = 0;
-    for (size_t i = 0; i < d->n_inputs; i++) {
-        const int kind = tsk_file_kind(d->inputs[i].path);
-        if (kind == 0) return 0;
-        genome_files += kind == 1;
-    }
-    return genome_files > 0;
-}
+static int holds_genome_sketches(const dist_cmd *d) { return d->kinds.genome_files > 0 && !d->kinds.row_file; }
 
 /* Combinations of options and inputs that are refused before anything is read; NULL if none. */
 static const char *usage_problem(const dist_cmd *d, int genomes)
@@ -559,6 +533,7 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
     }
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_check_output(&d.job, d.output, argv + optind, (size_t)(argc - optind));
     if (rc == TSK_EXIT_OK) rc = collect_inputs(&d, argc, argv);
+    if (rc == TSK_EXIT_OK) tsk_inputs_survey(d.inputs, d.n_inputs, &d.kinds);
     if (rc == TSK_EXIT_OK && holds_genome_sketches(&d)) d.job.genome = 1;
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&d.job);
     if (rc == TSK_EXIT_OK) rc = input_kind(&d, &genomes);

@@ -128,6 +128,8 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg);
  * -p, --device, -l, --per-file or -I): commands that sketch FASTA beside .tsk inputs use the
  * command line's parameters only when one was given, the first .tsk's otherwise. */
 int tsk_sketch_param_option(int opt);
+/* --metric's value: l2 or cosine into *m. TSK_EXIT_OK, or TSK_EXIT_USAGE after the message. */
+int tsk_parse_metric(const char *arg, tsk_metric *m);
 void tsk_sketch_job_init(tsk_sketch_job *job);
 int tsk_sketch_job_finish(tsk_sketch_job *job); /* TSK_EXIT_OK or an exit code, message printed */
 void tsk_sketch_job_free(tsk_sketch_job *job);

@@ -95,6 +95,17 @@ int tsk_sketch_param_option(int opt)
            opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED || opt == TSK_OPT_MIN_KEYS;
 }
 
+int tsk_parse_metric(const char *arg, tsk_metric *m)
+{
+    if (!strcmp(arg, "l2")) *m = TSK_METRIC_L2;
+    else if (!strcmp(arg, "cosine")) *m = TSK_METRIC_COSINE;
+    else {
+        tsk_error("option --metric: '%s' is not l2 or cosine", arg);
+        return TSK_EXIT_USAGE;
+    }
+    return TSK_EXIT_OK;
+}
+
 void tsk_sketch_job_init(tsk_sketch_job *job)
 {
     memset(job, 0, sizeof *job);

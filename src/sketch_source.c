@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../io/tsk_file.h"
 #include "cli.h"
@@ -201,6 +202,18 @@ static int rows_sketch(void *ctx, int group, tsk_sketch_job *sub)
     sub->params.precision = TSK_SINGLE;
     sink_ctx c = {(tsk_sketch_source *)ctx + group, sub->params.dim};
     return tsk_pipeline_run(sub, take_record, &c);
+}
+
+void tsk_inputs_survey(const tsk_input *inputs, size_t n_inputs, tsk_input_kinds *k)
+{
+    *k = (tsk_input_kinds){0, NULL, 0};
+    for (size_t i = 0; i < n_inputs; i++) {
+        const char *path = inputs[i].path;
+        const int kind = tsk_file_kind(path);
+        k->genome_files += kind == 1;
+        if (kind == 0 && !k->row_file) k->row_file = path;
+        k->unreadable += kind < 0 && strcmp(path, "-") && access(path, R_OK);
+    }
 }
 
 int tsk_sources_warn_names(const char *const *names, int64_t n, int group, int n_groups)

@@ -53,6 +53,15 @@ typedef struct {
     void *ctx;
 } tsk_source_loader;
 
+/* What a command's inputs hold, told by content: each input is looked at once (tsk_file_kind). */
+typedef struct {
+    int64_t genome_files;   /* genome .tsk files */
+    const char *row_file;   /* the first .tsk of sketch rows, or NULL */
+    int64_t unreadable;     /* inputs that are no .tsk and cannot be read ("-" aside): loading names them */
+} tsk_input_kinds;
+
+void tsk_inputs_survey(const tsk_input *inputs, size_t n_inputs, tsk_input_kinds *k);
+
 /* Warns about empty and repeated names of group `group` of n_groups (cli.h, tsk_warn_name_problems:
  * the output tells such items apart only by their order). TSK_EXIT_OK, or TSK_EXIT_RUNTIME when
  * memory runs out (message printed). */
