@@ -92,37 +92,25 @@ static int is_checkm2(char **field, int n, checkm2_columns *c)
 
 #define MAX_FIELDS 256
 
-typedef struct {
-    const char *name;
-    double score;
-    int64_t line;
-} entry;
-
 static int by_name(const void *a, const void *b)
 {
-    const entry *x = a, *y = b;
+    const tsk_quality_entry *x = a, *y = b;
     const int c = strcmp(x->name, y->name);
     return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-/* Sorts the entries by name (the scores and lines with them) and refuses a name given twice. */
+/* Sorts the entries by name and refuses a name given twice. */
 static int sort_entries(const char *path, tsk_quality *q, char *err, size_t errlen)
 {
-    entry *e = malloc((size_t)(q->n ? q->n : 1) * sizeof *e);
-    if (!e) return -2;
-    for (int64_t i = 0; i < q->n; i++) e[i] = (entry){q->name[i], q->score[i], q->line[i]};
-    qsort(e, (size_t)q->n, sizeof *e, by_name);
-    int rc = 0;
-    for (int64_t i = 0; i < q->n; i++) {
-        q->name[i] = e[i].name, q->score[i] = e[i].score, q->line[i] = e[i].line;
-        if (!rc && i > 0 && !strcmp(e[i].name, e[i - 1].name)) {
+    const tsk_quality_entry *e = q->entry;
+    if (q->n > 1) qsort(q->entry, (size_t)q->n, sizeof *e, by_name);
+    for (int64_t i = 1; i < q->n; i++)
+        if (!strcmp(e[i].name, e[i - 1].name)) {
             snprintf(err, errlen, "%s: line %lld: '%s' is given twice (also line %lld)", path, (long long)e[i].line,
                      e[i].name, (long long)e[i - 1].line);
-            rc = -1;
+            return -1;
         }
-    }
-    free(e);
-    return rc;
+    return 0;
 }
 
 /* Appends one entry. 0 or -2. */
@@ -130,17 +118,11 @@ static int add_entry(tsk_quality *q, int64_t *cap, const char *name, double scor
 {
     if (q->n == *cap) {
         const int64_t c = *cap ? 2 * *cap : 256;
-        const char **n = realloc(q->name, (size_t)c * sizeof *n);
-        if (n) q->name = n;
-        double *s = realloc(q->score, (size_t)c * sizeof *s);
-        if (s) q->score = s;
-        int64_t *l = realloc(q->line, (size_t)c * sizeof *l);
-        if (l) q->line = l;
-        if (!n || !s || !l) return -2;
-        *cap = c;
+        tsk_quality_entry *e = realloc(q->entry, (size_t)c * sizeof *e);
+        if (!e) return -2;
+        q->entry = e, *cap = c;
     }
-    q->name[q->n] = name, q->score[q->n] = score, q->line[q->n] = line;
-    q->n++;
+    q->entry[q->n++] = (tsk_quality_entry){name, score, line};
     return 0;
 }
 
@@ -199,8 +181,8 @@ const double *tsk_quality_find(const tsk_quality *q, const char *name)
     int64_t lo = 0, hi = q->n;
     while (lo < hi) {
         const int64_t mid = lo + (hi - lo) / 2;
-        const int c = strcmp(q->name[mid], name);
-        if (c == 0) return &q->score[mid];
+        const int c = strcmp(q->entry[mid].name, name);
+        if (c == 0) return &q->entry[mid].score;
         if (c < 0) lo = mid + 1;
         else hi = mid;
     }
@@ -209,9 +191,7 @@ const double *tsk_quality_find(const tsk_quality *q, const char *name)
 
 void tsk_quality_free(tsk_quality *q)
 {
-    free(q->name);
-    free(q->score);
-    free(q->line);
+    free(q->entry);
     free(q->text);
     memset(q, 0, sizeof *q);
 }

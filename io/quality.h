@@ -11,11 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One genome's score. */
+typedef struct {
+    const char *name;
+    double score;
+    int64_t line;        /* the line it came from (1-based) */
+} tsk_quality_entry;
+
 typedef struct {
     int64_t n;
-    const char **name;   /* n names, sorted (strcmp), unique */
-    double *score;       /* their scores */
-    int64_t *line;       /* the line each came from (1-based) */
+    tsk_quality_entry *entry; /* n entries, sorted by name (strcmp), names unique */
     int checkm2;         /* the file was a CheckM2 report */
     /* private */
     char *text;
