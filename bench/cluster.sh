@@ -2,8 +2,9 @@
 # bench/cluster.sh: `tsketch cluster` on the GPU machine: checks, then whole-process times and memory.
 #
 #   bash bench/cluster.sh BUNDLE      (BUNDLE: bin/tsketch and bin/genome_sets_bench, from
-#                                      ../shared/device/bundle.sh .device/NAME build-cuda/src/tsketch
-#                                      build-cuda/bench/gpu/genome_sets_bench /usr/bin/time)
+#                                      $TSK_SHARED/device/bundle.sh .device/NAME build-cuda/src/tsketch
+#                                      build-cuda/bench/gpu/genome_sets_bench /usr/bin/time; TSK_SHARED:
+#                                      the shared directory beside the repository, not in a clone)
 #
 # STEPS (default "gen check time"):
 #   gen    genome sketches from bench/gpu/genome_sets_bench's generator (species-like clusters,
