@@ -69,6 +69,8 @@ static void read_knobs(void)
     knobs.batch_records = count_knob("TSKETCH_BATCH_RECORDS", INT64_C(1) << 18);
     knobs.genome_piece = count_knob("TSKETCH_GENOME_PIECE", INT64_MAX);
     knobs.cluster_memory = count_knob("TSKETCH_CLUSTER_MEMORY", INT64_MAX);
+    knobs.dist_lanes = count_knob("TSKETCH_DIST_LANES", 16);
+    knobs.dist_block = count_knob("TSKETCH_DIST_BLOCK", INT64_MAX);
     const long long budget = count_knob("TSKETCH_CPU_LEVELS_BUDGET", INT64_MAX);
     knobs.cpu_levels_budget = budget ? budget : INT64_C(64) << 20;
     knobs.cpu_method_dp = word_knob("TSKETCH_CPU_METHOD", method_words, N_WORDS(method_words), 0);

@@ -47,6 +47,10 @@ typedef struct {
                                    * (src/genome_sketch.c); 0: its default */
     long long cluster_memory;     /* TSKETCH_CLUSTER_MEMORY: bytes of links cluster holds before it
                                    * spills sorted runs to TMPDIR; 0: a quarter of the memory */
+    long long dist_lanes;         /* TSKETCH_DIST_LANES, 1..16: CPU distance engines taking query
+                                   * blocks at once, as GPUs do (src/dist_run.c); 0: one, inline */
+    long long dist_block;         /* TSKETCH_DIST_BLOCK, >= 1: queries per block of a distance run;
+                                   * 0: the selection's own size */
     long long cpu_levels_budget;  /* TSKETCH_CPU_LEVELS_BUDGET: bytes of chunk levels held (64 MiB) */
     int cpu_method_dp;            /* TSKETCH_CPU_METHOD=dp: the sketch DP where counts apply (0) */
     tsk_knob_kernel cpu_kernel;   /* TSKETCH_CPU_KERNEL: the sketch DP's kernel (auto) */

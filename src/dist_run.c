@@ -2,14 +2,24 @@
  * rows and genome sketches, each on the CPU or a GPU) and the loops over query blocks.
  *
  * Genome engines count shared keys; every genome distance is computed here from the counts by
- * tsk_genome_key_distance, so the CPU and GPU engines give the same bytes. */
+ * tsk_genome_key_distance, so the CPU and GPU engines give the same bytes.
+ *
+ * Lanes. A GPU engine runs on lanes: one engine per device, each on a host thread of its own that
+ * takes the next query block, while the calling thread hands finished blocks to the sink in query
+ * order. So one GPU computes block b + 1 while block b's lines are formatted and written, and two
+ * GPUs take turns; the blocks and each block's results are those of a single engine, so the bytes
+ * are the same on any number of GPUs. The CPU engine runs inline (its -p threads are the whole
+ * budget: no lane thread beside them), or, under TSKETCH_DIST_LANES=N (a test knob), on N CPU lanes
+ * through the same scheduler as GPUs. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/tsk_knobs.h"
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_sets.h"
 #include "../gpu/genome_sets.h"
@@ -22,14 +32,32 @@
 #define ROWS_TOPK_BLOCK 8192         /* queries per top-k block of vector rows */
 #define GENOME_PAIR_BLOCK 4096       /* queries per top-k or threshold block of genome sketches */
 #define PAIR_CHUNK (1 << 16)         /* pairs of a dense block handed to the sink at once */
+#define MAX_LANES 16
 
-struct tsk_dist_engine {
-    tsk_dist_items items;
-    int genomes; /* items are genome sketches */
+/* A second GPU's context costs 0.2-0.4 s to open: lanes past the first are opened only for a run
+ * that one GPU would take about a second for, by the engines' measured rates (vector top-k
+ * 3.6e10 pairs/s, genome top-k of 10^5 genomes 4e9 pairs/s: docs/performance.md). */
+#define ROWS_PAIRS_PER_LANE 4e10
+#define SETS_PAIRS_PER_LANE 4e9
+
+/* One engine instance: exactly one of the four is set. */
+typedef struct {
     tsk_cpu_dist *cpu;
     tsk_gpu_dist *gpu;
     tsk_cpu_genome_sets *cpu_sets;
     tsk_gpu_genome_sets *gpu_sets;
+} dist_lane;
+
+struct tsk_dist_engine {
+    tsk_dist_items items;
+    int genomes;                 /* items are genome sketches */
+    int on_gpu;
+    int n_open;                  /* lanes open: lane[0] at tsk_dist_engine_open, the others at a run */
+    int n_lanes;                 /* lanes a large run may use: the devices, or TSKETCH_DIST_LANES CPU lanes */
+    int devices[MAX_LANES];      /* the GPU of each lane */
+    int threads;                 /* -p: the CPU engine's threads, the GPU engines' host helpers */
+    int required;                /* --device cuda: a lane that fails to open is an error, not a warning */
+    dist_lane lane[MAX_LANES];
 };
 
 /* ---- the engine choice ---- */
@@ -42,30 +70,58 @@ static int wants_gpu(const tsk_sketch_job *job)
            (job->device.kind == TSK_DEVICE_AUTO && tsk_gpu_dist_device_count(why, sizeof why) > 0);
 }
 
-/* The GPU engine of e's kind, or -1 with the reason in err. Genome sketches use one GPU: the first
- * one named (cuda:all and lists use device 0 or their first entry). */
-static int open_gpu(tsk_dist_engine *e, const tsk_sketch_job *job, char *err, size_t errlen)
+/* The devices the lanes run on: those --device names (cuda:N, cuda:0,1), every device for cuda and
+ * cuda:all, the first for auto. A host with one GPU runs cuda:all as cuda:0. -1 with the reason in
+ * err when a device named does not exist (checked before any work, though a small run opens only
+ * the first). */
+static int choose_devices(tsk_dist_engine *e, const tsk_sketch_job *job, char *err, size_t errlen)
 {
-    const tsk_dist_items *it = &e->items;
-    if (e->genomes) {
-        const int dev = job->device.n_devices > 0 ? job->device.devices[0] : 0;
-        e->gpu_sets = tsk_gpu_genome_sets_open(it->keys_q, it->keys_r, dev, err, errlen);
-        return e->gpu_sets ? 0 : -1;
+    const tsk_device_choice *d = &job->device;
+    char why[256];
+    const int count = tsk_gpu_dist_device_count(why, sizeof why);
+    if (d->kind == TSK_DEVICE_CUDA && d->n_devices > 0) {
+        e->n_lanes = d->n_devices < MAX_LANES ? d->n_devices : MAX_LANES;
+        for (int i = 0; i < e->n_lanes; i++) {
+            e->devices[i] = d->devices[i];
+            if (count > 0 && d->devices[i] >= count) {
+                snprintf(err, errlen, "--device: cuda:%d does not exist (%d CUDA device%s)", d->devices[i], count,
+                         count > 1 ? "s" : "");
+                return -1;
+            }
+        }
+        return 0;
     }
-    e->gpu = tsk_gpu_dist_open(it->rows_q, it->rows_r, it->metric, job->device.devices, job->device.n_devices,
-                               job->threads, err, errlen);
-    return e->gpu ? 0 : -1;
+    e->n_lanes = d->kind != TSK_DEVICE_CUDA || count < 1 ? 1 : count < MAX_LANES ? count : MAX_LANES;
+    for (int i = 0; i < e->n_lanes; i++) e->devices[i] = i;
+    return 0;
 }
 
-static int open_cpu(tsk_dist_engine *e, int threads, char *err, size_t errlen)
+/* Opens lane i on its GPU (on_gpu) or as a CPU engine of threads threads; -1 with the reason in err. */
+static int open_lane(tsk_dist_engine *e, int i, int threads, char *err, size_t errlen)
 {
     const tsk_dist_items *it = &e->items;
-    if (e->genomes) {
-        e->cpu_sets = tsk_cpu_genome_sets_open(it->keys_q, it->keys_r, threads, err, errlen);
-        return e->cpu_sets ? 0 : -1;
-    }
-    e->cpu = tsk_cpu_dist_open(it->rows_q, it->rows_r, it->metric, threads, err, errlen);
-    return e->cpu ? 0 : -1;
+    dist_lane *l = &e->lane[i];
+    if (e->on_gpu && e->genomes) l->gpu_sets = tsk_gpu_genome_sets_open(it->keys_q, it->keys_r, e->devices[i], err, errlen);
+    else if (e->on_gpu) l->gpu = tsk_gpu_dist_open(it->rows_q, it->rows_r, it->metric, &e->devices[i], 1, threads, err, errlen);
+    else if (e->genomes) l->cpu_sets = tsk_cpu_genome_sets_open(it->keys_q, it->keys_r, threads, err, errlen);
+    else l->cpu = tsk_cpu_dist_open(it->rows_q, it->rows_r, it->metric, threads, err, errlen);
+    return l->gpu_sets || l->gpu || l->cpu_sets || l->cpu ? 0 : -1;
+}
+
+static void close_lane(dist_lane *l)
+{
+    if (l->cpu) tsk_cpu_dist_close(l->cpu);
+    if (l->gpu) tsk_gpu_dist_close(l->gpu);
+    if (l->cpu_sets) tsk_cpu_genome_sets_close(l->cpu_sets);
+    if (l->gpu_sets) tsk_gpu_genome_sets_close(l->gpu_sets);
+    memset(l, 0, sizeof *l);
+}
+
+/* Threads of each of n CPU lanes: -p shared out, at least one each. */
+static int lane_threads(int threads, int n)
+{
+    const int t = threads / n;
+    return t > 0 ? t : 1;
 }
 
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
@@ -79,19 +135,30 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
     }
     e->items = *items;
     e->genomes = items->keys_q != NULL;
-    if (wants_gpu(job) && open_gpu(e, job, err, sizeof err)) {
-        if (job->device.kind == TSK_DEVICE_CUDA) {
+    e->threads = job->threads > 0 ? job->threads : 1;
+    e->required = job->device.kind == TSK_DEVICE_CUDA;
+    if (wants_gpu(job)) {
+        e->on_gpu = 1;
+        if (choose_devices(e, job, err, sizeof err) || open_lane(e, 0, e->threads, err, sizeof err)) {
+            e->on_gpu = 0;
+            if (e->required) {
+                tsk_error("%s", err);
+                tsk_dist_engine_close(e);
+                return TSK_EXIT_NO_GPU;
+            }
+            tsk_warn("%s; %s on the CPU", err, e->genomes ? "comparing genome sketches" : "computing distances");
+        }
+    }
+    if (!e->on_gpu) {
+        const long long lanes = tsk_knobs_get()->dist_lanes;
+        e->n_lanes = lanes > 1 ? (int)lanes : 1;
+        if (open_lane(e, 0, lane_threads(e->threads, e->n_lanes), err, sizeof err)) {
             tsk_error("%s", err);
             tsk_dist_engine_close(e);
-            return TSK_EXIT_NO_GPU;
+            return TSK_EXIT_RUNTIME;
         }
-        tsk_warn("%s; %s on the CPU", err, e->genomes ? "comparing genome sketches" : "computing distances");
     }
-    if (!e->gpu && !e->gpu_sets && open_cpu(e, job->threads, err, sizeof err)) {
-        tsk_error("%s", err);
-        tsk_dist_engine_close(e);
-        return TSK_EXIT_RUNTIME;
-    }
+    e->n_open = 1;
     *out = e;
     return TSK_EXIT_OK;
 }
@@ -99,22 +166,45 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
 void tsk_dist_engine_close(tsk_dist_engine *e)
 {
     if (!e) return;
-    if (e->cpu) tsk_cpu_dist_close(e->cpu);
-    if (e->gpu) tsk_gpu_dist_close(e->gpu);
-    if (e->cpu_sets) tsk_cpu_genome_sets_close(e->cpu_sets);
-    if (e->gpu_sets) tsk_gpu_genome_sets_close(e->gpu_sets);
-    if (e->gpu || e->gpu_sets) tsk_gpu_context_left();
+    for (int i = 0; i < e->n_open; i++) close_lane(&e->lane[i]);
+    if (e->on_gpu) tsk_gpu_context_left();
     free(e);
 }
 
-/* An engine call failed: the message, and the exit code. */
-static int engine_failed(const tsk_dist_engine *e)
+/* Opens lanes up to `want` (at most n_lanes) for a run. A GPU that fails to open is an error under
+ * --device cuda (exit 5, naming it) and otherwise a warning: the run goes on on the lanes open. */
+static int open_lanes(tsk_dist_engine *e, int want)
+{
+    char err[TSK_ERRLEN];
+    if (want > e->n_lanes) want = e->n_lanes;
+    while (e->n_open < want) {
+        const int i = e->n_open;
+        if (open_lane(e, i, e->on_gpu ? e->threads : lane_threads(e->threads, e->n_lanes), err, sizeof err)) {
+            if (e->on_gpu && e->required) {
+                tsk_error("%s", err);
+                return TSK_EXIT_NO_GPU;
+            }
+            if (!e->on_gpu) {
+                tsk_error("%s", err);
+                return TSK_EXIT_RUNTIME;
+            }
+            tsk_warn("%s; going on with %d GPU%s", err, e->n_open, e->n_open > 1 ? "s" : "");
+            e->n_lanes = e->n_open;
+            break;
+        }
+        e->n_open++;
+    }
+    return TSK_EXIT_OK;
+}
+
+/* An engine call on lane l failed: the message, and the exit code. */
+static int engine_failed(const tsk_dist_engine *e, const dist_lane *l)
 {
     if (e->genomes)
         tsk_error("genome distance computation failed: %s",
-                  e->gpu_sets ? tsk_gpu_genome_sets_error(e->gpu_sets) : "out of memory");
+                  l->gpu_sets ? tsk_gpu_genome_sets_error(l->gpu_sets) : "out of memory");
     else
-        tsk_error("distance computation failed: %s", e->gpu ? tsk_gpu_dist_error(e->gpu) : "out of memory");
+        tsk_error("distance computation failed: %s", l->gpu ? tsk_gpu_dist_error(l->gpu) : "out of memory");
     return TSK_EXIT_RUNTIME;
 }
 
@@ -132,44 +222,45 @@ int tsk_dist_write_failed(const char *output)
 
 /* ---- the engines' calls, each for either engine of a kind ---- */
 
-static int rows_block(tsk_dist_engine *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
+static int rows_block(const dist_lane *l, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
 {
-    return e->gpu ? tsk_gpu_dist_block(e->gpu, q0, nq, r0, nr, out, ld)
-                  : tsk_cpu_dist_block(e->cpu, q0, nq, r0, nr, out, ld);
+    return l->gpu ? tsk_gpu_dist_block(l->gpu, q0, nq, r0, nr, out, ld)
+                  : tsk_cpu_dist_block(l->cpu, q0, nq, r0, nr, out, ld);
 }
 
-static int rows_topk(tsk_dist_engine *e, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_pair *out)
+static int rows_topk(const dist_lane *l, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_pair *out)
 {
-    return e->gpu ? tsk_gpu_dist_topk(e->gpu, q0, nq, k, f, out) : tsk_cpu_dist_topk(e->cpu, q0, nq, k, f, out);
+    return l->gpu ? tsk_gpu_dist_topk(l->gpu, q0, nq, k, f, out) : tsk_cpu_dist_topk(l->cpu, q0, nq, k, f, out);
 }
 
-static int rows_within(tsk_dist_engine *e, int64_t q0, int64_t nq, float max, tsk_pair_filter f, tsk_pair **p,
+static int rows_within(const dist_lane *l, int64_t q0, int64_t nq, float max, tsk_pair_filter f, tsk_pair **p,
                        int64_t *n, int64_t *cap)
 {
-    return e->gpu ? tsk_gpu_dist_within(e->gpu, q0, nq, max, f, p, n, cap)
-                  : tsk_cpu_dist_within(e->cpu, q0, nq, max, f, p, n, cap);
+    return l->gpu ? tsk_gpu_dist_within(l->gpu, q0, nq, max, f, p, n, cap)
+                  : tsk_cpu_dist_within(l->cpu, q0, nq, max, f, p, n, cap);
 }
 
-static int sets_block(tsk_dist_engine *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared,
+static int sets_block(const dist_lane *l, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared,
                       int64_t ld)
 {
-    return e->gpu_sets ? tsk_gpu_genome_sets_block(e->gpu_sets, q0, nq, r0, nr, shared, ld)
-                       : tsk_cpu_genome_sets_block(e->cpu_sets, q0, nq, r0, nr, shared, ld);
+    return l->gpu_sets ? tsk_gpu_genome_sets_block(l->gpu_sets, q0, nq, r0, nr, shared, ld)
+                       : tsk_cpu_genome_sets_block(l->cpu_sets, q0, nq, r0, nr, shared, ld);
 }
 
-static int sets_topk(tsk_dist_engine *e, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_genome_pair *out)
+static int sets_topk(const tsk_dist_engine *e, const dist_lane *l, int64_t q0, int64_t nq, int k, tsk_pair_filter f,
+                     tsk_genome_pair *out)
 {
     const tsk_genome_mode m = e->items.mode;
-    return e->gpu_sets ? tsk_gpu_genome_sets_topk(e->gpu_sets, q0, nq, k, m, f, out)
-                       : tsk_cpu_genome_sets_topk(e->cpu_sets, q0, nq, k, m, f, out);
+    return l->gpu_sets ? tsk_gpu_genome_sets_topk(l->gpu_sets, q0, nq, k, m, f, out)
+                       : tsk_cpu_genome_sets_topk(l->cpu_sets, q0, nq, k, m, f, out);
 }
 
-static int sets_within(tsk_dist_engine *e, int64_t q0, int64_t nq, double min_share, tsk_pair_filter f,
-                       tsk_genome_pair **p, int64_t *n, int64_t *cap)
+static int sets_within(const tsk_dist_engine *e, const dist_lane *l, int64_t q0, int64_t nq, double min_share,
+                       tsk_pair_filter f, tsk_genome_pair **p, int64_t *n, int64_t *cap)
 {
     const tsk_genome_mode m = e->items.mode;
-    return e->gpu_sets ? tsk_gpu_genome_sets_within(e->gpu_sets, q0, nq, min_share, m, f, p, n, cap)
-                       : tsk_cpu_genome_sets_within(e->cpu_sets, q0, nq, min_share, m, f, p, n, cap);
+    return l->gpu_sets ? tsk_gpu_genome_sets_within(l->gpu_sets, q0, nq, min_share, m, f, p, n, cap)
+                       : tsk_cpu_genome_sets_within(l->cpu_sets, q0, nq, min_share, m, f, p, n, cap);
 }
 
 /* ---- genome distances from shared counts ---- */
@@ -283,101 +374,290 @@ static void progress_end(void)
     progress.on = progress.shown = 0;
 }
 
-static int rows_run_topk(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output)
+/* ---- the block scheduler ---- */
+
+/* One run: the engine, the selection and where its results go. */
+typedef struct {
+    tsk_dist_engine *e;
+    const tsk_dist_select *s;
+    const tsk_dist_sink *sink;
+    const char *output;
+    void *pair_buf; /* dense selections' pairs, gathered on the calling thread for the sink */
+} run_state;
+
+/* A selection cut into blocks of `block` queries from s->q_begin. compute fills a slot (a struct of
+ * slot_size bytes, zeroed at first, reused block after block) with the results of queries
+ * [q0, q0+nq) on lane l, on whichever thread runs that lane; deliver hands a slot's results to the
+ * sink, on the calling thread, block after block in query order; free_slot frees what compute
+ * allocated. compute and deliver return TSK_EXIT_OK, or an exit code with the message printed. */
+typedef struct {
+    int64_t n_blocks, block;
+    size_t slot_size;
+    int (*compute)(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot);
+    int (*deliver)(const run_state *r, int64_t q0, int64_t nq, void *slot);
+    void (*free_slot)(void *slot);
+} block_plan;
+
+/* Lanes on threads: block b goes to slot b % n_slots once block b - n_slots is delivered, to the
+ * first lane that asks; the calling thread delivers blocks in order. Waits sleep on cv. */
+typedef struct {
+    const run_state *r;
+    const block_plan *plan;
+    char *slots;
+    unsigned char *ready; /* per slot: its block is computed and not yet delivered */
+    int n_slots;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t next, delivered;
+    int rc, stop;
+} scheduler;
+
+typedef struct {
+    scheduler *sc;
+    int lane;
+} lane_arg;
+
+static void *slot_of(const scheduler *sc, int64_t b)
 {
-    const int k = (int)s->top_k;
-    tsk_pair *pairs = malloc((size_t)ROWS_TOPK_BLOCK * (size_t)k * sizeof *pairs);
-    if (!pairs) return out_of_memory(e);
-    int rc = TSK_EXIT_OK;
-    for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += ROWS_TOPK_BLOCK) {
-        progress_update(q0);
-        const int64_t nq = s->q_end - q0 < ROWS_TOPK_BLOCK ? s->q_end - q0 : ROWS_TOPK_BLOCK;
-        if (rows_topk(e, q0, nq, k, topk_filter(s), pairs)) rc = engine_failed(e);
-        else if (sink->pairs(sink->ctx, pairs, nq * k, 0, s->max_dist)) rc = tsk_dist_write_failed(output);
+    return sc->slots + (size_t)(b % sc->n_slots) * sc->plan->slot_size;
+}
+
+static void block_queries(const run_state *r, const block_plan *p, int64_t b, int64_t *q0, int64_t *nq)
+{
+    *q0 = r->s->q_begin + b * p->block;
+    *nq = r->s->q_end - *q0 < p->block ? r->s->q_end - *q0 : p->block;
+}
+
+static void *lane_main(void *arg)
+{
+    const lane_arg *a = arg;
+    scheduler *sc = a->sc;
+    const dist_lane *l = &sc->r->e->lane[a->lane];
+    pthread_mutex_lock(&sc->mu);
+    for (;;) {
+        while (!sc->stop && sc->next < sc->plan->n_blocks && sc->next >= sc->delivered + sc->n_slots)
+            pthread_cond_wait(&sc->cv, &sc->mu);
+        if (sc->stop || sc->next >= sc->plan->n_blocks) break;
+        const int64_t b = sc->next++;
+        pthread_mutex_unlock(&sc->mu);
+        int64_t q0, nq;
+        block_queries(sc->r, sc->plan, b, &q0, &nq);
+        const int rc = sc->plan->compute(sc->r, l, q0, nq, slot_of(sc, b));
+        pthread_mutex_lock(&sc->mu);
+        if (rc) {
+            if (!sc->rc) sc->rc = rc;
+            sc->stop = 1;
+        } else {
+            sc->ready[b % sc->n_slots] = 1;
+        }
+        pthread_cond_broadcast(&sc->cv);
     }
-    free(pairs);
+    pthread_mutex_unlock(&sc->mu);
+    return NULL;
+}
+
+/* The plan on lanes 0 .. n_lanes-1, each on a thread of its own. */
+static int run_threaded(const run_state *r, const block_plan *p, int n_lanes)
+{
+    scheduler sc = {.r = r, .plan = p, .n_slots = 2 * n_lanes};
+    sc.slots = calloc((size_t)sc.n_slots, p->slot_size);
+    sc.ready = calloc((size_t)sc.n_slots, 1);
+    if (!sc.slots || !sc.ready) {
+        free(sc.slots);
+        free(sc.ready);
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    pthread_mutex_init(&sc.mu, NULL);
+    pthread_cond_init(&sc.cv, NULL);
+    pthread_t th[MAX_LANES];
+    lane_arg args[MAX_LANES];
+    int started = 0;
+    for (; started < n_lanes; started++) {
+        args[started] = (lane_arg){&sc, started};
+        if (pthread_create(&th[started], NULL, lane_main, &args[started])) break;
+    }
+    int rc = TSK_EXIT_OK;
+    if (started < n_lanes) {
+        tsk_error("cannot start a thread for the distance engine: %s", strerror(errno));
+        rc = TSK_EXIT_RUNTIME;
+    }
+    for (int64_t b = 0; b < p->n_blocks && rc == TSK_EXIT_OK; b++) {
+        pthread_mutex_lock(&sc.mu);
+        while (!sc.ready[b % sc.n_slots] && !sc.stop) pthread_cond_wait(&sc.cv, &sc.mu);
+        const int ready = !sc.stop;
+        pthread_mutex_unlock(&sc.mu);
+        if (!ready) break;
+        int64_t q0, nq;
+        block_queries(r, p, b, &q0, &nq);
+        const int d = p->deliver(r, q0, nq, slot_of(&sc, b));
+        pthread_mutex_lock(&sc.mu);
+        sc.ready[b % sc.n_slots] = 0;
+        sc.delivered++;
+        if (d) rc = d;
+        pthread_cond_broadcast(&sc.cv);
+        pthread_mutex_unlock(&sc.mu);
+    }
+    pthread_mutex_lock(&sc.mu);
+    sc.stop = 1;
+    pthread_cond_broadcast(&sc.cv);
+    pthread_mutex_unlock(&sc.mu);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    if (rc == TSK_EXIT_OK) rc = sc.rc;
+    pthread_cond_destroy(&sc.cv);
+    pthread_mutex_destroy(&sc.mu);
+    for (int i = 0; i < sc.n_slots; i++) p->free_slot(sc.slots + (size_t)i * p->slot_size);
+    free(sc.slots);
+    free(sc.ready);
     return rc;
+}
+
+/* The plan on lane 0 of the calling thread: compute a block, deliver it, the next. */
+static int run_inline(const run_state *r, const block_plan *p)
+{
+    void *slot = calloc(1, p->slot_size);
+    if (!slot) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    int rc = TSK_EXIT_OK;
+    for (int64_t b = 0; b < p->n_blocks && rc == TSK_EXIT_OK; b++) {
+        int64_t q0, nq;
+        block_queries(r, p, b, &q0, &nq);
+        rc = p->compute(r, &r->e->lane[0], q0, nq, slot);
+        if (rc == TSK_EXIT_OK) rc = p->deliver(r, q0, nq, slot);
+    }
+    p->free_slot(slot);
+    free(slot);
+    return rc;
+}
+
+/* Lanes a run uses: a GPU run of blocks enough for a second GPU to pay (ROWS/SETS_PAIRS_PER_LANE)
+ * uses every device, one per block at most; CPU lanes (TSKETCH_DIST_LANES) always. */
+static int lanes_for(const run_state *r, const block_plan *p)
+{
+    const tsk_dist_engine *e = r->e;
+    int want = e->n_lanes;
+    if (e->on_gpu) {
+        const int64_t n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
+        const double pairs = (double)(r->s->q_end - r->s->q_begin) * (double)n_ref;
+        if (pairs < (e->genomes ? SETS_PAIRS_PER_LANE : ROWS_PAIRS_PER_LANE)) want = 1;
+    }
+    if (want > p->n_blocks) want = p->n_blocks > 0 ? (int)p->n_blocks : 1;
+    return want;
+}
+
+static int run_blocks(const run_state *r, block_plan *p)
+{
+    const long long forced = tsk_knobs_get()->dist_block;
+    if (forced > 0) p->block = forced;
+    const int64_t n_query = r->s->q_end - r->s->q_begin;
+    p->n_blocks = n_query > 0 ? (n_query + p->block - 1) / p->block : 0;
+    if (p->n_blocks == 0) return TSK_EXIT_OK;
+    int lanes = lanes_for(r, p);
+    const int rc = open_lanes(r->e, lanes);
+    if (rc != TSK_EXIT_OK) return rc;
+    if (lanes > r->e->n_open) lanes = r->e->n_open;
+    /* a GPU lane computes on its own thread even alone: the next block runs while this one is written */
+    return r->e->on_gpu || lanes > 1 ? run_threaded(r, p, lanes) : run_inline(r, p);
+}
+
+/* ---- the selections ---- */
+
+/* A slot of pairs or lines (tsk_pair, tsk_genome_pair, tsk_genome_line), grown as blocks need. */
+typedef struct {
+    void *pairs, *lines;
+    int64_t n, n_lines, cap, line_cap;
+} pair_slot;
+
+static void free_pair_slot(void *slot)
+{
+    pair_slot *ps = slot;
+    free(ps->pairs);
+    free(ps->lines);
+}
+
+/* Top-k of vector rows: the engine's pairs as they come (a line names the neighbour first). */
+static int rows_topk_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
+{
+    pair_slot *ps = slot;
+    const int k = (int)r->s->top_k;
+    if (grow(&ps->pairs, sizeof(tsk_pair), nq * k, &ps->cap)) return out_of_memory(r->e);
+    return rows_topk(l, q0, nq, k, topk_filter(r->s), ps->pairs) ? engine_failed(r->e, l) : TSK_EXIT_OK;
+}
+
+static int rows_topk_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
+{
+    const pair_slot *ps = slot;
+    progress_update(q0);
+    return r->sink->pairs(r->sink->ctx, ps->pairs, nq * r->s->top_k, 0, r->s->max_dist) ? tsk_dist_write_failed(r->output)
+                                                                                          : TSK_EXIT_OK;
 }
 
 /* Top-k of genome sketches: lines "neighbour TAB genome asked about", within max_dist. */
-static int sets_run_topk(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output)
+static int sets_topk_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
-    const int k = (int)s->top_k;
-    /* queries per block: GENOME_PAIR_BLOCK, fewer for a large k (--top-k goes up to 2^20) */
-    int64_t block = (int64_t)DENSE_BLOCK_BYTES / ((int64_t)k * (int64_t)sizeof(tsk_genome_pair));
-    block = block < 1 ? 1 : block > GENOME_PAIR_BLOCK ? GENOME_PAIR_BLOCK : block;
-    tsk_genome_pair *pairs = malloc((size_t)block * (size_t)k * sizeof *pairs);
-    tsk_genome_line *lines = malloc((size_t)block * (size_t)k * sizeof *lines);
-    int rc = pairs && lines ? TSK_EXIT_OK : out_of_memory(e);
-    for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += block) {
-        progress_update(q0);
-        const int64_t nq = s->q_end - q0 < block ? s->q_end - q0 : block;
-        if (sets_topk(e, q0, nq, k, topk_filter(s), pairs)) {
-            rc = engine_failed(e);
-            break;
-        }
-        int64_t n = 0;
-        for (int64_t i = 0; i < nq * k; i++)
-            n += pairs[i].ref >= 0 && genome_line(e, pairs[i].query, pairs[i].ref, pairs[i].shared, s->max_dist, 0,
-                                                  &lines[n]);
-        if (sink->lines(sink->ctx, lines, n)) rc = tsk_dist_write_failed(output);
-    }
-    free(pairs);
-    free(lines);
-    return rc;
+    pair_slot *ps = slot;
+    const int k = (int)r->s->top_k;
+    if (grow(&ps->pairs, sizeof(tsk_genome_pair), nq * k, &ps->cap) ||
+        grow(&ps->lines, sizeof(tsk_genome_line), nq * k, &ps->line_cap))
+        return out_of_memory(r->e);
+    tsk_genome_pair *pairs = ps->pairs;
+    tsk_genome_line *lines = ps->lines;
+    if (sets_topk(r->e, l, q0, nq, k, topk_filter(r->s), pairs)) return engine_failed(r->e, l);
+    ps->n_lines = 0;
+    for (int64_t i = 0; i < nq * k; i++)
+        ps->n_lines += pairs[i].ref >= 0 && genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared,
+                                                        r->s->max_dist, 0, &lines[ps->n_lines]);
+    return TSK_EXIT_OK;
+}
+
+static int lines_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
+{
+    (void)nq;
+    const pair_slot *ps = slot;
+    progress_update(q0);
+    return r->sink->lines(r->sink->ctx, ps->lines, ps->n_lines) ? tsk_dist_write_failed(r->output) : TSK_EXIT_OK;
 }
 
 /* Pairs within max_dist of vector rows, selected by the engine. */
-static int rows_run_within(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink,
-                           const char *output)
+static int rows_within_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
-    const int64_t n_ref = e->items.rows_r->n_items;
-    /* about 256 MB of candidate pairs, enough queries to keep every thread busy */
-    int64_t block = (int64_t)(256 << 20) / (16 * (n_ref > 0 ? n_ref : 1));
-    if (block > 4096) block = 4096;
-    if (block < 192 * (int64_t)s->threads) block = 192 * (int64_t)s->threads;
-    tsk_pair *pairs = NULL;
-    int64_t cap = 0;
-    int rc = TSK_EXIT_OK;
-    for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += block) {
-        progress_update(q0);
-        int64_t nq = s->q_end - q0 < block ? s->q_end - q0 : block, n = 0;
-        if (rows_within(e, q0, nq, (float)s->max_dist, pair_filter(s), &pairs, &n, &cap)) rc = engine_failed(e);
-        else if (sink->pairs(sink->ctx, pairs, n, s->symmetric, INFINITY)) rc = tsk_dist_write_failed(output);
-    }
-    free(pairs);
-    return rc;
+    pair_slot *ps = slot;
+    ps->n = 0;
+    tsk_pair *pairs = ps->pairs;
+    const int failed = rows_within(l, q0, nq, (float)r->s->max_dist, pair_filter(r->s), &pairs, &ps->n, &ps->cap);
+    ps->pairs = pairs;
+    return failed ? engine_failed(r->e, l) : TSK_EXIT_OK;
+}
+
+static int rows_within_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
+{
+    (void)nq;
+    const pair_slot *ps = slot;
+    progress_update(q0);
+    return r->sink->pairs(r->sink->ctx, ps->pairs, ps->n, r->s->symmetric, INFINITY) ? tsk_dist_write_failed(r->output)
+                                                                                     : TSK_EXIT_OK;
 }
 
 /* Pairs within max_dist of genome sketches: the engine selects by the share that max_dist needs,
  * the exact distance decides. */
-static int sets_run_within(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink,
-                           const char *output)
+static int sets_within_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
-    const double floor = tsk_genome_share_floor(s->max_dist, e->items.window);
-    tsk_genome_pair *pairs = NULL;
-    tsk_genome_line *lines = NULL;
-    int64_t cap = 0, line_cap = 0;
-    int rc = TSK_EXIT_OK;
-    for (int64_t q0 = s->q_begin; q0 < s->q_end && rc == TSK_EXIT_OK; q0 += GENOME_PAIR_BLOCK) {
-        progress_update(q0);
-        const int64_t nq = s->q_end - q0 < GENOME_PAIR_BLOCK ? s->q_end - q0 : GENOME_PAIR_BLOCK;
-        int64_t np = 0, n = 0;
-        if (sets_within(e, q0, nq, floor, pair_filter(s), &pairs, &np, &cap)) {
-            rc = engine_failed(e);
-            break;
-        }
-        if (grow((void **)&lines, sizeof *lines, np, &line_cap)) {
-            rc = out_of_memory(e);
-            break;
-        }
-        for (int64_t i = 0; i < np; i++)
-            n += genome_line(e, pairs[i].query, pairs[i].ref, pairs[i].shared, s->max_dist, s->symmetric, &lines[n]);
-        if (sink->lines(sink->ctx, lines, n)) rc = tsk_dist_write_failed(output);
-    }
-    free(pairs);
-    free(lines);
-    return rc;
+    pair_slot *ps = slot;
+    const double floor = tsk_genome_share_floor(r->s->max_dist, r->e->items.window);
+    tsk_genome_pair *pairs = ps->pairs;
+    ps->n = 0;
+    const int failed = sets_within(r->e, l, q0, nq, floor, pair_filter(r->s), &pairs, &ps->n, &ps->cap);
+    ps->pairs = pairs;
+    if (failed) return engine_failed(r->e, l);
+    if (grow(&ps->lines, sizeof(tsk_genome_line), ps->n, &ps->line_cap)) return out_of_memory(r->e);
+    tsk_genome_line *lines = ps->lines;
+    ps->n_lines = 0;
+    for (int64_t i = 0; i < ps->n; i++)
+        ps->n_lines += genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared, r->s->max_dist,
+                                   r->s->symmetric, &lines[ps->n_lines]);
+    return TSK_EXIT_OK;
 }
 
 /* A dense block's results: the distances of query rows q0 .. q0+nq-1 for references [r0, r1)
@@ -397,7 +677,7 @@ static int flush_pairs(const tsk_dist_engine *e, const tsk_dist_select *s, const
 
 /* The block's admitted pairs within max_dist, in order, to the sink in chunks of PAIR_CHUNK
  * gathered in buf. Returns 0, or -1 when a write failed. */
-static int dense_pairs(tsk_dist_engine *e, const tsk_dist_select *s, const dense_block *b, void *buf,
+static int dense_pairs(const tsk_dist_engine *e, const tsk_dist_select *s, const dense_block *b, void *buf,
                        const tsk_dist_sink *sink)
 {
     const tsk_pair_filter f = pair_filter(s);
@@ -421,22 +701,68 @@ static int dense_pairs(tsk_dist_engine *e, const tsk_dist_select *s, const dense
     return flush_pairs(e, s, buf, n, sink);
 }
 
-/* Computes block b (its columns set by the caller). */
-static int dense_compute(tsk_dist_engine *e, const tsk_dist_select *s, dense_block *b)
+/* A dense slot: its block and the block size its buffers hold. */
+typedef struct {
+    dense_block b;
+    int64_t rows_held;
+} dense_slot;
+
+static void free_dense_slot(void *slot)
 {
-    if (b->r1 <= b->r0) return 0;
-    if (!e->genomes) return rows_block(e, b->q0, b->nq, b->r0, b->r1 - b->r0, b->dist + b->r0, b->ld);
-    if (sets_block(e, b->q0, b->nq, b->r0, b->r1 - b->r0, b->shared + b->r0, b->ld)) return -1;
+    dense_slot *ds = slot;
+    free(ds->b.dist);
+    free(ds->b.shared);
+}
+
+/* Computes block [q0, q0+nq): only the columns the sink reads (r >= q0 for each unordered pair
+ * once, r < q0+nq for a lower triangle). */
+static int dense_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
+{
+    const tsk_dist_engine *e = r->e;
+    const tsk_dist_select *s = r->s;
+    dense_slot *ds = slot;
+    dense_block *b = &ds->b;
+    const int64_t n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
+    b->ld = n_ref > 0 ? n_ref : 1;
+    if (ds->rows_held < nq) {
+        const size_t cells = (size_t)nq * (size_t)b->ld;
+        if (!e->genomes || s->dense) {
+            free(b->dist);
+            if (!(b->dist = malloc(cells * sizeof *b->dist))) return out_of_memory(e);
+        }
+        if (e->genomes) {
+            free(b->shared);
+            if (!(b->shared = malloc(cells * sizeof *b->shared))) return out_of_memory(e);
+        }
+        ds->rows_held = nq;
+    }
+    b->q0 = q0, b->nq = nq;
+    b->r0 = !s->dense && s->symmetric ? q0 : 0;
+    b->r1 = s->dense && s->lower_only ? q0 + nq : n_ref;
+    if (b->r1 <= b->r0) return TSK_EXIT_OK;
+    if (!e->genomes)
+        return rows_block(l, q0, nq, b->r0, b->r1 - b->r0, b->dist + b->r0, b->ld) ? engine_failed(e, l) : TSK_EXIT_OK;
+    if (sets_block(l, q0, nq, b->r0, b->r1 - b->r0, b->shared + b->r0, b->ld)) return engine_failed(e, l);
     if (s->dense)
-        for (int64_t i = 0; i < b->nq; i++)
-            for (int64_t r = b->r0; r < b->r1; r++)
-                b->dist[i * b->ld + r] = genome_distance(e, b->q0 + i, r, b->shared[i * b->ld + r]);
-    return 0;
+        for (int64_t i = 0; i < nq; i++)
+            for (int64_t c = b->r0; c < b->r1; c++)
+                b->dist[i * b->ld + c] = genome_distance(e, q0 + i, c, b->shared[i * b->ld + c]);
+    return TSK_EXIT_OK;
+}
+
+static int dense_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
+{
+    const dense_slot *ds = slot;
+    progress_update(q0);
+    const int failed = r->s->dense ? r->sink->rows(r->sink->ctx, q0, nq, ds->b.dist, ds->b.ld)
+                                   : dense_pairs(r->e, r->s, &ds->b, r->pair_buf, r->sink);
+    return failed ? tsk_dist_write_failed(r->output) : TSK_EXIT_OK;
 }
 
 /* Every pair: dense blocks of query rows, as rows (s->dense) or as pairs / lines. */
-static int run_dense(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output)
+static int run_dense(run_state *r)
 {
+    const tsk_dist_engine *e = r->e;
     const int64_t n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
     const int64_t n_query = e->genomes ? e->items.keys_q->n_items : e->items.rows_q->n_items;
     const int64_t ld = n_ref > 0 ? n_ref : 1;
@@ -445,50 +771,50 @@ static int run_dense(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dis
     if (progress.on && block > 64 && block > n_query / 100) /* a block per percent or so, for the line */
         block = n_query / 100 > 64 ? n_query / 100 : 64;
     if (block > n_query) block = n_query > 0 ? n_query : 1;
-    dense_block b = {0};
-    b.ld = ld;
-    const int need_dist = !e->genomes || s->dense;
-    b.dist = need_dist ? malloc((size_t)block * (size_t)ld * sizeof *b.dist) : NULL;
-    b.shared = e->genomes ? malloc((size_t)block * (size_t)ld * sizeof *b.shared) : NULL;
     const size_t pair_size = e->genomes ? sizeof(tsk_genome_line) : sizeof(tsk_pair);
-    void *buf = s->dense ? NULL : malloc((size_t)PAIR_CHUNK * pair_size);
-    const int allocated = (!need_dist || b.dist) && (!e->genomes || b.shared) && (s->dense || buf);
-    int rc = allocated ? TSK_EXIT_OK : out_of_memory(e);
-    for (b.q0 = s->q_begin; b.q0 < s->q_end && rc == TSK_EXIT_OK; b.q0 += block) {
-        progress_update(b.q0);
-        b.nq = s->q_end - b.q0 < block ? s->q_end - b.q0 : block;
-        /* only the columns the sink reads: r >= q0 for each unordered pair once, r < q0+nq for a
-         * lower triangle */
-        b.r0 = !s->dense && s->symmetric ? b.q0 : 0;
-        b.r1 = s->dense && s->lower_only ? b.q0 + b.nq : n_ref;
-        if (dense_compute(e, s, &b)) {
-            rc = engine_failed(e);
-        } else if (s->dense) {
-            if (sink->rows(sink->ctx, b.q0, b.nq, b.dist, ld)) rc = tsk_dist_write_failed(output);
-        } else if (dense_pairs(e, s, &b, buf, sink)) {
-            rc = tsk_dist_write_failed(output);
-        }
-    }
-    free(b.dist);
-    free(b.shared);
-    free(buf);
+    if (!r->s->dense && !(r->pair_buf = malloc((size_t)PAIR_CHUNK * pair_size))) return out_of_memory(e);
+    block_plan p = {.block = block, .slot_size = sizeof(dense_slot), .compute = dense_compute,
+                    .deliver = dense_deliver, .free_slot = free_dense_slot};
+    const int rc = run_blocks(r, &p);
+    free(r->pair_buf);
     return rc;
 }
 
-static int run_selection(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink,
-                         const char *output_name)
+static int run_selection(run_state *r)
 {
-    if (s->top_k > 0)
-        return e->genomes ? sets_run_topk(e, s, sink, output_name) : rows_run_topk(e, s, sink, output_name);
-    if (!s->dense && isfinite(s->max_dist))
-        return e->genomes ? sets_run_within(e, s, sink, output_name) : rows_run_within(e, s, sink, output_name);
-    return run_dense(e, s, sink, output_name);
+    const tsk_dist_engine *e = r->e;
+    const tsk_dist_select *s = r->s;
+    block_plan p = {.slot_size = sizeof(pair_slot), .free_slot = free_pair_slot};
+    if (s->top_k > 0 && e->genomes) {
+        /* queries per block: GENOME_PAIR_BLOCK, fewer for a large k (--top-k goes up to 2^20) */
+        const int64_t block = (int64_t)DENSE_BLOCK_BYTES / (s->top_k * (int64_t)sizeof(tsk_genome_pair));
+        p.block = block < 1 ? 1 : block > GENOME_PAIR_BLOCK ? GENOME_PAIR_BLOCK : block;
+        p.compute = sets_topk_compute, p.deliver = lines_deliver;
+    } else if (s->top_k > 0) {
+        p.block = ROWS_TOPK_BLOCK;
+        p.compute = rows_topk_compute, p.deliver = rows_topk_deliver;
+    } else if (!s->dense && isfinite(s->max_dist) && e->genomes) {
+        p.block = GENOME_PAIR_BLOCK;
+        p.compute = sets_within_compute, p.deliver = lines_deliver;
+    } else if (!s->dense && isfinite(s->max_dist)) {
+        /* about 256 MB of candidate pairs, enough queries to keep every thread busy */
+        const int64_t n_ref = e->items.rows_r->n_items;
+        int64_t block = (int64_t)(256 << 20) / (16 * (n_ref > 0 ? n_ref : 1));
+        if (block > 4096) block = 4096;
+        if (block < 192 * (int64_t)s->threads) block = 192 * (int64_t)s->threads;
+        p.block = block;
+        p.compute = rows_within_compute, p.deliver = rows_within_deliver;
+    } else {
+        return run_dense(r);
+    }
+    return run_blocks(r, &p);
 }
 
 int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output_name)
 {
+    run_state r = {e, s, sink, output_name, NULL};
     progress_start(e, s, output_name);
-    const int rc = run_selection(e, s, sink, output_name);
+    const int rc = run_selection(&r);
     progress_end();
     return rc;
 }
