@@ -9,9 +9,11 @@
 #       build/bench/gpu/dist_bench -- ../shared/bench/make_workloads.py ../shared/bench/seed_numba.py \
 #       testdata ../shared/data/eukaryote/vt_GRCh37_chr20.fa.gz
 # Device call: bash bench/gpu_cli.sh .device/cli   (carry: [".device/cli"])
-# STEPS (default "checks san dist genome e2e seed") picks the parts to run.
+# STEPS (default "checks san dist genome lanes e2e seed") picks the parts to run; "lanes" (the
+# distance runner's GPU lane thread, src/dist_run.c) needs no workloads and also takes
+# bench/genome/genome_gen from the bundle.
 set -uo pipefail
-STEPS=${STEPS:-checks san dist genome e2e seed}
+STEPS=${STEPS:-checks san dist genome lanes e2e seed}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 B=${1:-.device/cli}
 T=$B/bin/tsketch
@@ -30,8 +32,10 @@ check() { # desc cmd...: PASS/FAIL line
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
 nproc | sed 's/^/cpu cores: /' | tee -a "$out/summary.txt"
 scale=${GPU_CLI_SCALE:-1}  # a smaller scale only to try the script out
-python3 "$B/make_workloads.py" "$W/full" --scale "$scale" >/dev/null &&
-    python3 "$B/make_workloads.py" "$W/small" --scale 0.01 >/dev/null
+if [ "$STEPS" != lanes ]; then
+    python3 "$B/make_workloads.py" "$W/full" --scale "$scale" >/dev/null &&
+        python3 "$B/make_workloads.py" "$W/small" --scale 0.01 >/dev/null
+fi
 
 # 1. GPU vs CPU through the CLI: every row within 1e-5 (single) / 1e-12 (double)
 gpu_vs_cpu() { # name tol input sketch-args...
@@ -204,6 +208,39 @@ python3 "$B/make_workloads.py" "$G/l" --scale 0.04 >/dev/null
 timed_genome "4 genomes of 2 Mbp" l "$G/l/long-records.fa"
 # real genomes, when the bundle has them (bench/accuracy/run.sh's bloch.fa: 9 records, 6.8 Mbp)
 [ -s "$B/bloch.fa" ] && timed_genome "9 Blochmannia genomes (6.8 Mbp)" b "$B/bloch.fa"
+fi
+
+if want lanes; then
+say "== lanes: every dist run computes on a lane thread beside the writer; cuda = cpu, any block size"
+python3 - "$W/lanes.fa" <<'PY'
+import random, sys
+r = random.Random(3)
+reads = ["".join(r.choices("ACGT", k=150)) for _ in range(20000)]
+for i in range(0, 20000, 7):  # near copies: one letter changed
+    s = list(reads[i]); j = r.randrange(150); s[j] = "A" if s[j] != "A" else "C"; reads.append("".join(s))
+with open(sys.argv[1], "w") as f:
+    f.writelines(">r%d\n%s\n" % (i, s) for i, s in enumerate(reads))
+PY
+"$T" sketch -q --device cpu -p "$(nproc)" "$W/lanes.fa" -o "$W/l.tsk"
+"$B/bin/genome_gen" -n 600 -f 30 -L 20000-60000 -d 0.02 -s 9 -p "$(nproc)" --one-file "$W/lg.fa" >/dev/null 2>&1
+"$T" sketch -q --genome -p "$(nproc)" "$W/lg.fa" -o "$W/lg.tsk"
+lanes_same() { # desc input args...: cuda = cpu, and cuda with 500-query blocks = cuda
+    local d=$1 in=$2
+    shift 2
+    "$T" dist -q --device cpu -p "$(nproc)" "$@" "$in" -o "$W/lc.tsv"
+    "$T" dist -q --device cuda "$@" "$in" -o "$W/lu.tsv"
+    TSKETCH_DIST_BLOCK=500 "$T" dist -q --device cuda "$@" "$in" -o "$W/lb.tsv"
+    check "lanes: $d: cuda = cpu ($(wc -l <"$W/lc.tsv") lines)" cmp "$W/lc.tsv" "$W/lu.tsv"
+    check "lanes: $d: cuda, blocks of 500 = cuda" cmp "$W/lu.tsv" "$W/lb.tsv"
+}
+lanes_same "vector top-10" "$W/l.tsk" --top-k 10
+lanes_same "vector -d 0.02" "$W/l.tsk" -d 0.02
+lanes_same "genome top-10" "$W/lg.tsk" --top-k 10
+lanes_same "genome -d 0.05" "$W/lg.tsk" -d 0.05
+"$T" cluster -q --device cpu -p "$(nproc)" "$W/lg.tsk" -o "$W/lc.tsv"
+TSKETCH_DIST_BLOCK=50 "$T" cluster -q --device cuda "$W/lg.tsk" -o "$W/lu.tsv"
+check "lanes: cluster, blocks of 50: cuda = cpu" cmp "$W/lc.tsv" "$W/lu.tsv"
+check "lanes: dist --device cuda:0,9 (no such device) exits 5" bash -c "'$T' dist -q --device cuda:0,9 --top-k 1 '$W/l.tsk' >/dev/null; [ \$? -eq 5 ]"
 fi
 
 if want seed; then

@@ -19,6 +19,7 @@
 #include "../core/tsk_knobs.h"
 #include "../cpu/cpu_dist.h"
 #include "../io/dist_out.h"
+#include "../io/float_text.h"
 #include "../io/link_runs.h"
 #include "../io/quality.h"
 #include "../io/tsk_file.h"
@@ -578,7 +579,10 @@ static int write_outputs(const cluster_cmd *c, const cluster_items *it, const in
         failed |= put(t, name, strlen(name));
         failed |= put(t, num, (size_t)snprintf(num, sizeof num, "\t%lld\t", (long long)cluster_of[r]));
         failed |= put(t, rep, strlen(rep));
-        failed |= put(t, num, (size_t)snprintf(num, sizeof num, "\t%.9g\n", (double)cl->dist[r]));
+        num[0] = '\t';
+        size_t len = 1 + tsk_float_g9(num + 1, cl->dist[r]);
+        num[len++] = '\n';
+        failed |= put(t, num, len);
     }
     failed |= put_done(t);
     int rc = failed ? tsk_dist_write_failed(c->output) : TSK_EXIT_OK;

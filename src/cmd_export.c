@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../io/atomic_file.h"
+#include "../io/float_text.h"
 #include "../io/npy.h"
 #include "../io/seqio.h"
 #include "../io/tsk_file.h"
@@ -69,7 +70,10 @@ static int write_tsv(const tsk_file *f, FILE *out)
             const void *row = tsk_file_row(f, rec->first_row + r);
             for (int k = 0; k < dim; k++) {
                 if (is_double) fprintf(out, "\t%.17g", ((const double *)row)[k]);
-                else fprintf(out, "\t%.9g", (double)((const float *)row)[k]);
+                else {
+                    char num[33] = "\t"; /* %.9g, as tsk_float_g9 writes it */
+                    fwrite(num, 1, 1 + tsk_float_g9(num + 1, ((const float *)row)[k]), out);
+                }
             }
             fputc('\n', out);
             if (ferror(out)) return -1; /* errno is still the failed write's */
