@@ -702,18 +702,88 @@ static int read_layout(const unsigned char *m, const char *path, file_layout *l,
     return 0;
 }
 
-/* The checksum, before any field is trusted further. */
-static int check_crc(const tsk_file *f, const file_layout *l, const char *path, char *err, size_t errlen)
+/* What the checksum pass saw of the data values while they were in cache (data_visit): checks
+ * that need the record table, which is trusted only after the checksum, finish from these. */
+typedef struct {
+    int kind;              /* what the header says the rows are: SEEN_KEYS, SEEN_FLOATS, SEEN_DOUBLES or 0 */
+    const unsigned char *data;
+    uint64_t breaks;       /* keys not above the key before them (record starts, or disorder) */
+    int non_finite;        /* a NaN or infinite value was seen */
+} data_seen;
+enum { SEEN_KEYS = 1, SEEN_FLOATS, SEEN_DOUBLES };
+
+/* Whether len bytes of float (or double) values hold a NaN or infinity: by the exponent bits, with
+ * no exit inside the loop, which vectorizes. */
+static int has_non_finite(const unsigned char *p, size_t len, int doubles)
+{
+    int bad = 0;
+    if (doubles)
+        for (size_t k = 0; k + 8 <= len; k += 8) {
+            uint64_t v;
+            memcpy(&v, p + k, 8);
+            bad |= (v & UINT64_C(0x7FF0000000000000)) == UINT64_C(0x7FF0000000000000);
+        }
+    else
+        for (size_t k = 0; k + 4 <= len; k += 4) {
+            uint32_t v;
+            memcpy(&v, p + k, 4);
+            bad |= (v & 0x7F800000u) == 0x7F800000u;
+        }
+    return bad;
+}
+
+/* How many of keys[1..n) are not above the key before them. AVX2 compares four keys at a time,
+ * AVX-512 eight (baseline x86-64 has no 64-bit compare: a key a cycle or two, which made this look
+ * cost half as much as the checksum on the 2-core dev box). */
+__attribute__((target_clones("avx512f", "avx2", "default"))) static uint64_t count_order_breaks(const uint64_t *keys, size_t n)
+{
+    uint64_t breaks = 0;
+    for (size_t j = 1; j < n; j++) breaks += keys[j] <= keys[j - 1];
+    return breaks;
+}
+
+/* tsk_crc32_visitor over the data section: counts the keys that break ascending order, or notes a
+ * non-finite value. One comparison or mask per value, vectorized, on bytes the CRC just read. */
+static void data_visit(void *ctx, size_t offset, const unsigned char *block, size_t len)
+{
+    data_seen *s = ctx;
+    if (s->kind == SEEN_KEYS) {
+        const size_t n = len / 8;
+        const uint64_t *keys = (const uint64_t *)(const void *)block; /* data is page-aligned, blocks 8-aligned */
+        /* the key before the block is the last of the block before (at offset - 8) */
+        const uint64_t breaks = (offset >= 8 && n && keys[0] <= keys[-1]) + count_order_breaks(keys, n);
+        if (breaks) {
+#pragma omp atomic
+            s->breaks += breaks;
+        }
+    } else if (s->kind) {
+        if (has_non_finite(block, len, s->kind == SEEN_DOUBLES)) {
+#pragma omp atomic write
+            s->non_finite = 1;
+        }
+    }
+}
+
+/* The checksum, before any field is trusted further; the data section on `threads` threads (which
+ * also maps its pages on all of them), its values looked at on the way (seen). */
+static int check_crc(const tsk_file *f, const file_layout *l, int threads, data_seen *seen, const char *path,
+                     char *err, size_t errlen)
 {
     const unsigned char *m = f->map;
     /* the header with its CRC field taken as zero, in place: a header may pass a page (large
      * tables), and copying it into a buffer of fixed size would overflow there */
     static const unsigned char zero[4] = {0, 0, 0, 0};
+    const uint32_t elem = get_u32(m + H_ELEM_SIZE); /* read_params checks it: until then, a hint */
+    seen->kind = l->version == TSK_GENOME_FORMAT_VERSION ? SEEN_KEYS
+                 : elem == 4                              ? SEEN_FLOATS
+                 : elem == 8                              ? SEEN_DOUBLES
+                                                          : 0;
+    seen->data = m + l->data_offset;
     madvise(f->map, f->map_len, MADV_SEQUENTIAL);
     uint32_t crc = tsk_crc32(0, m, H_CRC);
     crc = tsk_crc32(crc, zero, sizeof zero);
     crc = tsk_crc32(crc, m + H_CRC + 4, l->header_size - H_CRC - 4);
-    crc = tsk_crc32(crc, m + l->data_offset, l->data_size);
+    crc = tsk_crc32_threads_visit(crc, m + l->data_offset, l->data_size, threads, data_visit, seen);
     crc = tsk_crc32(crc, m + l->trailer_offset, l->trailer_size);
     madvise(f->map, f->map_len, MADV_NORMAL);
     if ((uint32_t)crc != get_u32(m + H_CRC)) {
@@ -854,9 +924,8 @@ static int read_trailer(tsk_file *f, const file_layout *l, const char *path, fil
 }
 
 /* Record i of the record table into f->records[i]: its strings, lengths and rows (starting at
- * row, the end of the records before); a genome sketch's keys must be strictly ascending (the
- * engines merge and search them). */
-static int read_record(tsk_file *f, const file_layout *l, const file_trailer *tr, uint64_t i, int64_t row,
+ * row, the end of the records before). */
+static int read_record(tsk_file *f, const file_trailer *tr, uint64_t i, int64_t row,
                        const char *path, char *err, size_t errlen)
 {
     const unsigned char *e = tr->records + i * TSK_RECORD_ENTRY;
@@ -888,23 +957,15 @@ static int read_record(tsk_file *f, const file_layout *l, const file_trailer *tr
         return -1;
     }
     r->source = (const char *)tr->strings + get_u64(tr->sources + (uint64_t)src * TSK_SOURCE_ENTRY);
-    const uint64_t *keys = (const uint64_t *)((const unsigned char *)f->map + l->data_offset) + row;
-    for (int64_t j = 1; p->scaled > 0 && j < r->n_rows; j++)
-        if (keys[j] <= keys[j - 1]) {
-            tsk_io_set_err(err, errlen, "%s: corrupt genome sketch (record %" PRIu64 ": keys not strictly ascending)",
-                    path, i);
-            return -1;
-        }
     return 0;
 }
 
 /* Every record, covering the rows in order. */
-static int read_records(tsk_file *f, const file_layout *l, const file_trailer *tr, const char *path, char *err,
-                        size_t errlen)
+static int read_records(tsk_file *f, const file_trailer *tr, const char *path, char *err, size_t errlen)
 {
     int64_t row = 0;
     for (uint64_t i = 0; i < tr->n_records; i++) {
-        if (read_record(f, l, tr, i, row, path, err, errlen)) return -1;
+        if (read_record(f, tr, i, row, path, err, errlen)) return -1;
         row += f->records[i].n_rows;
     }
     if ((uint64_t)row != tr->n_rows) {
@@ -915,16 +976,45 @@ static int read_records(tsk_file *f, const file_layout *l, const file_trailer *t
     return 0;
 }
 
+/* A genome sketch's keys must be strictly ascending in every record (the engines merge and search
+ * them). The checksum pass counted the keys not above the one before (seen->breaks); when all of
+ * them start a record, every record is in order: one look per record here, none per key. Else
+ * the records are walked to name the first one out of order. */
+static int check_key_order(const tsk_file *f, const data_seen *seen, uint64_t n_rows, const char *path, char *err,
+                           size_t errlen)
+{
+    const uint64_t *keys = (const uint64_t *)(const void *)seen->data;
+    uint64_t at_starts = 0;
+    int64_t last_start = 0;
+    for (int64_t i = 0; i < f->n_records; i++) {
+        const int64_t s = f->records[i].first_row;
+        if (s > last_start && (uint64_t)s < n_rows) at_starts += keys[s] <= keys[s - 1];
+        if (s > last_start) last_start = s; /* records of no keys share their start with the next */
+    }
+    if (at_starts == seen->breaks) return 0;
+    for (int64_t i = 0; i < f->n_records; i++) {
+        const tsk_record_info *r = &f->records[i];
+        for (int64_t j = r->first_row + 1; j < r->first_row + r->n_rows; j++)
+            if (keys[j] <= keys[j - 1]) {
+                tsk_io_set_err(err, errlen, "%s: corrupt genome sketch (record %" PRId64 ": keys not strictly "
+                               "ascending)", path, i);
+                return -1;
+            }
+    }
+    return 0; /* not reached: every key after the first starts a record or follows a key of its own */
+}
+
 /* Vector rows hold finite values only (genome sketches hold integer keys: every bit pattern is a
- * value); the record of the first row that does not is named. */
-static int check_values(const tsk_file *f, const file_layout *l, uint64_t n_rows, const char *path, char *err,
+ * value; their order is checked instead); the record of the first row that does not is named.
+ * The checksum pass saw whether there is one; only then are the rows looked at again. */
+static int check_values(const tsk_file *f, const data_seen *seen, uint64_t n_rows, const char *path, char *err,
                         size_t errlen)
 {
     const tsk_params *p = &f->params;
-    if (p->scaled > 0) return 0;
+    if (p->scaled > 0) return check_key_order(f, seen, n_rows, path, err, errlen);
+    if (!seen->non_finite) return 0;
     const uint32_t dim = (uint32_t)p->dim;
-    const int64_t bad_row = first_non_finite_row((const unsigned char *)f->map + l->data_offset, n_rows * dim,
-                                                 (uint32_t)f->elem_size, dim);
+    const int64_t bad_row = first_non_finite_row(seen->data, n_rows * dim, (uint32_t)f->elem_size, dim);
     if (bad_row < 0) return 0;
     int64_t i = 0;
     while (f->records[i].first_row + f->records[i].n_rows <= bad_row) i++;
@@ -933,7 +1023,7 @@ static int check_values(const tsk_file *f, const file_layout *l, uint64_t n_rows
     return -1;
 }
 
-tsk_file *tsk_file_open_code(const char *path, int *code, char *err, size_t errlen)
+tsk_file *tsk_file_open_threads(const char *path, int threads, int *code, char *err, size_t errlen)
 {
     int dummy;
     if (!code) code = &dummy;
@@ -945,28 +1035,46 @@ tsk_file *tsk_file_open_code(const char *path, int *code, char *err, size_t errl
     }
     file_layout l;
     file_trailer tr;
+    data_seen seen = {0};
     int rc = map_file(f, path, err, errlen);
     if (!rc) rc = check_identity(f->map, f->map_len, path, &l, err, errlen);
     if (!rc) rc = read_layout(f->map, path, &l, err, errlen);
-    if (!rc) rc = check_crc(f, &l, path, err, errlen);
+    if (!rc) rc = check_crc(f, &l, threads, &seen, path, err, errlen);
     if (!rc) rc = read_params(f, &l, path, err, errlen);
     if (!rc) rc = read_trailer(f, &l, path, &tr, err, errlen);
-    if (!rc) rc = read_records(f, &l, &tr, path, err, errlen);
-    if (!rc) rc = check_values(f, &l, tr.n_rows, path, err, errlen);
+    if (!rc) rc = read_records(f, &tr, path, err, errlen);
+    if (!rc) {
+        f->n_records = (int64_t)tr.n_records;
+        f->n_rows = (int64_t)tr.n_rows;
+        rc = check_values(f, &seen, tr.n_rows, path, err, errlen);
+    }
     if (rc) {
         *code = rc == OPEN_NO_MEMORY ? TSK_FILE_NO_MEMORY : TSK_FILE_BAD;
         tsk_file_close(f);
         return NULL;
     }
-    f->n_records = (int64_t)tr.n_records;
-    f->n_rows = (int64_t)tr.n_rows;
     f->data = (const unsigned char *)f->map + l.data_offset;
     return f;
+}
+
+tsk_file *tsk_file_open_code(const char *path, int *code, char *err, size_t errlen)
+{
+    return tsk_file_open_threads(path, 1, code, err, errlen);
 }
 
 tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
 {
     return tsk_file_open_code(path, NULL, err, errlen);
+}
+
+int tsk_file_rows_back_to_back(const tsk_file *f)
+{
+    int64_t row = 0;
+    for (int64_t r = 0; r < f->n_records; r++) {
+        if (f->records[r].first_row != row) return 0;
+        row += f->records[r].n_rows;
+    }
+    return row == f->n_rows;
 }
 
 const char *tsk_name_problem(const char *name)

@@ -75,6 +75,13 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen);
  * exit 1, "g.tsk: out of memory ..."). */
 enum { TSK_FILE_BAD = 1, TSK_FILE_NO_MEMORY = 2 };
 tsk_file *tsk_file_open_code(const char *path, int *code, char *err, size_t errlen);
+
+/* tsk_file_open_code with the data section checked on `threads` threads (OpenMP; 1 or less: the
+ * calling thread alone): its checksum (crc32.h, tsk_crc32_threads), a genome sketch's key order
+ * and a vector file's finite values, in one pass over the rows. That pass also maps every page of
+ * the rows on all threads, so a caller that uses the rows in place (f->data) finds them mapped. A
+ * file of gigabytes opens at about the speed the page cache reads it. */
+tsk_file *tsk_file_open_threads(const char *path, int threads, int *code, char *err, size_t errlen);
 void tsk_file_close(tsk_file *f);
 
 /* Why name cannot name a record or genome, or NULL: "name contains a tab or newline" for a TAB,
@@ -89,6 +96,12 @@ static inline const void *tsk_file_row(const tsk_file *f, int64_t r)
     if (f->params.scaled > 0) return (const uint64_t *)f->data + r; /* genome sketches: one key a row */
     return (const char *)f->data + (size_t)r * (size_t)f->params.dim * f->elem_size;
 }
+
+/* 1 when f's records hold its rows back to back in record order from row 0 (record i's rows at
+ * first_row = the rows of the records before it), so that the records' rows are f->data as it
+ * lies, 0 otherwise. tsk_file_open refuses other layouts; a reader that uses the rows in place
+ * instead of copying them checks it all the same (one look per record). */
+int tsk_file_rows_back_to_back(const tsk_file *f);
 
 /* ---- writing ---- */
 

@@ -71,13 +71,13 @@ static int finalize(tsk_genome_source *s, const tsk_params *p)
     if (!s->offset && grow((void **)&s->offset, sizeof *s->offset, 1, &s->cap_items)) return -1;
     if (s->set.n_items == 0) s->offset[0] = 0;
     for (int64_t i = 0; i < s->set.n_items; i++) s->names[i] = s->name_arena + (uintptr_t)s->names[i];
-    s->set.keys = s->keys;
+    s->set.keys = s->file ? (const uint64_t *)s->file->data : s->keys;
     s->set.offset = s->offset;
     s->set.tau = NULL;
     if (s->set.n_items == 0) return 0;
     if (!(s->tau = malloc((size_t)s->set.n_items * sizeof *s->tau))) return -1;
     for (int64_t i = 0; i < s->set.n_items; i++)
-        s->tau[i] = tsk_genome_threshold(p, s->length[i], s->keys + s->offset[i], tsk_key_set_size(&s->set, i));
+        s->tau[i] = tsk_genome_threshold(p, s->length[i], s->set.keys + s->offset[i], tsk_key_set_size(&s->set, i));
     s->set.tau = s->tau;
     return 0;
 }
@@ -85,6 +85,7 @@ static int finalize(tsk_genome_source *s, const tsk_params *p)
 void tsk_genome_source_free(tsk_genome_source *s)
 {
     free(s->keys);
+    tsk_file_close(s->file);
     free(s->offset);
     free(s->length);
     free(s->tau);
@@ -108,19 +109,28 @@ static int take_genome(void *ctx, const tsk_record_info *genome, const uint64_t 
     return TSK_EXIT_OK;
 }
 
-/* A genome .tsk: the names and lengths in order, then the keys copied out of the mapping on every
- * thread (the copy and the page faults on both sides are what loading 10^5 genomes costs: 7 GB). */
-static int genome_add_file(void *ctx, int group, const tsk_file *f, const char *path)
+/* A genome .tsk: the names and lengths in order, then the keys. The group's only input, its keys
+ * back to back from row 0, is used where it lies (the group keeps the file: its pages were mapped
+ * on every thread when its checksum was checked, and no key is touched here). Otherwise the keys
+ * are copied out of the mapping on every thread. */
+static int genome_add_file(void *ctx, int group, tsk_file **fp, const char *path, int alone)
 {
     const loader_ctx *c = ctx;
     tsk_genome_source *g = c->groups + group;
+    const tsk_file *f = *fp;
+    const int in_place = alone && g->set.n_items == 0 && !g->file && tsk_file_rows_back_to_back(f);
     const int64_t first = g->set.n_items;
-    int failed = reserve(g, f->n_records, f->n_rows);
+    int failed = reserve(g, f->n_records, in_place ? 0 : f->n_rows);
     for (int64_t r = 0; r < f->n_records && !failed; r++)
         failed = add_entry(g, f->records[r].name, f->records[r].clean_len, f->records[r].n_rows);
     if (failed) {
         tsk_error("%s: out of memory holding the genome sketches", path);
         return TSK_EXIT_RUNTIME;
+    }
+    if (in_place) { /* add_entry's offsets, from 0 in record order, are the records' first rows */
+        g->file = *fp;
+        *fp = NULL;
+        return TSK_EXIT_OK;
     }
     const uint64_t *data = (const uint64_t *)f->data;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(c->threads)

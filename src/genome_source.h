@@ -4,13 +4,16 @@
  * Inputs are told apart by content. Every input's parameters must agree (exit 4 with every
  * difference listed); a .tsk of sketch rows among genome inputs is refused the same way. FASTA
  * inputs are sketched with the command line's options, or, when none were given and a genome .tsk
- * input exists, with that file's parameters. Keys are held in memory: 8 bytes each. */
+ * input exists, with that file's parameters. Keys are held in memory: 8 bytes each. A group whose
+ * one input is a genome .tsk uses the file's keys where they lie in its mapping: loading 10^5
+ * genomes (7 GB) then costs what checking the file costs (tsk_file_open_threads), no copy. */
 #ifndef TSK_GENOME_SOURCE_H
 #define TSK_GENOME_SOURCE_H
 
 #include <stdint.h>
 
 #include "../core/genome_keys.h"
+#include "../io/tsk_file.h"
 #include "pipeline.h"
 
 /* One group of inputs (the references, or the union of the queries) as key sets. */
@@ -18,7 +21,8 @@ typedef struct {
     tsk_key_sets set;        /* what the genome engines take */
     const char **names;      /* set.n_items genome names */
     /* private: the storage behind set and names */
-    uint64_t *keys;
+    uint64_t *keys;          /* the keys, copied (NULL when they are the file's) */
+    tsk_file *file;          /* a group of one genome .tsk: set.keys points into its mapping; closed on free */
     int64_t *offset;
     int64_t *length;         /* each genome's cleaned length (its threshold depends on it) */
     uint64_t *tau;           /* each genome's threshold tau_g (set.tau, unless all are equal) */

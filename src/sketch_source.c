@@ -28,13 +28,12 @@ int tsk_name_arena_add(char **arena, size_t *len, size_t *cap, const char *name,
     return 0;
 }
 
-/* Appends one item of n_rows rows (float or double values) named name. Names are kept as arena
- * offsets in the names array until tsk_sources_load fixes them into pointers. */
-static int add_item(tsk_sketch_source *s, int dim, const char *name, int64_t length, const void *rows,
-                    int64_t n_rows, int is_double)
+/* Room for more_items items and more_rows rows of dim values. */
+static int reserve(tsk_sketch_source *s, int dim, int64_t more_items, int64_t more_rows)
 {
-    if (s->set.n_items == s->cap_items) {
+    if (s->set.n_items + more_items > s->cap_items) {
         int64_t cap = s->cap_items ? s->cap_items * 2 : 256;
+        while (cap < s->set.n_items + more_items) cap *= 2;
         int64_t *fr = realloc(s->first_row, (size_t)cap * sizeof *fr);
         if (!fr) return -1;
         s->first_row = fr;
@@ -49,27 +48,39 @@ static int add_item(tsk_sketch_source *s, int dim, const char *name, int64_t len
         s->length = ln;
         s->cap_items = cap;
     }
-    if (s->n_total_rows + n_rows > s->cap_rows) {
+    if (s->n_total_rows + more_rows > s->cap_rows) {
         int64_t cap = s->cap_rows ? s->cap_rows * 2 : 1024;
-        while (cap < s->n_total_rows + n_rows) cap *= 2;
+        while (cap < s->n_total_rows + more_rows) cap *= 2;
         float *r = realloc(s->rows, (size_t)cap * (size_t)dim * sizeof *r);
         if (!r) return -1;
         s->rows = r;
         s->cap_rows = cap;
     }
+    return 0;
+}
+
+/* Appends one item (room reserved) named name, whose n_rows rows start at row first_row. Names are
+ * kept as arena offsets in the names array until tsk_sources_load fixes them into pointers. */
+static int add_entry(tsk_sketch_source *s, const char *name, int64_t length, int64_t first_row, int64_t n_rows)
+{
     size_t off;
     if (tsk_name_arena_add(&s->name_arena, &s->arena_len, &s->arena_cap, name, &off)) return -1;
-    float *dst = s->rows + (size_t)s->n_total_rows * (size_t)dim;
-    size_t n = (size_t)n_rows * (size_t)dim;
-    if (is_double)
-        for (size_t i = 0; i < n; i++) dst[i] = (float)((const double *)rows)[i];
-    else if (n) /* an item of no rows may come with no buffer at all */
-        memcpy(dst, rows, n * sizeof(float));
     int64_t i = s->set.n_items++;
-    s->first_row[i] = s->n_total_rows;
+    s->first_row[i] = first_row;
     s->n_rows[i] = n_rows;
     s->length[i] = length;
     s->names[i] = (const char *)(uintptr_t)off;
+    return 0;
+}
+
+/* Appends one item of n_rows float rows named name, its rows copied. */
+static int add_item(tsk_sketch_source *s, int dim, const char *name, int64_t length, const float *rows,
+                    int64_t n_rows)
+{
+    if (reserve(s, dim, 1, n_rows) || add_entry(s, name, length, s->n_total_rows, n_rows)) return -1;
+    const size_t n = (size_t)n_rows * (size_t)dim;
+    if (n) /* an item of no rows may come with no buffer at all */
+        memcpy(s->rows + (size_t)s->n_total_rows * (size_t)dim, rows, n * sizeof(float));
     s->n_total_rows += n_rows;
     return 0;
 }
@@ -78,7 +89,7 @@ static void finalize(tsk_sketch_source *s, int dim)
 {
     for (int64_t i = 0; i < s->set.n_items; i++) s->names[i] = s->name_arena + (uintptr_t)s->names[i];
     s->set.dim = dim;
-    s->set.rows = s->rows;
+    s->set.rows = s->file ? (const float *)s->file->data : s->rows;
     s->set.first_row = s->first_row;
     s->set.n_rows = s->n_rows;
 }
@@ -86,6 +97,7 @@ static void finalize(tsk_sketch_source *s, int dim)
 void tsk_source_free(tsk_sketch_source *s)
 {
     free(s->rows);
+    tsk_file_close(s->file);
     free(s->first_row);
     free(s->n_rows);
     free(s->length);
@@ -104,7 +116,7 @@ typedef struct {
 static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
 {
     sink_ctx *c = ctx;
-    if (add_item(c->dst, c->dim, rec->name, rec->clean_len, rows, rec->n_rows, 0)) {
+    if (add_item(c->dst, c->dim, rec->name, rec->clean_len, rows, rec->n_rows)) {
         tsk_error("out of memory holding the sketches of %s", rec->source);
         return TSK_EXIT_RUNTIME;
     }
@@ -123,7 +135,7 @@ static int open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_ske
     for (size_t i = 0; i < n_inputs; i++) {
         if (!tsk_file_is_sketch(inputs[i].path)) continue; /* opens regular files only (tsk_file.h) */
         int why;
-        if (!(files[i] = tsk_file_open_code(inputs[i].path, &why, err, sizeof err))) {
+        if (!(files[i] = tsk_file_open_threads(inputs[i].path, job->threads, &why, err, sizeof err))) {
             tsk_error("%s", err);
             return why == TSK_FILE_NO_MEMORY ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
         }
@@ -160,8 +172,10 @@ int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_
     int rc = open_sketches(inputs, n_inputs, job, params_given, files, params);
     for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
         if (files[i]) {
-            rc = l->add_file(l->ctx, group_of[i], files[i], inputs[i].path);
-            tsk_file_close(files[i]);
+            size_t in_group = 0;
+            for (size_t k = 0; k < n_inputs; k++) in_group += group_of[k] == group_of[i];
+            rc = l->add_file(l->ctx, group_of[i], &files[i], inputs[i].path, in_group == 1);
+            tsk_file_close(files[i]); /* unless the loader kept it */
             files[i] = NULL;
             i++;
             continue;
@@ -182,17 +196,52 @@ int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_
     return rc;
 }
 
-/* tsk_source_loader callbacks of the sketch-row loader: ctx is the groups array */
-static int rows_add_file(void *ctx, int group, const tsk_file *f, const char *path)
+/* The sketch-row loader's context: the groups, and the threads that copy or convert rows (-p). */
+typedef struct {
+    tsk_sketch_source *groups;
+    int threads;
+} rows_loader;
+
+/* A .tsk of rows: the group's only input, of float rows, is used where it lies in the mapping (the
+ * group keeps the file); anything else is copied, double rows converted to float, on every thread. */
+static int rows_add_file(void *ctx, int group, tsk_file **fp, const char *path, int alone)
 {
-    tsk_sketch_source *g = (tsk_sketch_source *)ctx + group;
+    const rows_loader *c = ctx;
+    tsk_sketch_source *g = c->groups + group;
+    const tsk_file *f = *fp;
+    const int dim = f->params.dim;
+    const int in_place = alone && f->elem_size == sizeof(float) && g->set.n_items == 0 && !g->file &&
+                         tsk_file_rows_back_to_back(f);
+    const int64_t base = g->n_total_rows;
+    int failed = reserve(g, dim, f->n_records, in_place ? 0 : f->n_rows);
+    for (int64_t r = 0; r < f->n_records && !failed; r++) {
+        const tsk_record_info *rec = &f->records[r];
+        failed = add_entry(g, rec->name, rec->clean_len, base + rec->first_row, rec->n_rows); /* base 0 in place */
+    }
+    if (failed) {
+        tsk_error("out of memory holding the sketches of %s", path);
+        return TSK_EXIT_RUNTIME;
+    }
+    if (in_place) {
+        g->file = *fp;
+        *fp = NULL;
+        return TSK_EXIT_OK;
+    }
+    /* the copy: record r's rows to base + first_row, as add_entry placed them */
+    const size_t d = (size_t)dim;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(c->threads)
     for (int64_t r = 0; r < f->n_records; r++) {
         const tsk_record_info *rec = &f->records[r];
-        if (add_item(g, f->params.dim, rec->name, rec->clean_len, tsk_file_row(f, rec->first_row), rec->n_rows, f->elem_size == 8)) {
-            tsk_error("out of memory holding the sketches of %s", path);
-            return TSK_EXIT_RUNTIME;
+        float *dst = g->rows + (size_t)(base + rec->first_row) * d;
+        const size_t n = (size_t)rec->n_rows * d;
+        if (f->elem_size == 8) {
+            const double *src = tsk_file_row(f, rec->first_row);
+            for (size_t k = 0; k < n; k++) dst[k] = (float)src[k];
+        } else if (n) {
+            memcpy(dst, tsk_file_row(f, rec->first_row), n * sizeof(float));
         }
     }
+    g->n_total_rows += f->n_rows;
     return TSK_EXIT_OK;
 }
 
@@ -200,7 +249,7 @@ static int rows_add_file(void *ctx, int group, const tsk_file *f, const char *pa
 static int rows_sketch(void *ctx, int group, tsk_sketch_job *sub)
 {
     sub->params.precision = TSK_SINGLE;
-    sink_ctx c = {(tsk_sketch_source *)ctx + group, sub->params.dim};
+    sink_ctx c = {((rows_loader *)ctx)->groups + group, sub->params.dim};
     return tsk_pipeline_run(sub, take_record, &c);
 }
 
@@ -227,7 +276,8 @@ int tsk_sources_warn_names(const char *const *names, int64_t n, int group, int n
 int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups,
                      int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
 {
-    const tsk_source_loader loader = {rows_add_file, rows_sketch, groups};
+    rows_loader c = {groups, job->threads > 0 ? job->threads : 1};
+    const tsk_source_loader loader = {rows_add_file, rows_sketch, &c};
     int rc = tsk_sources_walk(inputs, n_inputs, group_of, job, params_given, params, &loader);
     if (rc == TSK_EXIT_OK)
         for (int k = 0; k < n_groups; k++) {

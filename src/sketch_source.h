@@ -20,7 +20,8 @@ typedef struct {
     const char **names;      /* set.n_items record names */
     int64_t *length;         /* each record's cleaned length in letters (what cluster ranks by) */
     /* private: the storage behind set and names */
-    float *rows;
+    float *rows;             /* the rows, copied (NULL when they are the file's) */
+    tsk_file *file;          /* a group of one float .tsk: set.rows points into its mapping; closed by tsk_source_free */
     int64_t *first_row, *n_rows;
     int64_t n_total_rows, cap_rows, cap_items;
     char *name_arena;
@@ -37,18 +38,23 @@ int tsk_name_arena_add(char **arena, size_t *len, size_t *cap, const char *name,
  * command line set sketch parameters (then FASTA inputs use job->params, which must match any
  * .tsk input). job->inputs are ignored; its threads, device and --per-file settings are used for
  * sketching; consecutive FASTA inputs of one group are sketched in one pipeline run.
- * Returns TSK_EXIT_OK or an exit code after printing the message. */
+ * A group whose one input is a float .tsk uses the file's rows where they lie (no copy: loading
+ * costs what checking the file costs, tsk_file_open_threads on job->threads); double rows are
+ * converted to float on job->threads. Returns TSK_EXIT_OK or an exit code after printing the
+ * message. */
 int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_sketch_source *groups, int n_groups,
                      const tsk_sketch_job *job, int params_given, tsk_params *params);
 
 void tsk_source_free(tsk_sketch_source *s);
 
 /* What a loader does with each input (tsk_sources_walk): add_file takes the records of an open .tsk
- * of group `group`; sketch runs sub (a run of consecutive sequence inputs of one group, with the
- * settled parameters, which it may adjust) through the pipeline. Both return a TSK_EXIT_* code, the
- * message printed. */
+ * *f of group `group`, alone = 1 when it is the group's only input; it may keep the file (to use
+ * its mapping in place) by setting *f to NULL, and then closes it when the group is freed;
+ * otherwise the walk closes it on return. sketch runs sub (a run of consecutive sequence inputs of
+ * one group, with the settled parameters, which it may adjust) through the pipeline. Both return a
+ * TSK_EXIT_* code, the message printed. */
 typedef struct {
-    int (*add_file)(void *ctx, int group, const tsk_file *f, const char *path);
+    int (*add_file)(void *ctx, int group, tsk_file **f, const char *path, int alone);
     int (*sketch)(void *ctx, int group, tsk_sketch_job *sub);
     void *ctx;
 } tsk_source_loader;
@@ -67,11 +73,11 @@ void tsk_inputs_survey(const tsk_input *inputs, size_t n_inputs, tsk_input_kinds
  * memory runs out (message printed). */
 int tsk_sources_warn_names(const char *const *names, int64_t n, int group, int n_groups);
 
-/* Opens every .tsk among inputs and settles the common parameters into *params: the first .tsk's,
- * unless params_given (then job->params, which every .tsk must match); every .tsk must match them
- * (exit 4, each difference listed). Then hands the inputs, in order, to the loader. Returns
- * TSK_EXIT_OK or an exit code after printing the message. Serves tsk_sources_load and the
- * genome-sketch loader (genome_source.h). */
+/* Opens every .tsk among inputs (checked on job->threads, tsk_file_open_threads) and settles the
+ * common parameters into *params: the first .tsk's, unless params_given (then job->params, which
+ * every .tsk must match); every .tsk must match them (exit 4, each difference listed). Then hands
+ * the inputs, in order, to the loader. Returns TSK_EXIT_OK or an exit code after printing the
+ * message. Serves tsk_sources_load and the genome-sketch loader (genome_source.h). */
 int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_of, const tsk_sketch_job *job,
                      int params_given, tsk_params *params, const tsk_source_loader *l);
 

@@ -1,7 +1,9 @@
 /* test_tsk_file.c: the .tsk format: bit-exact round trips (sketch rows, version 1; genome sketches,
  * version 3 with its size floor), the bytes docs/format.md fixes, every damaged-file message (version
- * 2 genome files refused), temporary files, parameter comparison. */
+ * 2 genome files refused), temporary files, parameter comparison; the CRC on several threads and
+ * the checks of a file opened on several threads (checksum, key order, finite values). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -9,6 +11,7 @@
 
 #include "../../core/genome_keys.h"
 #include "../../io/atomic_file.h"
+#include "../../io/crc32.h"
 #include "../../io/seqio.h"
 #include "../../io/tsk_file.h"
 #include "io_test.h"
@@ -828,4 +831,185 @@ Test(tsk_file, params_diff)
     a.tables_from_file = 0;
     cr_assert_eq(tsk_params_diff(&a, "x", &b, "y", msg, sizeof msg), 1);
     cr_assert(strstr(msg, "although both come from seed 24301"), "%s", msg);
+}
+
+/* ---- the checksum and the checks on several threads ---- */
+
+/* Counts how often each TSK_CRC32_BLOCK of a buffer is shown to the visitor. */
+typedef struct {
+    int *seen;
+    size_t n_blocks, bytes;
+    int misplaced;
+} visit_count;
+
+static void count_visit(void *ctx, size_t offset, const unsigned char *block, size_t len)
+{
+    (void)block;
+    visit_count *v = ctx;
+    const size_t i = offset / TSK_CRC32_BLOCK;
+    /* called on several threads at once */
+    if (offset % TSK_CRC32_BLOCK || i >= v->n_blocks || len > TSK_CRC32_BLOCK) __atomic_fetch_add(&v->misplaced, 1, __ATOMIC_RELAXED);
+    else __atomic_fetch_add(&v->seen[i], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&v->bytes, len, __ATOMIC_RELAXED);
+}
+
+/* The same value as zlib's crc32 (an independent implementation) and as the serial one, for every
+ * thread count, on sizes around the chunk and block sizes; every block shown once, at its place. */
+Test(crc32, threads_equal_serial)
+{
+    const size_t C = TSK_CRC32_CHUNK, B = TSK_CRC32_BLOCK;
+    const size_t sizes[] = {0, 1, 7, 4093, B - 1, B, B + 1, C - 1, C, C + 1, 2 * C - 1, 2 * C, 2 * C + 1,
+                            3 * C + 12345, 5 * C + 3};
+    const size_t max = 5 * C + 3;
+    unsigned char *buf = malloc(max);
+    uint64_t s = 42;
+    for (size_t i = 0; i < max; i += 8) {
+        const uint64_t r = test_rnd(&s);
+        memcpy(buf + i, &r, max - i < 8 ? max - i : 8);
+    }
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const size_t n = sizes[k];
+        const uint32_t start = k % 2 ? 0 : 0xdeadbeefu; /* from 0 and continuing a CRC */
+        uLong zlib = start;
+        for (size_t at = 0; at < n; at += 1u << 30) zlib = crc32(zlib, buf + at, (uInt)(n - at < (1u << 30) ? n - at : 1u << 30));
+        const uint32_t serial = tsk_crc32(start, buf, n);
+        cr_assert_eq(serial, (uint32_t)zlib, "serial CRC of %zu bytes differs from zlib's", n);
+        for (int t = 1; t <= 8; t++) {
+            cr_assert_eq(tsk_crc32_threads(start, buf, n, t), serial, "%zu bytes on %d threads", n, t);
+            visit_count v = {calloc(n / B + 1, sizeof(int)), n / B + (n % B != 0), 0, 0};
+            cr_assert_eq(tsk_crc32_threads_visit(start, buf, n, t, count_visit, &v), serial, "%zu bytes, %d threads, "
+                         "visited", n, t);
+            cr_assert_eq(v.misplaced, 0);
+            cr_assert_eq(v.bytes, n, "%zu bytes shown of %zu", v.bytes, n);
+            for (size_t i = 0; i < v.n_blocks; i++) cr_assert_eq(v.seen[i], 1, "block %zu shown %d times", i, v.seen[i]);
+            free(v.seen);
+        }
+    }
+    free(buf);
+}
+
+/* A genome file of 3 records, 1.2M keys, none, 1.8M keys (24 MB of data: six chunks of the
+ * checksum). Record 2 starts below record 0's last key: that is no disorder. */
+static uint64_t *write_big_genomes(const char *path, int64_t *n_keys)
+{
+    char err[TSK_ERRLEN];
+    tsk_params p;
+    test_genome_params(&p, 500, 0, 16);
+    static const int64_t counts[3] = {1200000, 0, 1800000};
+    const int64_t n = counts[0] + counts[1] + counts[2];
+    uint64_t *keys = malloc((size_t)n * sizeof *keys);
+    for (int64_t i = 0; i < counts[0]; i++) keys[i] = (uint64_t)i * 1000 + 7;
+    for (int64_t i = 0; i < counts[2]; i++) keys[counts[0] + i] = (uint64_t)i * 999 + 3;
+    tsk_writer *w = tsk_writer_open(path, &p, "9.9.9-test", "tsketch sketch --genome", err, sizeof err);
+    cr_assert(w, "%s", err);
+    const char *names[3] = {"big1", "empty", "big3"};
+    int64_t at = 0;
+    for (int i = 0; i < 3; i++) {
+        tsk_record_info r = {names[i], "g.fa", 1000000000, 1000000000, 0, -1, counts[i]};
+        cr_assert_eq(tsk_writer_add(w, &r, keys + at, err, sizeof err), 0, "%s", err);
+        at += counts[i];
+    }
+    cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
+    *n_keys = n;
+    return keys;
+}
+
+/* Opens path on `threads` threads: NULL and the message (path stripped) in err, or the file. */
+static tsk_file *open_threads(const char *path, int threads, char *err, size_t errlen)
+{
+    int code = 0;
+    tsk_file *f = tsk_file_open_threads(path, threads, &code, err, errlen);
+    if (!f) {
+        cr_assert_eq(code, TSK_FILE_BAD, "a damaged file is the file's fault: %s", err);
+        const size_t k = strlen(path);
+        cr_assert_eq(strncmp(err, path, k), 0, "message does not name the file: %s", err);
+        memmove(err, err + k + 2, strlen(err + k + 2) + 1);
+    }
+    return f;
+}
+
+Test(tsk_file, threaded_open_checks_everything)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "big.tsk"), *bad = path_in(dir, "bad.tsk"), err[TSK_ERRLEN];
+    int64_t n;
+    uint64_t *keys = write_big_genomes(path, &n);
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    cr_assert(len > 4096 + 5 * TSK_CRC32_CHUNK, "the data spans several chunks");
+    for (int t = 1; t <= 4; t += 3) {
+        tsk_file *f = open_threads(path, t, err, sizeof err);
+        cr_assert(f, "%s", err);
+        cr_assert(f->n_rows == n && f->n_records == 3 && tsk_file_rows_back_to_back(f));
+        cr_assert_eq(memcmp(f->data, keys, (size_t)n * 8), 0, "keys not bit-exact on %d threads", t);
+        tsk_file_close(f);
+    }
+    /* one flipped byte in the middle of the data, in the fourth chunk */
+    const size_t mid = 4096 + 3 * TSK_CRC32_CHUNK + 12345;
+    b[mid] ^= 0x04;
+    cr_assert_eq(spit(bad, b, len), 0);
+    cr_assert_null(open_threads(bad, 4, err, sizeof err));
+    cr_assert_str_eq(err, "checksum mismatch (the file is corrupt)");
+    b[mid] ^= 0x04;
+    /* keys out of order with a valid checksum: inside a block, and across a block boundary (the
+     * first key of a block against the last of the block before, counted by another thread) */
+    const int64_t inside[] = {2000000, (int64_t)(3 * TSK_CRC32_CHUNK / 8), (int64_t)(TSK_CRC32_BLOCK / 8) * 20};
+    const char *want[] = {"corrupt genome sketch (record 2: keys not strictly ascending)",
+                          "corrupt genome sketch (record 2: keys not strictly ascending)",
+                          "corrupt genome sketch (record 0: keys not strictly ascending)"};
+    for (int k = 0; k < 3; k++) {
+        unsigned char *c = malloc(len);
+        memcpy(c, b, len);
+        uint64_t *ck = (uint64_t *)(void *)(c + 4096);
+        ck[inside[k]] = ck[inside[k] - 1]; /* equal keys: not strictly ascending */
+        fix_crc(c);
+        cr_assert_eq(spit(bad, c, len), 0);
+        for (int t = 1; t <= 4; t += 3) {
+            cr_assert_null(open_threads(bad, t, err, sizeof err), "key %lld on %d threads", (long long)inside[k], t);
+            cr_assert_str_eq(err, want[k], "key %lld on %d threads", (long long)inside[k], t);
+        }
+        free(c);
+    }
+    free(b);
+    free(keys);
+    free(path);
+    free(bad);
+    scratch_rm(dir);
+}
+
+/* A NaN deep in a float file of 25 MB is found by the checksum pass on 4 threads and named. */
+Test(tsk_file, threaded_open_refuses_non_finite)
+{
+    char *dir = scratch_dir(), *path = path_in(dir, "rows.tsk"), err[TSK_ERRLEN];
+    tsk_params p;
+    tsk_params_default(&p);
+    p.dim = 256;
+    tsk_tables_draw(&p);
+    enum { N = 25000 };
+    float *rows = malloc((size_t)N * 256 * sizeof *rows);
+    for (size_t i = 0; i < (size_t)N * 256; i++) rows[i] = (float)next_value();
+    tsk_writer *w = tsk_writer_open(path, &p, "9.9.9-test", "tsketch sketch", err, sizeof err);
+    cr_assert(w, "%s", err);
+    for (int i = 0; i < N; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "r%d", i);
+        tsk_record_info r = {name, "x.fa", 100, 100, 0, -1, 1};
+        cr_assert_eq(tsk_writer_add(w, &r, rows + (size_t)i * 256, err, sizeof err), 0, "%s", err);
+    }
+    cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
+    tsk_file *f = open_threads(path, 4, err, sizeof err);
+    cr_assert(f, "%s", err);
+    cr_assert_eq(memcmp(f->data, rows, (size_t)N * 256 * sizeof *rows), 0);
+    tsk_file_close(f);
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    const float nan = NAN;
+    memcpy(b + 4096 + ((size_t)17777 * 256 + 100) * 4, &nan, 4);
+    fix_crc(b);
+    cr_assert_eq(spit(path, b, len), 0);
+    cr_assert_null(open_threads(path, 4, err, sizeof err));
+    cr_assert_str_eq(err, "record 'r17777' holds a NaN or infinite value (row 17777): the file is corrupt");
+    free(b);
+    free(rows);
+    free(path);
+    scratch_rm(dir);
 }
