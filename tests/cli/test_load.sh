@@ -102,22 +102,22 @@ for prec in single double; do
     "$T" sketch -q --precision "$prec" "$V/real.fa" -o "$WORK/r_$prec.tsk"
     "$T" sketch -q --precision "$prec" "$WORK/ra.fa" -o "$WORK/ra_$prec.tsk"
     "$T" sketch -q --precision "$prec" "$WORK/rb.fa" -o "$WORK/rb_$prec.tsk"
-    one=$WORK/r_$prec.tsk a=$WORK/ra_$prec.tsk b=$WORK/rb_$prec.tsk
-    "$T" dist -q "$one" >"$WORK/r.l2"
+    whole=$WORK/r_$prec.tsk a=$WORK/ra_$prec.tsk b=$WORK/rb_$prec.tsk
+    "$T" dist -q "$whole" >"$WORK/r.l2"
     oracle_match "$V/real.l2.tsv" "$WORK/r.l2" "$prec rows: dist l2 of one file = the oracle's golden file"
-    "$T" dist -q --metric cosine "$one" >"$WORK/r.cos"
+    "$T" dist -q --metric cosine "$whole" >"$WORK/r.cos"
     oracle_match "$V/real.cosine.tsv" "$WORK/r.cos" "$prec rows: dist cosine of one file = the oracle's golden file"
     for p in 1 2; do
-        same_out "$prec rows -p $p: dist REF QUERY = split queries" -- dist -q -p "$p" "$one" "$one" -- \
-            dist -q -p "$p" "$one" "$a" "$b"
+        same_out "$prec rows -p $p: dist REF QUERY = split queries" -- dist -q -p "$p" "$whole" "$whole" -- \
+            dist -q -p "$p" "$whole" "$a" "$b"
         same_out "$prec rows -p $p: dist --metric cosine --top-k 3 REF QUERY = split queries" -- \
-            dist -q -p "$p" --metric cosine --top-k 3 "$one" "$one" -- dist -q -p "$p" --metric cosine --top-k 3 "$one" "$a" "$b"
-        same_out "$prec rows -p $p: triangle of one file = of two" -- triangle -q -p "$p" "$one" -- triangle -q -p "$p" "$a" "$b"
-        same_out "$prec rows -p $p: tree of one file = of two" -- tree -q -p "$p" "$one" -- tree -q -p "$p" "$a" "$b"
-        same_out "$prec rows -p $p: cluster of one file = of two" -- cluster -q -p "$p" -d 0.05 "$one" -- \
+            dist -q -p "$p" --metric cosine --top-k 3 "$whole" "$whole" -- dist -q -p "$p" --metric cosine --top-k 3 "$whole" "$a" "$b"
+        same_out "$prec rows -p $p: triangle of one file = of two" -- triangle -q -p "$p" "$whole" -- triangle -q -p "$p" "$a" "$b"
+        same_out "$prec rows -p $p: tree of one file = of two" -- tree -q -p "$p" "$whole" -- tree -q -p "$p" "$a" "$b"
+        same_out "$prec rows -p $p: cluster of one file = of two" -- cluster -q -p "$p" -d 0.05 "$whole" -- \
             cluster -q -p "$p" -d 0.05 "$a" "$b"
     done
-    "$T" plot -q "$one" -o "$WORK/r1.svg" && "$T" plot -q "$a" "$b" -o "$WORK/r2.svg"
+    "$T" plot -q "$whole" -o "$WORK/r1.svg" && "$T" plot -q "$a" "$b" -o "$WORK/r2.svg"
     expect_same "$WORK/r1.svg" "$WORK/r2.svg" "$prec rows: plot of one file = of two"
 done
 # float rows in place and double rows converted: the same float32 values, the same distances
