@@ -124,6 +124,10 @@ int main(int argc, char **argv)
         const long block = 4L * threads;
         char **bufs = calloc((size_t)block, sizeof *bufs);
         size_t *caps = calloc((size_t)block, sizeof *caps), *lens = calloc((size_t)block, sizeof *lens);
+        if (!bufs || !caps || !lens) {
+            fprintf(stderr, "genome_gen: out of memory\n");
+            return 1;
+        }
         for (long first = 0; first < o.n; first += block) {
             const long m = o.n - first < block ? o.n - first : block;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
@@ -134,6 +138,10 @@ int main(int argc, char **argv)
                     return 1;
                 }
         }
+        for (long j = 0; j < block; j++) free(bufs[j]);
+        free(bufs);
+        free(caps);
+        free(lens);
         if (fclose(f)) {
             fprintf(stderr, "genome_gen: %s: write failed\n", out);
             return 1;
