@@ -3,7 +3,7 @@
 # and delivers blocks in query order. Without a GPU the same scheduler runs CPU lanes
 # (TSKETCH_DIST_LANES=N), and TSKETCH_DIST_BLOCK=B cuts a small input into many blocks, so that
 # lanes finish blocks out of order and the writer must put them back. Every output of `dist`,
-# `triangle` and `cluster` (vector rows and genome sketches; top-k, thresholds, dense TSV, PHYLIP,
+# `triangle`, `tree`, `plot` and `cluster` (vector rows and genome sketches; top-k, thresholds, dense TSV, PHYLIP,
 # square, npy; one set and queries against references; --block parts) must equal the plain run's
 # byte for byte under every lane count and block size; a failed write stops every lane (exit 1,
 # no hang, no output left).
@@ -110,6 +110,8 @@ same "vector, --block 2/3" "$T" dist --block 2/3 -d 0.4 "$R"
 same "slides, queries against references, top-k" "$T" dist --top-k 4 "$S" "$QS"
 same "slides, -d" "$T" dist -d 0.6 "$S"
 same "triangle" "$T" triangle "$R"
+same "tree" "$T" tree "$R"
+same "plot" "$T" plot "$R" -o "$WORK/o.svg"
 same "cluster, vector rows" "$T" cluster -d 0.3 "$R"
 if [ "$have_genomes" = 1 ]; then
     G=$WORK/g.tsk GQ=$WORK/gq.tsk
