@@ -47,6 +47,21 @@ check_parts() {
     expect_same "$WORK/single.tsv" "$WORK/parts.tsv" "--block x/$n: $desc"
 }
 
+# golden_match WANT GOT DESC (genome TSV): the same lines in the same order; names, shared and
+# total equal, distances within 1e-6 relative (the reference's pow is not the C library's)
+golden_match() {
+    if awk -F'\t' 'NR == FNR { want[++n] = $0; next }
+        { m++; split(want[m], w, "\t")
+          if ($1 != w[1] || $2 != w[2] || $4 != w[4] || $5 != w[5] || NF != 5) { print "line " m ": " $0 " want " want[m]; bad = 1; next }
+          d = $3 - w[3]; if (d < 0) d = -d
+          if (d > 1e-6 * w[3] + 1e-12) { print "line " m ": " $0 " want " want[m]; bad = 1 } }
+        END { if (m != n) { print m " lines, want " n; bad = 1 } exit bad }' "$1" "$2" >"$WORK/gm" 2>&1; then
+        ok "$3"
+    else
+        not_ok "$3" "$(head -5 "$WORK/gm")"
+    fi
+}
+
 finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]

@@ -20,21 +20,6 @@ P=(--genome -k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200)
 P2=(--genome -k 3 -s 12 -S 7 --window 24 --anchor-k 8 --scaled 30 --min-keys 150)
 W=20
 
-# golden_match WANT GOT DESC: the same lines in the same order; names, shared and total equal,
-# distances within 1e-6 relative (the reference's pow is not the C library's)
-golden_match() {
-    if awk -F'\t' 'NR == FNR { want[++n] = $0; next }
-        { m++; split(want[m], w, "\t")
-          if ($1 != w[1] || $2 != w[2] || $4 != w[4] || $5 != w[5] || NF != 5) { print "line " m ": " $0 " want " want[m]; bad = 1; next }
-          d = $3 - w[3]; if (d < 0) d = -d
-          if (d > 1e-6 * w[3] + 1e-12) { print "line " m ": " $0 " want " want[m]; bad = 1 } }
-        END { if (m != n) { print m " lines, want " n; bad = 1 } exit bad }' "$1" "$2" >"$WORK/gm" 2>&1; then
-        ok "$3"
-    else
-        not_ok "$3" "$(head -5 "$WORK/gm")"
-    fi
-}
-
 # keys_of TSK: every key of every genome of TSK, one per line, sorted as text (for comm)
 keys_of() { "$T" export "$1" | cut -f2- | tr '\t' '\n' | sed '/^$/d' | sort -u; }
 

@@ -13,21 +13,6 @@
 T=$TSKETCH
 export LC_ALL=C
 
-# golden_match WANT GOT DESC (genome TSV): names, shared and total equal, distances within 1e-6
-# relative (the reference's pow is not the C library's)
-golden_match() {
-    if awk -F'\t' 'NR == FNR { want[++n] = $0; next }
-        { m++; split(want[m], w, "\t")
-          if ($1 != w[1] || $2 != w[2] || $4 != w[4] || $5 != w[5] || NF != 5) { print "line " m ": " $0 " want " want[m]; bad = 1; next }
-          d = $3 - w[3]; if (d < 0) d = -d
-          if (d > 1e-6 * w[3] + 1e-12) { print "line " m ": " $0 " want " want[m]; bad = 1 } }
-        END { if (m != n) { print m " lines, want " n; bad = 1 } exit bad }' "$1" "$2" >"$WORK/gm" 2>&1; then
-        ok "$3"
-    else
-        not_ok "$3" "$(head -5 "$WORK/gm")"
-    fi
-}
-
 # oracle_match WANT GOT DESC (vector TSV): same names in the same order, |d - want| <= 1e-5 |want| + 1e-6
 oracle_match() {
     if awk -F'\t' 'NR == FNR { a[FNR] = $1; b[FNR] = $2; d[FNR] = $3; n = FNR; next }
