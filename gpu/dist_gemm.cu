@@ -29,23 +29,11 @@
 
 #include "dist_gemm.cuh"
 
-enum { F_ALL = 0, F_UPPER = 1, F_UPPER_SELF = 2, F_NOT_SELF = 3 };
-
 #define GT 128            /* pairs tile: GT queries x GT references */
 #define GK 32             /* elements per shared-memory stage */
 #define GS (GK + 4)       /* As/Bs row stride (words): fragment loads hit 32 distinct banks */
 #define DSTR (GT + 2)     /* bound tile stride */
 #define GTHREADS 256
-
-__device__ __forceinline__ bool pair_ok(int filter, long long q, long long r)
-{
-    switch (filter) {
-    case F_UPPER: return r > q;
-    case F_UPPER_SELF: return r >= q;
-    case F_NOT_SELF: return r != q;
-    default: return true;
-    }
-}
 
 __device__ __forceinline__ uint32_t to_tf32(float x)
 {
@@ -213,7 +201,7 @@ __global__ void __launch_bounds__(GTHREADS, 2) bound_kernel(dist_tile_args a, in
                 for (int e = 0; e < 4; e++) {
                     int lq = acc_row(i, e), lr = acc_col(j, e), q = qb + lq, r = rb + lr;
                     float lo, hi = INFINITY;
-                    if (q < a.nq && r < a.nr && pair_ok(a.filter, a.q0 + q, a.r0 + r))
+                    if (q < a.nq && r < a.nr && pair_passes(a.filter, a.q0 + q, a.r0 + r))
                         bounds(acc[i][j][e], tn.qn2[i][e >> 1], tn.rn2[j][e & 1], tn.qi[i][e >> 1], tn.ri[j][e & 1],
                                a.cosine, ek, lo, hi);
                     Ds[lq][lr] = hi;
@@ -303,7 +291,7 @@ __global__ void __launch_bounds__(GTHREADS, 2) candidates_kernel(dist_tile_args 
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 int lq = acc_row(i, e), lr = acc_col(j, e), q = qb + lq, r = rb + lr;
-                if (q >= a.nq || r >= a.nr || !pair_ok(a.filter, a.q0 + q, a.r0 + r)) continue;
+                if (q >= a.nq || r >= a.nr || !pair_passes(a.filter, a.q0 + q, a.r0 + r)) continue;
                 float lo, hi;
                 bounds(acc[i][j][e], tn.qn2[i][e >> 1], tn.rn2[j][e & 1], tn.qi[i][e >> 1], tn.ri[j][e & 1], a.cosine,
                        ek, lo, hi);

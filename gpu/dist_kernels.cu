@@ -5,21 +5,8 @@
 
 #include "dist_kernels.cuh"
 
-/* Filters as in tsk_pair_filter (cpu_dist.h / gpu_dist.h). */
-enum { F_ALL = 0, F_UPPER = 1, F_UPPER_SELF = 2, F_NOT_SELF = 3 };
-
 #define APAD (DIST_TILE + 4)   /* As/Bs row stride: 16-byte aligned, fewer bank conflicts */
 #define DSTR (DIST_TILE + 2)   /* distance tile stride: 2q + c spreads a warp over 32 banks */
-
-__device__ __forceinline__ bool pair_passes(int filter, long long q, long long r)
-{
-    switch (filter) {
-    case F_UPPER: return r > q;
-    case F_UPPER_SELF: return r >= q;
-    case F_NOT_SELF: return r != q;
-    default: return true;
-    }
-}
 
 /* Row (or column) of the tile that register i of a thread covers: two groups of 4, 64 apart, so
  * each group is one aligned float4 in shared memory. */

@@ -32,6 +32,20 @@ struct dist_hit {
     float d;
 };
 
+/* Filters as in tsk_pair_filter (cpu_dist.h / gpu_dist.h). */
+enum { F_ALL = 0, F_UPPER = 1, F_UPPER_SELF = 2, F_NOT_SELF = 3 };
+
+/* Whether filter admits the pair (q, r) (global indices): every kernel's twin of tsk_pair_admitted. */
+__device__ __forceinline__ bool pair_passes(int filter, long long q, long long r)
+{
+    switch (filter) {
+    case F_UPPER: return r > q;
+    case F_UPPER_SELF: return r >= q;
+    case F_NOT_SELF: return r != q;
+    default: return true;
+    }
+}
+
 /* What every tiled launch shares. */
 struct dist_tile_args {
     const float *Q;        /* query items, padded rows of Lp floats */
