@@ -20,11 +20,17 @@ def u64(b, off):
     return struct.unpack_from("<Q", b, off)[0]
 
 
-def fix_crc(b):
+def fix_crc(b, max_header=None):
+    """The checksum as tsketch computes it, written into b. Left as it is when the header's
+    regions do not lie in the file (or the header is longer than max_header, when given)."""
+    if len(b) < 80:
+        return
     header_size = u32(b, 16)
     data_off, data_size = u64(b, 32), u64(b, 40)
     trailer_off, trailer_size = u64(b, 64), u64(b, 72)
-    if header_size > len(b) or header_size < 24:
+    if not 24 <= header_size <= min(len(b), max_header or len(b)):
+        return
+    if data_off + data_size > len(b) or trailer_off + trailer_size > len(b):
         return
     head = bytearray(b[:header_size])
     head[20:24] = b"\0\0\0\0"

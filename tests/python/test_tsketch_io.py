@@ -11,27 +11,11 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-except ImportError:
-    print("numpy missing: skipped")
-    sys.exit(77)
+from harness import check, finish
+import numpy as np
+import tsketch_io
 
 TSKETCH, TESTDATA = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-import tsketch_io  # noqa: E402
-
-passed = failed = 0
-
-
-def check(cond, desc, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print("ok -", desc)
-    else:
-        failed += 1
-        print("not ok -", desc, detail)
 
 
 def tsketch(*args):
@@ -164,5 +148,4 @@ for desc, (data, reason) in bad.items():
     except ValueError as e:
         check(reason in str(e) and p in str(e), f"bad file ({desc}) refused: {e}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()
