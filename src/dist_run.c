@@ -96,11 +96,20 @@ static int choose_devices(tsk_dist_engine *e, const tsk_sketch_job *job, char *e
     return 0;
 }
 
-/* Opens lane i on its GPU (on_gpu) or as a CPU engine of threads threads; -1 with the reason in err. */
-static int open_lane(tsk_dist_engine *e, int i, int threads, char *err, size_t errlen)
+/* Threads of each of n CPU lanes: -p shared out, at least one each. */
+static int lane_threads(int threads, int n)
+{
+    const int t = threads / n;
+    return t > 0 ? t : 1;
+}
+
+/* Opens lane i on its GPU (on_gpu; -p host helpers) or as a CPU engine with its share of -p; -1
+ * with the reason in err. */
+static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
 {
     const tsk_dist_items *it = &e->items;
     dist_lane *l = &e->lane[i];
+    const int threads = e->on_gpu ? e->threads : lane_threads(e->threads, e->n_lanes);
     if (e->on_gpu && e->genomes) l->gpu_sets = tsk_gpu_genome_sets_open(it->keys_q, it->keys_r, e->devices[i], err, errlen);
     else if (e->on_gpu) l->gpu = tsk_gpu_dist_open(it->rows_q, it->rows_r, it->metric, &e->devices[i], 1, threads, err, errlen);
     else if (e->genomes) l->cpu_sets = tsk_cpu_genome_sets_open(it->keys_q, it->keys_r, threads, err, errlen);
@@ -115,13 +124,6 @@ static void close_lane(dist_lane *l)
     if (l->cpu_sets) tsk_cpu_genome_sets_close(l->cpu_sets);
     if (l->gpu_sets) tsk_gpu_genome_sets_close(l->gpu_sets);
     memset(l, 0, sizeof *l);
-}
-
-/* Threads of each of n CPU lanes: -p shared out, at least one each. */
-static int lane_threads(int threads, int n)
-{
-    const int t = threads / n;
-    return t > 0 ? t : 1;
 }
 
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
@@ -139,7 +141,7 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
     e->required = job->device.kind == TSK_DEVICE_CUDA;
     if (wants_gpu(job)) {
         e->on_gpu = 1;
-        if (choose_devices(e, job, err, sizeof err) || open_lane(e, 0, e->threads, err, sizeof err)) {
+        if (choose_devices(e, job, err, sizeof err) || open_lane(e, 0, err, sizeof err)) {
             e->on_gpu = 0;
             if (e->required) {
                 tsk_error("%s", err);
@@ -152,7 +154,7 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
     if (!e->on_gpu) {
         const long long lanes = tsk_knobs_get()->dist_lanes;
         e->n_lanes = lanes > 1 ? (int)lanes : 1;
-        if (open_lane(e, 0, lane_threads(e->threads, e->n_lanes), err, sizeof err)) {
+        if (open_lane(e, 0, err, sizeof err)) {
             tsk_error("%s", err);
             tsk_dist_engine_close(e);
             return TSK_EXIT_RUNTIME;
@@ -179,7 +181,7 @@ static int open_lanes(tsk_dist_engine *e, int want)
     if (want > e->n_lanes) want = e->n_lanes;
     while (e->n_open < want) {
         const int i = e->n_open;
-        if (open_lane(e, i, e->on_gpu ? e->threads : lane_threads(e->threads, e->n_lanes), err, sizeof err)) {
+        if (open_lane(e, i, err, sizeof err)) {
             if (e->on_gpu && e->required) {
                 tsk_error("%s", err);
                 return TSK_EXIT_NO_GPU;
