@@ -1067,16 +1067,6 @@ tsk_file *tsk_file_open(const char *path, char *err, size_t errlen)
     return tsk_file_open_code(path, NULL, err, errlen);
 }
 
-int tsk_file_rows_back_to_back(const tsk_file *f)
-{
-    int64_t row = 0;
-    for (int64_t r = 0; r < f->n_records; r++) {
-        if (f->records[r].first_row != row) return 0;
-        row += f->records[r].n_rows;
-    }
-    return row == f->n_rows;
-}
-
 const char *tsk_name_problem(const char *name)
 {
     return name && name[strcspn(name, "\t\r\n")] ? "name contains a tab or newline" : NULL;

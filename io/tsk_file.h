@@ -31,7 +31,9 @@ typedef struct {
     int64_t raw_len;      /* characters in the record as read */
     int64_t clean_len;    /* characters kept after cleaning */
     int64_t dropped;      /* raw_len - clean_len */
-    int64_t first_row;    /* index of the record's first row in the data matrix */
+    int64_t first_row;    /* index of the record's first row in the data matrix: the rows of the
+                           * records before it (tsk_file_open refuses any other layout), so the
+                           * records' rows are the data matrix as it lies */
     int64_t n_rows;       /* rows of the record (1, or floor(clean_len/stride) for slides) */
 } tsk_record_info;
 
@@ -96,12 +98,6 @@ static inline const void *tsk_file_row(const tsk_file *f, int64_t r)
     if (f->params.scaled > 0) return (const uint64_t *)f->data + r; /* genome sketches: one key a row */
     return (const char *)f->data + (size_t)r * (size_t)f->params.dim * f->elem_size;
 }
-
-/* 1 when f's records hold its rows back to back in record order from row 0 (record i's rows at
- * first_row = the rows of the records before it), so that the records' rows are f->data as it
- * lies, 0 otherwise. tsk_file_open refuses other layouts; a reader that uses the rows in place
- * instead of copying them checks it all the same (one look per record). */
-int tsk_file_rows_back_to_back(const tsk_file *f);
 
 /* ---- writing ---- */
 

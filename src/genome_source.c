@@ -109,8 +109,8 @@ static int take_genome(void *ctx, const tsk_record_info *genome, const uint64_t 
     return TSK_EXIT_OK;
 }
 
-/* A genome .tsk: the names and lengths in order, then the keys. The group's only input, its keys
- * back to back from row 0, is used where it lies (the group keeps the file: its pages were mapped
+/* A genome .tsk: the names and lengths in order, then the keys. The group's only input (its
+ * records' keys lie back to back from row 0: tsk_file.h) is used where it lies (the group keeps the file: its pages were mapped
  * on every thread when its checksum was checked, and no key is touched here). Otherwise the keys
  * are copied out of the mapping on every thread. */
 static int genome_add_file(void *ctx, int group, tsk_file **fp, const char *path, int alone)
@@ -118,7 +118,7 @@ static int genome_add_file(void *ctx, int group, tsk_file **fp, const char *path
     const loader_ctx *c = ctx;
     tsk_genome_source *g = c->groups + group;
     const tsk_file *f = *fp;
-    const int in_place = alone && g->set.n_items == 0 && !g->file && tsk_file_rows_back_to_back(f);
+    const int in_place = alone && g->set.n_items == 0 && !g->file;
     const int64_t first = g->set.n_items;
     int failed = reserve(g, f->n_records, in_place ? 0 : f->n_rows);
     for (int64_t r = 0; r < f->n_records && !failed; r++)

@@ -210,8 +210,7 @@ static int rows_add_file(void *ctx, int group, tsk_file **fp, const char *path, 
     tsk_sketch_source *g = c->groups + group;
     const tsk_file *f = *fp;
     const int dim = f->params.dim;
-    const int in_place = alone && f->elem_size == sizeof(float) && g->set.n_items == 0 && !g->file &&
-                         tsk_file_rows_back_to_back(f);
+    const int in_place = alone && f->elem_size == sizeof(float) && g->set.n_items == 0 && !g->file;
     const int64_t base = g->n_total_rows;
     int failed = reserve(g, dim, f->n_records, in_place ? 0 : f->n_rows);
     for (int64_t r = 0; r < f->n_records && !failed; r++) {
