@@ -169,12 +169,21 @@ int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_
         tsk_error("out of memory");
         return TSK_EXIT_RUNTIME;
     }
+    /* inputs per group, once: a loader may use a group's only .tsk in place */
+    int n_groups = 1;
+    for (size_t i = 0; i < n_inputs; i++)
+        if (group_of[i] >= n_groups) n_groups = group_of[i] + 1;
+    size_t *in_group = calloc((size_t)n_groups, sizeof *in_group);
+    if (!in_group) {
+        free(files);
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < n_inputs; i++) in_group[group_of[i]]++;
     int rc = open_sketches(inputs, n_inputs, job, params_given, files, params);
     for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
         if (files[i]) {
-            size_t in_group = 0;
-            for (size_t k = 0; k < n_inputs; k++) in_group += group_of[k] == group_of[i];
-            rc = l->add_file(l->ctx, group_of[i], &files[i], inputs[i].path, in_group == 1);
+            rc = l->add_file(l->ctx, group_of[i], &files[i], inputs[i].path, in_group[group_of[i]] == 1);
             tsk_file_close(files[i]); /* unless the loader kept it */
             files[i] = NULL;
             i++;
@@ -193,6 +202,7 @@ int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_
     for (size_t i = 0; i < n_inputs; i++)
         if (files[i]) tsk_file_close(files[i]);
     free(files);
+    free(in_group);
     return rc;
 }
 
