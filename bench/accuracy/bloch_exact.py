@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """bench/accuracy/bloch_exact.py [K...]: the Spearman that an unsampled k-mer comparison reaches on
-the 9 Blochmannia genomes (../shared/data, 18 pairs against fastANI, both directions averaged):
+the 9 Blochmannia genomes ($TSK_DATA, 18 pairs against fastANI, both directions averaged):
 the limit that a sketch of any size (Mash's bottom-s, tsketch's FracMinHash keys) approaches as it
 keeps more of the genome. For each k: exact canonical k-mer Jaccard and mean containment.
 docs/accuracy.md ("Blochmannia: the exact limit") quotes it. Needs numpy; ~1 min per k.
@@ -16,7 +16,8 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.environ.get("TSK_DATA", os.path.join(HERE, "..", "..", "..", "shared", "data"))
+sys.path.insert(0, HERE)
+from genome_truth import DATA  # noqa: E402  (TSK_DATA / TSK_SHARED, checked there)
 FILES = sorted(glob.glob(os.path.join(DATA, "bacteria", "blochmannia", "*.fna.gz")))
 
 

@@ -7,7 +7,8 @@ C=$BUILD/acc-cache
 PY=/usr/bin/python3
 HERE=bench/accuracy
 RES=$HERE/results
-DATA=${TSK_DATA:-${TSK_SHARED:-../shared}/data}  # run from the repository root
+. "$(dirname "$0")/../shared.sh" # $0: the script that sources this one, in bench/accuracy/
+need_shared "$DATA/bacteria/blochmannia"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$C" "$RES"

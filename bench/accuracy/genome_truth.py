@@ -1,9 +1,14 @@
-"""Truth tables for the genome-level accuracy bench ($TSK_DATA/truth, default ../shared/data), as
-{(name_a, name_b): value} with name_a < name_b, names as the FASTA record / file stem."""
+"""Truth tables for the genome-level accuracy bench ($TSK_DATA/truth; TSK_DATA defaults to
+$TSK_SHARED/data, TSK_SHARED to ../shared beside the repository), as {(name_a, name_b): value} with
+name_a < name_b, names as the FASTA record / file stem. DATA is the one place the accuracy scripts
+find the genome data."""
 import os
+import sys
 
 DATA = os.environ.get("TSK_DATA", os.path.join(
     os.environ.get("TSK_SHARED", os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared")), "data"))
+if not os.path.isdir(DATA):  # a clone of the repository has no ../shared
+    sys.exit(f"{DATA} not found: set TSK_SHARED to the shared directory (TSK_DATA to its data/), bench/README.md")
 
 
 def stem(path):

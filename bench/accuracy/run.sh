@@ -9,7 +9,8 @@
 # TSK_SHARED: the shared directory with eval/ (default ../shared beside the repository).
 set -eu
 BUILD=${1:-build-acc}
-SHARED=${TSK_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}
+. "$(dirname "$0")/../shared.sh"
+need_shared "$SHARED/eval/edit_distance.c" "$SHARED/eval/gen_pairs.py"
 PY=/usr/bin/python3
 HERE=bench/accuracy
 RES=$HERE/results

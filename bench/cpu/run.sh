@@ -9,10 +9,13 @@ set -eu
 BUILD=${1:-build}
 SCALE=${2:-0.05}
 THREADS=${3:-$(nproc)}
-SHARED=${TSK_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}
+. "$(dirname "$0")/../shared.sh"
 WL=${TMPDIR:-/tmp}/tsk-workloads-$SCALE
 PY=${PYTHON:-/usr/bin/python3}
-[ -f "$WL/short-reads.fa" ] || $PY "$SHARED/bench/make_workloads.py" "$WL" --scale "$SCALE"
+if [ ! -f "$WL/short-reads.fa" ]; then
+    need_shared "$SHARED/bench/make_workloads.py"
+    $PY "$SHARED/bench/make_workloads.py" "$WL" --scale "$SCALE"
+fi
 lscpu | grep -E 'Model name|^CPU\(s\)' | sed 's/  */ /g'
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$BUILD/bench/cpu/bench_sketch" -T "$THREADS" "$WL/seed-homogeneous.fa" "$WL/seed-heterogeneous.fa" \
