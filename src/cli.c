@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,16 @@ int tsk_parse_int64(const char *opt, const char *s, int64_t min, int64_t max, in
     }
     *out = v;
     return 0;
+}
+
+int tsk_parse_double(const char *opt, const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    if (end != s && !*end && *out >= lo && *out <= hi) return TSK_EXIT_OK;
+    if (isinf(hi)) tsk_error("option %s: '%s' is not a number of at least %g", opt, s, lo);
+    else tsk_error("option %s: '%s' is not a number from %g to %g", opt, s, lo, hi);
+    return TSK_EXIT_USAGE;
 }
 
 char *tsk_join_argv(int argc, char **argv)

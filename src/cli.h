@@ -32,6 +32,11 @@ int tsk_usage_error(const char *cmd);
 /* Parses a positive integer option value; on failure prints "option -X: ..." and returns -1. */
 int tsk_parse_int64(const char *opt, const char *s, int64_t min, int64_t max, int64_t *out);
 
+/* Parses a number option value in [lo, hi] (hi may be INFINITY; NaN is never one); on failure
+ * prints "option -X: 'S' is not a number from LO to HI" (or "of at least LO") and returns
+ * TSK_EXIT_USAGE, else TSK_EXIT_OK. */
+int tsk_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
+
 /* Refuses an output that is one of the inputs (the same regular file by device and inode, so
  * also through links): writing it would destroy the input. Returns TSK_EXIT_OK, or prints
  * "OUT: is also the input IN ..." and returns TSK_EXIT_USAGE. Every command that writes calls it

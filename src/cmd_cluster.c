@@ -111,25 +111,13 @@ static const struct option long_options[] = {
     {0, 0, 0, 0},
 };
 
-/* A number in [lo, hi] filling arg. */
-static int parse_number(const char *opt, const char *arg, double lo, double hi, double *out)
-{
-    char *end;
-    *out = strtod(arg, &end);
-    if (end == arg || *end || !(*out >= lo && *out <= hi)) {
-        tsk_error("option %s: '%s' is not a number from %g to %g", opt, arg, lo, hi);
-        return TSK_EXIT_USAGE;
-    }
-    return TSK_EXIT_OK;
-}
-
 static int cluster_option(cluster_cmd *c, int opt, const char *arg)
 {
     switch (opt) {
     case 'o': c->output = arg; return TSK_EXIT_OK;
     case 'q': tsk_quiet = 1; return TSK_EXIT_OK;
-    case 'd': c->dist_given = 1; return parse_number("-d/--max-dist", arg, 0, INFINITY, &c->max_dist);
-    case OPT_MIN_AF: c->min_af_given = 1; return parse_number("--min-af", arg, 0, 1, &c->min_af);
+    case 'd': c->dist_given = 1; return tsk_parse_double("-d/--max-dist", arg, 0, INFINITY, &c->max_dist);
+    case OPT_MIN_AF: c->min_af_given = 1; return tsk_parse_double("--min-af", arg, 0, 1, &c->min_af);
     case OPT_QUALITY: c->quality = arg; return TSK_EXIT_OK;
     case OPT_REPRESENTATIVES: c->representatives = arg; return TSK_EXIT_OK;
     case OPT_HEADER: c->header = 1; return TSK_EXIT_OK;

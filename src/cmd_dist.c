@@ -158,17 +158,6 @@ static int parse_format(dist_cmd *d, const char *arg)
     return TSK_EXIT_OK;
 }
 
-static int parse_max_dist(dist_cmd *d, const char *arg)
-{
-    char *end;
-    d->max_dist = strtod(arg, &end);
-    if (end == arg || *end || !(d->max_dist >= 0)) {
-        tsk_error("option -d/--max-dist: '%s' is not a non-negative number", arg);
-        return TSK_EXIT_USAGE;
-    }
-    return TSK_EXIT_OK;
-}
-
 static int parse_block(dist_cmd *d, const char *arg)
 {
     long long i, n;
@@ -197,7 +186,7 @@ static int dist_option(dist_cmd *d, int opt, const char *arg, const char *long_n
     case 'o': d->output = arg; return TSK_EXIT_OK;
     case 'q': tsk_quiet = 1; return TSK_EXIT_OK;
     case 'f': return parse_format(d, arg);
-    case 'd': return parse_max_dist(d, arg);
+    case 'd': return tsk_parse_double("-d/--max-dist", arg, 0, INFINITY, &d->max_dist);
     case OPT_METRIC: d->metric_given = 1; return tsk_parse_metric(arg, &d->metric);
     case OPT_TOPK: return tsk_parse_int64("--top-k", arg, 1, 1 << 20, &d->top_k) ? TSK_EXIT_USAGE : TSK_EXIT_OK;
     case OPT_WITH_SELF: d->with_self = 1; return TSK_EXIT_OK;
