@@ -206,6 +206,12 @@ int tsk_start_detached(void *(*fn)(void *), void *arg)
 
 int tsk_timing_wanted(void) { return tsk_knobs_get()->timing; }
 
+void tsk_timing_loaded(int64_t n_items, double since)
+{
+    if (tsk_timing_wanted())
+        fprintf(stderr, "tsketch: timing: %lld items loaded in %.3f s\n", (long long)n_items, tsk_seconds() - since);
+}
+
 double tsk_seconds(void)
 {
     struct timespec ts;

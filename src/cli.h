@@ -57,6 +57,10 @@ double tsk_seconds(void);
 /* Whether TSKETCH_TIMING=1 asks for those reports. */
 int tsk_timing_wanted(void);
 
+/* Under TSKETCH_TIMING=1, "tsketch: timing: N items loaded in X s" (since `since`, tsk_seconds):
+ * the load report of the distance commands (dist, cluster), which bench/load.sh reads. */
+void tsk_timing_loaded(int64_t n_items, double since);
+
 /* Runs fn(arg) on a detached thread (nobody joins it). Returns 0, or pthread's error (nothing
  * started). */
 int tsk_start_detached(void *(*fn)(void *), void *arg);

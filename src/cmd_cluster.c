@@ -618,7 +618,7 @@ static int run(const cluster_cmd *c, int genomes)
     const tsk_link_check check = {af_holds, &af};
     if (rc == TSK_EXIT_OK) {
         t_load = tsk_seconds();
-        if (timing) fprintf(stderr, "tsketch: timing: %lld items loaded in %.3f s\n", (long long)it.n, t_load - t0);
+        tsk_timing_loaded(it.n, t0);
         const size_t n = (size_t)(it.n ? it.n : 1);
         order = malloc(n * sizeof *order), cluster_of = malloc(n * sizeof *cluster_of), line = malloc(n * sizeof *line);
         rank_of = malloc(n * sizeof *rank_of);

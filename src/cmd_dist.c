@@ -431,14 +431,6 @@ static int run_items(const dist_cmd *d, const tsk_dist_items *items, const dist_
     return rc;
 }
 
-/* TSKETCH_TIMING=1: how long loading the inputs took (since t0), as cluster reports it. */
-static void note_load_time(const dist_cmd *d, int64_t n_ref, int64_t n_query, double t0)
-{
-    if (!tsk_timing_wanted()) return;
-    const long long n = (long long)(n_ref + (d->one_set ? 0 : n_query));
-    fprintf(stderr, "tsketch: timing: %lld items loaded in %.3f s\n", n, tsk_seconds() - t0);
-}
-
 /* Vector rows: the l2 or cosine distance of the sketch vectors. */
 static int run_rows(const dist_cmd *d)
 {
@@ -451,7 +443,7 @@ static int run_rows(const dist_cmd *d)
                               d->params_given, &params);
     const tsk_sketch_source *ref = &groups[0], *query = d->one_set ? &groups[0] : &groups[1];
     if (rc == TSK_EXIT_OK) {
-        note_load_time(d, ref->set.n_items, query->set.n_items, t0);
+        tsk_timing_loaded(ref->set.n_items + (d->one_set ? 0 : query->set.n_items), t0);
         if (query->set.n_items == 0 && !tsk_quiet) tsk_warn("no query sketches: the output has no distances");
         const tsk_dist_items items = {.rows_q = &query->set, .rows_r = &ref->set, .metric = d->metric};
         const dist_table t = {query->names, ref->names, query->set.n_items, ref->set.n_items, NULL,
@@ -481,7 +473,7 @@ static int run_genomes(const dist_cmd *d)
                                      d->params_given, &params);
     const tsk_genome_source *ref = &groups[0], *query = d->one_set ? &groups[0] : &groups[1];
     if (rc == TSK_EXIT_OK) {
-        note_load_time(d, ref->set.n_items, query->set.n_items, t0);
+        tsk_timing_loaded(ref->set.n_items + (d->one_set ? 0 : query->set.n_items), t0);
         if (query->set.n_items == 0) tsk_warn("no query genomes: the output has no distances");
         const tsk_dist_items items = {.keys_q = &query->set, .keys_r = &ref->set,
                                       .mode = d->containment ? TSK_GENOME_CONTAINMENT : TSK_GENOME_SYMMETRIC,
