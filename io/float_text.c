@@ -36,11 +36,7 @@ static uint64_t scaled(uint32_t M, int E, int s, int *half)
             *half = -1;
             return (uint64_t)(a << k);
         }
-        const int sh = -k;
-        if (sh >= 128) {
-            *half = -1;
-            return 0;
-        }
+        const int sh = -k; /* at most 85: E >= -123 and s <= 38 in the fast range */
         const u128 q = a >> sh, r = a - (q << sh), h = (u128)1 << (sh - 1);
         *half = r < h ? -1 : r > h;
         return (uint64_t)q;
