@@ -50,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "key_search.h"
 #include "tsk_def.h"
 
 #ifdef __cplusplus
@@ -153,18 +154,6 @@ typedef struct {
 } tsk_key_sets;
 
 static inline int64_t tsk_key_set_size(const tsk_key_sets *s, int64_t i) { return s->offset[i + 1] - s->offset[i]; }
-
-/* How many of keys[0..n) (ascending) are at most bound: a binary search. */
-static inline int64_t tsk_keys_at_most(const uint64_t *keys, int64_t n, uint64_t bound)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] <= bound) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
 
 /* |Q'| and |R'| of query i of q and reference j of r: their keys at most min(tau_i, tau_j) (a
  * binary search in the one whose threshold is larger; none when the thresholds are equal). */

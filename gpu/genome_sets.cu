@@ -7,7 +7,15 @@
  * block per (query, chunk of references). Top-k lists of several chunks or parts are merged on the
  * host (each is exact within its references, so the best k of their union is the answer);
  * threshold hits come back in (query, chunk) order, which is (query, reference) order within a
- * part. */
+ * part.
+ *
+ * A part is bounded by device memory alone: its postings are counted and sorted with 64-bit
+ * positions (CUB's radix sort takes an int64_t count), so one part holds 2x10^5 genomes (1.9x10^9
+ * postings) on an 80 GB GPU. The 32-bit quantities are per-reference (ids, key counts, counters),
+ * and tsk_gpu_genome_sets_open refuses a set of more than 2^31 - 1 genomes.
+ *
+ * Every extern "C" entry catches C++ exceptions (new and std::vector throw std::bad_alloc), which
+ * must not cross into C: the entry returns its failure with the reason in the engine's message. */
 #include "genome_sets.h"
 #include "genome_sets_kernels.cuh"
 
@@ -20,9 +28,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
 #include <vector>
 
-#define GKS_BATCH_KEYS (1LL << 26)          /* query keys per batch (16 bytes each on the device) */
+#define GKS_BATCH_KEYS (1LL << 26)          /* query keys per batch (24 bytes each on the device) */
 #define GKS_BATCH_OUT (256LL << 20)         /* bytes of counts or top-k lists per batch */
 #define GKS_DEFAULT_CHUNK 16384             /* references counted at once: 64 KB of counters */
 
@@ -56,7 +67,7 @@ struct tsk_gpu_genome_sets {
     size_t rkeys_cap = 0;
     /* per batch */
     uint64_t *bkeys_d = nullptr;
-    int2 *range_d = nullptr;
+    gks_run *range_d = nullptr;
     int64_t *qoff_d = nullptr;
     void *out_d = nullptr;              /* counts or hits */
     gks_rec *recs_d = nullptr;
@@ -74,6 +85,23 @@ static tsk_cuda_site site(tsk_gpu_genome_sets *e) { return {e->dev, e->err, size
 extern "C" const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e)
 {
     return e ? e->err : "no GPU genome-sketch engine";
+}
+
+/* What an exception says, for the messages of the extern "C" entries. */
+static const char *reason(const std::exception &x)
+{
+    return dynamic_cast<const std::bad_alloc *>(&x) ? "out of host memory" : x.what();
+}
+
+/* Runs an entry's body, turning an exception into -1 with the reason in e's message. */
+template <class Body> static int guarded(tsk_gpu_genome_sets *e, Body body)
+{
+    try {
+        return body();
+    } catch (const std::exception &x) {
+        snprintf(e->err, sizeof e->err, "%s", reason(x));
+        return -1;
+    }
 }
 
 extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
@@ -119,15 +147,15 @@ static int plan_parts(tsk_gpu_genome_sets *e, int64_t cap)
 }
 
 /* Postings one part may hold: what free device memory allows (24 bytes each while sorting, 8 more
- * with thresholds, the batch buffers set aside), below 2^31 (int32 positions). */
+ * with thresholds, the radix sort's scratch about 2 more, the batch buffers set aside). */
 static int64_t part_capacity(tsk_gpu_genome_sets *e)
 {
     if (e->part_cap > 0) return e->part_cap;
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
-    const int64_t batch = 16 * GKS_BATCH_KEYS + 2 * GKS_BATCH_OUT;
-    int64_t avail = (int64_t)(free_b / 10 * 8) - batch;
-    return std::max<int64_t>(1 << 20, std::min<int64_t>(avail / (e->floor ? 34 : 26), INT32_MAX - 1));
+    const int64_t batch = (8 + (int64_t)sizeof(gks_run)) * GKS_BATCH_KEYS + 2 * GKS_BATCH_OUT;
+    const int64_t avail = (int64_t)(free_b / 10 * 8) - batch;
+    return std::max<int64_t>(1 << 20, avail / (e->floor ? 34 : 26));
 }
 
 /* Grows the two buffers of a double-buffered sort together (tsk_cuda_grow each): each holds at
@@ -182,9 +210,9 @@ static int build(tsk_gpu_genome_sets *e, int pi)
         cub::DoubleBuffer<uint64_t> keys(e->pkeys[0], e->pkeys[1]);
         cub::DoubleBuffer<int32_t> refs(e->pref[0], e->pref[1]);
         size_t tmp = 0;
-        TSK_CUDA_CHECK(site(e), cub::DeviceRadixSort::SortPairs(nullptr, tmp, keys, refs, (int)n, 0, end_bit, e->st));
+        TSK_CUDA_CHECK(site(e), cub::DeviceRadixSort::SortPairs(nullptr, tmp, keys, refs, n, 0, end_bit, e->st));
         TSK_CUDA_CHECK(site(e), tsk_cuda_grow(&e->sort_tmp, &e->sort_tmp_cap, tmp));
-        TSK_CUDA_CHECK(site(e), cub::DeviceRadixSort::SortPairs(e->sort_tmp, tmp, keys, refs, (int)n, 0, end_bit,
+        TSK_CUDA_CHECK(site(e), cub::DeviceRadixSort::SortPairs(e->sort_tmp, tmp, keys, refs, n, 0, end_bit,
                                                                 e->st));
         e->cur = keys.selector;
         if (refs.selector != keys.selector) {  /* never seen, but cheap to make certain */
@@ -197,15 +225,18 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     return 0;
 }
 
-extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device,
-                                                         char *err, size_t errlen)
+static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_sets *r, int device, char *err,
+                                       size_t errlen)
 {
     if (q->n_items > INT32_MAX || r->n_items > INT32_MAX) {
-        snprintf(err, errlen, "more than 2^31 genome sketches in one set");
+        snprintf(err, errlen, "more than 2^31 - 1 genome sketches in one set");
         return NULL;
     }
     if (tsk_cuda_device_usable(device, err, errlen)) return NULL;
-    tsk_gpu_genome_sets *e = new tsk_gpu_genome_sets();
+    /* closed on every way out but the last, an exception's too */
+    std::unique_ptr<tsk_gpu_genome_sets, void (*)(tsk_gpu_genome_sets *)> owned(new tsk_gpu_genome_sets(),
+                                                                                tsk_gpu_genome_sets_close);
+    tsk_gpu_genome_sets *e = owned.get();
     e->q = q, e->r = r, e->dev = device;
     std::vector<int32_t> rsize((size_t)r->n_items + 1, 0);
     for (int64_t i = 0; i < r->n_items; i++) rsize[(size_t)i] = (int32_t)std::min<int64_t>(tsk_key_set_size(r, i), INT32_MAX);
@@ -239,16 +270,25 @@ extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, 
     if (c != cudaSuccess) {
         snprintf(err, errlen, "CUDA device %d: %s", device, cudaGetErrorString(c));
         cudaGetLastError();
-        tsk_gpu_genome_sets_close(e);
         return NULL;
     }
     e->chunk_max = std::min<int64_t>(GKS_DEFAULT_CHUNK, smem_max / 4);
     if (plan_parts(e, part_capacity(e)) || (e->parts.size() == 1 && build(e, 0))) {
         snprintf(err, errlen, "%s", e->err);
-        tsk_gpu_genome_sets_close(e);
         return NULL;
     }
-    return e;
+    return owned.release();
+}
+
+extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device,
+                                                         char *err, size_t errlen)
+{
+    try {
+        return open_engine(q, r, device, err, errlen);
+    } catch (const std::exception &x) {
+        snprintf(err, errlen, "%s", reason(x));
+        return NULL;
+    }
 }
 
 extern "C" void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_keys, int64_t max_chunk_refs)
@@ -257,8 +297,16 @@ extern "C" void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t m
     int optin = 0;
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, e->dev);
     e->chunk_max = max_chunk_refs > 0 ? std::min<int64_t>(max_chunk_refs, (optin - 4096) / 4) : GKS_DEFAULT_CHUNK;
-    e->part_cap = max_part_keys > 0 ? std::min<int64_t>(max_part_keys, INT32_MAX - 1) : 0;
-    if (plan_parts(e, part_capacity(e))) e->parts.clear();  /* calls then fail with e->err */
+    e->part_cap = max_part_keys > 0 ? max_part_keys : 0;
+    /* calls then fail with e->err */
+    if (guarded(e, [&] { return plan_parts(e, part_capacity(e)); })) e->parts.clear();
+}
+
+extern "C" void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part)
+{
+    *n_parts = e ? (int64_t)e->parts.size() : 0, *largest_part = 0;
+    if (e)
+        for (const gks_part &p : e->parts) *largest_part = std::max(*largest_part, p.keys);
 }
 
 /* ---- calls ---- */
@@ -314,7 +362,7 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
     for (int64_t i = 0; i <= nb; i++) e->qoff[(size_t)i] = q->offset[b0 + i] - kbase;
     TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->bkeys_d, &e->bkeys_cap, (size_t)std::max<int64_t>(nk, 1) * 8));
     TSK_CUDA_CHECK(site(e),
-                   tsk_cuda_grow((void **)&e->range_d, &e->range_cap, (size_t)std::max<int64_t>(nk, 1) * sizeof(int2)));
+                   tsk_cuda_grow((void **)&e->range_d, &e->range_cap, (size_t)std::max<int64_t>(nk, 1) * sizeof(gks_run)));
     TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->qoff_d, &e->qoff_cap, e->qoff.size() * sizeof(int64_t)));
     if (nk > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->bkeys_d, q->keys + kbase, (size_t)nk * 8,
                                                         cudaMemcpyHostToDevice, e->st));
@@ -456,7 +504,7 @@ extern "C" int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int
     if (nq == 0 || nr == 0) return 0;
     gks_call c = {};
     c.mode_kind = GKS_COUNT, c.q0 = q0, c.nq = nq, c.w0 = r0, c.w1 = r0 + nr, c.counts = shared, c.ld = ld;
-    return run_call(e, c);
+    return guarded(e, [&] { return run_call(e, c); });
 }
 
 /* Every admitted pair of the call's queries with share >= min_share, in (query, reference) order. */
@@ -490,11 +538,11 @@ extern "C" int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int6
         gks_call c = {};
         c.mode_kind = GKS_TOPK, c.q0 = q0, c.nq = nq, c.w0 = 0, c.w1 = e->r->n_items, c.k = k;
         c.mode = mode, c.filter = filter, c.best = out;
-        return run_call(e, c);
+        return guarded(e, [&] { return run_call(e, c); });
     }
     /* k beyond the device lists: every sharing pair (share > 0, as the smallest positive double
      * admits exactly those), ranked here */
-    try {
+    return guarded(e, [&] {
         std::vector<tsk_genome_pair> found;
         if (collect(e, q0, nq, 4.9406564584124654e-324, mode, filter, found)) return -1;
         size_t a = 0;
@@ -506,11 +554,8 @@ extern "C" int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int6
             std::copy(found.begin() + (long)a, found.begin() + (long)(a + keep), out + (found[a].query - q0) * k);
             a = b;
         }
-    } catch (const std::bad_alloc &) {
-        snprintf(e->err, sizeof e->err, "out of host memory");
-        return -1;
-    }
-    return 0;
+        return 0;
+    });
 }
 
 extern "C" int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
@@ -524,7 +569,7 @@ extern "C" int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, in
         return -1;
     }
     if (nq == 0 || e->r->n_items == 0) return 0;
-    try {
+    return guarded(e, [&] {
         std::vector<tsk_genome_pair> found;
         if (collect(e, q0, nq, min_share, mode, filter, found)) return -1;
         if ((int64_t)found.size() > *cap) {
@@ -537,9 +582,6 @@ extern "C" int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, in
         }
         if (!found.empty()) memcpy(*pairs, found.data(), found.size() * sizeof **pairs);
         *n = (int64_t)found.size();
-    } catch (const std::bad_alloc &) {
-        snprintf(e->err, sizeof e->err, "out of host memory");
-        return -1;
-    }
-    return 0;
+        return 0;
+    });
 }

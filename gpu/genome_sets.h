@@ -58,6 +58,9 @@ int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, d
  * CUDA block. Call right after open; a cap on postings re-indexes per call when it splits r. */
 void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_keys, int64_t max_chunk_refs);
 
+/* How the reference set is indexed: its parts, and the postings of the largest (for tests). */
+void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part);
+
 #ifdef __cplusplus
 }
 #endif

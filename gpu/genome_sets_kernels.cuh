@@ -15,7 +15,12 @@
  * The share is tsk_genome_share's (core/genome_keys.h) with its operations spelled out in IEEE
  * round-to-nearest intrinsics, so no multiply-add is contracted: the same double as the CPU's. A
  * pair of different thresholds (the size floor) takes its sizes as tsk_genome_pair_sizes does, by
- * a binary search in the query's keys or the reference's (kept unsorted beside the index). */
+ * a binary search in the query's keys or the reference's (kept unsorted beside the index).
+ *
+ * Positions in a part are int64_t and every search is core/key_search.h's, shared with the host:
+ * a part of 2x10^5 genomes holds about 2x10^9 postings, and int positions with (a + b) >> 1
+ * midpoints broke at 2^30. Reference ids stay int32_t (part-local, at most 2^31 - 1 genomes a
+ * set: tsk_gpu_genome_sets_open refuses more), and so do a chunk's bounds. */
 #ifndef TSK_GPU_GENOME_SETS_KERNELS_CUH
 #define TSK_GPU_GENOME_SETS_KERNELS_CUH
 
@@ -23,6 +28,7 @@
 #include <stdint.h>
 
 #include "../core/genome_keys.h"
+#include "../core/key_search.h"
 
 #define GKS_THREADS 256
 #define GKS_MAX_K 64  /* largest k reduced on the device (larger: every sharing pair, chosen on the host) */
@@ -35,6 +41,11 @@ struct gks_hit {
     uint32_t shared;
 };
 
+/* A batch key's postings [lo, hi) in the part (lo == hi: none). */
+struct gks_run {
+    int64_t lo, hi;
+};
+
 /* Where a (query, chunk) block of GKS_WITHIN put its hits. */
 struct gks_rec {
     unsigned long long off;
@@ -45,7 +56,7 @@ struct gks_rec {
 struct gks_launch {
     const uint64_t *pkeys;      /* the part's postings: keys ascending ... */
     const int32_t *pref;        /* ... and their references (part-local ids), ascending per key */
-    const int2 *range;          /* per batch key: its postings [x, y) (x = y: none) */
+    const gks_run *range;       /* per batch key: its postings */
     const int64_t *qoff;        /* batch query i's keys: [qoff[i], qoff[i+1]) of the batch's keys */
     const int32_t *rsize;       /* keys of every reference (global index) */
     /* thresholds (NULL: all equal, sizes as they are) */
@@ -89,18 +100,6 @@ __device__ static inline double gks_share(int64_t shared, int64_t n_query, int64
     return __dmul_rn(__dadd_rn(sq, sr), 0.5);
 }
 
-/* tsk_keys_at_most on the device. */
-__device__ static inline int64_t gks_at_most(const uint64_t *keys, int64_t n, uint64_t bound)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = (lo + hi) >> 1;
-        if (keys[mid] <= bound) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* The share of batch query qi (keys [k0, k0 + nk) of the batch) and reference r (global) sharing s
  * keys: tsk_genome_pair_sizes, then tsk_genome_share. */
 __device__ static inline double gks_pair_share(const gks_launch &L, int64_t qi, int64_t k0, int64_t nk, int32_t r,
@@ -110,10 +109,10 @@ __device__ static inline double gks_pair_share(const gks_launch &L, int64_t qi, 
     if (L.qtau) {
         const uint64_t tq = L.qtau[qi], tr = L.rtau[r];
         if (tr < tq) {
-            nq = gks_at_most(L.qkeys + k0, nk, tr);
+            nq = tsk_keys_at_most(L.qkeys + k0, nk, tr);
         } else if (tq < tr) {
             const int32_t j = r - L.part0;
-            nr = gks_at_most(L.rkeys + L.roff[j], L.roff[j + 1] - L.roff[j], tq);
+            nr = tsk_keys_at_most(L.rkeys + L.roff[j], L.roff[j + 1] - L.roff[j], tq);
         }
     }
     return gks_share(s, nq, nr, L.mode);
@@ -131,30 +130,13 @@ __global__ void gks_refs_kernel(const int64_t *off, int32_t *ref)
     for (int64_t j = off[r] + threadIdx.x; j < off[r + 1]; j += blockDim.x) ref[j] = r;
 }
 
-__global__ void gks_lookup_kernel(const uint64_t *keys, int64_t n, const uint64_t *pkeys, int64_t n_post, int2 *range)
+__global__ void gks_lookup_kernel(const uint64_t *keys, int64_t n, const uint64_t *pkeys, int64_t n_post, gks_run *range)
 {
     for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n; t += (int64_t)gridDim.x * blockDim.x) {
         const uint64_t key = keys[t];
-        int64_t lo = 0, hi = n_post;
-        while (lo < hi) {
-            const int64_t mid = (lo + hi) >> 1;
-            if (pkeys[mid] < key) lo = mid + 1;
-            else hi = mid;
-        }
-        if (lo == n_post || pkeys[lo] != key) {
-            range[t] = make_int2(0, 0);
-            continue;
-        }
-        /* the run's end: gallop, then bisect (runs are mostly short; a key of every genome is long) */
-        int64_t in = lo, step = 1;
-        while (in + step < n_post && pkeys[in + step] == key) in += step, step *= 2;
-        int64_t out = in + step < n_post ? in + step : n_post;  /* pkeys[in] == key, pkeys[out] != key or end */
-        while (out - in > 1) {
-            const int64_t mid = (in + out) >> 1;
-            if (pkeys[mid] == key) in = mid;
-            else out = mid;
-        }
-        range[t] = make_int2((int)lo, (int)out);
+        const int64_t lo = tsk_first_key_at_least(pkeys, 0, n_post, key);
+        if (lo == n_post || pkeys[lo] != key) range[t] = gks_run{0, 0};
+        else range[t] = gks_run{lo, tsk_key_run_end(pkeys, lo, n_post)};
     }
 }
 
@@ -171,17 +153,10 @@ __global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
 
     const int64_t k0 = L.qoff[qi], nk = L.qoff[qi + 1] - k0;
     for (int64_t j = tid; j < nk; j += GKS_THREADS) {
-        const int2 rg = L.range[k0 + j];
-        int p = rg.x, e = rg.y;
-        if (p < e && L.pref[p] < c0) {  /* the first posting of this chunk */
-            int a = p, b = e;
-            while (a < b) {
-                const int mid = (a + b) >> 1;
-                if (L.pref[mid] < c0) a = mid + 1;
-                else b = mid;
-            }
-            p = a;
-        }
+        const gks_run rg = L.range[k0 + j];
+        int64_t p = rg.lo;
+        const int64_t e = rg.hi;
+        if (p < e && L.pref[p] < c0) p = tsk_first_ref_at_least(L.pref, p, e, c0);  /* this chunk's first */
         for (; p < e; p++) {
             const int32_t r = L.pref[p];
             if (r >= c1) break;

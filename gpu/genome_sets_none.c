@@ -46,3 +46,9 @@ void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_key
 {
     (void)e, (void)max_part_keys, (void)max_chunk_refs;
 }
+
+void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part)
+{
+    (void)e;
+    *n_parts = 0, *largest_part = 0;
+}
