@@ -1,13 +1,31 @@
 # harness.sh: sourced by the CLI tests. Usage: TSKETCH=... TESTDATA=... bash test_x.sh
-# Each check prints "ok - ..." or "not ok - ..."; the script ends with "N passed, N failed".
+# The scripts speak TAP (tests/cli/meson.build says protocol 'tap', so meson counts checks, not
+# scripts): each check prints "ok - ..." or "not ok - ..." with its details as "#" lines, and
+# finish prints the plan "1..N" last and "# N passed, N failed"; skip_all skips a whole script.
 set -u
-passed=0
-failed=0
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tsketch-cli.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+# one line a check, so that checks run in subshells (pipelines, $(...)) count too
+RESULTS=$WORK/.results
+: >"$RESULTS"
 
-ok() { passed=$((passed + 1)); echo "ok - $1"; }
-not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; for l in "$@"; do echo "    $l"; done; }
+ok() { echo ok >>"$RESULTS"; echo "ok - $1"; }
+not_ok() {
+    echo "not ok" >>"$RESULTS"
+    echo "not ok - $1"
+    shift
+    local l
+    for l in "$@"; do printf '%s\n' "$l" | sed 's/^/#     /'; done
+}
+# skip REASON: one check that cannot run here, counted as TAP's skipped check
+skip() { echo skip >>"$RESULTS"; echo "ok - # SKIP $1"; }
+# note TEXT: a line for the reader of the log, not a check
+note() { printf '%s\n' "$*" | sed 's/^/# /'; }
+# skip_all REASON: the script cannot run here (a tool or a GPU missing): TAP's skipped plan
+skip_all() {
+    echo "1..0 # SKIP $1"
+    exit 0
+}
 
 # expect_exit CODE 'stderr regex' DESCRIPTION -- command...
 expect_exit() {
@@ -63,6 +81,11 @@ golden_match() {
 }
 
 finish() {
-    echo "$passed passed, $failed failed"
+    local passed failed skipped
+    passed=$(grep -c '^ok' "$RESULTS")
+    failed=$(grep -c '^not ok' "$RESULTS")
+    skipped=$(grep -c '^skip' "$RESULTS")
+    echo "1..$((passed + failed + skipped))"
+    echo "# $passed passed, $failed failed, $skipped skipped"
     [ "$failed" -eq 0 ]
 }

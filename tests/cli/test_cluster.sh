@@ -369,7 +369,7 @@ if [ -n "$PYNP" ]; then
         ok "--min-af 0.95: lenA stays with lenB, dupB with dupA" || not_ok "--min-af 0.95: lenA stays with lenB, dupB with dupA" "$(cat "$WORK/got")"
     check pl "planted, single --min-af 1" --method single --min-af 1 -- -d 0.008 "$WORK/pl.tsk"
 else
-    echo "ok - # SKIP --min-af: no python3 with numpy (python/tsketch_io.py reads the keys)"
+    skip "--min-af: no python3 with numpy (python/tsketch_io.py reads the keys)"
 fi
 
 # ---- 9. usage errors (exit 2) ----

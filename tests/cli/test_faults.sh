@@ -23,9 +23,9 @@ FULL=$WORK/full
 mkdir -p "$FULL"
 mounted=0
 if [ "$(id -u)" -ne 0 ]; then
-    echo "ok - # SKIP full-filesystem tests: not root (they mount a 64 KiB tmpfs)"
+    skip "full-filesystem tests: not root (they mount a 64 KiB tmpfs)"
 elif ! mount -t tmpfs -o size=64k tsketch-full "$FULL" 2>"$WORK/mount.err"; then
-    echo "ok - # SKIP full-filesystem tests: cannot mount a tmpfs: $(cat "$WORK/mount.err")"
+    skip "full-filesystem tests: cannot mount a tmpfs: $(cat "$WORK/mount.err")"
 else
     mounted=1
     trap 'umount "$FULL" 2>/dev/null; rm -rf "$WORK"' EXIT

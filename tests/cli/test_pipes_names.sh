@@ -118,7 +118,7 @@ if { (ulimit -v 100000 && "$T" --version) >/dev/null 2>&1; } 2>/dev/null; then #
             sh -c 'ulimit -v 100000 && exec "$@"' sh "$T" $cmd huge.tsk
     done
 else
-    echo "ok - # SKIP ulimit -v: this binary does not start under it (a sanitizer build)"
+    skip "ulimit -v: this binary does not start under it (a sanitizer build)"
 fi
 
 # ---- 10. messages ----

@@ -4,17 +4,15 @@
 # clusters.tsv and representatives.txt as `tsketch cluster` writes them, and a second run does
 # nothing; genome files, their directory and the output directory have spaces in their names;
 # batch=0, parts=0 and other bad config values stop before any job with an error naming the key.
-# Exit 77 (skipped) without snakemake.
+# Skipped (TAP skip_all) without snakemake.
 #   TSKETCH=... TESTDATA=... SOURCE_ROOT=... bash test_snakemake.sh   (SNAKEMAKE: default from PATH)
 . "$(dirname "$0")/harness.sh"
 SNAKEMAKE=${SNAKEMAKE:-$(command -v snakemake)}
 if [ -z "$SNAKEMAKE" ] || ! "$SNAKEMAKE" --version >/dev/null 2>&1; then
-    echo "snakemake not installed (scripts/install-deps.sh --tests): skipped"
-    exit 77
+    skip_all "snakemake not installed (scripts/install-deps.sh --tests)"
 fi
 if ! "$TSKETCH" sketch -h | grep -q -- "--genome"; then
-    echo "this tsketch makes no genome sketches (sketch --genome): skipped"
-    exit 77
+    skip_all "this tsketch makes no genome sketches (sketch --genome)"
 fi
 
 # tsketch from PATH, as the workflow wants it

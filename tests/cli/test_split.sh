@@ -2,13 +2,12 @@
 # rows must be those of --device cpu (within 1e-5) whichever engine took which batch. The test knob
 # TSKETCH_SPLIT forces every split (all CPU, all GPU, alternating, by readiness) over many small
 # batches (TSKETCH_BATCH_BASES), for the count path, the sketch DP, slide rows and protein.
-# Skips (77) without a usable GPU: CI has none.
+# Skips (TAP skip_all) without a usable GPU: CI has none.
 . "$(dirname "$0")/harness.sh"
 
 "$TSKETCH" sketch --device cuda -o "$WORK/probe.tsk" "$TESTDATA/golden/acgt.fa" 2>/dev/null
 if [ $? -eq 5 ]; then
-    echo "no usable GPU: skipped"
-    exit 77
+    skip_all "no usable GPU"
 fi
 
 dna=("$TESTDATA"/genomes/*.fa "$TESTDATA/golden/mixed.fa" "$TESTDATA/golden/acgt.fa")

@@ -7,9 +7,10 @@ TSK=$1
 TD=$2
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+# TAP (protocol 'tap' in meson.build): a line per check in $W/.results counts checks in subshells too
+: >"$W/.results"
+fail() { echo "not ok - $*"; echo fail >>"$W/.results"; }
+ok() { echo "ok - $*"; echo ok >>"$W/.results"; }
 
 # Compares "a TAB b TAB d" files: same names in the same order, |d1 - d2| <= 1e-5 |d2| + 1e-6
 # (the oracle is float64 on float64 sketches; ours rounds the sketch to float32 first).
@@ -134,5 +135,8 @@ if [ -x /usr/bin/time ]; then
     [ $rc -eq 0 ] && [ "$rss" -lt 300000 ] && ok "streaming 2e8 pairs in ${rss} KiB" || fail "streaming memory (rc $rc, ${rss} KiB)"
 fi
 
-echo "$fails failure(s)"
-[ $fails -eq 0 ]
+passed=$(grep -c '^ok' "$W/.results")
+fails=$(grep -c '^fail' "$W/.results")
+echo "1..$((passed + fails))"
+echo "# $passed passed, $fails failed"
+[ "$fails" -eq 0 ]
