@@ -6,11 +6,15 @@
 # 50k x 50k matrix written as npy next to the disk's own write speed.
 # STEPS (default "sketch dist genomes"): sketch, dist (vector rows), genomes (genome sketches from
 # genome_sets_bench gen: GENOMES genomes, 100000 by default, dist --top-k 10 and cluster on cuda:0
-# and cuda:all, and cuda:all = cpu on 2,000 of them).
+# and cuda:all, and cuda:all = cpu on 2,000 of them); gtests (the genome engine's GPU tests, the one
+# index part past 2^30 postings too, and both under compute-sanitizer memcheck); big (genomes at
+# GENOMES=200000, past 2^30 keys, then the top-10 of its first 1,000 genomes as queries against all
+# of them: cuda:0 = cpu).
 #
 # Bundle (on the build machine, with a CUDA build in build/):
 #   ../shared/device/bundle.sh .device/cli build/src/tsketch build/tests/cli/tsv_compare \
-#       build/bench/gpu/genome_sets_bench -- ../shared/bench/make_workloads.py testdata
+#       build/bench/gpu/genome_sets_bench build/tests/gpu/test_gpu_genome_sets_test \
+#       build/tests/gpu/test_gpu_genome_sets_big_test -- ../shared/bench/make_workloads.py testdata
 # Device call: bash bench/gpu_multi.sh .device/cli   (carry: [".device/cli"], kind nvidia-h100-x2)
 set -uo pipefail
 B=${1:-.device/cli}
@@ -58,8 +62,33 @@ genome_step() {
     check "cluster of $n: cuda:all = cuda:0" cmp "$W/cuda:0.tsv" "$W/cuda:all.tsv"
     rm -f "$W"/cuda:*.tsv "$W/a.tsv" "$W/c.tsv"
 }
+gtests_step() {
+    local san
+    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    say "== genome engine GPU tests (and memcheck)"
+    check "test_gpu_genome_sets_test" "$B/bin/test_gpu_genome_sets_test" --jobs 1
+    timed "test_gpu_genome_sets_big_test (one part of 1.15e9 postings)" \
+        check "test_gpu_genome_sets_big_test" "$B/bin/test_gpu_genome_sets_big_test" --jobs 1 --verbose
+    check "memcheck test_gpu_genome_sets_test (quick)" env TSKETCH_TEST_QUICK=1 timeout 200 "$san" --tool memcheck \
+        --target-processes all --error-exitcode 9 "$B/bin/test_gpu_genome_sets_test" --jobs 1
+    timed "memcheck test_gpu_genome_sets_big_test" check "memcheck test_gpu_genome_sets_big_test" timeout 400 "$san" \
+        --tool memcheck --target-processes all --error-exitcode 9 "$B/bin/test_gpu_genome_sets_big_test" --jobs 1
+    grep -E "ERROR SUMMARY|Synthesis|skip" "$out/checks.log" | tail -n 8 | tee -a "$out/summary.txt"
+}
+big_step() {
+    GENOMES=${GENOMES:-200000} genome_step
+    local n=${GENOMES:-200000} G=$W/genomes.tsk Q=$W/q1000.tsk
+    say "== the first 1,000 of the $n genomes as queries against all of them: cuda:0 = cpu"
+    "$B/bin/genome_sets_bench" gen 1000 10000 "$Q" >/dev/null || { fail=1; return; }
+    timed "genome top-10, 1,000 x $n, cuda:0" "$T" dist -q --device cuda:0 -p "$(nproc)" --top-k 10 "$G" "$Q" -o "$W/qg.tsv"
+    timed "genome top-10, 1,000 x $n, cpu -p $(nproc)" "$T" dist -q --device cpu -p "$(nproc)" --top-k 10 "$G" "$Q" -o "$W/qc.tsv"
+    check "genome top-10 of 1,000 x $n: cuda:0 = cpu ($(wc -l <"$W/qg.tsv") lines)" cmp "$W/qg.tsv" "$W/qc.tsv"
+    rm -f "$W/qg.tsv" "$W/qc.tsv"
+}
 if ! want sketch && ! want dist; then
-    genome_step
+    want gtests && gtests_step
+    want big && big_step
+    want genomes && genome_step
     say "== done: $([ $fail = 0 ] && echo all checks passed || echo SOME CHECKS FAILED)"
     exit $fail
 fi
