@@ -8,8 +8,8 @@
 # genome_sets_bench gen: GENOMES genomes, 100000 by default, dist --top-k 10 and cluster on cuda:0
 # and cuda:all, and cuda:all = cpu on 2,000 of them); gtests (the genome engine's GPU tests, the one
 # index part past 2^30 postings too, and both under compute-sanitizer memcheck); big (genomes at
-# GENOMES=200000, past 2^30 keys, then the top-10 of its first 1,000 genomes as queries against all
-# of them: cuda:0 = cpu).
+# GENOMES=200000, past 2^30 keys); bigq (the top-10 of the first 1,000 of those genomes as queries
+# against all of them: cuda:0 = cpu).
 #
 # Bundle (on the build machine, with a CUDA build in build/):
 #   ../shared/device/bundle.sh .device/cli build/src/tsketch build/tests/cli/tsv_compare \
@@ -77,8 +77,11 @@ gtests_step() {
 }
 big_step() {
     GENOMES=${GENOMES:-200000} genome_step
+}
+bigq_step() {
     local n=${GENOMES:-200000} G=$W/genomes.tsk Q=$W/q1000.tsk
     say "== the first 1,000 of the $n genomes as queries against all of them: cuda:0 = cpu"
+    [ -s "$G" ] || "$B/bin/genome_sets_bench" gen "$n" 10000 "$G" >/dev/null || { fail=1; return; }
     "$B/bin/genome_sets_bench" gen 1000 10000 "$Q" >/dev/null || { fail=1; return; }
     timed "genome top-10, 1,000 x $n, cuda:0" "$T" dist -q --device cuda:0 -p "$(nproc)" --top-k 10 "$G" "$Q" -o "$W/qg.tsv"
     timed "genome top-10, 1,000 x $n, cpu -p $(nproc)" "$T" dist -q --device cpu -p "$(nproc)" --top-k 10 "$G" "$Q" -o "$W/qc.tsv"
@@ -88,6 +91,7 @@ big_step() {
 if ! want sketch && ! want dist; then
     want gtests && gtests_step
     want big && big_step
+    want bigq && bigq_step
     want genomes && genome_step
     say "== done: $([ $fail = 0 ] && echo all checks passed || echo SOME CHECKS FAILED)"
     exit $fail
