@@ -737,7 +737,8 @@ char *tsk_path_stem(const char *path)
     char *s = strndup(base, n - (size_t)(base - path));
     if (!s) return NULL;
     static const char *const compressed[] = {".gz", ".bgz", ".bgzf", NULL};
-    static const char *const sequence[] = {".fasta", ".fa", ".fna", ".ffn", ".faa", ".fas", ".fastq", ".fq", NULL};
+    static const char *const sequence[] = {".fasta", ".fa", ".fna", ".ffn", ".faa", ".fas", ".fsa", ".fsa_nt",
+                                           ".fastq", ".fq", NULL};
     strip_suffix(s, compressed);
     strip_suffix(s, sequence);
     return s;

@@ -106,8 +106,9 @@ int tsk_input_list_read(const char *list_path, tsk_input **inputs, size_t *n, ch
 void tsk_inputs_free(tsk_input *inputs, size_t n);
 
 /* Base name of a path without directories and without the sequence-file extensions
- * (.gz/.bgz/.bgzf, then .fa/.fasta/.fna/.ffn/.faa/.fas/.fq/.fastq): "dir/x.fna.gz" -> "x".
- * Returns a malloc'd string. Used to name --per-file sketches. */
+ * (.gz/.bgz/.bgzf, then .fa/.fasta/.fna/.ffn/.faa/.fas/.fsa/.fsa_nt/.fq/.fastq, in any case):
+ * "dir/x.fna.gz" -> "x". Returns a malloc'd string. Names --per-file sketches, and matches the
+ * names of a quality file to genomes (quality.h). */
 char *tsk_path_stem(const char *path);
 
 #ifdef __cplusplus

@@ -78,7 +78,7 @@ static void usage(FILE *f)
                "      --method M           greedy (default: in rank order, an item joins the nearest earlier\n"
                "                           representative within D or becomes one; members then move to\n"
                "                           their nearest representative) or single (connected components)\n"
-               "      --quality FILE       rank by NAME<TAB>SCORE lines or a CheckM2 quality_report.tsv\n"
+               "      --quality FILE       rank by CheckM2, CheckM1 or dRep quality tables, or NAME<TAB>SCORE lines\n"
                "                           (Completeness - 5 x Contamination), highest first; then longer\n"
                "                           first, then input order (without FILE: longer first)\n"
                "      --min-af F           genome sketches: link only pairs whose estimated aligned fraction\n"
@@ -230,7 +230,8 @@ static void free_items(cluster_items *it)
     tsk_source_free(&it->v);
 }
 
-/* Every item's score from the quality file (exit 3 for an item without one). */
+/* Every item's score from the quality file (exit 3 for an item without one; a note counts the
+ * file's names that match no item, however often an input repeats). */
 static int quality_scores(const char *path, const cluster_items *it, double *score)
 {
     tsk_quality q;
@@ -240,18 +241,25 @@ static int quality_scores(const char *path, const cluster_items *it, double *sco
         tsk_error("%s", err);
         return read == -2 ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
     }
-    int rc = TSK_EXIT_OK;
+    unsigned char *used = calloc((size_t)(q.n ? q.n : 1), 1);
+    int rc = used ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
+    if (!used) tsk_error("out of memory");
     for (int64_t i = 0; i < it->n && rc == TSK_EXIT_OK; i++) {
-        const double *s = tsk_quality_find(&q, it->names[i]);
-        if (s) {
-            score[i] = *s;
+        const int64_t e = tsk_quality_find(&q, it->names[i]);
+        if (e >= 0) {
+            score[i] = q.entry[e].score;
+            used[e] = 1;
             continue;
         }
-        tsk_error("%s: no score for '%s' (every input needs one; %lld names in the file)", path, it->names[i],
-                  (long long)q.n);
+        tsk_error("%s: no score for '%s' (every input needs one; the %s has %lld names, matched without "
+                  "directories and sequence extensions)",
+                  path, it->names[i], tsk_quality_format_name(q.format), (long long)q.n);
         rc = TSK_EXIT_INPUT;
     }
-    if (rc == TSK_EXIT_OK && q.n > it->n) tsk_note("%s: %lld names not among the inputs", path, (long long)(q.n - it->n));
+    int64_t unused = 0;
+    for (int64_t e = 0; rc == TSK_EXIT_OK && e < q.n; e++) unused += !used[e];
+    if (unused) tsk_note("%s: %lld names not among the inputs", path, (long long)unused);
+    free(used);
     tsk_quality_free(&q);
     return rc;
 }

@@ -78,7 +78,7 @@ def records(path):
 
 def stem(path):
     base = os.path.basename(path.rstrip("/"))
-    for group in ((".gz", ".bgz", ".bgzf"), (".fasta", ".fa", ".fna", ".ffn", ".faa", ".fas", ".fastq", ".fq")):
+    for group in ((".gz", ".bgz", ".bgzf"), (".fasta", ".fa", ".fna", ".ffn", ".faa", ".fas", ".fsa", ".fsa_nt", ".fastq", ".fq")):
         for suffix in group:
             if base.endswith(suffix) and len(base) > len(suffix):
                 base = base[:-len(suffix)]

@@ -1,15 +1,13 @@
 /* Criterion tests of the clustering (core/cluster.h) against brute force on random link graphs,
- * of the link store (io/link_runs.h) spilled and not, and of quality files (io/quality.h). */
+ * and of the link store (io/link_runs.h) spilled and not. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../../core/cluster.h"
 #include "../../io/link_runs.h"
-#include "../../io/quality.h"
 
 static uint64_t rng_state;
 static uint32_t rnd(uint32_t n)
@@ -253,62 +251,4 @@ Test(cluster, greedy_refuses_unsorted_links)
     cr_assert_eq(tsk_greedy_add(g, l, 2), -1);
     tsk_greedy_finish(g);
     tsk_clustering_free(&c);
-}
-
-/* ---- quality files ---- */
-
-static char *write_temp(const char *text)
-{
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/tsk-quality-XXXXXX");
-    const int fd = mkstemp(path);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
-    return path;
-}
-
-Test(quality, two_columns_and_checkm2)
-{
-    tsk_quality q;
-    char err[256];
-    char *p = write_temp("# scores\nb\t2.5\r\na\t-1e1\n\nc\t0\n");
-    cr_assert_eq(tsk_quality_read(p, &q, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(q.n, 3);
-    cr_assert_eq(*tsk_quality_find(&q, "a"), -10.0);
-    cr_assert_eq(*tsk_quality_find(&q, "b"), 2.5);
-    cr_assert_null(tsk_quality_find(&q, "d"));
-    tsk_quality_free(&q);
-    unlink(p);
-    p = write_temp("Name\tCompleteness\tContamination\tCompleteness_Model_Used\nbin1\t90.5\t2\tNN\nbin2\t100\t0\tNN\n");
-    cr_assert_eq(tsk_quality_read(p, &q, err, sizeof err), 0, "%s", err);
-    cr_assert(q.checkm2);
-    cr_assert_eq(*tsk_quality_find(&q, "bin1"), 80.5);
-    cr_assert_eq(*tsk_quality_find(&q, "bin2"), 100.0);
-    tsk_quality_free(&q);
-    unlink(p);
-    p = write_temp("Contamination\tName\tCompleteness\n1\tx\t50\n");
-    cr_assert_eq(tsk_quality_read(p, &q, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(*tsk_quality_find(&q, "x"), 45.0);
-    tsk_quality_free(&q);
-    unlink(p);
-}
-
-Test(quality, bad_lines_name_the_line)
-{
-    static const struct {
-        const char *text, *line;
-    } bad[] = {
-        {"a\t1\nb\tx\n", "line 2"},       {"a\t1\nb\t1\t2\n", "line 2"}, {"a\tinf\n", "line 1"},
-        {"a\tnan\n", "line 1"},           {"a 1\n", "line 1"},           {"a\t1\n\nb\t2\na\t3\n", "line 4"},
-        {"Name\tCompleteness\tContamination\nx\t50\n", "line 2"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        tsk_quality q;
-        char err[256];
-        char *p = write_temp(bad[i].text);
-        cr_assert_eq(tsk_quality_read(p, &q, err, sizeof err), -1, "case %zu accepted", i);
-        cr_assert(strstr(err, bad[i].line) && strstr(err, p), "case %zu: %s", i, err);
-        unlink(p);
-    }
 }
