@@ -20,13 +20,16 @@ GDIR="$WORK/my genomes"
 mkdir -p "$WORK/bin" "$GDIR"
 ln -s "$(cd "$(dirname "$TSKETCH")" && pwd)/$(basename "$TSKETCH")" "$WORK/bin/tsketch"
 export PATH="$WORK/bin:$PATH"
-# 9 genomes, one per file: plain and gzip, several extensions, one with a space in its name; a
+# 11 genomes, one per file: plain and gzip, several extensions, one with a space in its name; a
 # non-FASTA file that must be ignored
 cp "$TESTDATA"/genome/g0[0-3].fa "$TESTDATA"/genomes/NC_001422_phiX174.fa "$GDIR/"
 cp "$TESTDATA/genomes/MT-human.fa" "$GDIR/MT human.fa"
 gzip -c "$TESTDATA/genomes/MT-orang.fa" >"$GDIR/MT-orang.fa.gz"
 cp "$TESTDATA/genomes/NC_045512.2.fa" "$GDIR/sarscov2.fasta"
 awk '/^>/ {n++} n == 2' "$TESTDATA/genomes/sarscov2_6.fa" >"$GDIR/OP302815.fna"
+# extensions in upper case and NCBI's .fsa are genomes too
+awk '/^>/ {n++} n == 4' "$TESTDATA/genomes/sarscov2_6.fa" >"$GDIR/UPPER.FNA"
+awk '/^>/ {n++} n == 5' "$TESTDATA/genomes/sarscov2_6.fa" >"$GDIR/x.fsa"
 echo "not a genome" >"$GDIR/README.txt"
 # the workflow's order: file names sorted by bytes (Python's sorted)
 mapfile -t GENOMES < <(cd "$GDIR" && ls | grep -v README | LC_ALL=C sort | sed "s|^|$GDIR/|")
@@ -46,7 +49,7 @@ if run_workflow "$WORK/run1.log"; then ok "snakemake runs the workflow"; else
     exit 1
 fi
 n_batches=$(find "$OUT/batches" -name '*.tsk' | wc -l)
-if [ "$n_batches" -eq 5 ]; then ok "9 genomes in batches of 2: 5 sketch jobs"; else not_ok "5 batches" "found $n_batches"; fi
+if [ "$n_batches" -eq 6 ]; then ok "11 genomes in batches of 2: 6 sketch jobs"; else not_ok "6 batches" "found $n_batches"; fi
 n_parts=$(grep -c "rule distance_part" "$WORK/run1.log")
 if [ "$n_parts" -eq 3 ]; then ok "parts=3: 3 distance jobs"; else not_ok "3 distance jobs" "found $n_parts"; fi
 
@@ -56,12 +59,12 @@ tsketch export "$WORK/single.tsk" >"$WORK/single.export"
 tsketch export "$OUT/genomes.tsk" >"$WORK/wf.export"
 expect_same "$WORK/single.export" "$WORK/wf.export" "genomes.tsk: the single sketch run's genomes, names and keys"
 names=$(cut -f1 "$WORK/wf.export" | tr '\n' ' ')
-if [ "$names" = "MT human MT-orang NC_001422_phiX174 OP302815 g00 g01 g02 g03 sarscov2 " ]; then
-    ok "genomes.tsk: 9 genomes named by file stem (one with a space), in file name order"
-else not_ok "9 genomes named by file stem, in file name order" "$(echo "$names" | head -c 300)"; fi
+if [ "$names" = "MT human MT-orang NC_001422_phiX174 OP302815 UPPER g00 g01 g02 g03 sarscov2 x " ]; then
+    ok "genomes.tsk: 11 genomes named by file stem (one with a space, UPPER.FNA, x.fsa), in file name order"
+else not_ok "11 genomes named by file stem, in file name order" "$(echo "$names" | head -c 300)"; fi
 tsketch dist --genome "$OUT/genomes.tsk" >"$WORK/single.tsv"
 expect_same "$WORK/single.tsv" "$OUT/distances.tsv" "distances.tsv = 'tsketch dist --genome genomes.tsk', byte for byte"
-if [ "$(wc -l <"$OUT/distances.tsv")" -eq 36 ]; then ok "distances.tsv: 36 pairs"; else not_ok "36 pairs" "$(wc -l <"$OUT/distances.tsv")"; fi
+if [ "$(wc -l <"$OUT/distances.tsv")" -eq 55 ]; then ok "distances.tsv: 55 pairs"; else not_ok "55 pairs" "$(wc -l <"$OUT/distances.tsv")"; fi
 tsketch dist --genome --top-k 10 "$OUT/genomes.tsk" >"$WORK/single.nearest"
 expect_same "$WORK/single.nearest" "$OUT/nearest.tsv" "nearest.tsv = 'tsketch dist --genome --top-k 10'"
 tsketch triangle --genome "$OUT/genomes.tsk" >"$WORK/single.phylip"

@@ -53,7 +53,9 @@ workflow {
     // one genome per file, in file name order (the order of every output), in batches: a GPU
     // job's start-up is paid once per batch, not once per genome
     ch_batches = channel
-        .fromPath("${params.genomes}/*.{fa,fasta,fna,ffn,fas}{,.gz}", checkIfExists: true)
+        .fromPath("${params.genomes}/*", checkIfExists: true)
+        // the extensions tsketch drops from a file name to name its genome, in any case
+        .filter { it.name ==~ /(?i).*\.(fa|fasta|fna|ffn|fas|fsa|fsa_nt)(\.(gz|bgz|bgzf))?/ }
         .toSortedList { a, b -> a.name <=> b.name }
         .flatMap { files ->
             files.collate(params.batch as int).withIndex().collect { batch, i -> [ [ id: "batch_${i}", batch: i ], batch ] }
