@@ -96,10 +96,6 @@ static int grow_pinned(dev_ctx &dc, size_t bytes)
 
 static long long round_tile(long long n) { return (n + DIST_TILE - 1) / DIST_TILE * DIST_TILE; }
 
-/* ---------------------------------------------------------------- device count */
-
-extern "C" int tsk_gpu_dist_device_count(char *why, size_t whylen) { return tsk_cuda_device_count(why, whylen); }
-
 /* ---------------------------------------------------------------- uploads */
 
 /* Items [lo, lo + n) of set s, each padded to Lp floats, into dst (which has room for
@@ -678,7 +674,7 @@ extern "C" tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const ts
                                            const int *devices, int n_devices, int threads, char *err, size_t errlen)
 {
     char why[128];
-    int avail = tsk_gpu_dist_device_count(why, sizeof why);
+    int avail = tsk_cuda_device_count(why, sizeof why);
     if (avail == 0) {
         snprintf(err, errlen, "no usable GPU: %s", why);
         return NULL;

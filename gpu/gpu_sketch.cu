@@ -104,25 +104,6 @@ struct tsk_gpu_sketcher {
 
 #define SK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
-extern "C" int tsk_gpu_device_count(char *why, size_t whylen) { return tsk_cuda_device_count(why, whylen); }
-
-extern "C" int tsk_gpu_any_exclusive(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
-        return 1; /* unknown: take the careful answer */
-    }
-    for (int d = 0; d < n; d++) {
-        int mode = cudaComputeModeDefault;
-        if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, d) != cudaSuccess || mode != cudaComputeModeDefault) {
-            cudaGetLastError();
-            return 1;
-        }
-    }
-    return 0;
-}
-
 extern "C" int tsk_gpu_max_dim(void) { return SK_MAX_DIM; }
 
 static double seconds_now()
@@ -235,7 +216,7 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
         return NULL;
     }
     char why[160];
-    int count = tsk_gpu_device_count(why, sizeof why);
+    int count = tsk_cuda_device_count(why, sizeof why);
     if (count == 0) {
         snprintf(err, errlen, "%s", why);
         return NULL;

@@ -1,5 +1,5 @@
 /* test_genome_sets: genome sketches (core/genome_keys.h) and their CPU engine (cpu/genome_sets.h)
- * against brute force: shared counts against an O(n*m) count and tsk_genome_shared_ref on planted
+ * against brute force: shared counts against an O(n*m) count and tsk_genome_shared_naive on planted
  * and random sets, with and without per-genome thresholds (a pair compared below the smaller one),
  * top-k and threshold selections against a sort of every admitted pair, the distance and its share
  * floor, the size floor's stride, candidate bound and threshold against their definitions, the
@@ -178,11 +178,11 @@ Test(genome_sets, shared_ref_planted)
         int64_t nb, want;
     } c[] = {{a, 6, 6}, {nested, 3, 3}, {apart, 4, 0}, {one, 1, 1}, {one_out, 1, 0}, {a, 0, 0}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
-        cr_expect_eq(tsk_genome_shared_ref(a, 6, c[i].b, c[i].nb), c[i].want, "case %zu", i);
-        cr_expect_eq(tsk_genome_shared_ref(c[i].b, c[i].nb, a, 6), c[i].want, "case %zu swapped", i);
+        cr_expect_eq(tsk_genome_shared_naive(a, 6, c[i].b, c[i].nb), c[i].want, "case %zu", i);
+        cr_expect_eq(tsk_genome_shared_naive(c[i].b, c[i].nb, a, 6), c[i].want, "case %zu swapped", i);
         cr_expect_eq(brute_shared(a, 6, c[i].b, c[i].nb), c[i].want, "case %zu (brute)", i);
     }
-    cr_expect_eq(tsk_genome_shared_ref(a, 0, a, 0), 0, "empty with empty");
+    cr_expect_eq(tsk_genome_shared_naive(a, 0, a, 0), 0, "empty with empty");
 }
 
 Test(genome_sets, sort_unique_removes_duplicates)
@@ -226,7 +226,7 @@ static void check_block(const tsk_key_sets *q, const tsk_key_sets *r, int thread
                          (long long)j);
             /* a shared key is below both thresholds: the whole lists share what the cut ones do */
             cr_assert_eq(brute_shared(keys_of(q, i), na, keys_of(r, j), nb), want);
-            cr_assert_eq(tsk_genome_shared_ref(keys_of(q, i), na, keys_of(r, j), nb), want);
+            cr_assert_eq(tsk_genome_shared_naive(keys_of(q, i), na, keys_of(r, j), nb), want);
             int64_t n_q = -1, n_r = -1;
             tsk_genome_pair_sizes(q, i, r, j, &n_q, &n_r);
             cr_assert(n_q == c.n_query && n_r == c.n_ref, "pair %lld x %lld: sizes %lld, %lld, want %lld, %lld",
