@@ -42,7 +42,7 @@
  * A window survives a per-base divergence d with probability (1 - d)^W, so the distance estimates
  * 1 - ANI as Mash's distance does from shared k-mers; f = 0 (nothing shared, or an empty sketch)
  * gives 1. Both engines count |A n B| exactly (integers), |A'| and |B'| by tsk_genome_pair_sizes,
- * and the distance is computed from the counts by tsk_genome_key_distance alone, so the engines
+ * and the distance is computed from the counts by tsk_genome_pair_distance alone, so the engines
  * give the same bytes. */
 #ifndef TSK_GENOME_KEYS_H
 #define TSK_GENOME_KEYS_H

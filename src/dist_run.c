@@ -1,8 +1,10 @@
 /* dist_run.c: the distance runner (dist_run.h): one engine choice over the four engines (vector
  * rows and genome sketches, each on the CPU or a GPU) and the loops over query blocks.
  *
- * Genome engines count shared keys; every genome distance is computed here from the counts by
- * tsk_genome_key_distance, so the CPU and GPU engines give the same bytes.
+ * Each engine kind is a table of its calls (engine_calls), chosen once; which kind and which GPUs
+ * is the --device policy's (engine.h). Genome engines count shared keys; every genome distance is
+ * computed here from the counts by tsk_genome_pair_distance, so the CPU and GPU engines give the
+ * same bytes.
  *
  * Lanes. A GPU engine runs on lanes: one engine per device, each on a host thread of its own that
  * takes the next query block, while the calling thread hands finished blocks to the sink in query

@@ -36,9 +36,9 @@ int tsk_engine_may_use_gpu(const tsk_device_choice *d)
 /* Bases a byte of a gzip or BGZF genome holds: uncompressed bytes over compressed ones, measured
  * (zcat | wc -c against the file size) on the shared data set: the 9 Blochmannia genomes 3.48-3.56
  * (3.52 together), S. cerevisiae 3.27, human chr20 (BGZF) 3.49; their bases alone (headers and
- * newlines left out) 1.2 % fewer. A set of near-identical genomes in one file compresses far more
- * (3,296 HIV-1 genomes: 17.1), which only makes the guess low: such an input is taken for smaller
- * than it is. */
+ * newlines left out) 1.2-1.6 % fewer (docs/performance.md, "--device auto"). A file of many
+ * near-identical genomes compresses far more (3,296 HIV-1 genomes: 17.1): its guess is low, and
+ * auto errs towards the CPU. */
 #define GZIP_BASES_PER_BYTE 3.5
 
 int64_t tsk_engine_file_bases(const char *path)
