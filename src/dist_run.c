@@ -21,10 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/genome_keys.h"
 #include "../core/tsk_knobs.h"
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_sets.h"
-#include "../core/genome_keys.h"
 #include "../gpu/genome_sets.h"
 #include "../gpu/gpu_dist.h"
 #include "cli.h"
