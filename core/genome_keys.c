@@ -167,7 +167,7 @@ int64_t tsk_genome_keys_sort_unique(uint64_t *keys, int64_t n)
     return m;
 }
 
-int64_t tsk_genome_shared_ref(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
+int64_t tsk_genome_shared_naive(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
 {
     int64_t i = 0, j = 0, shared = 0;
     while (i < na && j < nb) {
@@ -183,6 +183,15 @@ float tsk_genome_key_distance(double share, int64_t window)
     if (!(share > 0.0)) return 1.0f;
     if (share >= 1.0) return 0.0f;
     return (float)(1.0 - pow(share, 1.0 / (double)window));
+}
+
+float tsk_genome_pair_distance(const tsk_key_sets *q, int64_t i, const tsk_key_sets *r, int64_t j, int64_t shared,
+                               tsk_genome_mode m, int64_t window, int64_t *total)
+{
+    int64_t nq, nr;
+    tsk_genome_pair_sizes(q, i, r, j, &nq, &nr);
+    if (total) *total = tsk_genome_total(shared, nq, nr, m);
+    return tsk_genome_key_distance(tsk_genome_share(shared, nq, nr, m), window);
 }
 
 double tsk_genome_share_floor(double max_dist, int64_t window)

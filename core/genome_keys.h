@@ -42,7 +42,7 @@
  * A window survives a per-base divergence d with probability (1 - d)^W, so the distance estimates
  * 1 - ANI as Mash's distance does from shared k-mers; f = 0 (nothing shared, or an empty sketch)
  * gives 1. Both engines count |A n B| exactly (integers), |A'| and |B'| by tsk_genome_pair_sizes,
- * and the distance is computed from the counts by tsk_genome_key_distance alone, so the engines
+ * and the distance is computed from the counts by tsk_genome_pair_distance alone, so the engines
  * give the same bytes. */
 #ifndef TSK_GENOME_KEYS_H
 #define TSK_GENOME_KEYS_H
@@ -167,9 +167,9 @@ static inline void tsk_genome_pair_sizes(const tsk_key_sets *q, int64_t i, const
     else if (tq < tr) *n_ref = tsk_keys_at_most(r->keys + r->offset[j], *n_ref, tq);
 }
 
-/* |A n B| of two strictly ascending key lists, by merging: the reference both engines' tests
- * compare with (O(na + nb)). */
-int64_t tsk_genome_shared_ref(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb);
+/* |A n B| of two strictly ascending key lists, by a plain merge (O(na + nb)): the oracle both
+ * engines' tests compare with. */
+int64_t tsk_genome_shared_naive(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb);
 
 /* The two distances above. */
 typedef enum { TSK_GENOME_SYMMETRIC = 0, TSK_GENOME_CONTAINMENT = 1 } tsk_genome_mode;
@@ -197,6 +197,13 @@ static inline int64_t tsk_genome_total(int64_t shared, int64_t n_query, int64_t 
 /* distance = 1 - f^(1/W) as float; 1 when f is 0, 0 when f is 1. */
 float tsk_genome_key_distance(double share, int64_t window);
 
+/* The distance of query i of q and reference j of r that share `shared` keys: their sizes
+ * (tsk_genome_pair_sizes), the share f under mode m and tsk_genome_key_distance with window W.
+ * The one way from an engine's count to a distance, for every command and engine. total (NULL:
+ * not wanted) gets the pair's tsk_genome_total. */
+float tsk_genome_pair_distance(const tsk_key_sets *q, int64_t i, const tsk_key_sets *r, int64_t j, int64_t shared,
+                               tsk_genome_mode m, int64_t window, int64_t *total);
+
 /* The smallest share whose distance can be <= max_dist, less a margin: engines keep pairs with
  * share >= this and the caller applies max_dist to tsk_genome_key_distance exactly. */
 double tsk_genome_share_floor(double max_dist, int64_t window);
@@ -209,6 +216,28 @@ typedef struct {
     int64_t shared;
     double share;
 } tsk_genome_pair;
+
+/* Whether a ranks before b in top-k order: the larger share, then the smaller reference. Both
+ * engines' one order. */
+static inline TSK_HOST_DEVICE int tsk_genome_ranks_before(const tsk_genome_pair *a, const tsk_genome_pair *b)
+{
+    return a->share > b->share || (a->share == b->share && a->ref < b->ref);
+}
+
+/* Whether items [i0, i0 + n) are all items of s: the engines' check of a call's arguments. */
+static inline int tsk_key_sets_holds(const tsk_key_sets *s, int64_t i0, int64_t n)
+{
+    return i0 >= 0 && n >= 0 && i0 <= s->n_items && n <= s->n_items - i0;
+}
+
+/* One pair's line of genome distances (the dist commands print "ref TAB query TAB dist TAB shared
+ * TAB total", the shared and total fingerprint counts after the distance, as Mash prints shared
+ * hashes): indices into the query and reference sets, the counts and the distance. */
+typedef struct {
+    int64_t query, ref;
+    int64_t shared, total;
+    float dist;
+} tsk_genome_line;
 
 #ifdef __cplusplus
 }

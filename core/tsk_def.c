@@ -190,7 +190,7 @@ void tsk_slide_row_span(const tsk_params *p, int64_t r, int64_t *first, int64_t 
     *first = *last - p->window + 1 > 0 ? *last - p->window + 1 : 0;
 }
 
-double tsk_distance_ref(const float *a, const float *b, int64_t len, tsk_metric m)
+double tsk_distance_naive(const float *a, const float *b, int64_t len, tsk_metric m)
 {
     double aa = 0, bb = 0, ab = 0, dd = 0;
     for (int64_t i = 0; i < len; i++) {
@@ -205,8 +205,8 @@ double tsk_distance_ref(const float *a, const float *b, int64_t len, tsk_metric 
     return 1.0 - ab / (sqrt(aa) * sqrt(bb));
 }
 
-double tsk_item_distance_ref(const tsk_sketch_set *a, int64_t i, const tsk_sketch_set *b, int64_t j, tsk_metric m)
+double tsk_item_distance_naive(const tsk_sketch_set *a, int64_t i, const tsk_sketch_set *b, int64_t j, tsk_metric m)
 {
     const int64_t rows = a->n_rows[i] < b->n_rows[j] ? a->n_rows[i] : b->n_rows[j];
-    return tsk_distance_ref(a->rows + a->first_row[i] * a->dim, b->rows + b->first_row[j] * b->dim, rows * a->dim, m);
+    return tsk_distance_naive(a->rows + a->first_row[i] * a->dim, b->rows + b->first_row[j] * b->dim, rows * a->dim, m);
 }

@@ -14,6 +14,17 @@
 extern "C" {
 #endif
 
+/* A small inline that host code and CUDA kernels both call (one definition for both engines):
+ * __host__ __device__ under nvcc, nothing in C. */
+#ifdef __CUDACC__
+#define TSK_HOST_DEVICE __host__ __device__
+#else
+#define TSK_HOST_DEVICE
+#endif
+
+/* Size of the error buffers passed around (messages naming a file and the reason), every layer. */
+#define TSK_ERRLEN 1024
+
 #define TSK_MAX_T 16        /* longest tuple an engine must accept */
 #define TSK_MAX_DIM 65536   /* largest sketch dimension any engine accepts */
 #define TSK_MAX_ALPHA 20    /* protein alphabet size; DNA uses the first 4 codes */
@@ -166,12 +177,24 @@ typedef enum {
     TSK_PAIRS_NOT_SELF = 3,   /* r != q: the neighbours of each item (top-k) */
 } tsk_pair_filter;
 
-/* Distance of two rows' worth of values, in float64, as docs/spec.md defines it: the reference that
- * both engines' tests compare with. */
-double tsk_distance_ref(const float *a, const float *b, int64_t len, tsk_metric m);
+/* Whether filter admits the pair (query q, reference r) (global indices): the one test of every
+ * engine, on the host and in the kernels. */
+static inline TSK_HOST_DEVICE int tsk_pair_admitted(tsk_pair_filter f, int64_t q, int64_t r)
+{
+    switch (f) {
+    case TSK_PAIRS_UPPER: return r > q;
+    case TSK_PAIRS_UPPER_SELF: return r >= q;
+    case TSK_PAIRS_NOT_SELF: return r != q;
+    default: return 1;
+    }
+}
 
-/* tsk_distance_ref of item i of a and item j of b, over their first min(n_rows) rows. */
-double tsk_item_distance_ref(const tsk_sketch_set *a, int64_t i, const tsk_sketch_set *b, int64_t j, tsk_metric m);
+/* Distance of two rows' worth of values, in float64, as docs/spec.md defines it, naively: the
+ * oracle that both engines' tests compare with. */
+double tsk_distance_naive(const float *a, const float *b, int64_t len, tsk_metric m);
+
+/* tsk_distance_naive of item i of a and item j of b, over their first min(n_rows) rows. */
+double tsk_item_distance_naive(const tsk_sketch_set *a, int64_t i, const tsk_sketch_set *b, int64_t j, tsk_metric m);
 
 #ifdef __cplusplus
 }

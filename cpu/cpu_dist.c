@@ -45,6 +45,7 @@ struct tsk_cpu_dist {
     micro_kernel kernel;
     int nr;               /* panel width of the kernel */
     int64_t rb;           /* references per tile */
+    char err[160];        /* why the last call failed (tsk_cpu_dist_error) */
 };
 
 /* ---- micro-kernels ---- */
@@ -355,14 +356,22 @@ static void tile(const tsk_cpu_dist *d, workspace *ws, int64_t q0, int64_t qn, i
 
 /* ---- the three requests ---- */
 
-static int passes(tsk_pair_filter f, int64_t q, int64_t r)
+const char *tsk_cpu_dist_error(const tsk_cpu_dist *d) { return d->err; }
+
+/* What a call ran out of memory for: bits of its `failed`. */
+enum { NO_TILES = 1, NO_PAIRS = 2 };
+
+/* A call's end: 0, or -1 with why in d->err when failed. */
+static int finish_call(tsk_cpu_dist *d, int failed)
 {
-    switch (f) {
-    case TSK_PAIRS_UPPER: return r > q;
-    case TSK_PAIRS_UPPER_SELF: return r >= q;
-    case TSK_PAIRS_NOT_SELF: return r != q;
-    default: return 1;
-    }
+    if (!failed) return 0;
+    const double len = (double)(d->len > 0 ? d->len : 1), floats = ((double)QB + (double)d->rb) * len + QB * (double)d->rb;
+    if (failed & NO_TILES)
+        snprintf(d->err, sizeof d->err, "out of memory for the distance tiles of %d threads (%.3g MB each)", d->threads,
+                 floats * sizeof(float) / 1e6);
+    else
+        snprintf(d->err, sizeof d->err, "out of memory for the pairs within the distance");
+    return -1;
 }
 
 /* First reference index of [0, n) that can pass f for some query of [q0, q1). */
@@ -378,7 +387,7 @@ int tsk_cpu_dist_block(tsk_cpu_dist *d, int64_t q0, int64_t nq, int64_t r0, int6
 #pragma omp parallel num_threads(d->threads) reduction(| : failed)
     {
         workspace ws;
-        if (workspace_init(d, &ws)) failed = 1;
+        if (workspace_init(d, &ws)) failed = NO_TILES;
 #pragma omp for schedule(dynamic) collapse(2)
         for (int64_t bq = 0; bq < nqb; bq++)
             for (int64_t br = 0; br < nrb; br++) {
@@ -389,7 +398,7 @@ int tsk_cpu_dist_block(tsk_cpu_dist *d, int64_t q0, int64_t nq, int64_t r0, int6
             }
         workspace_free(&ws);
     }
-    return failed ? -1 : 0;
+    return finish_call(d, failed);
 }
 
 /* Max-heap of the k best (dist, ref) so far: the root is the worst kept. */
@@ -449,7 +458,7 @@ int tsk_cpu_dist_topk(tsk_cpu_dist *d, int64_t q0, int64_t nq, int k, tsk_pair_f
     {
         workspace ws;
         int count[QB];
-        if (workspace_init(d, &ws)) failed = 1;
+        if (workspace_init(d, &ws)) failed = NO_TILES;
 #pragma omp for schedule(dynamic)
         for (int64_t bq = 0; bq < nqb; bq++) {
             if (failed) continue;
@@ -462,7 +471,7 @@ int tsk_cpu_dist_topk(tsk_cpu_dist *d, int64_t q0, int64_t nq, int k, tsk_pair_f
                     tsk_pair *h = out + (qa - q0 + i) * k;
                     for (int64_t j = 0; j < rn; j++) {
                         float x = ws.tile[i * rn + j];
-                        if (isnan(x) || !passes(filter, qa + i, ra + j)) continue;
+                        if (isnan(x) || !tsk_pair_admitted(filter, qa + i, ra + j)) continue;
                         heap_push(h, &count[i], k, (tsk_pair){qa + i, ra + j, x});
                     }
                 }
@@ -475,7 +484,7 @@ int tsk_cpu_dist_topk(tsk_cpu_dist *d, int64_t q0, int64_t nq, int k, tsk_pair_f
         }
         workspace_free(&ws);
     }
-    return failed ? -1 : 0;
+    return finish_call(d, failed);
 }
 
 int tsk_cpu_dist_within(tsk_cpu_dist *d, int64_t q0, int64_t nq, float max_dist, tsk_pair_filter filter,
@@ -489,12 +498,12 @@ int tsk_cpu_dist_within(tsk_cpu_dist *d, int64_t q0, int64_t nq, float max_dist,
         int64_t n, cap;
     } list;
     list *found = calloc((size_t)nqb, sizeof *found);
-    if (!found) return -1;
+    if (!found) return finish_call(d, NO_PAIRS);
     int failed = 0;
 #pragma omp parallel num_threads(d->threads) reduction(| : failed)
     {
         workspace ws;
-        if (workspace_init(d, &ws)) failed = 1;
+        if (workspace_init(d, &ws)) failed = NO_TILES;
 #pragma omp for schedule(dynamic)
         for (int64_t bq = 0; bq < nqb; bq++) {
             if (failed) continue;
@@ -506,12 +515,12 @@ int tsk_cpu_dist_within(tsk_cpu_dist *d, int64_t q0, int64_t nq, float max_dist,
                 for (int64_t i = 0; i < qn; i++)
                     for (int64_t j = 0; j < rn; j++) {
                         float x = ws.tile[i * rn + j];
-                        if (!(x <= max_dist) || !passes(filter, qa + i, ra + j)) continue;
+                        if (!(x <= max_dist) || !tsk_pair_admitted(filter, qa + i, ra + j)) continue;
                         if (l->n == l->cap) {
                             int64_t c = l->cap ? 2 * l->cap : 256;
                             tsk_pair *p = realloc(l->p, (size_t)c * sizeof *p);
                             if (!p) {
-                                failed = 1;
+                                failed = NO_PAIRS;
                                 break;
                             }
                             l->p = p;
@@ -529,7 +538,7 @@ int tsk_cpu_dist_within(tsk_cpu_dist *d, int64_t q0, int64_t nq, float max_dist,
     for (int64_t b = 0; b < nqb; b++) total += found[b].n;
     if (!failed && total > *cap) {
         tsk_pair *p = realloc(*pairs, (size_t)total * sizeof *p);
-        if (!p) failed = 1;
+        if (!p) failed = NO_PAIRS;
         else {
             *pairs = p;
             *cap = total;
@@ -549,5 +558,5 @@ int tsk_cpu_dist_within(tsk_cpu_dist *d, int64_t q0, int64_t nq, float max_dist,
         free(found[b].p);
     }
     free(found);
-    return failed ? -1 : 0;
+    return finish_call(d, failed);
 }

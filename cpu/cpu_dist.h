@@ -3,7 +3,7 @@
  * The engine of `tsketch dist` and `triangle` (docs/distances.md). gpu/gpu_dist.h is its twin:
  * the same functions with a tsk_gpu_ prefix, so src/ can drive either through one loop over
  * query blocks. Every result is as docs/spec.md defines it and within 1e-5 relative (or 1e-6
- * absolute) of tsk_distance_ref: the kernel sums (a - b)^2 directly rather than expanding
+ * absolute) of tsk_distance_naive: the kernel sums (a - b)^2 directly rather than expanding
  * |a|^2 + |b|^2 - 2ab, which cancels catastrophically for near-identical sketches; cosine is the
  * same sum over the vectors scaled by their float64 inverse norms, 1 - cos = |a/|a| - b/|b||^2 / 2
  * (see docs/distances.md, "Accuracy").
@@ -48,7 +48,12 @@ int tsk_cpu_dist_topk(tsk_cpu_dist *d, int64_t q0, int64_t nq, int k, tsk_pair_f
 int tsk_cpu_dist_within(tsk_cpu_dist *d, int64_t q0, int64_t nq, float max_dist, tsk_pair_filter filter,
                         tsk_pair **pairs, int64_t *n_pairs, int64_t *cap);
 
-/* The functions above return 0, or -1 after an allocation failure (the only runtime error). */
+/* The functions above return 0, or -1 after an allocation failure (the only runtime error), with
+ * the reason in tsk_cpu_dist_error. */
+
+/* Why the last call on d failed ("out of memory for the distance tiles of 16 threads (1.2 MB
+ * each)"), as tsk_gpu_dist_error says it for the GPU twin. */
+const char *tsk_cpu_dist_error(const tsk_cpu_dist *d);
 
 /* The micro-kernel of the contexts opened from now on, in place of TSKETCH_DIST_KERNEL's (read once
  * per process: tests that compare the kernels in one process set it here). TSK_KNOB_AUTO: the

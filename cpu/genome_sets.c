@@ -11,6 +11,7 @@
 struct tsk_cpu_genome_sets {
     const tsk_key_sets *q, *r;
     int threads;
+    char err[160]; /* why the last call failed (tsk_cpu_genome_sets_error) */
 };
 
 tsk_cpu_genome_sets *tsk_cpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int threads, char *err,
@@ -29,13 +30,31 @@ tsk_cpu_genome_sets *tsk_cpu_genome_sets_open(const tsk_key_sets *q, const tsk_k
 
 void tsk_cpu_genome_sets_close(tsk_cpu_genome_sets *e) { free(e); }
 
+const char *tsk_cpu_genome_sets_error(const tsk_cpu_genome_sets *e) { return e->err; }
+
+/* -1, with why in e->err. */
+static int fail(tsk_cpu_genome_sets *e, const char *why)
+{
+    snprintf(e->err, sizeof e->err, "%s", why);
+    return -1;
+}
+
+/* Whether queries [q0, q0 + nq) are items of the query set: -1 with the reason when not. */
+static int check_queries(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq)
+{
+    if (tsk_key_sets_holds(e->q, q0, nq)) return 0;
+    snprintf(e->err, sizeof e->err, "queries [%lld, %lld) are not in a set of %lld genomes", (long long)q0,
+             (long long)(q0 + nq), (long long)e->q->n_items);
+    return -1;
+}
+
 /* |A n B| of two strictly ascending lists, four keys of each at a time: the four of A against
  * the four of B in all rotations (16 comparisons in 4 vector compares), then the block with the
  * smaller last key moves on (both when equal). Each pair of blocks meets at most once, and two
  * equal keys' blocks always meet (a block moves on only past keys the other list's block already
  * exceeds or equals), so every shared key is counted once; an element of A equals at most one of
  * B, so OR-ing the four compares counts it once. The lists' ends go through the plain merge from
- * where the blocks stopped. The scalar merge (tsk_genome_shared_ref) waited on a load and a
+ * where the blocks stopped. The scalar merge (tsk_genome_shared_naive) waited on a load and a
  * compare for every key, about 8 cycles each: 98 % of all pairs of 1410 small genomes. */
 typedef uint64_t u64x4 __attribute__((vector_size(32)));
 
@@ -68,21 +87,18 @@ static int64_t shared_count(const uint64_t *a, int64_t na, const uint64_t *b, in
     return shared;
 }
 
-static int64_t shared_of(const tsk_cpu_genome_sets *e, int64_t q, int64_t r)
+int64_t tsk_cpu_genome_shared(const tsk_key_sets *q, int64_t i, const tsk_key_sets *r, int64_t j)
 {
-    const tsk_key_sets *a = e->q, *b = e->r;
-    return shared_count(a->keys + a->offset[q], tsk_key_set_size(a, q), b->keys + b->offset[r], tsk_key_set_size(b, r));
+    return shared_count(q->keys + q->offset[i], tsk_key_set_size(q, i), r->keys + r->offset[j], tsk_key_set_size(r, j));
 }
 
-static int in_range(const tsk_key_sets *s, int64_t i0, int64_t n)
-{
-    return i0 >= 0 && n >= 0 && i0 <= s->n_items && n <= s->n_items - i0;
-}
+static int64_t shared_of(const tsk_cpu_genome_sets *e, int64_t q, int64_t r) { return tsk_cpu_genome_shared(e->q, q, e->r, r); }
 
-int tsk_cpu_genome_sets_block(const tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr,
+int tsk_cpu_genome_sets_block(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr,
                               uint32_t *shared, int64_t ld)
 {
-    if (!in_range(e->q, q0, nq) || !in_range(e->r, r0, nr) || ld < nr) return -1;
+    if (check_queries(e, q0, nq)) return -1;
+    if (!tsk_key_sets_holds(e->r, r0, nr) || ld < nr) return fail(e, "a block of references beyond the set or its rows");
     const int64_t n = nq * nr;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(e->threads)
     for (int64_t p = 0; p < n; p++) {
@@ -92,16 +108,11 @@ int tsk_cpu_genome_sets_block(const tsk_cpu_genome_sets *e, int64_t q0, int64_t 
     return 0;
 }
 
-/* a before b in top-k order: larger share, then smaller reference */
-static int ranks_before(const tsk_genome_pair *a, const tsk_genome_pair *b)
-{
-    return a->share > b->share || (a->share == b->share && a->ref < b->ref);
-}
-
-int tsk_cpu_genome_sets_topk(const tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int k, tsk_genome_mode mode,
+int tsk_cpu_genome_sets_topk(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int k, tsk_genome_mode mode,
                              tsk_pair_filter filter, tsk_genome_pair *out)
 {
-    if (!in_range(e->q, q0, nq) || k < 1) return -1;
+    if (check_queries(e, q0, nq)) return -1;
+    if (k < 1) return fail(e, "top-k needs k of at least 1");
 #pragma omp parallel for schedule(dynamic, 1) num_threads(e->threads)
     for (int64_t i = 0; i < nq; i++) {
         const int64_t q = q0 + i;
@@ -114,10 +125,10 @@ int tsk_cpu_genome_sets_topk(const tsk_cpu_genome_sets *e, int64_t q0, int64_t n
             int64_t n_q, n_r;
             tsk_genome_pair_sizes(e->q, q, e->r, r, &n_q, &n_r);
             tsk_genome_pair c = {q, r, s, tsk_genome_share(s, n_q, n_r, mode)};
-            if (have == k && !ranks_before(&c, &best[k - 1])) continue;
+            if (have == k && !tsk_genome_ranks_before(&c, &best[k - 1])) continue;
             /* insertion into the sorted list of the best so far */
             int at = have < k ? have++ : k - 1;
-            while (at > 0 && ranks_before(&c, &best[at - 1])) {
+            while (at > 0 && tsk_genome_ranks_before(&c, &best[at - 1])) {
                 best[at] = best[at - 1];
                 at--;
             }
@@ -128,12 +139,12 @@ int tsk_cpu_genome_sets_topk(const tsk_cpu_genome_sets *e, int64_t q0, int64_t n
     return 0;
 }
 
-int tsk_cpu_genome_sets_within(const tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
+int tsk_cpu_genome_sets_within(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
                                tsk_genome_mode mode, tsk_pair_filter filter, tsk_genome_pair **pairs, int64_t *n,
                                int64_t *cap)
 {
     *n = 0;
-    if (!in_range(e->q, q0, nq)) return -1;
+    if (check_queries(e, q0, nq)) return -1;
     const int64_t nr = e->r->n_items;
     /* one pass of counts per query row, kept per row, then gathered in order */
     tsk_genome_pair **rows = calloc((size_t)(nq ? nq : 1), sizeof *rows);
@@ -180,5 +191,5 @@ int tsk_cpu_genome_sets_within(const tsk_cpu_genome_sets *e, int64_t q0, int64_t
     }
     free(rows);
     free(counts);
-    return failed ? -1 : 0;
+    return failed ? fail(e, "out of memory for the pairs within the distance") : 0;
 }

@@ -4,7 +4,8 @@
  *    (an engine reports errors to its caller and never ends the process);
  *  - tsk_cuda_device_count, the usable devices with one reason when there are none, and
  *    tsk_cuda_device_usable, the check of a device number an open call is given;
- *  - tsk_cuda_grow, the growth of a device scratch buffer (and tsk_cuda_grown_size, its rule). */
+ *  - tsk_cuda_grow, the growth of a device scratch buffer (and tsk_cuda_grown_size, its rule);
+ *  - tsk_cuda_entry, the guard of an extern "C" entry: no C++ exception may cross into C. */
 #ifndef TSK_GPU_CUDA_UTIL_CUH
 #define TSK_GPU_CUDA_UTIL_CUH
 
@@ -14,6 +15,26 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
+
+/* Runs fn(), the body of an extern "C" entry named `entry`, and returns what it returns; an
+ * exception from `new`, a std::vector or a std::thread (which would end the process if it crossed
+ * into the C caller) becomes `failed`, with the reason in err: "out of host memory (ENTRY)" for
+ * std::bad_alloc, "ENTRY: WHAT" for any other. */
+template <class R, class F> static inline R tsk_cuda_entry(const char *entry, char *err, size_t errlen, R failed, F &&fn)
+{
+    try {
+        return fn();
+    } catch (const std::bad_alloc &) {
+        if (err && errlen) snprintf(err, errlen, "out of host memory (%s)", entry);
+    } catch (const std::exception &x) {
+        if (err && errlen) snprintf(err, errlen, "%s: %s", entry, x.what());
+    } catch (...) {
+        if (err && errlen) snprintf(err, errlen, "%s: unexpected C++ exception", entry);
+    }
+    return failed;
+}
 
 /* Where a failed CUDA call is reported: the device it ran on and the engine's message buffer
  * (gpu_sketch.cu: the caller's err; gpu_dist.cu: the device context's; genome_sets.cu: the

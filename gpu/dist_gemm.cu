@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(GTHREADS, 2) bound_kernel(dist_tile_args a, in
                 for (int e = 0; e < 4; e++) {
                     int lq = acc_row(i, e), lr = acc_col(j, e), q = qb + lq, r = rb + lr;
                     float lo, hi = INFINITY;
-                    if (q < a.nq && r < a.nr && pair_passes(a.filter, a.q0 + q, a.r0 + r))
+                    if (q < a.nq && r < a.nr && tsk_pair_admitted(a.filter, a.q0 + q, a.r0 + r))
                         bounds(acc[i][j][e], tn.qn2[i][e >> 1], tn.rn2[j][e & 1], tn.qi[i][e >> 1], tn.ri[j][e & 1],
                                a.cosine, ek, lo, hi);
                     Ds[lq][lr] = hi;
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(GTHREADS, 2) candidates_kernel(dist_tile_args 
     __shared__ tile_norms qn, rn;
     __shared__ float sthr[GT];
     const int qb = blockIdx.y * GT, rb = blockIdx.x * GT;
-    if ((a.filter == F_UPPER || a.filter == F_UPPER_SELF) && a.r0 + rb + GT - 1 < a.q0 + qb) return;
+    if ((a.filter == TSK_PAIRS_UPPER || a.filter == TSK_PAIRS_UPPER_SELF) && a.r0 + rb + GT - 1 < a.q0 + qb) return;
     stage_norms(&qn, a.qnorm, a.qinv, qb, a.nq, a.cosine);
     stage_norms(&rn, a.rnorm, a.rinv, rb, a.nr, a.cosine);
     for (int i = threadIdx.x; i < GT; i += GTHREADS) sthr[i] = qb + i < a.nq ? thr[qb + i] : -INFINITY;
@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(GTHREADS, 2) candidates_kernel(dist_tile_args 
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 int lq = acc_row(i, e), lr = acc_col(j, e), q = qb + lq, r = rb + lr;
-                if (q >= a.nq || r >= a.nr || !pair_passes(a.filter, a.q0 + q, a.r0 + r)) continue;
+                if (q >= a.nq || r >= a.nr || !tsk_pair_admitted(a.filter, a.q0 + q, a.r0 + r)) continue;
                 float lo, hi;
                 bounds(acc[i][j][e], tn.qn2[i][e >> 1], tn.rn2[j][e & 1], tn.qi[i][e >> 1], tn.ri[j][e & 1], a.cosine,
                        ek, lo, hi);

@@ -94,7 +94,7 @@ within_kernel(dist_tile_args a, float max_dist, dist_hit *__restrict__ hits, uns
     __shared__ __align__(16) float Bs[DIST_BK][APAD];
     const int qb = blockIdx.y * DIST_TILE, rb = blockIdx.x * DIST_TILE;
     /* Upper-triangle filters: a tile wholly below the diagonal holds no pair. */
-    if ((a.filter == F_UPPER || a.filter == F_UPPER_SELF) &&
+    if ((a.filter == TSK_PAIRS_UPPER || a.filter == TSK_PAIRS_UPPER_SELF) &&
         a.r0 + rb + DIST_TILE - 1 < a.q0 + qb)
         return;
     float acc[8][8];
@@ -106,7 +106,7 @@ within_kernel(dist_tile_args a, float max_dist, dist_hit *__restrict__ hits, uns
 #pragma unroll
         for (int j = 0; j < 8; j++) {
             int r = rb + sub_index(tx, j);
-            if (q >= a.nq || r >= a.nr || !pair_passes(a.filter, a.q0 + q, a.r0 + r)) continue;
+            if (q >= a.nq || r >= a.nr || !tsk_pair_admitted(a.filter, a.q0 + q, a.r0 + r)) continue;
             float d = finish(a, acc[i][j], q, r);
             if (d <= max_dist) {
                 unsigned long long slot = atomicAdd(count, 1ULL);
@@ -158,7 +158,7 @@ topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
 #pragma unroll
             for (int j = 0; j < 8; j++) {
                 int lr = sub_index(tx, j), r = rb + lr;
-                bool ok = q < a.nq && r < a.nr && pair_passes(a.filter, a.q0 + q, a.r0 + r);
+                bool ok = q < a.nq && r < a.nr && tsk_pair_admitted(a.filter, a.q0 + q, a.r0 + r);
                 Ds[lq][lr] = ok ? finish(a, acc[i][j], q, r) : INFINITY;
             }
         }

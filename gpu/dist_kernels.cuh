@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "../core/tsk_def.h"
+
 #define DIST_TILE 128
 #define DIST_BK 16
 #define DIST_THREADS 256
@@ -32,20 +34,6 @@ struct dist_hit {
     float d;
 };
 
-/* Filters as in tsk_pair_filter (cpu_dist.h / gpu_dist.h). */
-enum { F_ALL = 0, F_UPPER = 1, F_UPPER_SELF = 2, F_NOT_SELF = 3 };
-
-/* Whether filter admits the pair (q, r) (global indices): every kernel's twin of tsk_pair_admitted. */
-__device__ __forceinline__ bool pair_passes(int filter, long long q, long long r)
-{
-    switch (filter) {
-    case F_UPPER: return r > q;
-    case F_UPPER_SELF: return r >= q;
-    case F_NOT_SELF: return r != q;
-    default: return true;
-    }
-}
-
 /* What every tiled launch shares. */
 struct dist_tile_args {
     const float *Q;        /* query items, padded rows of Lp floats */
@@ -56,7 +44,7 @@ struct dist_tile_args {
     const float *qinv, *rinv;  /* cosine: 1/|x| (0 for a zero vector), float */
     const double *qnorm, *rnorm; /* cosine: |x| in float64 */
     int cosine;
-    int filter;            /* tsk_pair_filter */
+    tsk_pair_filter filter; /* which pairs take part (tsk_pair_admitted, core/tsk_def.h) */
 };
 
 /* Dense: out[q * ld + r] for every valid pair. */

@@ -336,8 +336,7 @@ static const char *params_refused(const tsk_params *p)
     return NULL;
 }
 
-extern "C" tsk_gpu_genome_scanner *tsk_gpu_genome_scanner_open(const tsk_params *p, int device, char *err,
-                                                               size_t errlen)
+static tsk_gpu_genome_scanner *scanner_open(const tsk_params *p, int device, char *err, size_t errlen)
 {
     const char *why = params_refused(p);
     if (why) {
@@ -564,9 +563,16 @@ static int scan_batch(tsk_gpu_genome_scanner *g, const uint8_t *codes, const int
     return 0;
 }
 
-extern "C" int tsk_gpu_genome_scan_batch(tsk_gpu_genome_scanner *g, const uint8_t *codes, const int64_t *offset,
-                                         const uint64_t *max_hash, int64_t n_contigs, uint64_t **keys,
-                                         int64_t *keys_cap, int64_t *key_offset, char *err, size_t errlen)
+extern "C" tsk_gpu_genome_scanner *tsk_gpu_genome_scanner_open(const tsk_params *p, int device, char *err,
+                                                               size_t errlen)
+{
+    return tsk_cuda_entry("opening the GPU genome scanner", err, errlen, (tsk_gpu_genome_scanner *)nullptr,
+                          [&] { return scanner_open(p, device, err, errlen); });
+}
+
+static int scan_batch_checked(tsk_gpu_genome_scanner *g, const uint8_t *codes, const int64_t *offset,
+                              const uint64_t *max_hash, int64_t n_contigs, uint64_t **keys, int64_t *keys_cap,
+                              int64_t *key_offset, char *err, size_t errlen)
 {
     if (!g || n_contigs < 0 || !offset || !keys || !keys_cap || !key_offset || (n_contigs > 0 && (!max_hash || (!codes && offset[n_contigs] > offset[0])))) {
         snprintf(err, errlen, "tsk_gpu_genome_scan_batch: bad arguments");
@@ -578,4 +584,13 @@ extern "C" int tsk_gpu_genome_scan_batch(tsk_gpu_genome_scanner *g, const uint8_
     cudaStreamSynchronize(g->st);
     cudaGetLastError();
     return -1;
+}
+
+extern "C" int tsk_gpu_genome_scan_batch(tsk_gpu_genome_scanner *g, const uint8_t *codes, const int64_t *offset,
+                                         const uint64_t *max_hash, int64_t n_contigs, uint64_t **keys,
+                                         int64_t *keys_cap, int64_t *key_offset, char *err, size_t errlen)
+{
+    return tsk_cuda_entry("GPU genome scan", err, errlen, -1, [&] {
+        return scan_batch_checked(g, codes, offset, max_hash, n_contigs, keys, keys_cap, key_offset, err, errlen);
+    });
 }

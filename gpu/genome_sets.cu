@@ -325,16 +325,6 @@ struct gks_call {
     std::vector<tsk_genome_pair> *found;  /* GKS_WITHIN */
 };
 
-static int in_range(const tsk_key_sets *s, int64_t i0, int64_t n)
-{
-    return i0 >= 0 && n >= 0 && i0 <= s->n_items && n <= s->n_items - i0;
-}
-
-static bool ranks_before(const tsk_genome_pair &a, const tsk_genome_pair &b)
-{
-    return a.share > b.share || (a.share == b.share && a.ref < b.ref);
-}
-
 /* Merges the sorted list in[0..k) (ref -1: end) into best[0..k). */
 static void merge_best(tsk_genome_pair *best, const tsk_genome_pair *in, int k)
 {
@@ -344,7 +334,7 @@ static void merge_best(tsk_genome_pair *best, const tsk_genome_pair *in, int k)
     while ((int)m.size() < k) {
         const bool ha = a < k && best[a].ref >= 0, hb = b < k && in[b].ref >= 0;
         if (!ha && !hb) break;
-        if (ha && (!hb || ranks_before(best[a], in[b]))) m.push_back(best[a++]);
+        if (ha && (!hb || tsk_genome_ranks_before(&best[a], &in[b]))) m.push_back(best[a++]);
         else m.push_back(in[b++]);
     }
     const int64_t q = best[0].query;
@@ -497,7 +487,7 @@ extern "C" int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int
                                          uint32_t *shared, int64_t ld)
 {
     if (!e) return -1;
-    if (!in_range(e->q, q0, nq) || !in_range(e->r, r0, nr) || ld < nr) {
+    if (!tsk_key_sets_holds(e->q, q0, nq) || !tsk_key_sets_holds(e->r, r0, nr) || ld < nr) {
         snprintf(e->err, sizeof e->err, "bad block");
         return -1;
     }
@@ -527,7 +517,7 @@ extern "C" int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int6
                                         tsk_pair_filter filter, tsk_genome_pair *out)
 {
     if (!e) return -1;
-    if (!in_range(e->q, q0, nq) || k < 1) {
+    if (!tsk_key_sets_holds(e->q, q0, nq) || k < 1) {
         snprintf(e->err, sizeof e->err, "bad top-k query");
         return -1;
     }
@@ -550,7 +540,10 @@ extern "C" int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int6
             size_t b = a;
             while (b < found.size() && found[b].query == found[a].query) b++;
             const size_t keep = std::min<size_t>(b - a, (size_t)k);
-            std::partial_sort(found.begin() + (long)a, found.begin() + (long)(a + keep), found.begin() + (long)b, ranks_before);
+            std::partial_sort(found.begin() + (long)a, found.begin() + (long)(a + keep), found.begin() + (long)b,
+                              [](const tsk_genome_pair &x, const tsk_genome_pair &y) {
+                                  return tsk_genome_ranks_before(&x, &y) != 0;
+                              });
             std::copy(found.begin() + (long)a, found.begin() + (long)(a + keep), out + (found[a].query - q0) * k);
             a = b;
         }
@@ -564,7 +557,7 @@ extern "C" int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, in
 {
     *n = 0;
     if (!e) return -1;
-    if (!in_range(e->q, q0, nq)) {
+    if (!tsk_key_sets_holds(e->q, q0, nq)) {
         snprintf(e->err, sizeof e->err, "bad threshold query");
         return -1;
     }

@@ -79,17 +79,6 @@ struct gks_launch {
     gks_rec *recs;              /* GKS_WITHIN: [i * n_chunks + c] */
 };
 
-/* Whether filter admits the pair (q, r): tsk_pair_admitted of cpu/genome_sets.h, on the device. */
-__device__ static inline bool gks_admitted(int filter, int64_t q, int64_t r)
-{
-    switch (filter) {
-    case TSK_PAIRS_UPPER: return r > q;
-    case TSK_PAIRS_UPPER_SELF: return r >= q;
-    case TSK_PAIRS_NOT_SELF: return r != q;
-    default: return true;
-    }
-}
-
 /* tsk_genome_share, operation for operation. */
 __device__ static inline double gks_share(int64_t shared, int64_t n_query, int64_t n_ref, int mode)
 {
@@ -182,7 +171,7 @@ __global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
         for (int j = tid; j < m; j += GKS_THREADS) {
             const uint32_t s = cnt[j];
             const int32_t r = g0 + j;
-            if (s == 0 || !gks_admitted(L.filter, q, r)) continue;
+            if (s == 0 || !tsk_pair_admitted((tsk_pair_filter)L.filter, q, r)) continue;
             const double f = gks_pair_share(L, qi, k0, nk, r, s);
             if (have == k && !gks_before(f, r, lf[k - 1], lr[k - 1])) continue;
             int at = have < k ? have++ : k - 1;
@@ -235,7 +224,7 @@ __global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
     for (int j = tid; j < m; j += GKS_THREADS) {
         const uint32_t s = cnt[j];
         const int32_t r = g0 + j;
-        mine += gks_admitted(L.filter, q, r) && (s ? gks_pair_share(L, qi, k0, nk, r, s) : 0.0) >= L.min_share;
+        mine += tsk_pair_admitted((tsk_pair_filter)L.filter, q, r) && (s ? gks_pair_share(L, qi, k0, nk, r, s) : 0.0) >= L.min_share;
     }
     if (mine) atomicAdd(&total, mine);
     __syncthreads();
@@ -253,7 +242,7 @@ __global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
         if (j < m) {
             s = cnt[j];
             const int32_t r = g0 + j;
-            keep = gks_admitted(L.filter, q, r) && (s ? gks_pair_share(L, qi, k0, nk, r, s) : 0.0) >= L.min_share;
+            keep = tsk_pair_admitted((tsk_pair_filter)L.filter, q, r) && (s ? gks_pair_share(L, qi, k0, nk, r, s) : 0.0) >= L.min_share;
         }
         int pos, sum;
         scan_t(scan_tmp).ExclusiveSum(keep, pos, sum);

@@ -96,10 +96,6 @@ static int grow_pinned(dev_ctx &dc, size_t bytes)
 
 static long long round_tile(long long n) { return (n + DIST_TILE - 1) / DIST_TILE * DIST_TILE; }
 
-/* ---------------------------------------------------------------- device count */
-
-extern "C" int tsk_gpu_dist_device_count(char *why, size_t whylen) { return tsk_cuda_device_count(why, whylen); }
-
 /* ---------------------------------------------------------------- uploads */
 
 /* Items [lo, lo + n) of set s, each padded to Lp floats, into dst (which has room for
@@ -347,16 +343,6 @@ static int dense_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, lo
 
 static inline bool before(float d, int64_t r, float e, int64_t s) { return d < e || (d == e && r < s); }
 
-static inline bool passes(tsk_pair_filter f, int64_t q, int64_t r)
-{
-    switch (f) {
-    case TSK_PAIRS_UPPER: return r > q;
-    case TSK_PAIRS_UPPER_SELF: return r >= q;
-    case TSK_PAIRS_NOT_SELF: return r != q;
-    default: return true;
-    }
-}
-
 /* Inserts (d, r) into the sorted list lst[0..k) if it beats the last entry. */
 static inline void list_insert(tsk_pair *lst, int k, float d, int64_t r)
 {
@@ -397,7 +383,7 @@ static int select_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, i
             const long long qi = q + p + i;
             const float *row = panel.data() + (size_t)i * nr;
             for (long long r = 0; r < nr; r++) {
-                if (!passes(f, qi, r)) continue;
+                if (!tsk_pair_admitted(f, qi, r)) continue;
                 if (topk) list_insert(topk + (p + i) * k, k, row[r], r);
                 else if (hits && row[r] <= max_dist) hits->push_back(tsk_pair{qi, r, row[r]});
             }
@@ -674,11 +660,11 @@ static void norms_of(const tsk_sketch_set *s, int L, std::vector<double> &norm, 
     }
 }
 
-extern "C" tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
-                                           const int *devices, int n_devices, int threads, char *err, size_t errlen)
+static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m, const int *devices,
+                               int n_devices, int threads, char *err, size_t errlen)
 {
     char why[128];
-    int avail = tsk_gpu_dist_device_count(why, sizeof why);
+    int avail = tsk_cuda_device_count(why, sizeof why);
     if (avail == 0) {
         snprintf(err, errlen, "no usable GPU: %s", why);
         return NULL;
@@ -751,6 +737,14 @@ extern "C" tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const ts
     return g;
 }
 
+extern "C" tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
+                                           const int *devices, int n_devices, int threads, char *err, size_t errlen)
+{
+    return tsk_cuda_entry("opening the GPU distance engine", err, errlen, (tsk_gpu_dist *)nullptr,
+                          [&] { return dist_open(query, ref, m, devices, n_devices, threads, err, errlen); });
+}
+
+/* Frees only (cudaFree, the vectors' destructors): nothing here throws, as in the two below. */
 extern "C" void tsk_gpu_dist_close(tsk_gpu_dist *g)
 {
     if (!g) return;
@@ -810,8 +804,10 @@ template <class F> static int on_devices(tsk_gpu_dist *g, int64_t q0, int64_t nq
 extern "C" int tsk_gpu_dist_block(tsk_gpu_dist *g, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out,
                                   int64_t ld)
 {
-    return on_devices(g, q0, nq, [&](dev_ctx &dc, int, int64_t lo, int64_t n) {
-        return dense_dev(g, dc, lo, n, r0, nr, out + (lo - q0) * ld, ld);
+    return tsk_cuda_entry("GPU dense block", g->err, sizeof g->err, -1, [&] {
+        return on_devices(g, q0, nq, [&](dev_ctx &dc, int, int64_t lo, int64_t n) {
+            return dense_dev(g, dc, lo, n, r0, nr, out + (lo - q0) * ld, ld);
+        });
     });
 }
 
@@ -819,17 +815,19 @@ extern "C" int tsk_gpu_dist_topk(tsk_gpu_dist *g, int64_t q0, int64_t nq, int k,
                                  tsk_pair *out)
 {
     if (k <= 0) return 0;
-    return on_devices(g, q0, nq, [&](dev_ctx &dc, int, int64_t lo, int64_t n) {
-        try {
-            return topk_dev(g, dc, lo, n, k, filter, out + (lo - q0) * k);
-        } catch (...) {
-            return fail(dc, "out of host memory (top-k)");
-        }
+    return tsk_cuda_entry("GPU top-k", g->err, sizeof g->err, -1, [&] {
+        return on_devices(g, q0, nq, [&](dev_ctx &dc, int, int64_t lo, int64_t n) {
+            try {
+                return topk_dev(g, dc, lo, n, k, filter, out + (lo - q0) * k);
+            } catch (...) {
+                return fail(dc, "out of host memory (top-k)");
+            }
+        });
     });
 }
 
-extern "C" int tsk_gpu_dist_within(tsk_gpu_dist *g, int64_t q0, int64_t nq, float max_dist, tsk_pair_filter filter,
-                                   tsk_pair **pairs, int64_t *n_pairs, int64_t *cap)
+static int within(tsk_gpu_dist *g, int64_t q0, int64_t nq, float max_dist, tsk_pair_filter filter, tsk_pair **pairs,
+                  int64_t *n_pairs, int64_t *cap)
 {
     std::vector<std::vector<tsk_pair>> part(g->devs.size());
     int rc = on_devices(g, q0, nq, [&](dev_ctx &dc, int i, int64_t lo, int64_t n) {
@@ -857,4 +855,11 @@ extern "C" int tsk_gpu_dist_within(tsk_gpu_dist *g, int64_t q0, int64_t nq, floa
         *n_pairs += (int64_t)p.size();
     }
     return 0;
+}
+
+extern "C" int tsk_gpu_dist_within(tsk_gpu_dist *g, int64_t q0, int64_t nq, float max_dist, tsk_pair_filter filter,
+                                   tsk_pair **pairs, int64_t *n_pairs, int64_t *cap)
+{
+    return tsk_cuda_entry("GPU threshold pairs", g->err, sizeof g->err, -1,
+                          [&] { return within(g, q0, nq, max_dist, filter, pairs, n_pairs, cap); });
 }

@@ -2,7 +2,7 @@
  *
  * Twin of cpu/cpu_dist.h: the same functions with a tsk_gpu_ prefix and the same results (pairs,
  * order, ties), so src/ drives either engine through one loop over query blocks. Distances agree
- * with tsk_distance_ref within 1e-5 relative (or 1e-6 absolute): the kernels sum (a - b)^2
+ * with tsk_distance_naive within 1e-5 relative (or 1e-6 absolute): the kernels sum (a - b)^2
  * directly in float32 instead of expanding |a|^2 + |b|^2 - 2ab, and cosine is derived from that
  * sum and float64 norms, as the CPU engine does:
  *     1 - a.b/(|a||b|) = (|a - b|^2 - (|a| - |b|)^2) / (2 |a| |b|).
@@ -34,11 +34,6 @@ extern "C" {
 /* Largest k that top-k reduces inside the kernel; larger k still works (dense blocks, host
  * selection), only slower. */
 #define TSK_GPU_DIST_MAX_FUSED_K 64
-
-/* Number of usable CUDA devices, with the same count and reason as tsk_gpu_device_count
- * (gpu_sketch.h; both are cuda_util.cuh's tsk_cuda_device_count): 0 when the build has no CUDA,
- * there is no driver or no device, with a short reason in why when why is non-NULL. */
-int tsk_gpu_dist_device_count(char *why, size_t whylen);
 
 typedef struct tsk_gpu_dist tsk_gpu_dist;
 

@@ -6,12 +6,6 @@
 
 static const char no_cuda[] = "this tsketch was built without CUDA";
 
-int tsk_gpu_dist_device_count(char *why, size_t whylen)
-{
-    if (why && whylen) snprintf(why, whylen, "%s", no_cuda);
-    return 0;
-}
-
 tsk_gpu_dist *tsk_gpu_dist_open(const tsk_sketch_set *query, const tsk_sketch_set *ref, tsk_metric m,
                                 const int *devices, int n_devices, int threads, char *err, size_t errlen)
 {

@@ -104,25 +104,6 @@ struct tsk_gpu_sketcher {
 
 #define SK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
-extern "C" int tsk_gpu_device_count(char *why, size_t whylen) { return tsk_cuda_device_count(why, whylen); }
-
-extern "C" int tsk_gpu_any_exclusive(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
-        return 1; /* unknown: take the careful answer */
-    }
-    for (int d = 0; d < n; d++) {
-        int mode = cudaComputeModeDefault;
-        if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, d) != cudaSuccess || mode != cudaComputeModeDefault) {
-            cudaGetLastError();
-            return 1;
-        }
-    }
-    return 0;
-}
-
 extern "C" int tsk_gpu_max_dim(void) { return SK_MAX_DIM; }
 
 static double seconds_now()
@@ -173,7 +154,11 @@ extern "C" int tsk_gpu_sketcher_exclusive(const tsk_gpu_sketcher *g) { return g 
 
 extern "C" void tsk_gpu_sketcher_close(tsk_gpu_sketcher *g)
 {
-    tsk_pinned_prefault_release();
+    /* the prefaulted region's lock is the one thing here that may throw (std::system_error) */
+    tsk_cuda_entry("closing the GPU sketch engine", nullptr, 0, 0, [] {
+        tsk_pinned_prefault_release();
+        return 0;
+    });
     if (!g) return;
     for (sk_slot &s : g->slots)
         if (s.st) slot_free(s);
@@ -222,8 +207,8 @@ static void build_count_map(tsk_gpu_sketcher *g)
     memcpy(g->count_map.data() + g->count_map_terms, terms.data(), terms.size() * sizeof(skc_term));
 }
 
-extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
-                                                   char *err, size_t errlen)
+static tsk_gpu_sketcher *sketcher_open(const tsk_params *p, const int *devices, int n_devices, char *err,
+                                       size_t errlen)
 {
     const char *bad = tsk_params_check(p);
     if (bad) {
@@ -235,7 +220,7 @@ extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const in
         return NULL;
     }
     char why[160];
-    int count = tsk_gpu_device_count(why, sizeof why);
+    int count = tsk_cuda_device_count(why, sizeof why);
     if (count == 0) {
         snprintf(err, errlen, "%s", why);
         return NULL;
@@ -356,8 +341,14 @@ static sk_reserve reserve_sizes(const tsk_params *p, int64_t max_part_bases, int
     return r;
 }
 
-extern "C" void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows,
-                                          int threads)
+extern "C" tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
+                                                   char *err, size_t errlen)
+{
+    return tsk_cuda_entry("opening the GPU sketch engine", err, errlen, (tsk_gpu_sketcher *)nullptr,
+                          [&] { return sketcher_open(p, devices, n_devices, err, errlen); });
+}
+
+static void sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows, int threads)
 {
     const sk_reserve r = reserve_sizes(p, SK_PART_BASES, SK_PART_OUT, bases, rows);
     const size_t slots = (size_t)std::min<int64_t>(r.parts, SK_SLOTS_PER_DEVICE * std::max(1, n_devices));
@@ -366,7 +357,18 @@ extern "C" void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, in
                         threads);
 }
 
-extern "C" int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen)
+/* Best effort: a region that could not be prefaulted is only slower to pin later, so a failure
+ * here is no error. */
+extern "C" void tsk_gpu_sketcher_prefault(const tsk_params *p, int n_devices, int64_t bases, int64_t rows,
+                                          int threads)
+{
+    tsk_cuda_entry("prefaulting pinned memory", nullptr, 0, 0, [&] {
+        sketcher_prefault(p, n_devices, bases, rows, threads);
+        return 0;
+    });
+}
+
+static int sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen)
 {
     if (!g) SK_FAIL("no GPU sketcher");
     const sk_reserve r = reserve_sizes(&g->p, g->part_bases, g->part_out, bases, rows);
@@ -384,6 +386,12 @@ extern "C" int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int6
     tsk_pinned_prefault_release();  /* what the estimate left over */
     g->host.alloc_s += seconds_now() - t0;
     return 0;
+}
+
+extern "C" int tsk_gpu_sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, char *err, size_t errlen)
+{
+    return tsk_cuda_entry("reserving GPU sketch buffers", err, errlen, -1,
+                          [&] { return sketcher_reserve(g, bases, rows, err, errlen); });
 }
 
 /* Cost of an item in "base steps", for largest-first ordering (a first or last piece costs what a
@@ -782,8 +790,7 @@ static int finish_slots(tsk_gpu_sketcher *g, bool only_tag, int64_t tag, char *e
     return rc;
 }
 
-extern "C" int tsk_gpu_sketch_begin(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, int64_t tag, char *err,
-                                    size_t errlen)
+static int sketch_begin(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, int64_t tag, char *err, size_t errlen)
 {
     if (!g) SK_FAIL("no GPU sketcher");
     const size_t row_bytes = (size_t)g->p.dim * g->elt;
@@ -826,14 +833,20 @@ extern "C" int tsk_gpu_sketch_begin(tsk_gpu_sketcher *g, const tsk_batch *b, voi
     return rc;
 }
 
+extern "C" int tsk_gpu_sketch_begin(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, int64_t tag, char *err,
+                                    size_t errlen)
+{
+    return tsk_cuda_entry("GPU sketch", err, errlen, -1, [&] { return sketch_begin(g, b, out, tag, err, errlen); });
+}
+
 extern "C" int tsk_gpu_sketch_wait(tsk_gpu_sketcher *g, int64_t tag, char *err, size_t errlen)
 {
     if (!g) SK_FAIL("no GPU sketcher");
-    return finish_slots(g, true, tag, err, errlen);
+    return tsk_cuda_entry("GPU sketch", err, errlen, -1, [&] { return finish_slots(g, true, tag, err, errlen); });
 }
 
 extern "C" int tsk_gpu_sketch(tsk_gpu_sketcher *g, const tsk_batch *b, void *out, char *err, size_t errlen)
 {
     if (tsk_gpu_sketch_begin(g, b, out, 0, err, errlen)) return -1;
-    return finish_slots(g, false, 0, err, errlen);
+    return tsk_cuda_entry("GPU sketch", err, errlen, -1, [&] { return finish_slots(g, false, 0, err, errlen); });
 }

@@ -10,16 +10,6 @@
 extern "C" {
 #endif
 
-/* Number of usable CUDA devices (0 when there is no driver, no device, or the build has no CUDA).
- * When 0 and why is non-NULL, a short reason is written there ("no CUDA device found", "no usable
- * CUDA driver (missing or older than CUDA 13)", "this tsketch was built without CUDA"): one
- * function (cuda_util.cuh's tsk_cuda_device_count) behind this and tsk_gpu_dist_device_count. */
-int tsk_gpu_device_count(char *why, size_t whylen);
-
-/* 1 when a CUDA device of this machine is in an exclusive compute mode (or that cannot be told),
- * else 0. For a process that has used CUDA already (it asks the runtime). */
-int tsk_gpu_any_exclusive(void);
-
 typedef struct tsk_gpu_sketcher tsk_gpu_sketcher;
 
 /* Prepares devices[0..n_devices) for sketching with p (tables uploaded, streams and pinned

@@ -4,14 +4,6 @@
 
 #include <stdio.h>
 
-int tsk_gpu_device_count(char *why, size_t whylen)
-{
-    if (why && whylen) snprintf(why, whylen, "this tsketch was built without CUDA");
-    return 0;
-}
-
-int tsk_gpu_any_exclusive(void) { return 0; }
-
 tsk_gpu_sketcher *tsk_gpu_sketcher_open(const tsk_params *p, const int *devices, int n_devices,
                                         char *err, size_t errlen)
 {

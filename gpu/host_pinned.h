@@ -5,7 +5,11 @@
  * pages from 16 threads takes 0.027 s for 256 MB, and cudaHostRegister of pages already there
  * 0.017 s (NEWS.md, 2026-11-25). The touching needs no CUDA, so it can also run while
  * the driver starts (tsk_pinned_prefault): the engine's first buffers are then ready when the
- * context is. */
+ * context is.
+ *
+ * C++ only, called inside the engines' extern "C" entries: what may throw here (a std::thread or
+ * a mutex that cannot be had; no thread of its own lets an exception out) is caught by the entry's
+ * guard (cuda_util.cuh, tsk_cuda_entry), which returns the engine's error code with the reason. */
 #ifndef TSK_HOST_PINNED_H
 #define TSK_HOST_PINNED_H
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/genome_keys.h"
 #include "../core/tsk_def.h"
 
 #ifdef __cplusplus
@@ -53,15 +54,9 @@ int tsk_dist_out_pair(tsk_dist_out *o, int64_t q, int64_t r, float dist);
  * a single-threaded writer: ~1 M lines/s), writes in order. 0 or -1 (write error, out of memory). */
 int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int swap, double max_dist, int threads);
 
-/* One line of genome distances: "ref_names[ref] TAB query_names[query] TAB dist TAB shared TAB total"
- * (the shared and total fingerprint counts after the distance, as Mash prints shared hashes). */
-typedef struct {
-    int64_t query, ref;
-    int64_t shared, total;
-    float dist;
-} tsk_genome_line;
-
-/* tsv: the lines of lines[0..n) in order, formatted on up to `threads` threads. 0 or -1. */
+/* tsv: the lines of lines[0..n) in order (core/genome_keys.h's tsk_genome_line), each
+ * "ref_names[ref] TAB query_names[query] TAB dist TAB shared TAB total", formatted on up to
+ * `threads` threads. 0 or -1. */
 int tsk_dist_out_genome_lines(tsk_dist_out *o, const tsk_genome_line *lines, int64_t n, int threads);
 
 /* tsv: writes text as it is (a header line of another shape than the one open writes). 0 or -1. */

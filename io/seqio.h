@@ -9,11 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/tsk_def.h" /* TSK_ERRLEN */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TSK_ERRLEN 1024  /* size of the error buffers passed around io/ */
 
 /* Result of tsk_reader_next and friends. */
 enum {

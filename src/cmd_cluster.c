@@ -18,6 +18,7 @@
 #include "../core/genome_af.h"
 #include "../core/tsk_knobs.h"
 #include "../cpu/cpu_dist.h"
+#include "../cpu/genome_sets.h"
 #include "../io/dist_out.h"
 #include "../io/float_text.h"
 #include "../io/link_runs.h"
@@ -463,10 +464,8 @@ static void member_distances(const cluster_cmd *c, const cluster_items *it, cons
         for (int64_t r = 0; r < cl->n; r++) {
             if (cl->rep[r] == (uint32_t)r) continue;
             const int64_t a = order[r], b = order[cl->rep[r]];
-            int64_t na, nb;
-            tsk_genome_pair_sizes(set, a, set, b, &na, &nb);
-            const int64_t shared = tsk_genome_shared_ref(set->keys + set->offset[a], na, set->keys + set->offset[b], nb);
-            cl->dist[r] = tsk_genome_key_distance(tsk_genome_share(shared, na, nb, TSK_GENOME_SYMMETRIC), it->params.window);
+            const int64_t shared = tsk_cpu_genome_shared(set, a, set, b);
+            cl->dist[r] = tsk_genome_pair_distance(set, a, set, b, shared, TSK_GENOME_SYMMETRIC, it->params.window, NULL);
         }
         return;
     }

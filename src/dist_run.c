@@ -1,8 +1,10 @@
 /* dist_run.c: the distance runner (dist_run.h): one engine choice over the four engines (vector
  * rows and genome sketches, each on the CPU or a GPU) and the loops over query blocks.
  *
- * Genome engines count shared keys; every genome distance is computed here from the counts by
- * tsk_genome_key_distance, so the CPU and GPU engines give the same bytes.
+ * Each engine kind is a table of its calls (engine_calls), chosen once; which kind and which GPUs
+ * is the --device policy's (engine.h). Genome engines count shared keys; every genome distance is
+ * computed here from the counts by tsk_genome_pair_distance, so the CPU and GPU engines give the
+ * same bytes.
  *
  * Lanes. A GPU engine runs on lanes: one engine per device, each on a host thread of its own that
  * takes the next query block, while the calling thread hands finished blocks to the sink in query
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/genome_keys.h"
 #include "../core/tsk_knobs.h"
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_sets.h"
@@ -26,6 +29,7 @@
 #include "../gpu/gpu_dist.h"
 #include "cli.h"
 #include "dist_run.h"
+#include "engine.h"
 #include "gpu_start.h"
 
 #define DENSE_BLOCK_BYTES (64 << 20) /* distances or shared counts held per dense block */
@@ -40,18 +44,140 @@
 #define ROWS_PAIRS_PER_LANE 4e10
 #define SETS_PAIRS_PER_LANE 4e9
 
-/* One engine instance: exactly one of the four is set. */
+/* One engine kind's calls, as a table: the engine is chosen once (vector rows or genome sketches,
+ * on the CPU or a GPU) and every call goes through its table, so no call site asks which engine
+ * it has. Each call returns 0, or -1 with the reason in error(). Calls of the other item kind are
+ * NULL (block_sets on vector rows, ...). */
 typedef struct {
-    tsk_cpu_dist *cpu;
-    tsk_gpu_dist *gpu;
-    tsk_cpu_genome_sets *cpu_sets;
-    tsk_gpu_genome_sets *gpu_sets;
+    const char *what; /* "distance computation" or "genome distance computation", for the message */
+    /* device: the lane's GPU (GPU kinds); threads: -p, or a CPU lane's share of it */
+    void *(*open)(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen);
+    void (*close)(void *e);
+    const char *(*error)(const void *e);
+    int (*block_rows)(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld);
+    int (*topk_rows)(void *e, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_pair *out);
+    int (*within_rows)(void *e, int64_t q0, int64_t nq, float max, tsk_pair_filter f, tsk_pair **p, int64_t *n,
+                       int64_t *cap);
+    int (*block_sets)(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared, int64_t ld);
+    int (*topk_sets)(void *e, int64_t q0, int64_t nq, int k, tsk_genome_mode m, tsk_pair_filter f,
+                     tsk_genome_pair *out);
+    int (*within_sets)(void *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode m, tsk_pair_filter f,
+                       tsk_genome_pair **p, int64_t *n, int64_t *cap);
+} engine_calls;
+
+/* Each engine's functions behind the table's signatures (an engine pointer is called as its own
+ * type, never through a cast function pointer). */
+
+static void *cpu_rows_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
+{
+    (void)device;
+    return tsk_cpu_dist_open(it->rows_q, it->rows_r, it->metric, threads, err, errlen);
+}
+static void cpu_rows_close(void *e) { tsk_cpu_dist_close(e); }
+static const char *cpu_rows_error(const void *e) { return tsk_cpu_dist_error(e); }
+static int cpu_rows_block(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
+{
+    return tsk_cpu_dist_block(e, q0, nq, r0, nr, out, ld);
+}
+static int cpu_rows_topk(void *e, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_pair *out)
+{
+    return tsk_cpu_dist_topk(e, q0, nq, k, f, out);
+}
+static int cpu_rows_within(void *e, int64_t q0, int64_t nq, float max, tsk_pair_filter f, tsk_pair **p, int64_t *n,
+                           int64_t *cap)
+{
+    return tsk_cpu_dist_within(e, q0, nq, max, f, p, n, cap);
+}
+
+static void *gpu_rows_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
+{
+    return tsk_gpu_dist_open(it->rows_q, it->rows_r, it->metric, &device, 1, threads, err, errlen);
+}
+static void gpu_rows_close(void *e) { tsk_gpu_dist_close(e); }
+static const char *gpu_rows_error(const void *e) { return tsk_gpu_dist_error(e); }
+static int gpu_rows_block(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
+{
+    return tsk_gpu_dist_block(e, q0, nq, r0, nr, out, ld);
+}
+static int gpu_rows_topk(void *e, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_pair *out)
+{
+    return tsk_gpu_dist_topk(e, q0, nq, k, f, out);
+}
+static int gpu_rows_within(void *e, int64_t q0, int64_t nq, float max, tsk_pair_filter f, tsk_pair **p, int64_t *n,
+                           int64_t *cap)
+{
+    return tsk_gpu_dist_within(e, q0, nq, max, f, p, n, cap);
+}
+
+static void *cpu_sets_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
+{
+    (void)device;
+    return tsk_cpu_genome_sets_open(it->keys_q, it->keys_r, threads, err, errlen);
+}
+static void cpu_sets_close(void *e) { tsk_cpu_genome_sets_close(e); }
+static const char *cpu_sets_error(const void *e) { return tsk_cpu_genome_sets_error(e); }
+static int cpu_sets_block(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared, int64_t ld)
+{
+    return tsk_cpu_genome_sets_block(e, q0, nq, r0, nr, shared, ld);
+}
+static int cpu_sets_topk(void *e, int64_t q0, int64_t nq, int k, tsk_genome_mode m, tsk_pair_filter f,
+                         tsk_genome_pair *out)
+{
+    return tsk_cpu_genome_sets_topk(e, q0, nq, k, m, f, out);
+}
+static int cpu_sets_within(void *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode m, tsk_pair_filter f,
+                           tsk_genome_pair **p, int64_t *n, int64_t *cap)
+{
+    return tsk_cpu_genome_sets_within(e, q0, nq, min_share, m, f, p, n, cap);
+}
+
+static void *gpu_sets_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
+{
+    (void)threads;
+    return tsk_gpu_genome_sets_open(it->keys_q, it->keys_r, device, err, errlen);
+}
+static void gpu_sets_close(void *e) { tsk_gpu_genome_sets_close(e); }
+static const char *gpu_sets_error(const void *e) { return tsk_gpu_genome_sets_error(e); }
+static int gpu_sets_block(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared, int64_t ld)
+{
+    return tsk_gpu_genome_sets_block(e, q0, nq, r0, nr, shared, ld);
+}
+static int gpu_sets_topk(void *e, int64_t q0, int64_t nq, int k, tsk_genome_mode m, tsk_pair_filter f,
+                         tsk_genome_pair *out)
+{
+    return tsk_gpu_genome_sets_topk(e, q0, nq, k, m, f, out);
+}
+static int gpu_sets_within(void *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode m, tsk_pair_filter f,
+                           tsk_genome_pair **p, int64_t *n, int64_t *cap)
+{
+    return tsk_gpu_genome_sets_within(e, q0, nq, min_share, m, f, p, n, cap);
+}
+
+static const engine_calls CPU_ROWS = {"distance computation", cpu_rows_open, cpu_rows_close, cpu_rows_error,
+                                      cpu_rows_block, cpu_rows_topk, cpu_rows_within, NULL, NULL, NULL};
+static const engine_calls GPU_ROWS = {"distance computation", gpu_rows_open, gpu_rows_close, gpu_rows_error,
+                                      gpu_rows_block, gpu_rows_topk, gpu_rows_within, NULL, NULL, NULL};
+static const engine_calls CPU_SETS = {"genome distance computation", cpu_sets_open, cpu_sets_close, cpu_sets_error,
+                                      NULL, NULL, NULL, cpu_sets_block, cpu_sets_topk, cpu_sets_within};
+static const engine_calls GPU_SETS = {"genome distance computation", gpu_sets_open, gpu_sets_close, gpu_sets_error,
+                                      NULL, NULL, NULL, gpu_sets_block, gpu_sets_topk, gpu_sets_within};
+
+/* The table of the items' kind on the CPU or a GPU. */
+static const engine_calls *engine_kind(int genomes, int on_gpu)
+{
+    return genomes ? (on_gpu ? &GPU_SETS : &CPU_SETS) : (on_gpu ? &GPU_ROWS : &CPU_ROWS);
+}
+
+/* One engine instance, an open lane's. */
+typedef struct {
+    void *engine;
 } dist_lane;
 
 struct tsk_dist_engine {
     tsk_dist_items items;
     int genomes;                 /* items are genome sketches */
     int on_gpu;
+    const engine_calls *calls;   /* the lanes' engine kind */
     int n_open;                  /* lanes open: lane[0] at tsk_dist_engine_open, the others at a run */
     int n_lanes;                 /* lanes a large run may use: the devices, or TSKETCH_DIST_LANES CPU lanes */
     int devices[MAX_LANES];      /* the GPU of each lane */
@@ -61,40 +187,6 @@ struct tsk_dist_engine {
 };
 
 /* ---- the engine choice ---- */
-
-/* Whether the job's --device asks for a GPU (auto: when one is usable). */
-static int wants_gpu(const tsk_sketch_job *job)
-{
-    char why[256];
-    return job->device.kind == TSK_DEVICE_CUDA ||
-           (job->device.kind == TSK_DEVICE_AUTO && tsk_gpu_dist_device_count(why, sizeof why) > 0);
-}
-
-/* The devices the lanes run on: those --device names (cuda:N, cuda:0,1), every device for cuda and
- * cuda:all, the first for auto. A host with one GPU runs cuda:all as cuda:0. -1 with the reason in
- * err when a device named does not exist (checked before any work, though a small run opens only
- * the first). */
-static int choose_devices(tsk_dist_engine *e, const tsk_sketch_job *job, char *err, size_t errlen)
-{
-    const tsk_device_choice *d = &job->device;
-    char why[256];
-    const int count = tsk_gpu_dist_device_count(why, sizeof why);
-    if (d->kind == TSK_DEVICE_CUDA && d->n_devices > 0) {
-        e->n_lanes = d->n_devices < MAX_LANES ? d->n_devices : MAX_LANES;
-        for (int i = 0; i < e->n_lanes; i++) {
-            e->devices[i] = d->devices[i];
-            if (count > 0 && d->devices[i] >= count) {
-                snprintf(err, errlen, "--device: cuda:%d does not exist (%d CUDA device%s)", d->devices[i], count,
-                         count > 1 ? "s" : "");
-                return -1;
-            }
-        }
-        return 0;
-    }
-    e->n_lanes = d->kind != TSK_DEVICE_CUDA || count < 1 ? 1 : count < MAX_LANES ? count : MAX_LANES;
-    for (int i = 0; i < e->n_lanes; i++) e->devices[i] = i;
-    return 0;
-}
 
 /* Threads of each of n CPU lanes: -p shared out, at least one each. */
 static int lane_threads(int threads, int n)
@@ -107,23 +199,15 @@ static int lane_threads(int threads, int n)
  * with the reason in err. */
 static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
 {
-    const tsk_dist_items *it = &e->items;
-    dist_lane *l = &e->lane[i];
     const int threads = e->on_gpu ? e->threads : lane_threads(e->threads, e->n_lanes);
-    if (e->on_gpu && e->genomes) l->gpu_sets = tsk_gpu_genome_sets_open(it->keys_q, it->keys_r, e->devices[i], err, errlen);
-    else if (e->on_gpu) l->gpu = tsk_gpu_dist_open(it->rows_q, it->rows_r, it->metric, &e->devices[i], 1, threads, err, errlen);
-    else if (e->genomes) l->cpu_sets = tsk_cpu_genome_sets_open(it->keys_q, it->keys_r, threads, err, errlen);
-    else l->cpu = tsk_cpu_dist_open(it->rows_q, it->rows_r, it->metric, threads, err, errlen);
-    return l->gpu_sets || l->gpu || l->cpu_sets || l->cpu ? 0 : -1;
+    e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, err, errlen);
+    return e->lane[i].engine ? 0 : -1;
 }
 
-static void close_lane(dist_lane *l)
+static void close_lane(const tsk_dist_engine *e, dist_lane *l)
 {
-    if (l->cpu) tsk_cpu_dist_close(l->cpu);
-    if (l->gpu) tsk_gpu_dist_close(l->gpu);
-    if (l->cpu_sets) tsk_cpu_genome_sets_close(l->cpu_sets);
-    if (l->gpu_sets) tsk_gpu_genome_sets_close(l->gpu_sets);
-    memset(l, 0, sizeof *l);
+    if (l->engine) e->calls->close(l->engine);
+    l->engine = NULL;
 }
 
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
@@ -139,9 +223,11 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
     e->genomes = items->keys_q != NULL;
     e->threads = job->threads > 0 ? job->threads : 1;
     e->required = job->device.kind == TSK_DEVICE_CUDA;
-    if (wants_gpu(job)) {
+    if (tsk_engine_dist_on_gpu(&job->device)) {
         e->on_gpu = 1;
-        if (choose_devices(e, job, err, sizeof err) || open_lane(e, 0, err, sizeof err)) {
+        e->calls = engine_kind(e->genomes, 1);
+        e->n_lanes = tsk_engine_dist_devices(&job->device, MAX_LANES, e->devices, err, sizeof err);
+        if (e->n_lanes < 1 || open_lane(e, 0, err, sizeof err)) {
             e->on_gpu = 0;
             if (e->required) {
                 tsk_error("%s", err);
@@ -153,6 +239,7 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
     }
     if (!e->on_gpu) {
         const long long lanes = tsk_knobs_get()->dist_lanes;
+        e->calls = engine_kind(e->genomes, 0);
         e->n_lanes = lanes > 1 ? (int)lanes : 1;
         if (open_lane(e, 0, err, sizeof err)) {
             tsk_error("%s", err);
@@ -168,7 +255,7 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
 void tsk_dist_engine_close(tsk_dist_engine *e)
 {
     if (!e) return;
-    for (int i = 0; i < e->n_open; i++) close_lane(&e->lane[i]);
+    for (int i = 0; i < e->n_open; i++) close_lane(e, &e->lane[i]);
     if (e->on_gpu) tsk_gpu_context_left();
     free(e);
 }
@@ -199,14 +286,10 @@ static int open_lanes(tsk_dist_engine *e, int want)
     return TSK_EXIT_OK;
 }
 
-/* An engine call on lane l failed: the message, and the exit code. */
+/* An engine call on lane l failed: the engine's reason, and the exit code. */
 static int engine_failed(const tsk_dist_engine *e, const dist_lane *l)
 {
-    if (e->genomes)
-        tsk_error("genome distance computation failed: %s",
-                  l->gpu_sets ? tsk_gpu_genome_sets_error(l->gpu_sets) : "out of memory");
-    else
-        tsk_error("distance computation failed: %s", l->gpu ? tsk_gpu_dist_error(l->gpu) : "out of memory");
+    tsk_error("%s failed: %s", e->calls->what, e->calls->error(l->engine));
     return TSK_EXIT_RUNTIME;
 }
 
@@ -222,68 +305,18 @@ int tsk_dist_write_failed(const char *output)
     return TSK_EXIT_RUNTIME;
 }
 
-/* ---- the engines' calls, each for either engine of a kind ---- */
-
-static int rows_block(const dist_lane *l, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld)
-{
-    return l->gpu ? tsk_gpu_dist_block(l->gpu, q0, nq, r0, nr, out, ld)
-                  : tsk_cpu_dist_block(l->cpu, q0, nq, r0, nr, out, ld);
-}
-
-static int rows_topk(const dist_lane *l, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_pair *out)
-{
-    return l->gpu ? tsk_gpu_dist_topk(l->gpu, q0, nq, k, f, out) : tsk_cpu_dist_topk(l->cpu, q0, nq, k, f, out);
-}
-
-static int rows_within(const dist_lane *l, int64_t q0, int64_t nq, float max, tsk_pair_filter f, tsk_pair **p,
-                       int64_t *n, int64_t *cap)
-{
-    return l->gpu ? tsk_gpu_dist_within(l->gpu, q0, nq, max, f, p, n, cap)
-                  : tsk_cpu_dist_within(l->cpu, q0, nq, max, f, p, n, cap);
-}
-
-static int sets_block(const dist_lane *l, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared,
-                      int64_t ld)
-{
-    return l->gpu_sets ? tsk_gpu_genome_sets_block(l->gpu_sets, q0, nq, r0, nr, shared, ld)
-                       : tsk_cpu_genome_sets_block(l->cpu_sets, q0, nq, r0, nr, shared, ld);
-}
-
-static int sets_topk(const tsk_dist_engine *e, const dist_lane *l, int64_t q0, int64_t nq, int k, tsk_pair_filter f,
-                     tsk_genome_pair *out)
-{
-    const tsk_genome_mode m = e->items.mode;
-    return l->gpu_sets ? tsk_gpu_genome_sets_topk(l->gpu_sets, q0, nq, k, m, f, out)
-                       : tsk_cpu_genome_sets_topk(l->cpu_sets, q0, nq, k, m, f, out);
-}
-
-static int sets_within(const tsk_dist_engine *e, const dist_lane *l, int64_t q0, int64_t nq, double min_share,
-                       tsk_pair_filter f, tsk_genome_pair **p, int64_t *n, int64_t *cap)
-{
-    const tsk_genome_mode m = e->items.mode;
-    return l->gpu_sets ? tsk_gpu_genome_sets_within(l->gpu_sets, q0, nq, min_share, m, f, p, n, cap)
-                       : tsk_cpu_genome_sets_within(l->cpu_sets, q0, nq, min_share, m, f, p, n, cap);
-}
-
 /* ---- genome distances from shared counts ---- */
-
-static float genome_distance(const tsk_dist_engine *e, int64_t q, int64_t r, int64_t shared)
-{
-    int64_t nq, nr;
-    tsk_genome_pair_sizes(e->items.keys_q, q, e->items.keys_r, r, &nq, &nr);
-    return tsk_genome_key_distance(tsk_genome_share(shared, nq, nr, e->items.mode), e->items.window);
-}
 
 /* The line of pair (query q, reference r) sharing `shared` keys, if it is within max_dist; swap:
  * the line names r first (one set, each unordered pair once). */
 static int genome_line(const tsk_dist_engine *e, int64_t q, int64_t r, int64_t shared, double max_dist, int swap,
                        tsk_genome_line *line)
 {
-    int64_t nq, nr;
-    tsk_genome_pair_sizes(e->items.keys_q, q, e->items.keys_r, r, &nq, &nr);
-    const float d = tsk_genome_key_distance(tsk_genome_share(shared, nq, nr, e->items.mode), e->items.window);
+    const tsk_dist_items *it = &e->items;
+    int64_t total;
+    const float d = tsk_genome_pair_distance(it->keys_q, q, it->keys_r, r, shared, it->mode, it->window, &total);
     if (!((double)d <= max_dist)) return 0;
-    *line = (tsk_genome_line){swap ? r : q, swap ? q : r, shared, tsk_genome_total(shared, nq, nr, e->items.mode), d};
+    *line = (tsk_genome_line){swap ? r : q, swap ? q : r, shared, total, d};
     return 1;
 }
 
@@ -585,7 +618,7 @@ static int rows_topk_compute(const run_state *r, const dist_lane *l, int64_t q0,
     pair_slot *ps = slot;
     const int k = (int)r->s->top_k;
     if (grow(&ps->pairs, sizeof(tsk_pair), nq * k, &ps->cap)) return out_of_memory(r->e);
-    return rows_topk(l, q0, nq, k, topk_filter(r->s), ps->pairs) ? engine_failed(r->e, l) : TSK_EXIT_OK;
+    return r->e->calls->topk_rows(l->engine, q0, nq, k, topk_filter(r->s), ps->pairs) ? engine_failed(r->e, l) : TSK_EXIT_OK;
 }
 
 static int rows_topk_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
@@ -606,7 +639,7 @@ static int sets_topk_compute(const run_state *r, const dist_lane *l, int64_t q0,
         return out_of_memory(r->e);
     tsk_genome_pair *pairs = ps->pairs;
     tsk_genome_line *lines = ps->lines;
-    if (sets_topk(r->e, l, q0, nq, k, topk_filter(r->s), pairs)) return engine_failed(r->e, l);
+    if (r->e->calls->topk_sets(l->engine, q0, nq, k, r->e->items.mode, topk_filter(r->s), pairs)) return engine_failed(r->e, l);
     ps->n_lines = 0;
     for (int64_t i = 0; i < nq * k; i++)
         ps->n_lines += pairs[i].ref >= 0 && genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared,
@@ -628,7 +661,8 @@ static int rows_within_compute(const run_state *r, const dist_lane *l, int64_t q
     pair_slot *ps = slot;
     ps->n = 0;
     tsk_pair *pairs = ps->pairs;
-    const int failed = rows_within(l, q0, nq, (float)r->s->max_dist, pair_filter(r->s), &pairs, &ps->n, &ps->cap);
+    const int failed = r->e->calls->within_rows(l->engine, q0, nq, (float)r->s->max_dist, pair_filter(r->s), &pairs,
+                                                 &ps->n, &ps->cap);
     ps->pairs = pairs;
     return failed ? engine_failed(r->e, l) : TSK_EXIT_OK;
 }
@@ -650,7 +684,8 @@ static int sets_within_compute(const run_state *r, const dist_lane *l, int64_t q
     const double floor = tsk_genome_share_floor(r->s->max_dist, r->e->items.window);
     tsk_genome_pair *pairs = ps->pairs;
     ps->n = 0;
-    const int failed = sets_within(r->e, l, q0, nq, floor, pair_filter(r->s), &pairs, &ps->n, &ps->cap);
+    const int failed = r->e->calls->within_sets(l->engine, q0, nq, floor, r->e->items.mode, pair_filter(r->s), &pairs,
+                                                 &ps->n, &ps->cap);
     ps->pairs = pairs;
     if (failed) return engine_failed(r->e, l);
     if (grow(&ps->lines, sizeof(tsk_genome_line), ps->n, &ps->line_cap)) return out_of_memory(r->e);
@@ -743,12 +778,16 @@ static int dense_compute(const run_state *r, const dist_lane *l, int64_t q0, int
     b->r1 = s->dense && s->lower_only ? q0 + nq : n_ref;
     if (b->r1 <= b->r0) return TSK_EXIT_OK;
     if (!e->genomes)
-        return rows_block(l, q0, nq, b->r0, b->r1 - b->r0, b->dist + b->r0, b->ld) ? engine_failed(e, l) : TSK_EXIT_OK;
-    if (sets_block(l, q0, nq, b->r0, b->r1 - b->r0, b->shared + b->r0, b->ld)) return engine_failed(e, l);
+        return e->calls->block_rows(l->engine, q0, nq, b->r0, b->r1 - b->r0, b->dist + b->r0, b->ld) ? engine_failed(e, l)
+                                                                                                   : TSK_EXIT_OK;
+    if (e->calls->block_sets(l->engine, q0, nq, b->r0, b->r1 - b->r0, b->shared + b->r0, b->ld))
+        return engine_failed(e, l);
     if (s->dense)
         for (int64_t i = 0; i < nq; i++)
             for (int64_t c = b->r0; c < b->r1; c++)
-                b->dist[i * b->ld + c] = genome_distance(e, q0 + i, c, b->shared[i * b->ld + c]);
+                b->dist[i * b->ld + c] = tsk_genome_pair_distance(e->items.keys_q, q0 + i, e->items.keys_r, c,
+                                                                  b->shared[i * b->ld + c], e->items.mode,
+                                                                  e->items.window, NULL);
     return TSK_EXIT_OK;
 }
 

@@ -20,7 +20,6 @@
 
 #include "../core/genome_keys.h"
 #include "../core/tsk_def.h"
-#include "../io/dist_out.h"
 #include "pipeline.h"
 
 /* What is compared: vector rows (the l2 or cosine distance of sketch vectors) or genome sketches

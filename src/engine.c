@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/tsk_knobs.h"
 #include "../cpu/cpu_sketch.h"
 #include "../cpu/sketch_counts.h"
+#include "../gpu/device.h"
 #include "../io/seqio.h"
 #include "cli.h"
 #include "gpu_start.h"
@@ -29,6 +31,81 @@ static int nvidia_present(void)
 int tsk_engine_may_use_gpu(const tsk_device_choice *d)
 {
     return d->kind == TSK_DEVICE_CUDA || (d->kind == TSK_DEVICE_AUTO && nvidia_present());
+}
+
+/* Bases a byte of a gzip or BGZF genome holds: uncompressed bytes over compressed ones, measured
+ * (zcat | wc -c against the file size) on the shared data set: the 9 Blochmannia genomes 3.48-3.56
+ * (3.52 together), S. cerevisiae 3.27, human chr20 (BGZF) 3.49; their bases alone (headers and
+ * newlines left out) 1.2-1.6 % fewer (docs/performance.md, "--device auto"). A file of many
+ * near-identical genomes compresses far more (3,296 HIV-1 genomes: 17.1): its guess is low, and
+ * auto errs towards the CPU. */
+#define GZIP_BASES_PER_BYTE 3.5
+
+int64_t tsk_engine_file_bases(const char *path)
+{
+    struct stat st;
+    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    const size_t len = strlen(path);
+    const int gz = (len > 3 && !strcmp(path + len - 3, ".gz")) || (len > 4 && !strcmp(path + len - 4, ".bgz"));
+    return gz ? (int64_t)((double)st.st_size * GZIP_BASES_PER_BYTE) : (int64_t)st.st_size;
+}
+
+int64_t tsk_engine_input_bases(const tsk_sketch_job *job)
+{
+    int64_t bases = 0;
+    for (size_t f = 0; f < job->n_inputs; f++) {
+        const int64_t b = tsk_engine_file_bases(job->inputs[f].path);
+        if (b < 0) return -1;
+        bases += b;
+    }
+    return bases;
+}
+
+/* --device auto on genomes a record: the GPU scans them above this many bases a -p thread (2.4 Gbp at
+ * -p 16). Measured on the H100 machine (docs/performance.md, "Genome sketching"): 4.1 Gbp of
+ * genomes in one plain file, -p 16, 1.00 s on the CPU threads and 0.78 s with the GPU, its start
+ * included (about 0.35 s): the GPU's rate beyond its start is about 2.3 times the 16 threads', so
+ * it pays from about 2.5 Gbp. --per-file stays on the CPU threads: there inflating and parsing the
+ * files is most of the work, which the GPU does not take, and the copy into its batches costs more
+ * than the scan it saves (1,000 gzipped genomes: 1.62 s on the CPU, 1.81 s with the GPU). */
+#define GPU_GENOME_BASES_PER_THREAD 150e6
+
+int tsk_engine_genome_device(const tsk_sketch_job *job, int threads)
+{
+    const tsk_device_choice *d = &job->device;
+    if (d->kind == TSK_DEVICE_CPU) return -1;
+    if (d->kind == TSK_DEVICE_AUTO) {
+        const int64_t bases = job->per_file ? -1 : tsk_engine_input_bases(job);
+        if ((double)bases < GPU_GENOME_BASES_PER_THREAD * threads || !tsk_engine_may_use_gpu(d)) return -1;
+    }
+    return d->kind == TSK_DEVICE_CUDA && d->n_devices > 0 ? d->devices[0] : 0;
+}
+
+int tsk_engine_dist_on_gpu(const tsk_device_choice *d)
+{
+    char why[256];
+    return d->kind == TSK_DEVICE_CUDA || (d->kind == TSK_DEVICE_AUTO && tsk_gpu_device_count(why, sizeof why) > 0);
+}
+
+int tsk_engine_dist_devices(const tsk_device_choice *d, int max, int *devices, char *err, size_t errlen)
+{
+    char why[256];
+    const int count = tsk_gpu_device_count(why, sizeof why);
+    if (d->kind == TSK_DEVICE_CUDA && d->n_devices > 0) {
+        const int n = d->n_devices < max ? d->n_devices : max;
+        for (int i = 0; i < n; i++) {
+            devices[i] = d->devices[i];
+            if (count > 0 && d->devices[i] >= count) {
+                snprintf(err, errlen, "--device: cuda:%d does not exist (%d CUDA device%s)", d->devices[i], count,
+                         count > 1 ? "s" : "");
+                return -1;
+            }
+        }
+        return n;
+    }
+    const int n = d->kind != TSK_DEVICE_CUDA || count < 1 ? 1 : count < max ? count : max;
+    for (int i = 0; i < n; i++) devices[i] = i;
+    return n;
 }
 
 /* Bases a thread past which --device auto lets every batch wait for the GPU (engine.h): the

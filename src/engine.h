@@ -1,4 +1,6 @@
-/* engine.h: picks the sketch engine (--device) and hides which one runs. */
+/* engine.h: the one --device policy (which engine, which GPUs: for sketches, genome scans and
+ * distances alike), the one input-size estimate it decides by, and the sketch engine it opens,
+ * hiding which one runs. */
 #ifndef TSK_ENGINE_H
 #define TSK_ENGINE_H
 
@@ -40,6 +42,31 @@ int tsk_engine_open(tsk_engine *e, const tsk_params *p, const tsk_device_choice 
 /* Whether --device d may end up on a GPU (cuda; auto where an NVIDIA driver is installed). Costs no
  * CUDA call: the pipeline chooses parse threads by it before the engine opens. */
 int tsk_engine_may_use_gpu(const tsk_device_choice *d);
+
+/* About how many bases the file at path holds, from its size: a gzip or BGZF file (by its name,
+ * .gz or .bgz) counted 3.5 times its size, the ratio measured on real genomes (engine.c). -1 when
+ * path is no regular file (stdin "-", a pipe: its size is unknown). A wrong guess costs time,
+ * never results. */
+int64_t tsk_engine_file_bases(const char *path);
+
+/* tsk_engine_file_bases summed over the job's inputs, or -1 when one is no regular file. */
+int64_t tsk_engine_input_bases(const tsk_sketch_job *job);
+
+/* The GPU that scans genome sketches (sketch --genome) under --device: cuda[:N] the first device
+ * named (0 for cuda), auto device 0 on an input of more than 150 Mbp a thread (of `threads`) where
+ * a GPU may be (tsk_engine_may_use_gpu), never for --per-file; -1: the CPU threads scan. Whether
+ * that GPU can take the job is the caller's to ask. */
+int tsk_engine_genome_device(const tsk_sketch_job *job, int threads);
+
+/* Whether the distance engines run on a GPU under --device d: cuda, or auto where CUDA counts a
+ * usable device (gpu/device.h). */
+int tsk_engine_dist_on_gpu(const tsk_device_choice *d);
+
+/* The GPUs distance lanes run on, into devices[0..max): those --device names (cuda:N, cuda:0,1),
+ * every device for cuda and cuda:all, the first for auto (a host with one GPU runs cuda:all as
+ * cuda:0). Returns their number, or -1 with the reason in err when a device named does not exist
+ * (checked before any work, though a small run opens only the first). */
+int tsk_engine_dist_devices(const tsk_device_choice *d, int max, int *devices, char *err, size_t errlen);
 
 /* Whether every batch of an input of about `bases` bases (-1: unknown) in about `rows` rows, sketched
  * with the engine's parameters p (windows: slide or anchored rows), should wait for the GPU rather

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/genome_keys.h"
@@ -825,44 +824,15 @@ static int run_records(run_state *s)
     return rc != TSK_EXIT_OK ? rc : s->rc;
 }
 
-/* --device auto on genomes a record: the GPU scans them above this many bases a -p thread (2.4 Gbp at
- * -p 16). Measured on the H100 machine (docs/performance.md, "Genome sketching"): 4.1 Gbp of
- * genomes in one plain file, -p 16, 1.00 s on the CPU threads and 0.78 s with the GPU, its start
- * included (about 0.35 s): the GPU's rate beyond its start is about 2.3 times the 16 threads', so
- * it pays from about 2.5 Gbp. --per-file stays on the CPU threads: there inflating and parsing the
- * files is most of the work, which the GPU does not take, and the copy into its batches costs more
- * than the scan it saves (1,000 gzipped genomes: 1.62 s on the CPU, 1.81 s with the GPU). */
-#define GPU_RECORDS_BASES_PER_THREAD 150e6
-
-/* About how many bases the inputs hold (gzip counted 3.5 times its size), or -1 when one is not a
- * regular file (stdin, a pipe). */
-static double input_bases(const tsk_sketch_job *job)
-{
-    double bases = 0;
-    for (size_t f = 0; f < job->n_inputs; f++) {
-        struct stat st;
-        const char *path = job->inputs[f].path;
-        if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
-        const size_t len = strlen(path);
-        const int gz = (len > 3 && !strcmp(path + len - 3, ".gz")) || (len > 4 && !strcmp(path + len - 4, ".bgz"));
-        bases += (double)st.st_size * (gz ? 3.5 : 1.0);
-    }
-    return bases;
-}
-
-/* The GPU scanner --device asks for, or none (the CPU threads scan): cuda[:N] opens device N (the
- * first of a list; one GPU scans), auto one where it pays (above). A missing GPU under cuda is
- * TSK_EXIT_NO_GPU, under auto the CPU case; parameters the GPU scanner does not take scan on the
- * CPU with a note. */
+/* The GPU scanner --device asks for, or none (the CPU threads scan): the device of
+ * tsk_engine_genome_device (engine.h: cuda[:N] device N, the first of a list; auto one where it
+ * pays). A missing GPU under cuda is TSK_EXIT_NO_GPU, under auto the CPU case; parameters the GPU
+ * scanner does not take scan on the CPU with a note. */
 static int open_gpu(run_state *s)
 {
     const tsk_device_choice *d = &s->job->device;
-    if (d->kind == TSK_DEVICE_CPU) return TSK_EXIT_OK;
-    if (d->kind == TSK_DEVICE_AUTO) {
-        const double bases = s->job->per_file ? -1 : input_bases(s->job);
-        if (bases < GPU_RECORDS_BASES_PER_THREAD * s->threads || !tsk_engine_may_use_gpu(d)) return TSK_EXIT_OK;
-    }
-    const int device = d->kind == TSK_DEVICE_CUDA && d->n_devices > 0 ? d->devices[0] : 0;
+    const int device = tsk_engine_genome_device(s->job, s->threads);
+    if (device < 0) return TSK_EXIT_OK;
     char why[TSK_ERRLEN];
     if (!tsk_gpu_genome_scan_available(why, sizeof why)) {
         if (d->kind == TSK_DEVICE_AUTO) return TSK_EXIT_OK;

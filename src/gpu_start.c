@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gpu/device.h"
 #include "cli.h"
 
 struct tsk_gpu_start {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/tsk_knobs.h"
@@ -256,7 +255,7 @@ static void set_gpu_sized(shared_state *s, int gpu)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* About how many bases and rows the job's inputs hold, from their sizes (gzip counted 4 times)
+/* About how many bases and rows the job's inputs hold, from their sizes (tsk_engine_file_bases)
  * and the mean record length in the first 64 kB of the first input: what --device auto chooses
  * its engine by and the GPU's first buffers are sized for; bases is -1 when an input is no regular
  * file (stdin, a pipe). A wrong guess costs time, never results. */
@@ -265,12 +264,9 @@ static void estimate_input(const tsk_sketch_job *job, int64_t *bases, int64_t *r
     int64_t bytes = 0;
     int first_regular = 0, all_regular = 1; /* only a regular file may be read twice (a FIFO loses its start) */
     for (size_t f = 0; f < job->n_inputs; f++) {
-        struct stat st;
-        const char *path = job->inputs[f].path;
-        if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-            const size_t len = strlen(path);
-            const int gz = (len > 3 && !strcmp(path + len - 3, ".gz")) || (len > 4 && !strcmp(path + len - 4, ".bgz"));
-            bytes += (int64_t)st.st_size * (gz ? 4 : 1);
+        const int64_t b = tsk_engine_file_bases(job->inputs[f].path);
+        if (b >= 0) {
+            bytes += b;
             first_regular |= f == 0;
         } else {
             all_regular = 0;

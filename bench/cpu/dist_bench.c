@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     tsk_cpu_dist_block(d, 0, 2 * m, 0, 2 * m, o, 2 * m);
     for (int i = 0; i < m; i++) {
         const float *a = rows + 2 * i * dim, *b = a + dim;
-        double want = tsk_distance_ref(a, b, dim, TSK_METRIC_L2);
+        double want = tsk_distance_naive(a, b, dim, TSK_METRIC_L2);
         float na2 = 0, nb2 = 0;
         for (int k = 0; k < dim; k++) na2 += a[k] * a[k], nb2 += b[k] * b[k];
         double e1 = fabs(o[(2 * i) * 2 * m + 2 * i + 1] - want) / want, e2 = fabs(l2_by_dot(a, b, dim, na2, nb2) - want) / want;

@@ -13,7 +13,7 @@ log() { echo "== $*" | tee -a "$out/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
 "$bin" devices | tee -a "$out/summary.txt"
 
-log "validate (GPU vs tsk_distance_ref and the CPU engine)"
+log "validate (GPU vs tsk_distance_naive and the CPU engine)"
 "$bin" validate >"$out/validate.log" 2>&1
 rc=$?
 if [ $rc -gt 1 ]; then  # crashed: try without the CPU engine to tell whose fault it is

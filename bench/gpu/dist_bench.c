@@ -1,5 +1,5 @@
 /* dist_bench.c: validates the GPU distance engine against the float64 definition
- * (tsk_distance_ref, brute force) and the CPU engine, then times it.
+ * (tsk_distance_naive, brute force) and the CPU engine, then times it.
  *
  *   dist_bench devices                  device count, or the reason there is none (exit 0)
  *   dist_bench validate [quick]         every mode on odd sizes; exit 1 on any mismatch
@@ -20,6 +20,7 @@
 
 #include "../../core/tsk_def.h"
 #include "../../cpu/cpu_dist.h"
+#include "../../gpu/device.h"
 #include "../../gpu/gpu_dist.h"
 
 static int failures;
@@ -135,7 +136,7 @@ static void validate_case(const char *name, const tsk_sketch_set *q, const tsk_s
     double maxrel = 0;
     for (int64_t i = 0; i < nq; i++)
         for (int64_t j = 0; j < nr; j++) {
-            double want = tsk_item_distance_ref(q, i, r, j, m), got = dense[i * nr + j];
+            double want = tsk_item_distance_naive(q, i, r, j, m), got = dense[i * nr + j];
             check(close_enough(got, want), name, "dense (%lld,%lld) gpu %.9g ref %.9g", (long long)i, (long long)j, got, want);
             if (want != 0) maxrel = fmax(maxrel, fabs(got - want) / fabs(want));
         }
@@ -192,7 +193,7 @@ static void validate_case(const char *name, const tsk_sketch_set *q, const tsk_s
                     if (p->ref < 0 || p->ref >= nr) continue;
                     check(p->dist == kth, name, "topk k=%d f=%d q=%lld slot %d: dist %.9g, expected %.9g", k, f,
                           (long long)i, x, p->dist, kth);
-                    check(close_enough(p->dist, tsk_item_distance_ref(q, i, r, p->ref, m)), name, "topk dist vs ref");
+                    check(close_enough(p->dist, tsk_item_distance_naive(q, i, r, p->ref, m)), name, "topk dist vs ref");
                     if (x > 0 && out[i * k + x - 1].ref >= 0) {
                         const tsk_pair *o = &out[i * k + x - 1];
                         check(o->dist < p->dist || (o->dist == p->dist && o->ref < p->ref), name, "topk order q=%lld slot %d",
@@ -384,7 +385,7 @@ int main(int argc, char **argv)
 {
     char why[256] = "";
     const char *cmd = argc > 1 ? argv[1] : "validate";
-    int n_dev = tsk_gpu_dist_device_count(why, sizeof why);
+    int n_dev = tsk_gpu_device_count(why, sizeof why);
     if (!strcmp(cmd, "devices")) {
         if (n_dev) printf("%d CUDA device(s)\n", n_dev);
         else printf("no GPU: %s\n", why);

@@ -18,6 +18,7 @@
 
 #include "../../core/tsk_def.h"
 #include "../../cpu/cpu_sketch.h"
+#include "../../gpu/device.h"
 #include "../../gpu/gpu_sketch.h"
 
 static double now(void)

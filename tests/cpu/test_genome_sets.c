@@ -1,5 +1,5 @@
 /* test_genome_sets: genome sketches (core/genome_keys.h) and their CPU engine (cpu/genome_sets.h)
- * against brute force: shared counts against an O(n*m) count and tsk_genome_shared_ref on planted
+ * against brute force: shared counts against an O(n*m) count and tsk_genome_shared_naive on planted
  * and random sets, with and without per-genome thresholds (a pair compared below the smaller one),
  * top-k and threshold selections against a sort of every admitted pair, the distance and its share
  * floor, the size floor's stride, candidate bound and threshold against their definitions, the
@@ -178,11 +178,11 @@ Test(genome_sets, shared_ref_planted)
         int64_t nb, want;
     } c[] = {{a, 6, 6}, {nested, 3, 3}, {apart, 4, 0}, {one, 1, 1}, {one_out, 1, 0}, {a, 0, 0}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
-        cr_expect_eq(tsk_genome_shared_ref(a, 6, c[i].b, c[i].nb), c[i].want, "case %zu", i);
-        cr_expect_eq(tsk_genome_shared_ref(c[i].b, c[i].nb, a, 6), c[i].want, "case %zu swapped", i);
+        cr_expect_eq(tsk_genome_shared_naive(a, 6, c[i].b, c[i].nb), c[i].want, "case %zu", i);
+        cr_expect_eq(tsk_genome_shared_naive(c[i].b, c[i].nb, a, 6), c[i].want, "case %zu swapped", i);
         cr_expect_eq(brute_shared(a, 6, c[i].b, c[i].nb), c[i].want, "case %zu (brute)", i);
     }
-    cr_expect_eq(tsk_genome_shared_ref(a, 0, a, 0), 0, "empty with empty");
+    cr_expect_eq(tsk_genome_shared_naive(a, 0, a, 0), 0, "empty with empty");
 }
 
 Test(genome_sets, sort_unique_removes_duplicates)
@@ -226,7 +226,7 @@ static void check_block(const tsk_key_sets *q, const tsk_key_sets *r, int thread
                          (long long)j);
             /* a shared key is below both thresholds: the whole lists share what the cut ones do */
             cr_assert_eq(brute_shared(keys_of(q, i), na, keys_of(r, j), nb), want);
-            cr_assert_eq(tsk_genome_shared_ref(keys_of(q, i), na, keys_of(r, j), nb), want);
+            cr_assert_eq(tsk_genome_shared_naive(keys_of(q, i), na, keys_of(r, j), nb), want);
             int64_t n_q = -1, n_r = -1;
             tsk_genome_pair_sizes(q, i, r, j, &n_q, &n_r);
             cr_assert(n_q == c.n_query && n_r == c.n_ref, "pair %lld x %lld: sizes %lld, %lld, want %lld, %lld",
@@ -624,6 +624,17 @@ Test(genome_sets, thresholds_planted)
         cr_expect_eq(tsk_genome_share(want[c].shared, n_q, n_r, TSK_GENOME_SYMMETRIC), want[c].symmetric, "case %zu", c);
         cr_expect_eq(tsk_genome_share(want[c].shared, n_q, n_r, TSK_GENOME_CONTAINMENT), want[c].containment,
                      "case %zu", c);
+        /* the one way from a count to a distance, and the count cluster takes without an engine */
+        cr_expect_eq(tsk_cpu_genome_shared(&b.set, want[c].q, &b.set, want[c].r), want[c].shared, "case %zu", c);
+        int64_t total = -1;
+        cr_expect_eq(tsk_genome_pair_distance(&b.set, want[c].q, &b.set, want[c].r, want[c].shared,
+                                              TSK_GENOME_SYMMETRIC, 16, &total),
+                     tsk_genome_key_distance(want[c].symmetric, 16), "case %zu", c);
+        cr_expect_eq(total, want[c].uni, "case %zu", c);
+        cr_expect_eq(tsk_genome_pair_distance(&b.set, want[c].q, &b.set, want[c].r, want[c].shared,
+                                              TSK_GENOME_CONTAINMENT, 32, &total),
+                     tsk_genome_key_distance(want[c].containment, 32), "case %zu", c);
+        cr_expect_eq(total, want[c].n_q, "case %zu", c);
     }
     /* the engine: the block counts, and top-k / within rank by the cut sizes */
     tsk_cpu_genome_sets *e = open_engine(&b.set, &b.set, 2);
@@ -743,6 +754,48 @@ Test(genome_sets, thresholds_topk_and_within_random_sets)
     sets_free(&q);
     sets_free(&r);
     sets_free(&plain);
+}
+
+/* ---- what both engines share (core/) ---- */
+
+Test(genome_sets, pair_filter_order_and_span)
+{
+    /* (q, r) = (3, 2), (3, 3), (3, 4) under each filter */
+    const int want[4][3] = {{1, 1, 1}, {0, 0, 1}, {0, 1, 1}, {1, 0, 1}};
+    const tsk_pair_filter f[4] = {TSK_PAIRS_ALL, TSK_PAIRS_UPPER, TSK_PAIRS_UPPER_SELF, TSK_PAIRS_NOT_SELF};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++)
+            cr_expect_eq(tsk_pair_admitted(f[i], 3, 2 + j), want[i][j], "filter %d, r %d", (int)f[i], 2 + j);
+    const tsk_genome_pair a = {0, 5, 3, 0.5}, b = {0, 2, 3, 0.5}, c = {0, 1, 1, 0.25};
+    cr_expect(tsk_genome_ranks_before(&b, &a) && !tsk_genome_ranks_before(&a, &b), "a tie: the smaller reference");
+    cr_expect(tsk_genome_ranks_before(&a, &c) && !tsk_genome_ranks_before(&c, &a), "the larger share");
+    cr_expect(!tsk_genome_ranks_before(&a, &a));
+    const tsk_key_sets s = {.n_items = 4};
+    cr_expect(tsk_key_sets_holds(&s, 0, 4) && tsk_key_sets_holds(&s, 4, 0) && tsk_key_sets_holds(&s, 1, 3));
+    cr_expect(!tsk_key_sets_holds(&s, 1, 4) && !tsk_key_sets_holds(&s, -1, 1) && !tsk_key_sets_holds(&s, 0, -1) &&
+              !tsk_key_sets_holds(&s, 5, 0));
+}
+
+Test(genome_sets, errors_say_why)
+{
+    sets_builder b;
+    sets_init(&b);
+    const uint64_t A[] = {1, 2, 3};
+    sets_add(&b, A, 3);
+    sets_add(&b, A, 2);
+    tsk_cpu_genome_sets *e = open_engine(&b.set, &b.set, 1);
+    tsk_genome_pair out[4];
+    cr_assert_eq(tsk_cpu_genome_sets_topk(e, 1, 2, 2, TSK_GENOME_SYMMETRIC, TSK_PAIRS_ALL, out), -1);
+    cr_expect_str_eq(tsk_cpu_genome_sets_error(e), "queries [1, 3) are not in a set of 2 genomes");
+    cr_assert_eq(tsk_cpu_genome_sets_topk(e, 0, 2, 0, TSK_GENOME_SYMMETRIC, TSK_PAIRS_ALL, out), -1);
+    cr_expect_str_eq(tsk_cpu_genome_sets_error(e), "top-k needs k of at least 1");
+    uint32_t shared[4];
+    cr_assert_eq(tsk_cpu_genome_sets_block(e, 0, 2, 1, 2, shared, 2), -1);
+    cr_expect_str_eq(tsk_cpu_genome_sets_error(e), "a block of references beyond the set or its rows");
+    cr_expect_eq(tsk_cpu_genome_sets_block(e, 0, 2, 0, 2, shared, 2), 0);
+    cr_expect(shared[0] == 3 && shared[1] == 2 && shared[2] == 2 && shared[3] == 2);
+    tsk_cpu_genome_sets_close(e);
+    sets_free(&b);
 }
 
 /* ---- distance and its share floor ---- */

@@ -1,5 +1,5 @@
 /* dist_test.c: the GPU distance engine. Without a usable GPU (CI) it checks that the engine says
- * so cleanly; with one it checks dense, top-k and threshold results against tsk_distance_ref on
+ * so cleanly; with one it checks dense, top-k and threshold results against tsk_distance_naive on
  * sizes that straddle the 128-item tiles, for whole-record and slide sketches. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -7,12 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../gpu/device.h"
 #include "../../gpu/gpu_dist.h"
 
 static int have_gpu(void)
 {
     char why[128] = "";
-    int n = tsk_gpu_dist_device_count(why, sizeof why);
+    int n = tsk_gpu_device_count(why, sizeof why);
     if (n == 0) cr_assert(strlen(why) > 0, "zero devices must come with a reason");
     return n > 0;
 }
@@ -80,7 +81,7 @@ static void check_all(int ragged, tsk_metric m)
     cr_assert_eq(tsk_gpu_dist_block(g, 0, 131, 0, 259, d, 259), 0, "%s", tsk_gpu_dist_error(g));
     for (int64_t i = 0; i < 131; i++)
         for (int64_t j = 0; j < 259; j++) {
-            double w = tsk_item_distance_ref(&q.s, i, &r.s, j, m);
+            double w = tsk_item_distance_naive(&q.s, i, &r.s, j, m);
             cr_assert(fabs(d[i * 259 + j] - w) <= 1e-5 * fabs(w) + 1e-6, "(%ld,%ld): %g vs %g", (long)i, (long)j,
                       d[i * 259 + j], w);
         }

@@ -1,5 +1,5 @@
 /* genome_sets_test.c: the GPU genome-sketch engine (gpu/genome_sets.h) against the CPU engine
- * (cpu/genome_sets.h) and a brute-force set intersection (tsk_genome_shared_ref): count blocks equal
+ * (cpu/genome_sets.h) and a brute-force set intersection (tsk_genome_shared_naive): count blocks equal
  * the brute force, top-k lists and thresholded pairs equal the CPU engine's byte for byte. Planted
  * sets: identical, disjoint, nested, empty, one key, the smallest and largest keys, ties at the
  * top-k boundary, clusters, keys in every genome; one set against itself and two sets; every
@@ -13,13 +13,14 @@
 #include <string.h>
 
 #include "../../cpu/genome_sets.h"
+#include "../../gpu/device.h"
 #include "../../gpu/genome_sets.h"
 #include "../../gpu/gpu_dist.h"
 
 static int have_gpu(void)
 {
     char why[128] = "";
-    return tsk_gpu_dist_device_count(why, sizeof why) > 0;
+    return tsk_gpu_device_count(why, sizeof why) > 0;
 }
 
 static uint64_t rng = 0x2545F4914F6CDD1DULL;
@@ -136,7 +137,7 @@ static void check_block(tsk_gpu_genome_sets *g, const tsk_key_sets *q, const tsk
     for (int64_t i = 0; i < nq; i++) {
         for (int64_t j = 0; j < nr; j++) {
             const int64_t a = q0 + i, b = r0 + j;
-            const int64_t want = tsk_genome_shared_ref(q->keys + q->offset[a], tsk_key_set_size(q, a),
+            const int64_t want = tsk_genome_shared_naive(q->keys + q->offset[a], tsk_key_set_size(q, a),
                                                        r->keys + r->offset[b], tsk_key_set_size(r, b));
             cr_assert_eq(got[i * ld + j], (uint32_t)want, "%s: block (%lld, %lld): gpu %u, brute force %lld", what,
                          (long long)a, (long long)b, got[i * ld + j], (long long)want);

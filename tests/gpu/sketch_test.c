@@ -9,6 +9,7 @@
 
 #include "../../core/tsk_def.h"
 #include "../../cpu/cpu_sketch.h"
+#include "../../gpu/device.h"
 #include "../../gpu/gpu_sketch.h"
 
 static int gpu_count(void)

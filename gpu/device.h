@@ -1,0 +1,25 @@
+/* device.h: the CUDA devices of this machine, as every GPU engine and src/ see them: one count
+ * (the sketch, genome-scan and distance engines, the --device policy and the tests all ask here)
+ * and whether any is in an exclusive compute mode. Without CUDA (device_none.c) there are none. */
+#ifndef TSK_GPU_DEVICE_H
+#define TSK_GPU_DEVICE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of usable CUDA devices (0 when there is no driver, no device, or the build has no CUDA).
+ * When 0 and why is non-NULL, a short reason is written there ("no CUDA device found", "no usable
+ * CUDA driver (missing or older than CUDA 13)", "this tsketch was built without CUDA"). */
+int tsk_gpu_device_count(char *why, size_t whylen);
+
+/* 1 when a CUDA device of this machine is in an exclusive compute mode (or that cannot be told),
+ * else 0. For a process that has used CUDA already (it asks the runtime). */
+int tsk_gpu_any_exclusive(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

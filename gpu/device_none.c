@@ -1,0 +1,13 @@
+/* device_none.c: the CUDA devices (device.h) of a build without CUDA: none, so `--device auto`
+ * runs the CPU engines and `--device cuda` exits 5. */
+#include "device.h"
+
+#include <stdio.h>
+
+int tsk_gpu_device_count(char *why, size_t whylen)
+{
+    if (why && whylen) snprintf(why, whylen, "this tsketch was built without CUDA");
+    return 0;
+}
+
+int tsk_gpu_any_exclusive(void) { return 0; }
