@@ -11,11 +11,7 @@
 
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define TSK_HOST_DEVICE __host__ __device__
-#else
-#define TSK_HOST_DEVICE
-#endif
+#include "tsk_def.h" /* TSK_HOST_DEVICE */
 
 #ifdef __cplusplus
 extern "C" {

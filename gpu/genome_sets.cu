@@ -28,9 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <memory>
-#include <new>
 #include <vector>
 
 #define GKS_BATCH_KEYS (1LL << 26)          /* query keys per batch (24 bytes each on the device) */
@@ -87,21 +85,10 @@ extern "C" const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e)
     return e ? e->err : "no GPU genome-sketch engine";
 }
 
-/* What an exception says, for the messages of the extern "C" entries. */
-static const char *reason(const std::exception &x)
+/* An entry's body under tsk_cuda_entry (cuda_util.cuh), the reason of a failure in e's message. */
+template <class Body> static int guarded(tsk_gpu_genome_sets *e, const char *entry, Body body)
 {
-    return dynamic_cast<const std::bad_alloc *>(&x) ? "out of host memory" : x.what();
-}
-
-/* Runs an entry's body, turning an exception into -1 with the reason in e's message. */
-template <class Body> static int guarded(tsk_gpu_genome_sets *e, Body body)
-{
-    try {
-        return body();
-    } catch (const std::exception &x) {
-        snprintf(e->err, sizeof e->err, "%s", reason(x));
-        return -1;
-    }
+    return tsk_cuda_entry(entry, e->err, sizeof e->err, -1, body);
 }
 
 extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
@@ -283,12 +270,8 @@ static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_set
 extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device,
                                                          char *err, size_t errlen)
 {
-    try {
-        return open_engine(q, r, device, err, errlen);
-    } catch (const std::exception &x) {
-        snprintf(err, errlen, "%s", reason(x));
-        return NULL;
-    }
+    return tsk_cuda_entry("tsk_gpu_genome_sets_open", err, errlen, (tsk_gpu_genome_sets *)NULL,
+                          [&] { return open_engine(q, r, device, err, errlen); });
 }
 
 extern "C" void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_keys, int64_t max_chunk_refs)
@@ -299,7 +282,7 @@ extern "C" void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t m
     e->chunk_max = max_chunk_refs > 0 ? std::min<int64_t>(max_chunk_refs, (optin - 4096) / 4) : GKS_DEFAULT_CHUNK;
     e->part_cap = max_part_keys > 0 ? max_part_keys : 0;
     /* calls then fail with e->err */
-    if (guarded(e, [&] { return plan_parts(e, part_capacity(e)); })) e->parts.clear();
+    if (guarded(e, "tsk_gpu_genome_sets_set_limits", [&] { return plan_parts(e, part_capacity(e)); })) e->parts.clear();
 }
 
 extern "C" void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part)
@@ -494,7 +477,7 @@ extern "C" int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int
     if (nq == 0 || nr == 0) return 0;
     gks_call c = {};
     c.mode_kind = GKS_COUNT, c.q0 = q0, c.nq = nq, c.w0 = r0, c.w1 = r0 + nr, c.counts = shared, c.ld = ld;
-    return guarded(e, [&] { return run_call(e, c); });
+    return guarded(e, "tsk_gpu_genome_sets_block", [&] { return run_call(e, c); });
 }
 
 /* Every admitted pair of the call's queries with share >= min_share, in (query, reference) order. */
@@ -528,11 +511,11 @@ extern "C" int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int6
         gks_call c = {};
         c.mode_kind = GKS_TOPK, c.q0 = q0, c.nq = nq, c.w0 = 0, c.w1 = e->r->n_items, c.k = k;
         c.mode = mode, c.filter = filter, c.best = out;
-        return guarded(e, [&] { return run_call(e, c); });
+        return guarded(e, "tsk_gpu_genome_sets_topk", [&] { return run_call(e, c); });
     }
     /* k beyond the device lists: every sharing pair (share > 0, as the smallest positive double
      * admits exactly those), ranked here */
-    return guarded(e, [&] {
+    return guarded(e, "tsk_gpu_genome_sets_topk", [&] {
         std::vector<tsk_genome_pair> found;
         if (collect(e, q0, nq, 4.9406564584124654e-324, mode, filter, found)) return -1;
         size_t a = 0;
@@ -562,7 +545,7 @@ extern "C" int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, in
         return -1;
     }
     if (nq == 0 || e->r->n_items == 0) return 0;
-    return guarded(e, [&] {
+    return guarded(e, "tsk_gpu_genome_sets_within", [&] {
         std::vector<tsk_genome_pair> found;
         if (collect(e, q0, nq, min_share, mode, filter, found)) return -1;
         if ((int64_t)found.size() > *cap) {

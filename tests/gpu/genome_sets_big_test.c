@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "../../gpu/genome_sets.h"
-#include "../../gpu/gpu_dist.h"
+#include "../../gpu/device.h"
 
 #define N INT64_C(100000)
 #define K INT64_C(11500)
@@ -65,7 +65,7 @@ static void planted_topk(int64_t q, int k, tsk_genome_pair *out)
 Test(gpu_genome_sets_big, one_part_past_2_to_the_30_postings, .timeout = 900)
 {
     char why[128] = "";
-    if (tsk_gpu_dist_device_count(why, sizeof why) <= 0) cr_skip_test("no CUDA device");
+    if (tsk_gpu_device_count(why, sizeof why) <= 0) cr_skip_test("no CUDA device");
     big_sets b = make();
     char err[256] = "";
     tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(&b.s, &b.s, 0, err, sizeof err);
