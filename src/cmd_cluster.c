@@ -19,7 +19,7 @@
 #include "../core/tsk_knobs.h"
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_sets.h"
-#include "../io/dist_out.h"
+#include "../io/atomic_file.h"
 #include "../io/float_text.h"
 #include "../io/link_runs.h"
 #include "../io/quality.h"
@@ -33,7 +33,7 @@
 #define DEFAULT_GENOME_DIST 0.05
 #define EAGER_AF_THREADS 4 /* -p from which --min-af is estimated for every pair, in parallel */
 
-enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_REPRESENTATIVES, OPT_HEADER, OPT_METRIC };
+enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_REPRESENTATIVES, OPT_HEADER, OPT_METRIC, OPT_PER_RECORD };
 
 typedef enum { METHOD_GREEDY = 0, METHOD_SINGLE = 1 } cluster_method;
 
@@ -47,10 +47,14 @@ typedef struct {
     int min_af_given, header;
     tsk_metric metric;
     int metric_given;
+    int per_record;                  /* --per-record: a FASTA input's records are genomes */
     tsk_sketch_job job;
     int params_given;
     tsk_input *inputs;
     size_t n_inputs;
+    tsk_input_kinds kinds;
+    /* the outputs, opened before any work (a directory or an unwritable place fails at once) */
+    tsk_atomic_file *table, *reps;
 } cluster_cmd;
 
 /* The items, whichever kind they are. */
@@ -70,8 +74,9 @@ static void usage(FILE *f)
                "\n"
                "Clusters of the inputs' genomes (or records) and one representative each: every pair within\n"
                "-d is linked, and the links make clusters (docs/cluster.md). INPUT: what 'tsketch dist' takes,\n"
-               "all inputs one set: genome .tsk files, FASTA/FASTQ with --genome, or .tsk files of vector\n"
-               "sketches. Output: one line per item, 'genome TAB cluster TAB representative TAB distance',\n"
+               "all inputs one set: genome .tsk files, FASTA files (a genome a file: its contigs are one\n"
+               "genome), or .tsk files of vector sketches. Output: one line per item,\n"
+               "'genome TAB cluster TAB representative TAB distance',\n"
                "by cluster (numbered from 1 in the rank of their representatives), the representative first.\n"
                "\n"
                "  -d, --max-dist D         link pairs at distance <= D (genome sketches: default 0.05, i.e. 95%%\n"
@@ -87,6 +92,7 @@ static void usage(FILE *f)
                "      --representatives FILE  also write the representatives, one a line, in cluster order\n"
                "      --header             a header line\n"
                "      --metric M           vector sketches: l2 (default) or cosine\n"
+               "      --per-record         FASTA inputs: each record is a genome (default: each file is one)\n"
                "  -o, --output FILE        write to FILE (via a temporary file; *.gz: BGZF) instead of stdout\n"
                "  -q, --quiet              no summary or notes on stderr\n"
                "  -h, --help               this help\n"
@@ -106,6 +112,7 @@ static const struct option long_options[] = {
     {"representatives", required_argument, 0, OPT_REPRESENTATIVES},
     {"header", no_argument, 0, OPT_HEADER},
     {"metric", required_argument, 0, OPT_METRIC},
+    {"per-record", no_argument, 0, OPT_PER_RECORD},
     {"output", required_argument, 0, 'o'},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
@@ -131,6 +138,7 @@ static int cluster_option(cluster_cmd *c, int opt, const char *arg)
         }
         return TSK_EXIT_OK;
     case OPT_METRIC: c->metric_given = 1; return tsk_parse_metric(arg, &c->metric);
+    case OPT_PER_RECORD: c->per_record = 1; return TSK_EXIT_OK;
     default: return tsk_usage_error("cluster");
     }
 }
@@ -152,42 +160,42 @@ static int parse_options(cluster_cmd *c, int argc, char **argv)
     return rc;
 }
 
-/* The inputs: the positional arguments, then those of -l lists. */
-static int collect_inputs(cluster_cmd *c, int argc, char **argv)
+/* The inputs (dist's front end, sketch_source.h): what they hold settled before the sketch job is
+ * finished, so that genome options on genome .tsk files mean what they mean to dist; FASTA inputs
+ * are genomes, one a file unless --per-record. */
+static int collect_inputs(cluster_cmd *c, int argc, char **argv, int *genomes)
 {
-    c->n_inputs = (size_t)(argc - optind) + c->job.n_inputs;
-    if (!(c->inputs = calloc(c->n_inputs ? c->n_inputs : 1, sizeof *c->inputs))) {
-        tsk_error("out of memory");
-        return TSK_EXIT_RUNTIME;
-    }
-    size_t n = 0;
-    for (int i = optind; i < argc; i++) c->inputs[n++] = (tsk_input){argv[i], NULL};
-    for (size_t i = 0; i < c->job.n_inputs; i++) c->inputs[n++] = c->job.inputs[i];
-    if (n == 0) {
+    int rc = tsk_inputs_collect(argc, argv, optind, &c->job, &c->inputs, &c->n_inputs);
+    if (rc == TSK_EXIT_OK && c->n_inputs == 0) {
         tsk_error("no inputs (try 'tsketch cluster -h')");
-        return TSK_EXIT_USAGE;
+        rc = TSK_EXIT_USAGE;
     }
-    return TSK_EXIT_OK;
+    if (rc == TSK_EXIT_OK && c->per_record && c->job.per_file) {
+        tsk_error("--per-record and --per-file contradict each other: a FASTA input's records are genomes, or "
+                  "the file is one");
+        rc = TSK_EXIT_USAGE;
+    }
+    if (rc == TSK_EXIT_OK)
+        rc = tsk_inputs_settle("cluster", c->inputs, c->n_inputs, 1, c->per_record, &c->job, &c->kinds, genomes);
+    if (rc == TSK_EXIT_OK && c->per_record && (size_t)c->kinds.genome_files == c->n_inputs) {
+        tsk_error("--per-record applies to FASTA inputs: these are genome .tsk files, whose genomes were chosen "
+                  "when they were sketched");
+        rc = TSK_EXIT_USAGE;
+    }
+    return rc;
 }
 
-/* Genome sketches or vector rows, and what each allows. */
-static int check_kind(cluster_cmd *c, int *genomes)
+/* What each kind of item allows. */
+static int check_kind(cluster_cmd *c, int genomes)
 {
-    tsk_input_kinds k;
-    tsk_inputs_survey(c->inputs, c->n_inputs, &k);
-    if (c->job.genome && k.row_file && !k.genome_files) {
-        tsk_error("%s: a .tsk of sketch rows, not of genome sketches: make genome sketches with 'tsketch sketch "
-                  "--genome' (or give cluster the FASTA files with --genome)",
-                  k.row_file);
-        return TSK_EXIT_USAGE;
-    }
-    *genomes = k.genome_files > 0 || c->job.genome;
     const char *why = NULL;
-    if (*genomes && c->metric_given)
+    if (genomes && c->metric_given)
         why = "genome sketches are compared by shared fingerprints: --metric does not apply";
-    else if (!*genomes && c->min_af_given)
-        why = "--min-af applies to genome sketches (genome .tsk files, or --genome with FASTA)";
-    else if (!*genomes && !c->dist_given && !k.unreadable) /* else: loading names the file (exit 3) */
+    else if (!genomes && c->min_af_given)
+        why = "--min-af applies to genome sketches (genome .tsk files or FASTA files)";
+    else if (!genomes && c->per_record)
+        why = "--per-record applies to FASTA inputs (genomes)";
+    else if (!genomes && !c->dist_given && !c->kinds.unreadable) /* else: loading names the file (exit 3) */
         why = "vector sketches need -d: their distances have no unit that a default could fit (genome sketches: "
               "-d 0.05 is 95% ANI)";
     if (why) {
@@ -195,6 +203,43 @@ static int check_kind(cluster_cmd *c, int *genomes)
         return TSK_EXIT_USAGE;
     }
     if (!c->dist_given) c->max_dist = DEFAULT_GENOME_DIST;
+    return TSK_EXIT_OK;
+}
+
+/* Whether two outputs are one file: both standard output, the same existing file, or the same
+ * name in the same directory ("c.tsv" and "./c.tsv" before either exists). */
+static int same_output(const char *a, const char *b)
+{
+    const int a_out = !a || !strcmp(a, "-"), b_out = !b || !strcmp(b, "-");
+    if (a_out || b_out) return a_out && b_out;
+    if (tsk_same_file(a, b)) return 1;
+    const char *an = strrchr(a, '/'), *bn = strrchr(b, '/');
+    an = an ? an + 1 : a, bn = bn ? bn + 1 : b;
+    if (strcmp(an, bn)) return 0;
+    char *ad = strndup(a, (size_t)(an - a)), *bd = strndup(b, (size_t)(bn - b));
+    char *ar = ad ? realpath(*ad ? ad : ".", NULL) : NULL, *br = bd ? realpath(*bd ? bd : ".", NULL) : NULL;
+    const int same = ar && br && !strcmp(ar, br);
+    free(ad), free(bd), free(ar), free(br);
+    return same;
+}
+
+/* Opens the table and the representatives' file (io/atomic_file.h: a temporary file renamed into
+ * place at the end, *.gz BGZF) before any work, so that an output that cannot be written fails at
+ * once, not after the clustering. */
+static int open_outputs(cluster_cmd *c)
+{
+    if (c->representatives && same_output(c->output, c->representatives)) {
+        if (!c->output || !strcmp(c->output, "-"))
+            tsk_error("--representatives and the table both go to standard output: give one of them a file (-o FILE)");
+        else tsk_error("--representatives and -o name the same file '%s'", c->output);
+        return TSK_EXIT_USAGE;
+    }
+    char err[TSK_ERRLEN];
+    if (!(c->table = tsk_atomic_open(c->output ? c->output : "-", err, sizeof err)) ||
+        (c->representatives && !(c->reps = tsk_atomic_open(c->representatives, err, sizeof err)))) {
+        tsk_error("%s", err);
+        return TSK_EXIT_RUNTIME;
+    }
     return TSK_EXIT_OK;
 }
 
@@ -501,103 +546,49 @@ static int cluster_single(const cluster_cmd *c, const cluster_items *it, const i
 
 /* ---- output ---- */
 
-/* Opens path (NULL: stdout) as a text output of tsketch's writers (atomic, *.gz BGZF). */
-static tsk_dist_out *open_text(const char *path, const cluster_items *it)
+/* Renames a written output into place. */
+static int commit_output(tsk_atomic_file *f)
 {
     char err[TSK_ERRLEN];
-    tsk_dist_out *o = tsk_dist_out_open(path, TSK_DIST_TSV, it->names, it->n, it->names, it->n, 0, err, sizeof err);
-    if (!o) tsk_error("%s", err);
-    return o;
-}
-
-static int finish_text(tsk_dist_out *o)
-{
-    char err[TSK_ERRLEN];
-    if (!tsk_dist_out_finish(o, err, sizeof err)) return TSK_EXIT_OK;
+    if (!tsk_atomic_commit(f, err, sizeof err)) return TSK_EXIT_OK;
     tsk_error("%s", err);
     return TSK_EXIT_RUNTIME;
 }
 
-/* Appends text to buf, writing buf out when it fills. 0 or -1 (write failed). */
-typedef struct {
-    tsk_dist_out *o;
-    char b[1 << 16];
-    size_t n;
-} text_buf;
-
-static int put(text_buf *t, const char *s, size_t len)
-{
-    if (t->n + len + 1 > sizeof t->b) {
-        t->b[t->n] = '\0';
-        if (tsk_dist_out_text(t->o, t->b)) return -1;
-        t->n = 0;
-    }
-    if (len + 1 > sizeof t->b) { /* a name longer than the buffer */
-        char *big = strndup(s, len);
-        const int rc = big ? tsk_dist_out_text(t->o, big) : -1;
-        free(big);
-        return rc;
-    }
-    memcpy(t->b + t->n, s, len);
-    t->n += len;
-    return 0;
-}
-
-static int put_done(text_buf *t)
-{
-    t->b[t->n] = '\0';
-    t->n = 0;
-    return tsk_dist_out_text(t->o, t->b);
-}
-
-/* The table (and the representatives' names) in output order. */
-static int write_outputs(const cluster_cmd *c, const cluster_items *it, const int64_t *order, const tsk_clustering *cl,
+/* The table (and the representatives' names) in output order, into the outputs opened at the
+ * start; both are committed or both removed. */
+static int write_outputs(cluster_cmd *c, const cluster_items *it, const int64_t *order, const tsk_clustering *cl,
                          const int64_t *cluster_of, const int64_t *line)
 {
-    text_buf *t = malloc(sizeof *t);
-    tsk_dist_out *table = t ? open_text(c->output, it) : NULL;
-    tsk_dist_out *reps = table && c->representatives ? open_text(c->representatives, it) : NULL;
-    if (!t || !table || (c->representatives && !reps)) {
-        if (!t) tsk_error("out of memory");
-        tsk_dist_out_abort(table);
-        free(t);
-        return TSK_EXIT_RUNTIME;
-    }
-    int failed = 0;
-    t->o = table, t->n = 0;
-    static const char header[] = "genome\tcluster\trepresentative\tdistance\n";
-    if (c->header) failed |= put(t, header, sizeof header - 1);
+    FILE *t = tsk_atomic_stream(c->table);
+    if (c->header) fputs("genome\tcluster\trepresentative\tdistance\n", t);
     char num[64];
-    for (int64_t i = 0; i < cl->n && !failed; i++) {
+    for (int64_t i = 0; i < cl->n && !ferror(t); i++) {
         const int64_t r = line[i];
-        const char *name = it->names[order[r]], *rep = it->names[order[cl->rep[r]]];
-        failed |= put(t, name, strlen(name));
-        failed |= put(t, num, (size_t)snprintf(num, sizeof num, "\t%lld\t", (long long)cluster_of[r]));
-        failed |= put(t, rep, strlen(rep));
+        fputs(it->names[order[r]], t);
+        fprintf(t, "\t%lld\t", (long long)cluster_of[r]);
+        fputs(it->names[order[cl->rep[r]]], t);
         num[0] = '\t';
-        size_t len = 1 + tsk_float_g9(num + 1, cl->dist[r]);
-        num[len++] = '\n';
-        failed |= put(t, num, len);
+        const size_t len = 1 + tsk_float_g9(num + 1, cl->dist[r]);
+        num[len] = '\n';
+        fwrite(num, 1, len + 1, t);
     }
-    failed |= put_done(t);
-    int rc = failed ? tsk_dist_write_failed(c->output) : TSK_EXIT_OK;
-    if (rc == TSK_EXIT_OK && reps) {
-        t->o = reps;
-        for (int64_t i = 0; i < cl->n && !failed; i++) {
+    int rc = ferror(t) ? tsk_dist_write_failed(c->output) : TSK_EXIT_OK;
+    if (rc == TSK_EXIT_OK && c->reps) {
+        FILE *f = tsk_atomic_stream(c->reps);
+        for (int64_t i = 0; i < cl->n && !ferror(f); i++) {
             const int64_t r = line[i];
-            if (cl->rep[r] != (uint32_t)r) continue;
-            failed |= put(t, it->names[order[r]], strlen(it->names[order[r]]));
-            failed |= put(t, "\n", 1);
+            if (cl->rep[r] == (uint32_t)r) fprintf(f, "%s\n", it->names[order[r]]);
         }
-        failed |= put_done(t);
-        if (failed) rc = tsk_dist_write_failed(c->representatives);
+        if (ferror(f)) rc = tsk_dist_write_failed(c->representatives);
     }
     /* the representatives first: the table appears last, so a table means a complete run */
-    if (rc == TSK_EXIT_OK && reps) rc = finish_text(reps);
-    else tsk_dist_out_abort(reps);
-    if (rc == TSK_EXIT_OK) rc = finish_text(table);
-    else tsk_dist_out_abort(table);
-    free(t);
+    if (rc == TSK_EXIT_OK && c->reps) rc = commit_output(c->reps);
+    else tsk_atomic_abort(c->reps);
+    c->reps = NULL;
+    if (rc == TSK_EXIT_OK) rc = commit_output(c->table);
+    else tsk_atomic_abort(c->table);
+    c->table = NULL;
     return rc;
 }
 
@@ -610,7 +601,7 @@ static void note_summary(const cluster_items *it, int64_t n_clusters, int64_t n_
 }
 
 /* Loads, ranks, links, clusters and writes. */
-static int run(const cluster_cmd *c, int genomes)
+static int run(cluster_cmd *c, int genomes)
 {
     cluster_items it;
     memset(&it, 0, sizeof it);
@@ -683,18 +674,14 @@ int tsk_cmd_cluster(int argc, char **argv)
     if (rc == TSK_EXIT_OK)
         rc = tsk_sketch_job_check_output(&c.job, c.representatives, argv + optind, (size_t)(argc - optind));
     if (rc == TSK_EXIT_OK && (c.output || c.representatives)) rc = tsk_check_output(c.output, (const char *const *)quality, 1);
-    if (rc == TSK_EXIT_OK && c.representatives) {
-        if (c.output && !strcmp(c.output, c.representatives)) {
-            tsk_error("--representatives and -o name the same file '%s'", c.output);
-            rc = TSK_EXIT_USAGE;
-        } else {
-            rc = tsk_check_output(c.representatives, (const char *const *)quality, 1);
-        }
-    }
+    if (rc == TSK_EXIT_OK && c.representatives) rc = tsk_check_output(c.representatives, (const char *const *)quality, 1);
+    if (rc == TSK_EXIT_OK) rc = collect_inputs(&c, argc, argv, &genomes);
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&c.job);
-    if (rc == TSK_EXIT_OK) rc = collect_inputs(&c, argc, argv);
-    if (rc == TSK_EXIT_OK) rc = check_kind(&c, &genomes);
+    if (rc == TSK_EXIT_OK) rc = check_kind(&c, genomes);
+    if (rc == TSK_EXIT_OK) rc = open_outputs(&c);
     if (rc == TSK_EXIT_OK) rc = run(&c, genomes);
+    tsk_atomic_abort(c.reps); /* what a failed run left open: nothing stays behind */
+    tsk_atomic_abort(c.table);
     free(c.inputs);
     tsk_sketch_job_free(&c.job);
     return rc;

@@ -225,17 +225,12 @@ static int parse_options(dist_cmd *d, int argc, char **argv)
  * reference set, the others queries (triangle: all one set). */
 static int collect_inputs(dist_cmd *d, int argc, char **argv)
 {
-    const size_t n_args = (size_t)(argc - optind);
-    d->n_inputs = n_args + d->job.n_inputs;
-    d->inputs = calloc(d->n_inputs ? d->n_inputs : 1, sizeof *d->inputs);
-    d->group_of = calloc(d->n_inputs ? d->n_inputs : 1, sizeof *d->group_of);
-    if (!d->inputs || !d->group_of) {
+    const int rc = tsk_inputs_collect(argc, argv, optind, &d->job, &d->inputs, &d->n_inputs);
+    if (rc != TSK_EXIT_OK) return rc;
+    if (!(d->group_of = calloc(d->n_inputs ? d->n_inputs : 1, sizeof *d->group_of))) {
         tsk_error("out of memory");
         return TSK_EXIT_RUNTIME;
     }
-    size_t n = 0;
-    for (int i = optind; i < argc; i++) d->inputs[n++] = (tsk_input){argv[i], NULL};
-    for (size_t i = 0; i < d->job.n_inputs; i++) d->inputs[n++] = d->job.inputs[i];
     for (size_t i = 1; i < d->n_inputs; i++) d->group_of[i] = d->triangle ? 0 : 1;
     d->one_set = d->triangle || d->n_inputs == 1;
     return TSK_EXIT_OK;
@@ -243,31 +238,13 @@ static int collect_inputs(dist_cmd *d, int argc, char **argv)
 
 /* ---- checks ---- */
 
-/* What the inputs are: genome sketches (genome .tsk files, or --genome with sequences) or vector
- * rows. --genome with a .tsk of sketch rows (whole records or windows) is refused: genomes are
- * compared by genome sketches only. Returns TSK_EXIT_OK with *genomes set, or an exit code after
- * the message. */
-static int input_kind(const dist_cmd *d, int *genomes)
+/* What --containment needs: genome sketches. */
+static int check_containment(const dist_cmd *d, int genomes)
 {
-    const tsk_input_kinds *k = &d->kinds;
-    if (d->job.genome && k->row_file && !k->genome_files) {
-        tsk_error("%s: a .tsk of sketch rows, not of genome sketches: --genome compares genome sketches; make them "
-                  "with 'tsketch sketch --genome' (or give %s the FASTA files with --genome)",
-                  k->row_file, d->name);
-        return TSK_EXIT_USAGE;
-    }
-    *genomes = k->genome_files > 0 || d->job.genome;
-    if (d->containment && !*genomes) {
-        tsk_error("--containment applies to genome sketches (genome .tsk files, or --genome with FASTA)");
-        return TSK_EXIT_USAGE;
-    }
-    return TSK_EXIT_OK;
+    if (!d->containment || genomes) return TSK_EXIT_OK;
+    tsk_error("--containment applies to genome sketches (genome .tsk files, or --genome with FASTA)");
+    return TSK_EXIT_USAGE;
 }
-
-/* Whether the .tsk inputs are genome sketches (and none a file of sketch rows): genome parameters
- * given on the command line (--scaled, --min-keys...) then apply to them as with --genome, and a
- * FASTA input is sketched with them, or they are checked against the files'. */
-static int holds_genome_sketches(const dist_cmd *d) { return d->kinds.genome_files > 0 && !d->kinds.row_file; }
 
 /* Combinations of options and inputs that are refused before anything is read; NULL if none. */
 static const char *usage_problem(const dist_cmd *d, int genomes)
@@ -526,10 +503,9 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
     }
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_check_output(&d.job, d.output, argv + optind, (size_t)(argc - optind));
     if (rc == TSK_EXIT_OK) rc = collect_inputs(&d, argc, argv);
-    if (rc == TSK_EXIT_OK) tsk_inputs_survey(d.inputs, d.n_inputs, &d.kinds);
-    if (rc == TSK_EXIT_OK && holds_genome_sketches(&d)) d.job.genome = 1;
+    if (rc == TSK_EXIT_OK) rc = tsk_inputs_settle(d.name, d.inputs, d.n_inputs, 0, 0, &d.job, &d.kinds, &genomes);
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&d.job);
-    if (rc == TSK_EXIT_OK) rc = input_kind(&d, &genomes);
+    if (rc == TSK_EXIT_OK) rc = check_containment(&d, genomes);
     const char *why = rc == TSK_EXIT_OK ? usage_problem(&d, genomes) : NULL;
     if (why) {
         tsk_error("%s", why);

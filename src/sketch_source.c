@@ -274,6 +274,41 @@ void tsk_inputs_survey(const tsk_input *inputs, size_t n_inputs, tsk_input_kinds
     }
 }
 
+int tsk_inputs_collect(int argc, char **argv, int first, const tsk_sketch_job *job, tsk_input **inputs,
+                       size_t *n_inputs)
+{
+    const size_t n = (size_t)(argc - first) + job->n_inputs;
+    if (!(*inputs = calloc(n ? n : 1, sizeof **inputs))) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    size_t at = 0;
+    for (int i = first; i < argc; i++) (*inputs)[at++] = (tsk_input){argv[i], NULL};
+    for (size_t i = 0; i < job->n_inputs; i++) (*inputs)[at++] = job->inputs[i];
+    *n_inputs = n;
+    return TSK_EXIT_OK;
+}
+
+int tsk_inputs_settle(const char *cmd, const tsk_input *inputs, size_t n_inputs, int sequences_are_genomes,
+                      int per_record, tsk_sketch_job *job, tsk_input_kinds *k, int *genomes)
+{
+    tsk_inputs_survey(inputs, n_inputs, k);
+    if (job->genome && k->row_file && !k->genome_files) {
+        tsk_error("%s: a .tsk of sketch rows, not of genome sketches: --genome compares genome sketches; make them "
+                  "with 'tsketch sketch --genome' (or give %s the FASTA files%s)",
+                  k->row_file, cmd, sequences_are_genomes ? "" : " with --genome");
+        return TSK_EXIT_USAGE;
+    }
+    if (k->genome_files > 0 && !k->row_file) job->genome = 1;
+    /* without a .tsk of rows, the inputs that are no genome .tsk are sequences */
+    if (sequences_are_genomes && !k->row_file && (size_t)k->genome_files < n_inputs) {
+        job->genome = 1;
+        if (!per_record) job->per_file = 1;
+    }
+    *genomes = k->genome_files > 0 || job->genome;
+    return TSK_EXIT_OK;
+}
+
 int tsk_sources_warn_names(const char *const *names, int64_t n, int group, int n_groups)
 {
     const char *where = n_groups == 1 ? "the inputs" : group == 0 ? "the references" : "the queries";

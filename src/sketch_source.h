@@ -68,6 +68,21 @@ typedef struct {
 
 void tsk_inputs_survey(const tsk_input *inputs, size_t n_inputs, tsk_input_kinds *k);
 
+/* The inputs of a command that compares (dist, triangle, tree, plot, cluster): the positional
+ * arguments argv[first..argc), then those of the job's -l lists. *inputs is calloc'd, the paths
+ * borrowed. TSK_EXIT_OK, or TSK_EXIT_RUNTIME after the message. */
+int tsk_inputs_collect(int argc, char **argv, int first, const tsk_sketch_job *job, tsk_input **inputs,
+                       size_t *n_inputs);
+
+/* Genome sketches or vector rows, settled alike by every command that compares, before
+ * tsk_sketch_job_finish: surveys the inputs into *k; .tsk inputs of genome sketches (none of rows)
+ * make the job a genome job, so that genome options (--scaled, --min-keys...) apply to them and are
+ * checked against the files'; sequences_are_genomes (cluster) makes sequence inputs genomes too,
+ * one a file unless per_record. --genome with a .tsk of rows is refused (exit 2, naming cmd).
+ * Sets *genomes; TSK_EXIT_OK or TSK_EXIT_USAGE after the message. */
+int tsk_inputs_settle(const char *cmd, const tsk_input *inputs, size_t n_inputs, int sequences_are_genomes,
+                      int per_record, tsk_sketch_job *job, tsk_input_kinds *k, int *genomes);
+
 /* Warns about empty and repeated names of group `group` of n_groups (cli.h, tsk_warn_name_problems:
  * the output tells such items apart only by their order). TSK_EXIT_OK, or TSK_EXIT_RUNTIME when
  * memory runs out (message printed). */

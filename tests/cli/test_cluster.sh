@@ -142,8 +142,8 @@ check pl "planted, single --quality" --method single --quality "$WORK/pl.q" -- -
 
 # the same bytes for -p, FASTA inputs, two .tsk inputs, spilled links
 check pl "planted, greedy -p 2" -- -d 0.008 -p 2 "$WORK/pl.tsk"
-check pl "planted, greedy from the FASTA (--genome ...)" -- -d 0.008 -p 2 "${EXACT[@]}" "$WORK/pl.fa"
-check pl "planted, single from the FASTA" --method single -- -d 0.008 "${EXACT[@]}" "$WORK/pl.fa"
+check pl "planted, greedy from the FASTA (--genome --per-record ...)" -- -d 0.008 -p 2 "${EXACT[@]}" --per-record "$WORK/pl.fa"
+check pl "planted, single from the FASTA" --method single -- -d 0.008 "${EXACT[@]}" --per-record "$WORK/pl.fa"
 awk '/^>/ { n++ } n <= 7' "$WORK/pl.fa" >"$WORK/pl1.fa"
 awk '/^>/ { n++ } n > 7' "$WORK/pl.fa" >"$WORK/pl2.fa"
 "$T" sketch -q "${EXACT[@]}" "$WORK/pl1.fa" -o "$WORK/pl1.tsk"
@@ -179,7 +179,7 @@ expect_same "$WORK/pl.greedy" "$WORK/pl.out.gz.tsv" "-o x.tsv.gz decompresses to
 for m in greedy single; do
     "$T" cluster -q --header --method $m --quality "$C/quality.tsv" -d 0.006 "$WORK/golden.tsk" >"$WORK/golden.$m"
     expect_same "$C/$m.tsv" "$WORK/golden.$m" "golden: $m with testdata/cluster/quality.tsv"
-    "$T" cluster -q --header --method $m --quality "$C/quality.tsv" -d 0.006 "${EXACT[@]}" "$C/genomes.fa.gz" >"$WORK/golden.fa.$m"
+    "$T" cluster -q --header --method $m --quality "$C/quality.tsv" -d 0.006 "${EXACT[@]}" --per-record "$C/genomes.fa.gz" >"$WORK/golden.fa.$m"
     expect_same "$C/$m.tsv" "$WORK/golden.fa.$m" "golden: $m from the FASTA"
 done
 prepare golden 0.006 "$WORK/golden.tsk"
@@ -205,7 +205,7 @@ if [ -x "$GEN" ]; then
         check sp "species: $m at the default -d" --method $m -- -p 2 "$WORK/sp.tsk"
         families_recovered 12 "species: $m recovers the 12 families exactly"
     done
-    check sp "species: greedy from the FASTA, -p 1" -- --genome "$WORK/sp.fa"
+    check sp "species: greedy from the FASTA, -p 1" -- --per-record "$WORK/sp.fa"
     # CheckM2's report: extra columns, its columns in another order (Completeness_Model_Used is not
     # Completeness); ties in score (100 - 5 x 0) go to the longer genome, then input order
     awk 'BEGIN { srand(5); print "Contamination\tCompleteness_Model_Used\tName\tGenome_Size\tCompleteness\tAdditional_Notes" }
@@ -273,7 +273,9 @@ for d in 0.0015 0.003; do
     check v$d "vectors -d $d: greedy" -- -d $d "$WORK/v.tsk"
     check v$d "vectors -d $d: single" --method single -- -d $d -p 2 "$WORK/v.tsk"
 done
-check v0.003 "vectors: greedy from the FASTA" -- -d 0.003 "$WORK/v.fa"
+# FASTA inputs are genomes (one a file): vector sketches are clustered from their .tsk
+expect_true "vectors: a FASTA given to cluster is one genome, not 33 vector sketches" -- \
+    test "$("$T" cluster -q -d 0.003 "$WORK/v.fa" | wc -l)" -eq 1
 TSKETCH_CLUSTER_MEMORY=100 check v0.003 "vectors: greedy, spilled links (TSKETCH_CLUSTER_MEMORY=100)" -- -d 0.003 "$WORK/v.tsk"
 cp "$WORK/v.tsk" "$WORK/vc.tsk"
 "$T" info --json --records "$WORK/v.tsk" >"$WORK/vc.json"
@@ -354,8 +356,8 @@ if [ -n "$PYNP" ]; then
         awk '/^>/ { keep = ($1 == ">A" || $1 == ">B30") } keep' "$WORK/af$seed.fa" >"$WORK/af30.fa"
         awk '/^>/ { keep = ($1 == ">A" || $1 == ">B80") } keep' "$WORK/af$seed.fa" >"$WORK/af80.fa"
         for F in 30 80; do
-            "$T" cluster -q -d 0.1 "$WORK/af$F.fa" --genome >"$WORK/af$F.plain"
-            "$T" cluster -q -d 0.1 --min-af 0.5 --genome "$WORK/af$F.fa" >"$WORK/af$F.min"
+            "$T" cluster -q -d 0.1 "$WORK/af$F.fa" --per-record >"$WORK/af$F.plain"
+            "$T" cluster -q -d 0.1 --min-af 0.5 --per-record "$WORK/af$F.fa" >"$WORK/af$F.min"
             echo "$(cut -f2 "$WORK/af$F.plain" | sort -u | wc -l) $(cut -f2 "$WORK/af$F.min" | sort -u | wc -l)" >"$WORK/af$F.n"
         done
         [ "$(cat "$WORK/af80.n")" = "1 1" ] && [ "$(cat "$WORK/af30.n")" = "1 2" ] &&
