@@ -47,7 +47,7 @@ void tsk_batcher_free(tsk_batcher *b);
 int tsk_batcher_add(tsk_batcher *b, const char *name, const char *source, const char *seq, size_t len,
                     int join_last);
 
-/* Like tsk_batcher_add, for a sequence given as text with line breaks in (tsk_reader_next_text):
+/* Like tsk_batcher_add, for a sequence given as text with line breaks in (a tsk_seq_piece's text):
  * text[0..text_len) is cleaned, len (the characters other than '\n' and '\r') is the record's
  * raw length. */
 int tsk_batcher_add_text(tsk_batcher *b, const char *name, const char *source, const char *text,

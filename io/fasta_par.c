@@ -537,7 +537,6 @@ int tsk_fasta_par_next(tsk_fasta_par *p, tsk_fasta_piece *piece, char *err, size
         p->cur = NULL;
         release_chunk(p);
         if (stop == '+') {
-            p->count--; /* the failing record is no record read (as tsk_reader_count counts) */
             return finish(p, TSK_IO_BAD, err, errlen, "%s: record '%s': FASTQ '+' line in a FASTA file", p->display,
                           p->name ? p->name : "");
         }
@@ -548,4 +547,3 @@ int tsk_fasta_par_next(tsk_fasta_par *p, tsk_fasta_piece *piece, char *err, size
     }
 }
 
-int64_t tsk_fasta_par_count(const tsk_fasta_par *p) { return p->count; }

@@ -69,9 +69,6 @@ void tsk_fasta_par_copy(tsk_fasta_par *p, const uint8_t *codes, size_t n, uint8_
 /* Waits until every copy asked for is done (before using or moving what they wrote). */
 void tsk_fasta_par_sync(tsk_fasta_par *p);
 
-/* Records whose first piece was handed out so far. */
-int64_t tsk_fasta_par_count(const tsk_fasta_par *p);
-
 /* Stops the workers (also in the middle of a file) and frees everything. */
 void tsk_fasta_par_close(tsk_fasta_par *p);
 

@@ -1,7 +1,8 @@
 /* seqio.c: FASTA/FASTQ records through htslib's BGZF layer (plain, gzip, BGZF, stdin) and kseq,
  * or, for a regular FASTA file, uncompressed or plain gzip of bounded size (decompressed whole by
  * gunzip.c), through fasta_fast.c (same records, several times faster: large reads and memchr
- * instead of kseq's per-character loop).
+ * instead of kseq's per-character loop), or, uncompressed with several threads, fasta_par.c. One
+ * way in (tsk_reader_open_par) and one way out (tsk_reader_next_piece) for all of them.
  *
  * kseq is fast and small but silent about bad input: it skips anything before the first '>'/'@',
  * treats a FASTQ record cut before its '+' line as FASTA and cannot see read errors. So the first
@@ -49,8 +50,8 @@ struct tsk_reader {
     int par_threads;            /* asked for by tsk_reader_open_par, with its table and range */
     const uint8_t *par_lut;
     size_t par_range;
-    char *name_buf, *seq_buf;   /* NUL-terminated copies of the fast path's views */
-    size_t name_cap, seq_cap;
+    char *name_buf;             /* NUL-terminated copy of the fast path's name view */
+    size_t name_cap;
 };
 
 static int reader_fill(tsk_reader *r, void *buf, int len);
@@ -78,7 +79,7 @@ __KSEQ_BASIC(static, tsk_reader *)
 __KSEQ_READ(static)
 
 /* kseq treats a negative return as data, so errors are kept aside and reported as end of input;
- * tsk_reader_next checks read_error after every record. */
+ * next_kseq checks read_error after every record. */
 static int reader_fill(tsk_reader *r, void *buf, int len)
 {
     if (r->pending_pos < r->pending_len) {
@@ -267,11 +268,6 @@ static int try_fast_open(tsk_reader *r, const char *path, char *err, size_t errl
     return 1;
 }
 
-tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errlen)
-{
-    return tsk_reader_open_par(path, 1, NULL, 0, code, err, errlen);
-}
-
 tsk_reader *tsk_reader_open_par(const char *path, int threads, const uint8_t lut[256], size_t range_bytes, int *code,
                                 char *err, size_t errlen)
 {
@@ -279,7 +275,7 @@ tsk_reader *tsk_reader_open_par(const char *path, int threads, const uint8_t lut
     int is_stdin = strcmp(path, "-") == 0, regular = 0;
     tsk_reader *r = calloc(1, sizeof *r);
     if (r) {
-        r->par_threads = lut ? threads : 1;
+        r->par_threads = threads;
         r->par_lut = lut;
         r->par_range = range_bytes;
     }
@@ -415,9 +411,9 @@ static int reserve(char **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* The fast path's next record, with the checks tsk_reader_next makes of kseq's. rec->seq is the
- * text view (line breaks in); rec->name a NUL-terminated copy. */
-static int next_fast(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char *err, size_t errlen)
+/* The fast path's next record, with the checks next_kseq makes of kseq's, as one piece: its text
+ * is the view into the file (line breaks in), its name a NUL-terminated copy. */
+static int next_fast(tsk_reader *r, tsk_seq_piece *piece, char *err, size_t errlen)
 {
     tsk_fasta_view v;
     errno = 0;
@@ -447,82 +443,14 @@ static int next_fast(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char 
         return TSK_IO_BAD;
     }
     r->count++;
-    rec->name = r->name_buf;
-    rec->name_len = v.name_len;
-    rec->seq = v.text;
-    rec->len = v.seq_len;
-    rec->is_fastq = 0;
-    *text_len = v.text_len;
+    *piece = (tsk_seq_piece){r->name_buf, v.name_len, NULL, 0, v.text, v.text_len, v.seq_len, 1};
     return TSK_IO_RECORD;
 }
 
-int tsk_reader_next_piece(tsk_reader *r, tsk_seq_piece *piece, char *err, size_t errlen)
+/* The htslib path's next record, checked against the kind of file it came from (kseq's own
+ * return values miss truncated and malformed FASTQ), as one piece of text without line breaks. */
+static int next_kseq(tsk_reader *r, tsk_seq_piece *piece, char *err, size_t errlen)
 {
-    if (r->par) {
-        tsk_fasta_piece fp;
-        int rc = tsk_fasta_par_next(r->par, &fp, err, errlen);
-        if (rc != TSK_IO_RECORD) return rc;
-        *piece = (tsk_seq_piece){fp.name, fp.name_len, fp.codes, fp.n_codes, NULL, 0, fp.raw_len, fp.starts_record};
-        return rc;
-    }
-    tsk_seq_record rec;
-    size_t text_len;
-    int rc = tsk_reader_next_text(r, &rec, &text_len, err, errlen);
-    if (rc != TSK_IO_RECORD) return rc;
-    *piece = (tsk_seq_piece){rec.name, rec.name_len, NULL, 0, rec.seq, text_len, rec.len, 1};
-    return rc;
-}
-
-void tsk_reader_copy_codes(tsk_reader *r, const uint8_t *codes, size_t n, uint8_t *dst)
-{
-    if (r->par)
-        tsk_fasta_par_copy(r->par, codes, n, dst);
-    else if (n)
-        memcpy(dst, codes, n);
-}
-
-void tsk_reader_sync(tsk_reader *r)
-{
-    if (r->par) tsk_fasta_par_sync(r->par);
-}
-
-/* A parallel reader hands out pieces of codes only. */
-static int not_for_par(const tsk_reader *r, char *err, size_t errlen)
-{
-    tsk_io_set_err(err, errlen, "%s: internal error: a parallel reader is read with tsk_reader_next_piece", r->display);
-    return TSK_IO_SYSTEM;
-}
-
-int tsk_reader_next_text(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char *err, size_t errlen)
-{
-    if (r->par) return not_for_par(r, err, errlen);
-    if (r->fast) return next_fast(r, rec, text_len, err, errlen);
-    int rc = tsk_reader_next(r, rec, err, errlen);
-    *text_len = rc == TSK_IO_RECORD ? rec->len : 0;
-    return rc;
-}
-
-int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen)
-{
-    if (r->par) return not_for_par(r, err, errlen);
-    if (r->fast) {
-        size_t text_len;
-        int rc = next_fast(r, rec, &text_len, err, errlen);
-        if (rc != TSK_IO_RECORD) return rc;
-        if (reserve(&r->seq_buf, &r->seq_cap, rec->len + 1)) {
-            tsk_io_set_err(err, errlen, "%s: out of memory", r->display);
-            return TSK_IO_SYSTEM;
-        }
-        size_t n = 0;
-        for (size_t i = 0; i < text_len; i++) {
-            char c = rec->seq[i];
-            r->seq_buf[n] = c;
-            n += c != '\n' && c != '\r';
-        }
-        r->seq_buf[n] = '\0';
-        rec->seq = r->seq_buf;
-        return TSK_IO_RECORD;
-    }
     kseq_t *ks = r->ks;
     ks->seq.l = 0;
     ks->qual.l = 0;
@@ -573,15 +501,34 @@ int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen
         return TSK_IO_BAD;
     }
     r->count++;
-    rec->name = name;
-    rec->name_len = ks->name.l;
-    rec->seq = ks->seq.s;
-    rec->len = ks->seq.l;
-    rec->is_fastq = r->is_fastq;
+    *piece = (tsk_seq_piece){name, ks->name.l, NULL, 0, ks->seq.s, ks->seq.l, ks->seq.l, 1};
     return TSK_IO_RECORD;
 }
 
-int64_t tsk_reader_count(const tsk_reader *r) { return r->par ? tsk_fasta_par_count(r->par) : r->count; }
+int tsk_reader_next_piece(tsk_reader *r, tsk_seq_piece *piece, char *err, size_t errlen)
+{
+    if (r->par) {
+        tsk_fasta_piece fp;
+        int rc = tsk_fasta_par_next(r->par, &fp, err, errlen);
+        if (rc == TSK_IO_RECORD)
+            *piece = (tsk_seq_piece){fp.name, fp.name_len, fp.codes, fp.n_codes, NULL, 0, fp.raw_len, fp.starts_record};
+        return rc;
+    }
+    return r->fast ? next_fast(r, piece, err, errlen) : next_kseq(r, piece, err, errlen);
+}
+
+void tsk_reader_copy_codes(tsk_reader *r, const uint8_t *codes, size_t n, uint8_t *dst)
+{
+    if (r->par)
+        tsk_fasta_par_copy(r->par, codes, n, dst);
+    else if (n)
+        memcpy(dst, codes, n);
+}
+
+void tsk_reader_sync(tsk_reader *r)
+{
+    if (r->par) tsk_fasta_par_sync(r->par);
+}
 
 void tsk_reader_close(tsk_reader *r)
 {
@@ -590,7 +537,6 @@ void tsk_reader_close(tsk_reader *r)
     tsk_fasta_close(r->fast);
     tsk_fasta_par_close(r->par);
     free(r->name_buf);
-    free(r->seq_buf);
     if (r->fp) bgzf_close(r->fp);
     free(r->pending);
     free(r->display);

@@ -15,68 +15,49 @@
 extern "C" {
 #endif
 
-/* Result of tsk_reader_next and friends. */
+/* Result of tsk_reader_next_piece. */
 enum {
-    TSK_IO_RECORD = 1,   /* a record was read */
+    TSK_IO_RECORD = 1,   /* a record (or a piece of one) was read */
     TSK_IO_EOF = 0,      /* no more records */
     TSK_IO_BAD = -1,     /* malformed or unreadable input: message in the error buffer */
     TSK_IO_SYSTEM = -2,  /* system failure (out of memory, read error): message in the buffer */
 };
 
-/* One record. name is the first word of the header line; seq holds the sequence characters as
- * in the file with line breaks (and CR) removed; both NUL-terminated, owned by the reader and
- * valid until the next call. */
-typedef struct {
-    const char *name;
-    size_t name_len;
-    const char *seq;
-    size_t len;
-    int is_fastq;
-} tsk_seq_record;
-
 typedef struct tsk_reader tsk_reader;
 
 /* Opens path ("-" = stdin) and checks that it looks like FASTA or FASTQ. Returns NULL with a
  * message such as "genome.fa: no such file", "x.fa: empty file", "x.bin: not FASTA or FASTQ
- * (binary data)". *code receives TSK_IO_BAD or TSK_IO_SYSTEM on failure. */
-tsk_reader *tsk_reader_open(const char *path, int *code, char *err, size_t errlen);
-
-/* Next record: TSK_IO_RECORD, TSK_IO_EOF, or an error code with a message naming the file and,
- * where it helps, the record ("x.fq: record 'r7': quality length 99 differs from sequence
- * length 100", "x.fa.gz: truncated or corrupt gzip data"). A file that ends before its first
- * record gives "x.fa: no records". */
-int tsk_reader_next(tsk_reader *r, tsk_seq_record *rec, char *err, size_t errlen);
-
-/* Like tsk_reader_next, but without copying the sequence where the input allows (plain FASTA):
- * rec->seq[0..*text_len) is then the sequence text as in the file, line breaks ('\n', '\r')
- * included and not NUL-terminated, while rec->len still counts the characters without them
- * (*text_len == rec->len when there are none). For callers that clean the sequence anyway
- * (tsk_encode drops the line breaks). */
-int tsk_reader_next_text(tsk_reader *r, tsk_seq_record *rec, size_t *text_len, char *err, size_t errlen);
-
-/* Like tsk_reader_open, and for a regular uncompressed FASTA file (the same sniffing) the
- * sequences are parsed and cleaned by threads workers (fasta_par.h) over ranges of range_bytes
- * (0: the default) with the encode table lut (tsk_encode_table). Such a reader hands out records
- * only through tsk_reader_next_piece. threads <= 1, other inputs, and files of one range are read
- * as tsk_reader_open reads them. */
+ * (binary data)". *code receives TSK_IO_BAD or TSK_IO_SYSTEM on failure.
+ *
+ * lut is the encode table (tsk_encode_table) with which a parallel reader cleans. For a regular
+ * uncompressed FASTA file of more than one range of range_bytes (0: the default) and threads > 1,
+ * the sequences are parsed and cleaned by threads workers (fasta_par.h); plain FASTA and plain
+ * gzip FASTA are otherwise read by fasta_fast.h, and everything else (FASTQ, BGZF, stdin, pipes)
+ * by htslib and kseq. The records are the same whichever way. */
 tsk_reader *tsk_reader_open_par(const char *path, int threads, const uint8_t lut[256], size_t range_bytes, int *code,
                                 char *err, size_t errlen);
 
 /* A record, or a piece of one, as tsk_reader_next_piece gives it. Either codes (cleaned with the
- * reader's table) or text (as tsk_reader_next_text gives it) is set. */
+ * reader's table) or text is set. Views owned by the reader, valid until the next call. */
 typedef struct {
-    const char *name;       /* NUL-terminated name of the record */
+    const char *name;       /* NUL-terminated name of the record: the header's first word */
     size_t name_len;
     const uint8_t *codes;   /* cleaned codes, or NULL: then text */
     size_t n_codes;
-    const char *text;       /* sequence text with line breaks in (see tsk_reader_next_text) */
+    /* The sequence characters as in the file, line breaks ('\n', '\r') possibly still in (the
+     * plain FASTA paths do not copy the sequence to drop them: tsk_encode drops them anyway); not
+     * NUL-terminated. */
+    const char *text;
     size_t text_len;
     size_t raw_len;         /* characters of the piece other than '\n' and '\r' */
     int starts_record;      /* 1: a record's first piece; 0: more of the last record */
 } tsk_seq_piece;
 
-/* Next piece, for every reader: from a parallel reader a record may come in several pieces of
- * codes; from any other a whole record comes as one piece of text. Returns like tsk_reader_next. */
+/* Next piece: TSK_IO_RECORD, TSK_IO_EOF, or an error code with a message naming the file and,
+ * where it helps, the record ("x.fq: record 'r7': quality length 99 differs from sequence length
+ * 100", "x.fa.gz: truncated or corrupt gzip data"). A file that ends before its first record gives
+ * "x.fa: no records". From a parallel reader a record may come in several pieces of codes; from
+ * any other a whole record comes as one piece of text. */
 int tsk_reader_next_piece(tsk_reader *r, tsk_seq_piece *piece, char *err, size_t errlen);
 
 /* Writes the codes of the piece tsk_reader_next_piece gave last to dst (n bytes), possibly later
@@ -86,9 +67,6 @@ void tsk_reader_copy_codes(tsk_reader *r, const uint8_t *codes, size_t n, uint8_
 
 /* Waits until the copies of tsk_reader_copy_codes are done. */
 void tsk_reader_sync(tsk_reader *r);
-
-/* Records read so far. */
-int64_t tsk_reader_count(const tsk_reader *r);
 
 void tsk_reader_close(tsk_reader *r);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the seed corpus in tests/fuzz/corpus/ (committed; run again when the formats change):
 #   bash tests/fuzz/make_corpus.sh build/src/tsketch
-# seqio: the small files of testdata/io behind each of the three reading modes (first byte);
+# seqio: the small files of testdata/io behind first bytes 0, 1, 2 (1, 2, 4 parse threads: fuzz_seqio.c);
 # tsk: small .tsk files of every kind of row; tables: tables files behind t and D bytes;
 # options: NUL-separated command lines.
 set -euo pipefail

@@ -1,96 +1,67 @@
-/* test_fasta_fast.c: the fast FASTA path (plain files) against the htslib + kseq path (the same
- * bytes gzip-compressed), record by record and message by message, on random texts full of the
- * corner cases: CR anywhere, empty lines, '@' and '+' lines, headers without sequence or without a
- * line end, a header character as the last byte. Also the text view against the copied sequence,
- * and records longer than the fast path's first buffer. */
+/* test_fasta_fast.c: the ways the reader reads FASTA (plain files by the fast path, plain gzip
+ * decompressed whole and then the fast path, BGZF by htslib + kseq), through the calls
+ * tsk_feed_file makes, against an independent reference (reader_test.h), record by record and
+ * message by message, on random texts full of the corner cases: CR anywhere, empty lines, '@' and
+ * '+' lines, headers without sequence or without a line end, a header character as the last byte.
+ * Also records longer than the fast path's first buffer. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
 #include <zlib.h>
 
+#include <htslib/bgzf.h>
+
 #include "../../core/tsk_def.h"
 #include "../../io/fasta_fast.h"
 #include "../../io/seqio.h"
 #include "io_test.h"
+#include "reader_test.h"
 
 static uint64_t rng_state = 12345;
 static uint64_t rnd(void) { return test_rnd(&rng_state); }
 
-static void write_both(const char *dir, const char *text, size_t n, char *plain, char *gz)
+/* The text as a plain file (read by fasta_fast.c), plain gzip (decompressed whole by gunzip.c,
+ * then fasta_fast.c) and BGZF (htslib and kseq): paths[0..3). */
+static void write_all(const char *dir, const char *text, size_t n, char paths[3][4096])
 {
-    sprintf(plain, "%s/x.fa", dir);
-    sprintf(gz, "%s/x.fa.gz", dir);
-    FILE *f = fopen(plain, "wb");
-    cr_assert(f);
-    cr_assert_eq(fwrite(text, 1, n, f), n);
-    fclose(f);
-    gzFile g = gzopen(gz, "wb");
+    sprintf(paths[0], "%s/x.fa", dir);
+    sprintf(paths[1], "%s/x.fa.gz", dir);
+    sprintf(paths[2], "%s/x.fa.bgz", dir);
+    cr_assert_eq(spit(paths[0], text, n), 0);
+    gzFile g = gzopen(paths[1], "wb");
     cr_assert(g);
     cr_assert_eq(gzwrite(g, text, (unsigned)n), (int)n);
     gzclose(g);
+    BGZF *b = bgzf_open(paths[2], "w");
+    cr_assert(b);
+    cr_assert_eq(bgzf_write(b, text, n), (ssize_t)n);
+    cr_assert_eq(bgzf_close(b), 0);
 }
 
-/* Message without its leading "<path>: ". */
-static const char *after_path(const char *msg, const char *path)
+/* Each way of reading the text gives the reference's records and message. */
+static void compare_paths(const char *dir, const char *text, size_t n, const char *what)
 {
-    size_t k = strlen(path);
-    return strncmp(msg, path, k) == 0 && msg[k] == ':' ? msg + k + 2 : msg;
+    char paths[3][4096];
+    write_all(dir, text, n, paths);
+    for (int k = 0; k < 3; k++) {
+        transcript want, got;
+        cr_assert(tr_reference(paths[k], text, n, &want), "the reference reads %s", what);
+        tr_read(paths[k], 1, 0, &got);
+        char label[600];
+        snprintf(label, sizeof label, "%s: %.500s", paths[k] + strlen(dir) + 1, what);
+        tr_compare(&want, &got, 0, label);
+        tr_free(&want);
+        tr_free(&got);
+    }
 }
 
-static void compare_paths(const char *plain, const char *gz, const char *text)
-{
-    char e1[TSK_ERRLEN] = "", e2[TSK_ERRLEN] = "";
-    int c1 = 0, c2 = 0;
-    tsk_reader *a = tsk_reader_open(plain, &c1, e1, sizeof e1);
-    tsk_reader *b = tsk_reader_open(gz, &c2, e2, sizeof e2);
-    cr_assert_eq(!a, !b, "open differs on %s: '%s' vs '%s'", text, e1, e2);
-    if (!a) {
-        cr_assert_eq(c1, c2);
-        cr_assert_str_eq(after_path(e1, plain), after_path(e2, gz), "text: %s", text);
-        return;
-    }
-    tsk_reader *t = tsk_reader_open(plain, &c1, e1, sizeof e1); /* text views */
-    cr_assert(t);
-    uint8_t lut[256];
-    tsk_encode_table(TSK_DNA, lut);
-    for (int i = 0;; i++) {
-        tsk_seq_record r1, r2, r3;
-        size_t text_len;
-        int k1 = tsk_reader_next(a, &r1, e1, sizeof e1);
-        int k2 = tsk_reader_next(b, &r2, e2, sizeof e2);
-        int k3 = tsk_reader_next_text(t, &r3, &text_len, e1, sizeof e1);
-        cr_assert_eq(k1, k2, "record %d: rc %d vs %d (%s | %s) on %s", i, k1, k2, e1, e2, text);
-        cr_assert_eq(k1, k3);
-        if (k1 != TSK_IO_RECORD) {
-            if (k1 < 0) cr_assert_str_eq(after_path(e1, plain), after_path(e2, gz), "text: %s", text);
-            break;
-        }
-        cr_assert_str_eq(r1.name, r2.name, "text: %s", text);
-        cr_assert_eq(r1.name_len, r2.name_len);
-        cr_assert_eq(r1.len, r2.len, "record %d '%s': %zu vs %zu on %s", i, r1.name, r1.len, r2.len, text);
-        cr_assert_str_eq(r1.seq, r2.seq, "text: %s", text);
-        cr_assert_eq(r1.is_fastq, r2.is_fastq);
-        cr_assert_str_eq(r3.name, r1.name);
-        cr_assert_eq(r3.len, r1.len);
-        uint8_t *x = malloc(text_len + 1), *y = malloc(r1.len + 1);
-        size_t nx = tsk_encode(lut, r3.seq, text_len, x), ny = tsk_encode(lut, r1.seq, r1.len, y);
-        cr_assert_eq(nx, ny);
-        cr_assert(memcmp(x, y, nx) == 0);
-        free(x);
-        free(y);
-    }
-    tsk_reader_close(a);
-    tsk_reader_close(b);
-    tsk_reader_close(t);
-}
-
-Test(fasta_fast, same_records_as_kseq_on_random_texts)
+Test(fasta_fast, same_records_as_the_reference_on_random_texts)
 {
     static const char *const pieces[] = {">", ">", "@", "+", "\n", "\n", "\n", "\r", "\r\n", " ", "\t",
                                          "A", "C", "GT", "acgtn", "x", "name", "N", "\n>", "\n@", "\n+"};
     const int n_pieces = (int)(sizeof pieces / sizeof *pieces);
     char *dir = scratch_dir();
-    char plain[4096], gz[4096], text[512];
+    char text[512];
     for (int trial = 0; trial < 1000; trial++) {
         size_t n = 0;
         int lead = (int)(rnd() % 4);
@@ -105,8 +76,7 @@ Test(fasta_fast, same_records_as_kseq_on_random_texts)
             n += m;
         }
         text[n] = '\0';
-        write_both(dir, text, n, plain, gz);
-        compare_paths(plain, gz, text);
+        compare_paths(dir, text, n, text);
     }
     scratch_rm(dir);
 }
@@ -115,7 +85,6 @@ Test(fasta_fast, same_records_as_kseq_on_random_texts)
 Test(fasta_fast, records_beyond_the_first_buffer)
 {
     char *dir = scratch_dir();
-    char plain[4096], gz[4096];
     size_t n = (size_t)20 << 20, at = 0;
     char *text = malloc(n + 64);
     at += (size_t)sprintf(text, ">big one\n");
@@ -127,8 +96,7 @@ Test(fasta_fast, records_beyond_the_first_buffer)
     size_t tail = (size_t)9 << 20;
     text = realloc(text, at + tail + 2);
     for (size_t k = 0; k < tail; k++) text[at++] = "acgt"[rnd() % 4];
-    write_both(dir, text, at, plain, gz);
-    compare_paths(plain, gz, "(big records)");
+    compare_paths(dir, text, at, "(big records)");
     free(text);
     scratch_rm(dir);
 }

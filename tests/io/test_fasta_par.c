@@ -1,8 +1,10 @@
 /* test_fasta_par.c: the parallel FASTA parser (io/fasta_par.c, through seqio's
- * tsk_reader_open_par) against the sequential reader, record by record (names, raw lengths,
- * cleaned codes) and message by message, for 1..8 threads and ranges of a few bytes, so that range
- * borders fall everywhere: inside names, header comments, CRLF pairs, empty lines, '+' lines.
- * Also the batches io/feed.c builds (borders, --per-file joins, slide rows) for every thread count. */
+ * tsk_reader_open_par, and by itself with one worker) and the sequential reader against an
+ * independent reference (reader_test.h), record by record (names, raw lengths, cleaned codes) and
+ * message by message, for 1..8 threads and ranges of a few bytes, so that range borders fall
+ * everywhere: inside names, header comments, CRLF pairs, empty lines, '+' lines. Also the batches
+ * io/feed.c builds (borders, --per-file joins, slide rows) for every thread count, against the
+ * reference's records appended whole. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -15,84 +17,14 @@
 #include "../../io/feed.h"
 #include "../../io/seqio.h"
 #include "io_test.h"
+#include "reader_test.h"
 
 static uint64_t rng_state = 777;
 static uint64_t rnd(void) { return test_rnd(&rng_state); }
 
-/* Everything a reader gave for a file: records in order, then how it ended. */
-typedef struct {
-    size_t n;
-    char **names;
-    size_t *raw;
-    uint8_t **codes;
-    size_t *n_codes;
-    int rc;
-    char msg[TSK_ERRLEN];
-    int64_t count;
-} transcript;
-
-static void tr_free(transcript *t)
-{
-    for (size_t i = 0; i < t->n; i++) {
-        free(t->names[i]);
-        free(t->codes[i]);
-    }
-    free(t->names);
-    free(t->raw);
-    free(t->codes);
-    free(t->n_codes);
-    memset(t, 0, sizeof *t);
-}
-
-static void tr_piece(transcript *t, const tsk_seq_piece *pc, const uint8_t lut[256])
-{
-    if (pc->starts_record || t->n == 0) {
-        cr_assert(pc->starts_record, "the first piece must start a record");
-        t->names = realloc(t->names, (t->n + 1) * sizeof *t->names);
-        t->raw = realloc(t->raw, (t->n + 1) * sizeof *t->raw);
-        t->codes = realloc(t->codes, (t->n + 1) * sizeof *t->codes);
-        t->n_codes = realloc(t->n_codes, (t->n + 1) * sizeof *t->n_codes);
-        t->names[t->n] = strdup(pc->name);
-        t->raw[t->n] = 0;
-        t->codes[t->n] = NULL;
-        t->n_codes[t->n] = 0;
-        t->n++;
-    } else {
-        cr_assert_str_eq(pc->name, t->names[t->n - 1], "a continuing piece names its record");
-    }
-    size_t i = t->n - 1, add = pc->codes ? pc->n_codes : pc->text_len;
-    t->codes[i] = realloc(t->codes[i], t->n_codes[i] + add + 1);
-    if (pc->codes)
-        memcpy(t->codes[i] + t->n_codes[i], pc->codes, add);
-    else
-        add = tsk_encode(lut, pc->text, pc->text_len, t->codes[i] + t->n_codes[i]);
-    t->n_codes[i] += add;
-    t->raw[i] += pc->raw_len;
-}
-
-/* Reads path with threads parse threads over ranges of range bytes (threads 1: the sequential
- * reader). */
-static void collect(const char *path, int threads, size_t range, transcript *t)
-{
-    memset(t, 0, sizeof *t);
-    uint8_t lut[256];
-    tsk_encode_table(TSK_DNA, lut);
-    int code = 0;
-    tsk_reader *r = tsk_reader_open_par(path, threads, lut, range, &code, t->msg, sizeof t->msg);
-    if (!r) {
-        t->rc = code;
-        return;
-    }
-    tsk_seq_piece pc;
-    while ((t->rc = tsk_reader_next_piece(r, &pc, t->msg, sizeof t->msg)) == TSK_IO_RECORD) tr_piece(t, &pc, lut);
-    if (t->rc == TSK_IO_EOF) /* the end is sticky */
-        cr_assert_eq(tsk_reader_next_piece(r, &pc, t->msg, sizeof t->msg), TSK_IO_EOF);
-    t->count = tsk_reader_count(r);
-    tsk_reader_close(r);
-}
-
-/* The parser itself with one worker (seqio reads a single thread sequentially), for a file whose
- * first non-blank byte is '>' (what seqio's sniffing would hand it). Returns 0 when not such. */
+/* The parser itself with one worker (the reader never opens it so: one thread reads sequentially),
+ * for a file whose first non-blank byte is '>' (what seqio's sniffing would hand it). Returns 0
+ * when not such. */
 static int collect_par1(const char *path, size_t range, transcript *t)
 {
     size_t len = 0;
@@ -115,72 +47,57 @@ static int collect_par1(const char *path, size_t range, transcript *t)
         tsk_seq_piece pc = {fp.name, fp.name_len, fp.codes, fp.n_codes, NULL, 0, fp.raw_len, fp.starts_record};
         tr_piece(t, &pc, lut);
     }
-    t->count = tsk_fasta_par_count(p);
     tsk_fasta_par_close(p);
     return 1;
 }
 
-static void tr_compare(const transcript *a, const transcript *b, const char *what)
-{
-    cr_assert_eq(a->rc, b->rc, "%s: rc %d vs %d (%s | %s)", what, a->rc, b->rc, a->msg, b->msg);
-    if (a->rc < 0) cr_assert_str_eq(a->msg, b->msg, "%s", what);
-    /* A record ended by a '+' line is an error; the parallel reader may have handed out its first
-     * pieces before it saw the '+' line (callers discard everything on an error). */
-    int extra = a->rc < 0 && b->n == a->n + 1;
-    if (extra) {
-        char want[TSK_ERRLEN];
-        snprintf(want, sizeof want, "record '%s': FASTQ '+' line", b->names[a->n]);
-        cr_assert(strstr(b->msg, want), "%s: the extra record is the one the error names", what);
-    }
-    cr_assert_eq(a->n + (size_t)extra, b->n, "%s: %zu vs %zu records", what, a->n, b->n);
-    cr_assert_eq(a->count, b->count, "%s", what);
-    for (size_t i = 0; i < a->n; i++) {
-        cr_assert_str_eq(a->names[i], b->names[i], "%s: record %zu", what, i);
-        cr_assert_eq(a->raw[i], b->raw[i], "%s: record %zu '%s' raw %zu vs %zu", what, i, a->names[i], a->raw[i],
-                     b->raw[i]);
-        cr_assert_eq(a->n_codes[i], b->n_codes[i], "%s: record %zu '%s' clean %zu vs %zu", what, i, a->names[i],
-                     a->n_codes[i], b->n_codes[i]);
-        cr_assert(!a->n_codes[i] || memcmp(a->codes[i], b->codes[i], a->n_codes[i]) == 0, "%s: record %zu codes", what,
-                  i);
-    }
-}
-
-/* path read by every thread count 1..8 (with all_threads, else 1, 2, 3 and 8) over each range
- * equals the sequential reader. */
+/* path read by every thread count 1..8 (with all_threads, else 1, 2, 3 and 8) over each range,
+ * and by the parser with one worker, equals the reference (reader_test.h). Returns 0 for a file
+ * the reference does not cover (not FASTA text: test_seqio.c has those). */
 static int all_threads = 1;
-static void check_file(const char *path, const size_t *ranges, int n_ranges, const char *what)
+static int check_file(const char *path, const size_t *ranges, int n_ranges, const char *what)
 {
+    size_t len = 0;
+    char *d = (char *)slurp(path, &len);
+    cr_assert(d, "%s", path);
     transcript want, got;
-    collect(path, 1, 0, &want);
+    int covered = tr_reference(path, d, len, &want);
+    free(d);
+    if (!covered) return 0;
+    char label[512];
+    snprintf(label, sizeof label, "%.400s, 1 thread", what);
+    tr_read(path, 1, 0, &got);
+    tr_compare(&want, &got, 0, label);
+    tr_free(&got);
     for (int k = 0; k < n_ranges; k++) {
-        char label[512];
-        snprintf(label, sizeof label, "%s, range %zu, 1 worker", what, ranges[k]);
+        snprintf(label, sizeof label, "%.400s, range %zu, 1 worker", what, ranges[k]);
         if (collect_par1(path, ranges[k], &got)) {
-            tr_compare(&want, &got, label);
+            tr_compare(&want, &got, 1, label);
             tr_free(&got);
         }
         for (int threads = 2; threads <= 8; threads += all_threads || threads != 3 ? 1 : 5) {
-            snprintf(label, sizeof label, "%s, range %zu, %d threads", what, ranges[k], threads);
-            collect(path, threads, ranges[k], &got);
-            tr_compare(&want, &got, label);
+            snprintf(label, sizeof label, "%.400s, range %zu, %d threads", what, ranges[k], threads);
+            tr_read(path, threads, ranges[k], &got);
+            tr_compare(&want, &got, 1, label);
             tr_free(&got);
         }
     }
     tr_free(&want);
+    return 1;
 }
 
 static void check_text(const char *dir, const char *text, size_t n, const size_t *ranges, int n_ranges)
 {
     char *path = path_in(dir, "x.fa");
     cr_assert_eq(spit(path, text, n), 0);
-    check_file(path, ranges, n_ranges, text);
+    cr_assert(check_file(path, ranges, n_ranges, text), "the reference covers %s", text);
     free(path);
 }
 
 static const size_t TINY[] = {1, 2, 3, 5, 8, 13, 64};
 #define N_TINY ((int)(sizeof TINY / sizeof *TINY))
 
-Test(fasta_par, same_records_as_sequential_on_random_texts)
+Test(fasta_par, same_records_as_the_reference_on_random_texts)
 {
     static const char *const pieces[] = {">", ">", "@", "+", "\n", "\n", "\n", "\r", "\r\n", " ", "\t", "A", "C",
                                          "GT", "acgtn", "x", "name", "N", "RYKM", "\n>", "\n>", "\n@", "\n+",
@@ -284,15 +201,14 @@ Test(fasta_par, testdata_files)
             if (len < 4 || strcmp(e->d_name + len - 3, ".fa") != 0) continue;
             char path[8192];
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            check_file(path, ranges, 4, path);
-            files++;
+            files += check_file(path, ranges, 4, path);
         }
         closedir(d);
     }
     cr_assert_gt(files, 10);
 }
 
-/* ---- batches: io/feed.c gives the same batches for every thread count ---- */
+/* ---- batches: io/feed.c gives the reference's batches for every thread count ---- */
 
 typedef struct {
     tsk_batcher b;
@@ -330,6 +246,37 @@ static tsk_batcher *feed_swap(void *ctx)
     return &st->b;
 }
 
+/* The batches of feed() below built from the reference's records, each appended whole with
+ * tsk_batcher_add by the grouping rules of feed.h: a full batch is handed over before a record,
+ * never inside one; with a --per-file name, the records of a file are one record. */
+static unsigned long long feed_reference(const char *const *paths, int n_paths, const char *name, const tsk_params *p,
+                                         int64_t max_bases, int64_t max_records, int *rc, char *err)
+{
+    feed_state st = {0};
+    tsk_batcher_init(&st.b, p);
+    st.b.max_bases = max_bases;
+    st.b.max_records = max_records;
+    *rc = TSK_IO_EOF;
+    for (int i = 0; i < n_paths && *rc == TSK_IO_EOF; i++) {
+        size_t len = 0;
+        char *d = (char *)slurp(paths[i], &len);
+        transcript t;
+        cr_assert(d && tr_reference(paths[i], d, len, &t), "%s", paths[i]);
+        free(d);
+        for (size_t r = 0; r < t.n; r++) {
+            int join = name && r > 0;
+            if (!join && tsk_batcher_full(&st.b)) feed_swap(&st);
+            cr_assert_eq(tsk_batcher_add(&st.b, name ? name : t.names[r], paths[i], t.seq[r], t.seq_len[r], join), 0);
+        }
+        *rc = t.rc;
+        memcpy(err, t.msg, TSK_ERRLEN);
+        tr_free(&t);
+    }
+    if (*rc == TSK_IO_EOF && st.b.n) feed_swap(&st);
+    tsk_batcher_free(&st.b);
+    return st.sum ^ (unsigned long long)st.batches * 31 ^ (unsigned long long)st.records;
+}
+
 static unsigned long long feed(const char *const *paths, int n_paths, const char *name, int threads, size_t range,
                                const tsk_params *p, int64_t max_bases, int64_t max_records, int *rc, char *err)
 {
@@ -347,7 +294,7 @@ static unsigned long long feed(const char *const *paths, int n_paths, const char
     return st.sum ^ (unsigned long long)st.batches * 31 ^ (unsigned long long)st.records;
 }
 
-Test(fasta_par, feed_batches_equal_for_every_thread_count)
+Test(fasta_par, feed_batches_equal_the_reference_for_every_thread_count)
 {
     char *dir = scratch_dir();
     char *a = path_in(dir, "a.fa"), *b = path_in(dir, "b.fa"), *bad = path_in(dir, "bad.fa");
@@ -380,9 +327,9 @@ Test(fasta_par, feed_batches_equal_for_every_thread_count)
         const char *list[] = {a, b, a};
         char err1[TSK_ERRLEN] = "", err2[TSK_ERRLEN] = "";
         int rc1, rc2;
-        unsigned long long want = feed(list, 3, name, 1, 0, p, max_bases, max_records, &rc1, err1);
+        unsigned long long want = feed_reference(list, 3, name, p, max_bases, max_records, &rc1, err1);
         cr_assert_eq(rc1, TSK_IO_EOF, "%s", err1);
-        for (int threads = 2; threads <= 8; threads++)
+        for (int threads = 1; threads <= 8; threads++)
             for (int k = 0; k < 4; k++) {
                 unsigned long long got = feed(list, 3, name, threads, ranges[k], p, max_bases, max_records, &rc2, err2);
                 cr_assert_eq(rc2, TSK_IO_EOF, "%s", err2);
@@ -390,9 +337,9 @@ Test(fasta_par, feed_batches_equal_for_every_thread_count)
             }
         /* errors: the same message, after the same batches */
         const char *with_bad[] = {a, bad};
-        want = feed(with_bad, 2, name, 1, 0, p, max_bases, max_records, &rc1, err1);
+        want = feed_reference(with_bad, 2, name, p, max_bases, max_records, &rc1, err1);
         cr_assert_eq(rc1, TSK_IO_BAD);
-        for (int threads = 2; threads <= 8; threads += 3) {
+        for (int threads = 1; threads <= 8; threads += 3) {
             unsigned long long got = feed(with_bad, 2, name, threads, 64, p, max_bases, max_records, &rc2, err2);
             cr_assert_eq(rc2, rc1);
             cr_assert_str_eq(err2, err1);

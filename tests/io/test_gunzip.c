@@ -11,6 +11,7 @@
 #include "../../io/gunzip.h"
 #include "../../io/seqio.h"
 #include "io_test.h"
+#include "reader_test.h"
 
 /* tsk_gunzip_whole of the file at path: its answer, and the text in *out (freed by the caller). */
 static int gunzip_path(const char *path, char **out, size_t *out_len)
@@ -102,23 +103,23 @@ Test(gunzip, grows_past_the_last_members_size)
     cr_assert_eq(memcmp(text + big, "\n>tiny\nAC\n", 10), 0);
     free(text);
     /* and the reader gives both records from it, the same as from the plain text */
-    char err[TSK_ERRLEN];
-    int code = 0;
-    tsk_reader *r = tsk_reader_open(p, &code, err, sizeof err);
-    cr_assert(r, "%s", err);
-    tsk_seq_record rec;
-    cr_assert_eq(tsk_reader_next(r, &rec, err, sizeof err), TSK_IO_RECORD, "%s", err);
-    cr_assert_str_eq(rec.name, "big");
     size_t at = 0;
     for (size_t i = 5; i < big; i++)
         if (seq[i] != '\n') seq[at++] = seq[i]; /* the sequence without its line breaks */
-    cr_assert_eq(rec.len, at);
-    cr_assert_eq(memcmp(rec.seq, seq, at), 0);
-    cr_assert_eq(tsk_reader_next(r, &rec, err, sizeof err), TSK_IO_RECORD, "%s", err);
-    cr_assert_str_eq(rec.name, "tiny");
-    cr_assert_str_eq(rec.seq, "AC");
-    cr_assert_eq(tsk_reader_next(r, &rec, err, sizeof err), TSK_IO_EOF, "%s", err);
-    tsk_reader_close(r);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        transcript t;
+        tr_read(p, threads, 0, &t);
+        cr_assert_eq(t.rc, TSK_IO_EOF, "%s", t.msg);
+        cr_assert_eq(t.n, 2);
+        cr_assert_str_eq(t.names[0], "big");
+        cr_assert_eq(t.raw[0], at);
+        cr_assert_not_null(t.seq[0], "a gzip file is read whole, as text");
+        cr_assert_eq(t.seq_len[0], at);
+        cr_assert_eq(memcmp(t.seq[0], seq, at), 0);
+        cr_assert_str_eq(t.names[1], "tiny");
+        cr_assert_str_eq(t.seq[1], "AC");
+        tr_free(&t);
+    }
     free(seq);
     free(p);
     scratch_rm(dir);

@@ -1,11 +1,13 @@
-/* test_seqio.c: FASTA/FASTQ reading through every container, the bad inputs the reader must name,
- * input lists and path stems. */
+/* test_seqio.c: FASTA/FASTQ reading through every container, with one parse thread and several
+ * (the calls tsk_feed_file makes), against the records make.sh wrote; the bad inputs the reader must
+ * name; input lists and path stems. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <fcntl.h>
 
 #include "../../io/seqio.h"
 #include "io_test.h"
+#include "reader_test.h"
 
 typedef struct {
     const char *name, *seq;
@@ -14,48 +16,65 @@ typedef struct {
 /* good.fa as make.sh writes it: multi-line, lowercase and N kept, an empty record, U kept. */
 static const expect_rec GOOD_FA[] = {
     {"seq1", "ACGTACGTACGTNNacgt"}, {"seq2", "TTTTGGGGCCCCAAAA"}, {"empty", ""}, {"seq3", "ACGU"}};
+/* good.fq: r2's quality line starts with '@' (read as FASTA, its '+' line would be an error) */
 static const expect_rec GOOD_FQ[] = {{"r1", "ACGTN"}, {"r2", "GGCC"}};
 
-static void expect_records(const char *path, const expect_rec *want, size_t n, int fastq)
+/* The parse threads of the runs below: 1 (the sequential paths) and several (a plain FASTA file
+ * of more than one range is then parsed in parallel, its records coming as codes). */
+static const int THREADS[] = {1, 4};
+#define SMALL_RANGE 7 /* bytes: puts range borders inside the small files */
+
+/* path read as `sketch -p threads` reads it gives exactly the records want[0..n): names, raw
+ * lengths, the characters (or, from the parallel parser, their codes), then EOF. */
+static void expect_records_with(const char *path, int threads, size_t range, const expect_rec *want, size_t n)
 {
-    char err[TSK_ERRLEN];
-    int code = 0;
-    tsk_reader *r = tsk_reader_open(path, &code, err, sizeof err);
-    cr_assert(r, "%s: %s", path, err);
-    tsk_seq_record rec;
+    transcript t;
+    tr_read(path, threads, range, &t);
+    cr_assert_eq(t.rc, TSK_IO_EOF, "%s, %d threads: rc %d %s", path, threads, t.rc, t.msg);
+    cr_assert_eq(t.n, n, "%s, %d threads: %zu records", path, threads, t.n);
+    uint8_t lut[256];
+    tsk_encode_table(TSK_DNA, lut);
     for (size_t i = 0; i < n; i++) {
-        int rc = tsk_reader_next(r, &rec, err, sizeof err);
-        cr_assert_eq(rc, TSK_IO_RECORD, "%s record %zu: rc %d %s", path, i, rc, err);
-        cr_assert_str_eq(rec.name, want[i].name, "%s", path);
-        cr_assert_eq(rec.name_len, strlen(want[i].name));
-        cr_assert_eq(rec.len, strlen(want[i].seq), "%s %s: len %zu", path, rec.name, rec.len);
-        cr_assert_str_eq(rec.seq, want[i].seq, "%s", path);
-        cr_assert_eq(rec.is_fastq, fastq);
+        size_t len = strlen(want[i].seq);
+        cr_assert_str_eq(t.names[i], want[i].name, "%s", path);
+        cr_assert_eq(t.raw[i], len, "%s %s: len %zu", path, t.names[i], t.raw[i]);
+        if (t.seq[i]) {
+            cr_assert_eq(t.seq_len[i], len, "%s", path);
+            cr_assert_str_eq(t.seq[i], want[i].seq, "%s", path);
+        }
+        uint8_t *codes = malloc(len + 1);
+        size_t n_codes = tsk_encode(lut, want[i].seq, len, codes);
+        cr_assert_eq(t.n_codes[i], n_codes, "%s %s, %d threads: %zu codes", path, t.names[i], threads, t.n_codes[i]);
+        cr_assert(!n_codes || memcmp(t.codes[i], codes, n_codes) == 0, "%s %s: codes", path, t.names[i]);
+        free(codes);
     }
-    cr_assert_eq(tsk_reader_next(r, &rec, err, sizeof err), TSK_IO_EOF, "%s: %s", path, err);
-    cr_assert_eq(tsk_reader_next(r, &rec, err, sizeof err), TSK_IO_EOF, "EOF twice");
-    cr_assert_eq(tsk_reader_count(r), (int64_t)n);
-    tsk_reader_close(r);
+    tr_free(&t);
+}
+
+static void expect_records(const char *path, const expect_rec *want, size_t n)
+{
+    for (size_t k = 0; k < sizeof THREADS / sizeof *THREADS; k++)
+        expect_records_with(path, THREADS[k], SMALL_RANGE, want, n);
 }
 
 Test(seqio, plain_gzip_bgzf_crlf_identical)
 {
     const char *files[] = {"good.fa", "good.fa.gz", "good.fa.bgz", "crlf.fa"};
-    for (size_t i = 0; i < 4; i++) expect_records(td(files[i]), GOOD_FA, 4, 0);
+    for (size_t i = 0; i < 4; i++) expect_records(td(files[i]), GOOD_FA, 4);
 }
 
 Test(seqio, multi_member_gzip)
 {
     expect_rec twice[8];
     for (int i = 0; i < 8; i++) twice[i] = GOOD_FA[i % 4];
-    expect_records(td("multi-member.fa.gz"), twice, 8, 0);
+    expect_records(td("multi-member.fa.gz"), twice, 8);
 }
 
 Test(seqio, fastq_plain_gzip_crlf)
 {
     /* r2's quality line starts with '@': it must not be taken for a header */
     const char *files[] = {"good.fq", "good.fq.gz", "crlf.fq"};
-    for (size_t i = 0; i < 3; i++) expect_records(td(files[i]), GOOD_FQ, 2, 1);
+    for (size_t i = 0; i < 3; i++) expect_records(td(files[i]), GOOD_FQ, 2);
 }
 
 static void stdin_from(const char *path)
@@ -69,23 +88,23 @@ static void stdin_from(const char *path)
 Test(seqio, stdin_gzip) /* Criterion forks each test, so replacing stdin is local */
 {
     stdin_from(td("good.fa.gz"));
-    expect_records("-", GOOD_FA, 4, 0);
+    expect_records_with("-", 4, SMALL_RANGE, GOOD_FA, 4); /* stdin is read once: one run */
 }
 
 Test(seqio, stdin_fastq)
 {
     stdin_from(td("good.fq"));
-    expect_records("-", GOOD_FQ, 2, 1);
+    expect_records_with("-", 1, 0, GOOD_FQ, 2);
 }
 
 Test(seqio, stdin_empty)
 {
     stdin_from("/dev/null");
-    char err[TSK_ERRLEN];
-    int code = 0;
-    cr_assert_null(tsk_reader_open("-", &code, err, sizeof err));
-    cr_assert_str_eq(err, "stdin: empty file");
-    cr_assert_eq(code, TSK_IO_BAD);
+    transcript t;
+    tr_read("-", 4, 0, &t);
+    cr_assert(t.at_open);
+    cr_assert_str_eq(t.msg, "stdin: empty file");
+    cr_assert_eq(t.rc, TSK_IO_BAD);
 }
 
 /* ---- bad inputs: each must fail with the file's name and the reason ---- */
@@ -93,7 +112,7 @@ Test(seqio, stdin_empty)
 /* Arrays, not pointers: Criterion may hand parameters to a test in another process. */
 typedef struct {
     char file[32];
-    int at_open;        /* 1: tsk_reader_open fails; 0: a later tsk_reader_next */
+    int at_open;        /* 1: tsk_reader_open_par fails; 0: a later tsk_reader_next_piece */
     char message[128];  /* expected text after "<path>: " */
 } bad_case;
 
@@ -120,32 +139,25 @@ ParameterizedTestParameters(seqio, bad_inputs)
 
 ParameterizedTest(bad_case *c, seqio, bad_inputs)
 {
-    char err[TSK_ERRLEN], want[TSK_ERRLEN];
+    char want[TSK_ERRLEN];
     const char *path = td(c->file);
     snprintf(want, sizeof want, "%s: %s", path, c->message);
-    int code = 0;
-    tsk_reader *r = tsk_reader_open(path, &code, err, sizeof err);
-    if (c->at_open) {
-        cr_assert_null(r, "%s opened", c->file);
-        cr_assert_eq(code, TSK_IO_BAD);
-        cr_assert_str_eq(err, want);
-        return;
+    for (size_t k = 0; k < sizeof THREADS / sizeof *THREADS; k++) {
+        transcript t;
+        tr_read(path, THREADS[k], SMALL_RANGE, &t);
+        cr_assert_eq(t.at_open, c->at_open, "%s, %d threads: at open %d", c->file, THREADS[k], t.at_open);
+        cr_assert_eq(t.rc, TSK_IO_BAD, "%s: rc %d", c->file, t.rc);
+        cr_assert_str_eq(t.msg, want);
+        tr_free(&t);
     }
-    cr_assert(r, "%s", err);
-    tsk_seq_record rec;
-    int rc;
-    while ((rc = tsk_reader_next(r, &rec, err, sizeof err)) == TSK_IO_RECORD) {}
-    cr_assert_eq(rc, TSK_IO_BAD, "%s: rc %d", c->file, rc);
-    cr_assert_str_eq(err, want);
-    tsk_reader_close(r);
 }
 
 Test(seqio, directory)
 {
-    char err[TSK_ERRLEN];
-    int code = 0;
-    cr_assert_null(tsk_reader_open(TSK_TESTDATA, &code, err, sizeof err));
-    cr_assert(strstr(err, "is a directory"), "%s", err);
+    transcript t;
+    tr_read(TSK_TESTDATA, 4, 0, &t);
+    cr_assert(t.at_open);
+    cr_assert(strstr(t.msg, "is a directory"), "%s", t.msg);
 }
 
 /* A record far longer than any buffer, split over lines, with N and CRLF: read whole, streaming. */
@@ -167,7 +179,8 @@ Test(seqio, long_record_crlf)
     fputs(">next\r\nAC\r\n", f);
     fclose(f);
     const expect_rec want[] = {{"long", seq}, {"next", "AC"}};
-    expect_records(path, want, 2, 0);
+    expect_records_with(path, 1, 0, want, 2);
+    expect_records_with(path, 4, 0, want, 2); /* 12 MB: ranges of the default size */
     free(seq);
     free(path);
     scratch_rm(dir);
