@@ -107,8 +107,6 @@ static tsk_batcher *swap_batch(void *ctx)
 
 static int feed_stopped(void *ctx) { return reader_stopped(ctx); }
 
-/* Reads every input into batches (io/feed.c: in input order, with the same batches for every
- * thread count). Returns a TSK_EXIT_* code (message printed). */
 /* The reader's answer as an exit code, its message printed. */
 static int read_result(int rc, const char *err)
 {
@@ -146,6 +144,8 @@ static int read_files_parallel(shared_state *s, const tsk_feed_opts *opts)
     return rc;
 }
 
+/* Reads every input into batches (io/feed.c: in input order, with the same batches for every
+ * thread count). Returns a TSK_EXIT_* code (message printed). */
 static int read_all(shared_state *s)
 {
     const tsk_sketch_job *job = s->job;
@@ -409,55 +409,6 @@ static void free_batches_soon(tsk_batcher *bufs)
         free(copy);
     }
     free_batchers(bufs);
-}
-
-/* s with tabs, CRs and LFs written as \t, \r, \n, into buf (cut to its size): a name that is
- * refused for holding them is shown on one line. */
-static const char *shown_escaped(const char *s, char *buf, size_t size)
-{
-    size_t j = 0;
-    for (; *s && j + 3 < size; s++) {
-        const char *e = *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : *s == '\n' ? "\\n" : NULL;
-        if (e) buf[j++] = e[0], buf[j++] = e[1];
-        else buf[j++] = *s;
-    }
-    buf[j] = '\0';
-    return buf;
-}
-
-int tsk_sketch_job_check_name_chars(const tsk_sketch_job *job)
-{
-    char shown[512], shown_path[512];
-    if (!job->per_file) return TSK_EXIT_OK;
-    if (job->per_file_name && tsk_name_problem(job->per_file_name)) {
-        tsk_error("-I/--id '%s': %s: a sketch's name is a field of every output (TSV, PHYLIP, export, .npy.names)",
-                  shown_escaped(job->per_file_name, shown, sizeof shown), tsk_name_problem(job->per_file_name));
-        return TSK_EXIT_USAGE;
-    }
-    for (size_t f = 0; f < job->n_inputs; f++) {
-        const tsk_input *in = &job->inputs[f];
-        if (in->name || job->per_file_name) { /* -I is checked above */
-            if (in->name && tsk_name_problem(in->name)) {
-                tsk_error("%s: its name '%s' (from the list): %s",
-                          shown_escaped(in->path, shown_path, sizeof shown_path),
-                          shown_escaped(in->name, shown, sizeof shown), tsk_name_problem(in->name));
-                return TSK_EXIT_INPUT;
-            }
-            continue;
-        }
-        char *stem = tsk_path_stem(in->path);
-        if (!stem) {
-            tsk_error("%s: out of memory", in->path);
-            return TSK_EXIT_RUNTIME;
-        }
-        const char *why = tsk_name_problem(stem);
-        if (why)
-            tsk_error("%s: its file name names the --per-file sketch, and that %s: rename the file, or name it with a "
-                      "'name<TAB>path' line of a -l list", shown_escaped(in->path, shown_path, sizeof shown_path), why);
-        free(stem);
-        if (why) return TSK_EXIT_INPUT;
-    }
-    return TSK_EXIT_OK;
 }
 
 static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const tsk_batch_sink *batch_sink)
