@@ -7,9 +7,10 @@
  *   - --per-file: a genome is a file (its records are contigs). Each file is a task that reads,
  *     decompresses, cleans and scans it on one thread, -p files at a time; a large genome's
  *     contigs are cut into pieces that are tasks too, so one big genome takes every thread.
+ *     Always on the CPU threads (per_file_device).
  *   - otherwise a genome is a record. A reader thread fills batches (a plain FASTA file parsed by
  *     -p threads, io/fasta_par.c) while the batch before is scanned, a record a task, pieces of
- *     long records tasks of their own.
+ *     long records tasks of their own; on a GPU, a batch is scanned in one call (open_gpu).
  *
  * Genomes are handed to the sink in input order whatever finishes first, and the keys do not
  * depend on -p, the batching or the pieces (each key is a function of its window alone and the
@@ -55,31 +56,13 @@ typedef struct {
     int done;
 } genome_out;
 
-/* --per-file on the GPU: the contigs of whole genomes, end to end, scanned in one call. A file
- * task reserves room (under the run's mutex) and copies its contigs in without it; the batch is
- * scanned once it is full and no copy into it is pending. */
-typedef struct {
-    uint8_t *codes;
-    int64_t n_codes, cap_codes;
-    int64_t *offset;      /* n_contigs + 1 */
-    uint64_t *bound;      /* n_contigs: each contig's genome's candidate bound */
-    int64_t *key_offset;  /* n_contigs + 1: the scan's keys of each contig */
-    int64_t n_contigs, cap_contigs;
-    int64_t *genome;      /* n_genomes: genome indices; genome j's contigs are first_contig[j] .. [j+1] */
-    int64_t *first_contig;
-    int64_t n_genomes, cap_genomes;
-    int pending;          /* copies into codes not yet done */
-    uint64_t *keys;
-    int64_t keys_cap;
-} gpu_batch;
-
 typedef struct {
     const tsk_sketch_job *job;
     tsk_genome_sink sink;
     void *sink_ctx;
     int threads;
     int64_t piece_bases;           /* PIECE_BASES or TSKETCH_GENOME_PIECE */
-    tsk_gpu_genome_scanner *gpu;   /* scans batches of records when open (--device cuda, auto) */
+    tsk_gpu_genome_scanner *gpu;   /* scans batches of records when open (--device cuda, auto; never --per-file) */
     char gpu_name[32];
     /* the GPU's keys of the batch being written: record r's are gpu_keys[gpu_offset[r] ..) */
     uint64_t *gpu_keys, *gpu_bound;
@@ -90,10 +73,6 @@ typedef struct {
     /* --per-file: genome i waits for the sink in slots[i % n_slots] */
     genome_out *slots;
     int64_t n_slots;
-    /* --per-file on the GPU: files' contigs gather in one batch while the other is scanned */
-    gpu_batch gb[2];
-    int filling;                   /* the batch files join (-1: both are being scanned) */
-    pthread_mutex_t gpu_mu;        /* one batch on the GPU at a time */
     /* the sink's side: genomes written so far, under mu; a failure stops everything */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -287,12 +266,7 @@ static tsk_batcher *file_batch_full(void *ctx)
 
 static int file_stopped(void *ctx) { return failed(((file_task *)ctx)->s); }
 
-/* The file task is done with genome i but its keys come later (the GPU batch it joined). */
-#define GENOME_LATER (-1)
-
-static int gpu_add_genome(run_state *s, int64_t i, const tsk_batcher *b, uint64_t bound);
-
-/* Reads input i (a genome) and scans it, or hands its contigs to the GPU batch (GENOME_LATER). */
+/* Reads input i (a genome) and scans it. */
 static int sketch_file(run_state *s, size_t i, genome_out *g)
 {
     const tsk_sketch_job *job = s->job;
@@ -326,13 +300,7 @@ static int sketch_file(run_state *s, size_t i, genome_out *g)
         const int64_t length = g->clean_len + b->offset[b->n];
         g->clean_len = length;
         if (mostly_not_dna(g->raw_len, g->clean_len)) warn_not_dna(in->path, g->name, g->raw_len, g->clean_len);
-        const uint64_t bound = tsk_genome_candidate_limit(&job->params, length);
-        if (s->gpu) {
-            rc = gpu_add_genome(s, (int64_t)i, b, bound);
-            if (rc == TSK_EXIT_OK) return GENOME_LATER;
-        } else {
-            rc = scan_records(s, b, 0, b->n, bound, &g->keys);
-        }
+        rc = scan_records(s, b, 0, b->n, tsk_genome_candidate_limit(&job->params, length), &g->keys);
     }
     if (rc == TSK_EXIT_RUNTIME && !failed(s)) tsk_error("%s: out of memory for the keys of '%s'", in->path, g->name);
     if (rc == TSK_EXIT_OK) select_keys(&job->params, g);
@@ -347,172 +315,6 @@ static void genome_done(run_state *s, int64_t i, int rc)
     s->slots[i % s->n_slots].done = 1;
     write_ready(s, s->slots, s->n_slots, 0, INT64_MAX);
     pthread_mutex_unlock(&s->mu);
-}
-
-/* ---- --per-file on the GPU ---- */
-
-/* A GPU batch is scanned once it holds this many bases, or n_slots / 4 genomes (so that genomes
- * waiting in batches never hold every slot: see run_per_file). */
-#define GPU_BATCH_BASES (INT64_C(1) << 28)
-
-static int grow_batch(gpu_batch *x, int64_t contigs, int64_t genomes)
-{
-    if (x->n_contigs + contigs + 1 > x->cap_contigs) {
-        int64_t cap = x->cap_contigs ? x->cap_contigs : 1024;
-        while (cap < x->n_contigs + contigs + 1) cap *= 2;
-        int64_t *o = realloc(x->offset, (size_t)cap * sizeof *o);
-        if (o) x->offset = o;
-        uint64_t *bd = realloc(x->bound, (size_t)cap * sizeof *bd);
-        if (bd) x->bound = bd;
-        int64_t *k = realloc(x->key_offset, (size_t)cap * sizeof *k);
-        if (k) x->key_offset = k;
-        if (!o || !bd || !k) return -1;
-        x->cap_contigs = cap;
-    }
-    if (x->n_genomes + genomes + 1 > x->cap_genomes) {
-        int64_t cap = x->cap_genomes ? x->cap_genomes : 256;
-        while (cap < x->n_genomes + genomes + 1) cap *= 2;
-        int64_t *g = realloc(x->genome, (size_t)cap * sizeof *g);
-        if (g) x->genome = g;
-        int64_t *f = realloc(x->first_contig, (size_t)cap * sizeof *f);
-        if (f) x->first_contig = f;
-        if (!g || !f) return -1;
-        x->cap_genomes = cap;
-    }
-    return 0;
-}
-
-static void free_batch(gpu_batch *x)
-{
-    free(x->codes);
-    free(x->offset);
-    free(x->bound);
-    free(x->key_offset);
-    free(x->genome);
-    free(x->first_contig);
-    free(x->keys);
-    memset(x, 0, sizeof *x);
-}
-
-/* Scans batch x on the GPU and finishes its genomes, each a task; then x takes files again. Called
- * by the task that filled it, or by the thread that starts the file tasks (run_per_file). */
-static void gpu_flush(run_state *s, int x_at)
-{
-    gpu_batch *x = &s->gb[x_at];
-    pthread_mutex_lock(&s->mu);
-    while (x->pending > 0) pthread_cond_wait(&s->cv, &s->mu); /* copies still going in */
-    pthread_mutex_unlock(&s->mu);
-    int rc = TSK_EXIT_OK;
-    if (!failed(s) && x->n_contigs > 0) {
-        char err[TSK_ERRLEN];
-        pthread_mutex_lock(&s->gpu_mu);
-        x->offset[0] = 0;
-        if (tsk_gpu_genome_scan_batch(s->gpu, x->codes, x->offset, x->bound, x->n_contigs, &x->keys, &x->keys_cap,
-                                      x->key_offset, err, sizeof err)) {
-            tsk_error("GPU genome sketch failed on %s: %s", s->gpu_name, err);
-            rc = TSK_EXIT_RUNTIME;
-        }
-        pthread_mutex_unlock(&s->gpu_mu);
-    }
-    x->first_contig[x->n_genomes] = x->n_contigs;
-    for (int64_t j = 0; j < x->n_genomes; j++) {
-#pragma omp task firstprivate(j) shared(x, s, rc)
-        {
-            const int64_t i = x->genome[j];
-            genome_out *g = &s->slots[i % s->n_slots];
-            int grc = rc;
-            if (grc == TSK_EXIT_OK) {
-                /* after the keys of contigs scanned while the genome was read (file_batch_full) */
-                const int64_t a = x->key_offset[x->first_contig[j]], e = x->key_offset[x->first_contig[j + 1]];
-                if (tsk_key_vec_reserve(&g->keys, e - a) == 0) {
-                    if (e > a) memcpy(g->keys.keys + g->keys.n, x->keys + a, (size_t)(e - a) * sizeof *x->keys);
-                    g->keys.n += e - a;
-                    select_keys(&s->job->params, g);
-                } else {
-                    tsk_error("%s: out of memory for the keys of '%s'", g->source, g->name);
-                    grc = TSK_EXIT_RUNTIME;
-                }
-            }
-            genome_done(s, i, grc);
-        }
-    }
-#pragma omp taskwait
-    pthread_mutex_lock(&s->mu);
-    x->n_codes = x->n_contigs = x->n_genomes = 0;
-    if (s->filling < 0) s->filling = x_at;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-}
-
-/* Takes the filling batch for scanning when it is full (or when `now` and it holds anything); the
- * caller holds mu. Returns its index, or -1. */
-static int take_batch_locked(run_state *s, int now)
-{
-    const int f = s->filling;
-    if (f < 0) return -1;
-    const gpu_batch *x = &s->gb[f];
-    if (x->n_genomes == 0 || (!now && x->n_codes < GPU_BATCH_BASES && x->n_genomes < s->n_slots / 4)) return -1;
-    s->filling = -1;
-    const int other = 1 - f;
-    /* the other batch takes files unless it is being scanned (it is empty then only after its flush) */
-    if (s->gb[other].n_genomes == 0 && s->gb[other].pending == 0) s->filling = other;
-    return f;
-}
-
-/* Genome i's contigs (in b, each with the genome's bound) join the filling batch. */
-static int gpu_add_genome(run_state *s, int64_t i, const tsk_batcher *b, uint64_t bound)
-{
-    const int64_t bases = b->offset[b->n];
-    pthread_mutex_lock(&s->mu);
-    gpu_batch *x = NULL;
-    for (;;) { /* the filling batch, with room for the codes */
-        while (s->filling < 0 && s->rc == TSK_EXIT_OK) pthread_cond_wait(&s->cv, &s->mu);
-        if (s->rc != TSK_EXIT_OK) {
-            pthread_mutex_unlock(&s->mu);
-            return s->rc;
-        }
-        x = &s->gb[s->filling];
-        if (x->n_codes + bases <= x->cap_codes) break;
-        if (x->pending > 0) { /* grown only while nobody copies in; then look again */
-            pthread_cond_wait(&s->cv, &s->mu);
-            continue;
-        }
-        int64_t cap = x->cap_codes ? x->cap_codes : GPU_BATCH_BASES + (INT64_C(1) << 24);
-        while (cap < x->n_codes + bases) cap *= 2; /* a genome alone may need more */
-        uint8_t *c = realloc(x->codes, (size_t)cap);
-        if (!c) {
-            pthread_mutex_unlock(&s->mu);
-            tsk_error("out of memory for a GPU batch of %lld bases", (long long)cap);
-            return TSK_EXIT_RUNTIME;
-        }
-        x->codes = c;
-        x->cap_codes = cap;
-        break;
-    }
-    if (grow_batch(x, b->n, 1)) {
-        pthread_mutex_unlock(&s->mu);
-        tsk_error("out of memory");
-        return TSK_EXIT_RUNTIME;
-    }
-    const int64_t at = x->n_codes;
-    x->first_contig[x->n_genomes] = x->n_contigs;
-    x->genome[x->n_genomes++] = i;
-    for (int64_t r = 0; r < b->n; r++) {
-        x->offset[x->n_contigs] = at + b->offset[r]; /* contig starts; offset[n_contigs] set below */
-        x->bound[x->n_contigs++] = bound;
-    }
-    x->offset[x->n_contigs] = at + bases;
-    x->n_codes += bases;
-    x->pending++;
-    pthread_mutex_unlock(&s->mu);
-    if (bases) memcpy(x->codes + at, b->codes, (size_t)bases);
-    pthread_mutex_lock(&s->mu);
-    x->pending--;
-    const int full = take_batch_locked(s, 0);
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    if (full >= 0) gpu_flush(s, full);
-    return TSK_EXIT_OK;
 }
 
 static int run_per_file(run_state *s)
@@ -534,45 +336,21 @@ static int run_per_file(run_state *s)
         s->file_batch[t].max_records = INT64_MAX;
         s->file_batch[t].max_rows = INT64_MAX;
     }
-    s->filling = 0;
-    pthread_mutex_init(&s->gpu_mu, NULL);
     s->total_genomes = n;
 #pragma omp parallel num_threads(s->threads)
 #pragma omp single
     {
         for (int64_t i = 0; i < n && !failed(s); i++) {
             /* a slot is free once the genome n_slots before it is written: the reader of the files
-             * ahead sleeps until then (a genome far larger than the rest holds the others back);
-             * genomes gathering for the GPU are scanned first, else they might hold every slot */
+             * ahead sleeps until then (a genome far larger than the rest holds the others back) */
             pthread_mutex_lock(&s->mu);
-            while (s->rc == TSK_EXIT_OK && i - s->written >= s->n_slots) {
-                const int take = s->gpu ? take_batch_locked(s, 1) : -1;
-                if (take >= 0) {
-                    pthread_mutex_unlock(&s->mu);
-                    gpu_flush(s, take);
-                    pthread_mutex_lock(&s->mu);
-                } else {
-                    pthread_cond_wait(&s->cv, &s->mu);
-                }
-            }
+            while (s->rc == TSK_EXIT_OK && i - s->written >= s->n_slots) pthread_cond_wait(&s->cv, &s->mu);
             pthread_mutex_unlock(&s->mu);
             if (failed(s)) break;
             /* one thread: each file at once (a deferred task would wait for a slot nobody frees) */
 #pragma omp task firstprivate(i) if (s->threads > 1)
             {
-                const int rc = failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]);
-                if (rc != GENOME_LATER) genome_done(s, i, rc);
-            }
-        }
-        if (s->gpu) { /* the genomes still gathering, once every file is read */
-#pragma omp taskwait
-            for (;;) {
-                pthread_mutex_lock(&s->mu);
-                while (s->filling < 0 && s->rc == TSK_EXIT_OK) pthread_cond_wait(&s->cv, &s->mu);
-                const int take = take_batch_locked(s, 1);
-                pthread_mutex_unlock(&s->mu);
-                if (take < 0) break;
-                gpu_flush(s, take);
+                genome_done(s, i, failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]));
             }
         }
     }
@@ -583,9 +361,6 @@ static int run_per_file(run_state *s)
     free(s->slots);
     for (int t = 0; t < s->threads; t++) tsk_batcher_free(&s->file_batch[t]);
     free(s->file_batch);
-    free_batch(&s->gb[0]);
-    free_batch(&s->gb[1]);
-    pthread_mutex_destroy(&s->gpu_mu);
     return s->rc;
 }
 
@@ -829,9 +604,7 @@ static int run_records(run_state *s)
  * -p 16). Measured on the H100 machine (docs/performance.md, "Genome sketching"): 4.1 Gbp of
  * genomes in one plain file, -p 16, 1.00 s on the CPU threads and 0.78 s with the GPU, its start
  * included (about 0.35 s): the GPU's rate beyond its start is about 2.3 times the 16 threads', so
- * it pays from about 2.5 Gbp. --per-file stays on the CPU threads: there inflating and parsing the
- * files is most of the work, which the GPU does not take, and the copy into its batches costs more
- * than the scan it saves (1,000 gzipped genomes: 1.62 s on the CPU, 1.81 s with the GPU). */
+ * it pays from about 2.5 Gbp. --per-file stays on the CPU threads (per_file_device). */
 #define GPU_RECORDS_BASES_PER_THREAD 150e6
 
 /* About how many bases the inputs hold (gzip counted 3.5 times its size), or -1 when one is not a
@@ -877,6 +650,23 @@ static int open_gpu(run_state *s)
     return TSK_EXIT_OK;
 }
 
+/* --per-file genomes are scanned on the CPU threads whatever --device says: inflating and parsing
+ * the files is most of the work, which a GPU does not take, and gathering their contigs into GPU
+ * batches cost more than the scan it saved (1,000 gzipped genomes: 1.62 s on the CPU threads, 1.81
+ * s with the GPU: docs/performance.md, "Genome sketching"). --device cuda still wants a usable GPU,
+ * as every command does (exit 5 without one), and is told where the work went. */
+static int per_file_device(const run_state *s)
+{
+    if (s->job->device.kind != TSK_DEVICE_CUDA) return TSK_EXIT_OK;
+    char why[TSK_ERRLEN];
+    if (!tsk_gpu_genome_scan_available(why, sizeof why)) {
+        tsk_error("--device cuda: no usable GPU: %s", why);
+        return TSK_EXIT_NO_GPU;
+    }
+    tsk_note("--device cuda: --genome --per-file sketches on the CPU threads, which are faster at it than a GPU");
+    return TSK_EXIT_OK;
+}
+
 int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void *ctx)
 {
     const char *why = tsk_genome_params_check(&job->params);
@@ -911,7 +701,7 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     if (!s.scanner || rc != TSK_EXIT_OK) {
         tsk_error("out of memory");
         rc = TSK_EXIT_RUNTIME;
-    } else if ((rc = open_gpu(&s)) == TSK_EXIT_OK) {
+    } else if ((rc = job->per_file ? per_file_device(&s) : open_gpu(&s)) == TSK_EXIT_OK) {
         rc = job->per_file ? run_per_file(&s) : run_records(&s);
         if (s.progress && s.written > 0) show_progress(&s, 1);
     }

@@ -84,7 +84,9 @@ const char tsk_sketch_options_help[] =
     "      --precision P     single (default) or double\n"
     "  -p, --threads N       CPU threads (default 1; capped at the online CPUs); with a GPU,\n"
     "                        threads parsing plain FASTA\n"
-    "      --device DEV      auto (default), cpu, cuda, cuda:N, cuda:0,1 or cuda:all\n"
+    "      --device DEV      auto (default), cpu, cuda, cuda:N, cuda:0,1 or cuda:all;\n"
+    "                        --genome --per-file scans on the CPU threads under any DEV\n"
+    "                        (faster there; cuda notes it, and still needs a usable GPU)\n"
     "  -l, --list FILE       read input paths from FILE (one per line, or NAME<TAB>PATH)\n"
     "      --per-file        one sketch per input file (its records joined in order)\n"
     "  -I, --id NAME         name of the --per-file sketch (one input only)\n";
