@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "../core/genome_keys.h"
 #include "../core/tsk_knobs.h"
@@ -34,6 +33,8 @@
 #include "../io/feed.h"
 #include "cli.h"
 #include "engine.h"
+#include "ordered_pipeline.h"
+#include "progress_line.h"
 
 /* A piece of a contig scanned as one task (TSKETCH_GENOME_PIECE): long enough that a task is worth
  * its scheduling (a few ms), short enough that a chromosome feeds every thread. Genomes (or a
@@ -46,6 +47,7 @@
 #define FILES_AHEAD 16
 /* A batch of records (genomes) read while the one before is scanned. */
 #define RECORD_BATCH_BASES (INT64_C(1) << 27)
+#define PROGRESS_INTERVAL 0.25 /* seconds between redraws of the progress line */
 
 /* A finished genome, waiting for its turn at the sink. */
 typedef struct {
@@ -79,10 +81,10 @@ typedef struct {
     int64_t written;
     int rc;
     /* progress on a terminal */
-    int progress;
+    tsk_progress progress;
     int64_t total_genomes;   /* -1: unknown */
     int64_t bases_written;
-    double started, shown;
+    double started;
 } run_state;
 
 static int failed(run_state *s)
@@ -99,19 +101,18 @@ static void fail(run_state *s, int rc)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* The progress line (under mu): genomes written, and the rate since the start. */
 static void show_progress(run_state *s, int final)
 {
+    if (!s->progress.on) return;
     const double now = tsk_seconds();
-    if (!final && now - s->shown < 0.25) return;
-    s->shown = now;
     const double rate = now > s->started ? s->bases_written / (now - s->started) / 1e9 : 0;
     if (s->total_genomes >= 0)
-        fprintf(stderr, "\rtsketch: %lld/%lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written,
-                (long long)s->total_genomes, s->bases_written / 1e6, rate);
+        tsk_progress_show(&s->progress, final, "tsketch: %lld/%lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written,
+                          (long long)s->total_genomes, s->bases_written / 1e6, rate);
     else
-        fprintf(stderr, "\rtsketch: %lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written, s->bases_written / 1e6,
-                rate);
-    if (final) fputc('\n', stderr);
+        tsk_progress_show(&s->progress, final, "tsketch: %lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written,
+                          s->bases_written / 1e6, rate);
 }
 
 /* Sorts a genome's candidate keys and keeps those at or below its threshold (core/genome_keys.h,
@@ -161,7 +162,7 @@ static void write_ready(run_state *s, genome_out *slots, int64_t n_slots, int64_
         g->keys.n = 0;
         g->done = 0;
         s->written++;
-        if (s->progress) show_progress(s, 0);
+        show_progress(s, 0);
     }
     pthread_cond_broadcast(&s->cv);
 }
@@ -366,45 +367,42 @@ static int run_per_file(run_state *s)
 
 /* ---- a genome a record ---- */
 
-/* Batches between the reader thread and the scanning one. */
+/* Batches between the reader thread and the scanning one: each a job of `order`, in
+ * b[job % NBATCH]. */
 enum { NBATCH = 3 };
 typedef struct {
     run_state *s;
     tsk_batcher b[NBATCH];
-    int full[NBATCH];     /* handed over, in order of `order` */
-    int64_t order[NBATCH];
-    int64_t next_order, next_take;
-    int cur;              /* the reader's batch (-1: stopped) */
-    int done;             /* the reader has finished (read_rc says how) */
-    int read_rc;
+    tsk_ordered order;
+    int64_t cur;          /* the job the reader fills (-1: the run stopped) */
     int parse_threads;
 } record_reader;
 
-/* The reader's batch is full: hand it over, take a free one (sleeping until there is one). */
+/* The reader's next batch (sleeping until one is free), or NULL once the run stopped. */
+static tsk_batcher *take_record_batch(record_reader *r)
+{
+    if ((r->cur = tsk_ordered_take(&r->order)) < 0) return NULL;
+    tsk_batcher *b = &r->b[tsk_ordered_slot(&r->order, r->cur)];
+    tsk_batcher_reset(b);
+    return b;
+}
+
+/* The reader's batch is full: hand it over, take the next. */
 static tsk_batcher *record_batch_full(void *ctx)
 {
     record_reader *r = ctx;
-    run_state *s = r->s;
-    pthread_mutex_lock(&s->mu);
-    r->full[r->cur] = 1;
-    r->order[r->cur] = r->next_order++;
-    pthread_cond_broadcast(&s->cv);
-    int k = -1;
-    while (s->rc == TSK_EXIT_OK) {
-        for (int j = 0; j < NBATCH && k < 0; j++)
-            if (!r->full[j] && j != r->cur) k = j;
-        if (k >= 0) break;
-        pthread_cond_wait(&s->cv, &s->mu);
-    }
-    r->cur = k;
-    pthread_mutex_unlock(&s->mu);
-    if (k < 0) return NULL;
-    tsk_batcher_reset(&r->b[k]);
-    return &r->b[k];
+    tsk_ordered_done(&r->order, r->cur, TSK_EXIT_OK);
+    return take_record_batch(r);
 }
 
-static int record_stopped(void *ctx) { return failed(((record_reader *)ctx)->s); }
+static int record_stopped(void *ctx)
+{
+    record_reader *r = ctx;
+    return failed(r->s) || tsk_ordered_stopped(&r->order);
+}
 
+/* The reader thread: a failure ends the run at the batch it was filling (the genomes of the
+ * batches before it are still scanned and written). */
 static void *record_reader_main(void *arg)
 {
     record_reader *r = arg;
@@ -413,49 +411,25 @@ static void *record_reader_main(void *arg)
     tsk_feed_opts opts = {r->parse_threads, 0, record_batch_full, record_stopped, r};
     char err[TSK_ERRLEN];
     int rc = TSK_EXIT_OK;
+    take_record_batch(r);
     for (size_t f = 0; f < job->n_inputs && rc == TSK_EXIT_OK && r->cur >= 0; f++) {
-        tsk_batcher *b = &r->b[r->cur];
+        tsk_batcher *b = &r->b[tsk_ordered_slot(&r->order, r->cur)];
         const int io = tsk_feed_file(job->inputs[f].path, NULL, &opts, &b, err, sizeof err);
         if (io < 0 && !failed(s)) {
             tsk_error("%s", err);
             rc = io == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
         }
     }
-    pthread_mutex_lock(&s->mu);
-    if (rc == TSK_EXIT_OK && r->cur >= 0 && r->b[r->cur].n > 0) { /* the last batch */
-        r->full[r->cur] = 1;
-        r->order[r->cur] = r->next_order++;
+    if (r->cur < 0) return NULL;
+    if (rc != TSK_EXIT_OK) {
+        tsk_ordered_done(&r->order, r->cur, rc);
+    } else if (r->b[tsk_ordered_slot(&r->order, r->cur)].n > 0) { /* the last batch */
+        tsk_ordered_done(&r->order, r->cur, TSK_EXIT_OK);
+        tsk_ordered_end(&r->order, r->cur + 1);
+    } else {
+        tsk_ordered_end(&r->order, r->cur);
     }
-    r->done = 1;
-    r->read_rc = rc;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
     return NULL;
-}
-
-/* The next batch in order, or -1 when the reader is done (or failed). */
-static int take_batch(record_reader *r)
-{
-    run_state *s = r->s;
-    pthread_mutex_lock(&s->mu);
-    int k = -1;
-    for (;;) {
-        for (int j = 0; j < NBATCH; j++)
-            if (r->full[j] && r->order[j] == r->next_take) k = j;
-        if (k >= 0 || r->done || s->rc != TSK_EXIT_OK) break;
-        pthread_cond_wait(&s->cv, &s->mu);
-    }
-    if (k >= 0) r->next_take++;
-    pthread_mutex_unlock(&s->mu);
-    return k;
-}
-
-static void give_back(record_reader *r, int k)
-{
-    pthread_mutex_lock(&r->s->mu);
-    r->full[k] = 0;
-    pthread_cond_broadcast(&r->s->cv);
-    pthread_mutex_unlock(&r->s->mu);
 }
 
 /* The candidate keys of every record of b (each a genome) on the GPU, into s->gpu_keys. */
@@ -531,6 +505,10 @@ static int run_records(run_state *s)
     /* a plain FASTA file is parsed and cleaned by threads of its own (io/fasta_par.c) while the
      * scan takes every thread: the parse is a fifth of the scan's time a base */
     r.parse_threads = s->threads;
+    if (tsk_ordered_init(&r.order, NBATCH, -1)) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
     const tsk_params container = container_params(&job->params);
     for (int k = 0; k < NBATCH; k++) {
         tsk_batcher_init(&r.b[k], &container);
@@ -540,22 +518,23 @@ static int run_records(run_state *s)
     s->total_genomes = -1;
     pthread_t reader;
     int rc = TSK_EXIT_OK;
-    if (pthread_create(&reader, NULL, record_reader_main, &r)) {
+    const int started = pthread_create(&reader, NULL, record_reader_main, &r) == 0;
+    if (!started) {
         tsk_error("cannot start the reader thread");
         rc = TSK_EXIT_RUNTIME;
     }
     genome_out *g = NULL;
     int64_t g_cap = 0;
     char *warned_source = NULL; /* the input last warned about (warn_not_dna) */
-    for (int k; rc == TSK_EXIT_OK && (k = take_batch(&r)) >= 0;) {
-        tsk_batcher *b = &r.b[k];
+    for (int64_t k; rc == TSK_EXIT_OK && (k = tsk_ordered_next(&r.order)) >= 0;) {
+        tsk_batcher *b = &r.b[tsk_ordered_slot(&r.order, k)];
         tsk_batcher_batch(b); /* names and sources as pointers */
         if (b->n > g_cap) {
             genome_out *more = realloc(g, (size_t)b->n * sizeof *g);
             if (!more) {
                 tsk_error("out of memory");
                 fail(s, TSK_EXIT_RUNTIME);
-                give_back(&r, k);
+                tsk_ordered_release(&r.order, k);
                 break;
             }
             memset(more + g_cap, 0, (size_t)(b->n - g_cap) * sizeof *g);
@@ -576,20 +555,20 @@ static int run_records(run_state *s)
         }
         if (s->gpu && (rc = scan_on_gpu(s, b)) != TSK_EXIT_OK) {
             fail(s, rc);
-            give_back(&r, k);
+            tsk_ordered_release(&r.order, k);
             break;
         }
         sketch_record_batch(s, b, g);
-        give_back(&r, k);
+        tsk_ordered_release(&r.order, k);
         rc = s->rc;
     }
-    if (rc == TSK_EXIT_OK) {
-        pthread_join(reader, NULL);
-        rc = r.read_rc;
-    } else {
-        fail(s, rc); /* wakes the reader, which stops at its next record */
-        pthread_join(reader, NULL);
+    if (rc == TSK_EXIT_OK) rc = s->rc; /* a failure the loop left in s alone */
+    if (rc != TSK_EXIT_OK) { /* the reader stops at its next record, or wakes if it waits for a batch */
+        fail(s, rc);
+        tsk_ordered_stop(&r.order, rc);
     }
+    if (started) pthread_join(reader, NULL);
+    if (rc == TSK_EXIT_OK) rc = tsk_ordered_rc(&r.order);
     for (int64_t i = 0; i < g_cap; i++) {
         free(g[i].name);
         tsk_key_vec_free(&g[i].keys);
@@ -597,6 +576,7 @@ static int run_records(run_state *s)
     free(g);
     free(warned_source);
     for (int k = 0; k < NBATCH; k++) tsk_batcher_free(&r.b[k]);
+    tsk_ordered_free(&r.order);
     return rc != TSK_EXIT_OK ? rc : s->rc;
 }
 
@@ -691,8 +671,8 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     const tsk_knobs *knobs = tsk_knobs_get();
     s.piece_bases = knobs->genome_piece > 0 ? knobs->genome_piece : PIECE_BASES;
     s.batch_bases = knobs->batch_bases > 0 ? knobs->batch_bases : RECORD_BATCH_BASES;
-    s.progress = !tsk_quiet && isatty(STDERR_FILENO);
-    s.started = s.shown = tsk_seconds();
+    tsk_progress_start(&s.progress, 1, PROGRESS_INTERVAL);
+    s.started = tsk_seconds();
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     s.scanner = calloc((size_t)s.threads, sizeof *s.scanner);
@@ -703,7 +683,8 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
         rc = TSK_EXIT_RUNTIME;
     } else if ((rc = job->per_file ? per_file_device(&s) : open_gpu(&s)) == TSK_EXIT_OK) {
         rc = job->per_file ? run_per_file(&s) : run_records(&s);
-        if (s.progress && s.written > 0) show_progress(&s, 1);
+        if (s.written > 0) show_progress(&s, 1);
+        tsk_progress_end(&s.progress, 1);
     }
     for (int i = 0; s.scanner && i < s.threads; i++) tsk_genome_scanner_free(s.scanner[i]);
     free(s.scanner);
