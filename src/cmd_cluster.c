@@ -27,7 +27,7 @@
 #include "cli.h"
 #include "dist_run.h"
 #include "genome_source.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 #include "sketch_source.h"
 
 #define DEFAULT_GENOME_DIST 0.05

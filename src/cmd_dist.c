@@ -17,7 +17,7 @@
 #include "dist_run.h"
 #include "genome_source.h"
 #include "matrix_cmd.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 #include "sketch_source.h"
 
 #define LARGE_RUN_PAIRS 1e7 /* a note on stderr above this */

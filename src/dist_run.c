@@ -15,7 +15,6 @@
  * through the same scheduler as GPUs. */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,8 @@
 #include "dist_run.h"
 #include "engine.h"
 #include "gpu_start.h"
+#include "ordered_pipeline.h"
+#include "progress_line.h"
 
 #define DENSE_BLOCK_BYTES (64 << 20) /* distances or shared counts held per dense block */
 #define ROWS_TOPK_BLOCK 8192         /* queries per top-k block of vector rows */
@@ -349,64 +350,50 @@ static tsk_pair_filter topk_filter(const tsk_dist_select *s)
     return s->one_set && !s->with_self ? TSK_PAIRS_NOT_SELF : TSK_PAIRS_ALL;
 }
 
-/* Top-k of vector rows: the engine's pairs as they come (a line names the neighbour first). */
 /* ---- progress on a terminal ---- */
 
 static long double pairs_before(int64_t q, int64_t n, int with_self);
 
 #define PROGRESS_INTERVAL 0.25 /* seconds between updates of the line */
 
-/* The progress line of the run in hand: one line on stderr, rewritten with \r, only when stderr is
- * a terminal and not --quiet (a log file or a pipe gets no control characters). */
-static struct {
-    int on, shown;
-    double last;
+/* A run's progress line: the share of its pairs done, counted by query row. */
+typedef struct {
+    tsk_progress line;
     int64_t q_begin, n_query, n_ref;
     int one_set, with_self;
     long double total;
-} progress;
+} pair_progress;
 
 /* Pairs of the selection up to query row q. */
-static long double progress_pairs(int64_t q)
+static long double progress_pairs(const pair_progress *p, int64_t q)
 {
-    if (progress.one_set)
-        return pairs_before(q, progress.n_query, progress.with_self) -
-               pairs_before(progress.q_begin, progress.n_query, progress.with_self);
-    return (long double)(q - progress.q_begin) * (long double)progress.n_ref;
+    if (p->one_set)
+        return pairs_before(q, p->n_query, p->with_self) - pairs_before(p->q_begin, p->n_query, p->with_self);
+    return (long double)(q - p->q_begin) * (long double)p->n_ref;
 }
 
-static void progress_start(const tsk_dist_engine *e, const tsk_dist_select *s, const char *output_name)
+static void progress_start(pair_progress *p, const tsk_dist_engine *e, const tsk_dist_select *s,
+                           const char *output_name)
 {
-    memset(&progress, 0, sizeof progress);
+    memset(p, 0, sizeof *p);
     /* distances written to the same terminal would be torn by the line: none then */
-    progress.on = !tsk_quiet && isatty(2) && (output_name || !isatty(1));
-    if (!progress.on) return;
-    progress.q_begin = s->q_begin;
-    progress.n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
-    progress.n_query = e->genomes ? e->items.keys_q->n_items : e->items.rows_q->n_items;
-    progress.one_set = s->one_set;
-    progress.with_self = s->with_self;
-    progress.total = progress_pairs(s->q_end);
-    progress.last = -INFINITY; /* the first block done shows the line */
+    tsk_progress_start(&p->line, output_name || !isatty(STDOUT_FILENO), PROGRESS_INTERVAL);
+    if (!p->line.on) return;
+    p->q_begin = s->q_begin;
+    p->n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
+    p->n_query = e->genomes ? e->items.keys_q->n_items : e->items.rows_q->n_items;
+    p->one_set = s->one_set;
+    p->with_self = s->with_self;
+    p->total = progress_pairs(p, s->q_end);
 }
 
 /* The queries before q are done. */
-static void progress_update(int64_t q)
+static void progress_update(pair_progress *p, int64_t q)
 {
-    if (!progress.on || !(progress.total > 0) || q <= progress.q_begin) return;
-    const double now = tsk_seconds();
-    if (now - progress.last < PROGRESS_INTERVAL) return;
-    progress.last = now;
-    const long double done = progress_pairs(q);
-    fprintf(stderr, "\rtsketch: %.3g of %.3g pairs (%.0f %%) ", (double)done, (double)progress.total,
-            (double)(100 * done / progress.total));
-    progress.shown = 1;
-}
-
-static void progress_end(void)
-{
-    if (progress.shown) fputs("\r\033[K", stderr); /* the line cleared: what follows starts clean */
-    progress.on = progress.shown = 0;
+    if (!p->line.on || !(p->total > 0) || q <= p->q_begin) return;
+    const long double done = progress_pairs(p, q);
+    tsk_progress_show(&p->line, 0, "tsketch: %.3g of %.3g pairs (%.0f %%) ", (double)done, (double)p->total,
+                      (double)(100 * done / p->total));
 }
 
 /* ---- the block scheduler ---- */
@@ -418,6 +405,7 @@ typedef struct {
     const tsk_dist_sink *sink;
     const char *output;
     void *pair_buf; /* dense selections' pairs, gathered on the calling thread for the sink */
+    pair_progress *progress;
 } run_state;
 
 /* A selection cut into blocks of `block` queries from s->q_begin. compute fills a slot (a struct of
@@ -433,117 +421,53 @@ typedef struct {
     void (*free_slot)(void *slot);
 } block_plan;
 
-/* Lanes on threads: block b goes to slot b % n_slots once block b - n_slots is delivered, to the
- * first lane that asks; the calling thread delivers blocks in order. Waits sleep on cv. */
-typedef struct {
-    const run_state *r;
-    const block_plan *plan;
-    char *slots;
-    unsigned char *ready; /* per slot: its block is computed and not yet delivered */
-    int n_slots;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int64_t next, delivered;
-    int rc, stop;
-} scheduler;
-
-typedef struct {
-    scheduler *sc;
-    int lane;
-} lane_arg;
-
-static void *slot_of(const scheduler *sc, int64_t b)
-{
-    return sc->slots + (size_t)(b % sc->n_slots) * sc->plan->slot_size;
-}
-
 static void block_queries(const run_state *r, const block_plan *p, int64_t b, int64_t *q0, int64_t *nq)
 {
     *q0 = r->s->q_begin + b * p->block;
     *nq = r->s->q_end - *q0 < p->block ? r->s->q_end - *q0 : p->block;
 }
 
-static void *lane_main(void *arg)
+/* The plan on lanes: block b is a job of an ordered pipeline (ordered_pipeline.h), computed by
+ * the first lane thread free into slot b % (2 lanes), delivered by the calling thread in order. */
+typedef struct {
+    const run_state *r;
+    const block_plan *plan;
+    char *slots;
+} lanes_run;
+
+static int lane_compute(void *ctx, int lane, int64_t b, int slot)
 {
-    const lane_arg *a = arg;
-    scheduler *sc = a->sc;
-    const dist_lane *l = &sc->r->e->lane[a->lane];
-    pthread_mutex_lock(&sc->mu);
-    for (;;) {
-        while (!sc->stop && sc->next < sc->plan->n_blocks && sc->next >= sc->delivered + sc->n_slots)
-            pthread_cond_wait(&sc->cv, &sc->mu);
-        if (sc->stop || sc->next >= sc->plan->n_blocks) break;
-        const int64_t b = sc->next++;
-        pthread_mutex_unlock(&sc->mu);
-        int64_t q0, nq;
-        block_queries(sc->r, sc->plan, b, &q0, &nq);
-        const int rc = sc->plan->compute(sc->r, l, q0, nq, slot_of(sc, b));
-        pthread_mutex_lock(&sc->mu);
-        if (rc) {
-            if (!sc->rc) sc->rc = rc;
-            sc->stop = 1;
-        } else {
-            sc->ready[b % sc->n_slots] = 1;
-        }
-        pthread_cond_broadcast(&sc->cv);
-    }
-    pthread_mutex_unlock(&sc->mu);
-    return NULL;
+    const lanes_run *lr = ctx;
+    int64_t q0, nq;
+    block_queries(lr->r, lr->plan, b, &q0, &nq);
+    return lr->plan->compute(lr->r, &lr->r->e->lane[lane], q0, nq, lr->slots + (size_t)slot * lr->plan->slot_size);
+}
+
+static int lane_deliver(void *ctx, int64_t b, int slot)
+{
+    const lanes_run *lr = ctx;
+    int64_t q0, nq;
+    block_queries(lr->r, lr->plan, b, &q0, &nq);
+    return lr->plan->deliver(lr->r, q0, nq, lr->slots + (size_t)slot * lr->plan->slot_size);
 }
 
 /* The plan on lanes 0 .. n_lanes-1, each on a thread of its own. */
 static int run_threaded(const run_state *r, const block_plan *p, int n_lanes)
 {
-    scheduler sc = {.r = r, .plan = p, .n_slots = 2 * n_lanes};
-    sc.slots = calloc((size_t)sc.n_slots, p->slot_size);
-    sc.ready = calloc((size_t)sc.n_slots, 1);
-    if (!sc.slots || !sc.ready) {
-        free(sc.slots);
-        free(sc.ready);
+    const int n_slots = 2 * n_lanes;
+    lanes_run lr = {r, p, calloc((size_t)n_slots, p->slot_size)};
+    if (!lr.slots) {
         tsk_error("out of memory");
         return TSK_EXIT_RUNTIME;
     }
-    pthread_mutex_init(&sc.mu, NULL);
-    pthread_cond_init(&sc.cv, NULL);
-    pthread_t th[MAX_LANES];
-    lane_arg args[MAX_LANES];
-    int started = 0;
-    for (; started < n_lanes; started++) {
-        args[started] = (lane_arg){&sc, started};
-        if (pthread_create(&th[started], NULL, lane_main, &args[started])) break;
-    }
-    int rc = TSK_EXIT_OK;
-    if (started < n_lanes) {
+    const tsk_ordered_steps steps = {lane_compute, lane_deliver, &lr};
+    int rc = tsk_ordered_run(n_lanes, n_slots, p->n_blocks, &steps);
+    if (rc < 0) {
         tsk_error("cannot start a thread for the distance engine: %s", strerror(errno));
         rc = TSK_EXIT_RUNTIME;
     }
-    for (int64_t b = 0; b < p->n_blocks && rc == TSK_EXIT_OK; b++) {
-        pthread_mutex_lock(&sc.mu);
-        while (!sc.ready[b % sc.n_slots] && !sc.stop) pthread_cond_wait(&sc.cv, &sc.mu);
-        const int ready = !sc.stop;
-        pthread_mutex_unlock(&sc.mu);
-        if (!ready) break;
-        int64_t q0, nq;
-        block_queries(r, p, b, &q0, &nq);
-        const int d = p->deliver(r, q0, nq, slot_of(&sc, b));
-        pthread_mutex_lock(&sc.mu);
-        sc.ready[b % sc.n_slots] = 0;
-        sc.delivered++;
-        if (d) rc = d;
-        pthread_cond_broadcast(&sc.cv);
-        pthread_mutex_unlock(&sc.mu);
-    }
-    pthread_mutex_lock(&sc.mu);
-    sc.stop = 1;
-    pthread_cond_broadcast(&sc.cv);
-    pthread_mutex_unlock(&sc.mu);
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-    if (rc == TSK_EXIT_OK) rc = sc.rc;
-    pthread_cond_destroy(&sc.cv);
-    pthread_mutex_destroy(&sc.mu);
-    for (int i = 0; i < sc.n_slots; i++) p->free_slot(sc.slots + (size_t)i * p->slot_size);
-    free(sc.slots);
-    free(sc.ready);
+    for (int i = 0; i < n_slots; i++) p->free_slot(lr.slots + (size_t)i * p->slot_size);
+    free(lr.slots);
     return rc;
 }
 
@@ -624,7 +548,7 @@ static int rows_topk_compute(const run_state *r, const dist_lane *l, int64_t q0,
 static int rows_topk_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
 {
     const pair_slot *ps = slot;
-    progress_update(q0);
+    progress_update(r->progress, q0);
     return r->sink->pairs(r->sink->ctx, ps->pairs, nq * r->s->top_k, 0, r->s->max_dist) ? tsk_dist_write_failed(r->output)
                                                                                           : TSK_EXIT_OK;
 }
@@ -651,7 +575,7 @@ static int lines_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
 {
     (void)nq;
     const pair_slot *ps = slot;
-    progress_update(q0);
+    progress_update(r->progress, q0);
     return r->sink->lines(r->sink->ctx, ps->lines, ps->n_lines) ? tsk_dist_write_failed(r->output) : TSK_EXIT_OK;
 }
 
@@ -671,7 +595,7 @@ static int rows_within_deliver(const run_state *r, int64_t q0, int64_t nq, void 
 {
     (void)nq;
     const pair_slot *ps = slot;
-    progress_update(q0);
+    progress_update(r->progress, q0);
     return r->sink->pairs(r->sink->ctx, ps->pairs, ps->n, r->s->symmetric, INFINITY) ? tsk_dist_write_failed(r->output)
                                                                                      : TSK_EXIT_OK;
 }
@@ -794,7 +718,7 @@ static int dense_compute(const run_state *r, const dist_lane *l, int64_t q0, int
 static int dense_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
 {
     const dense_slot *ds = slot;
-    progress_update(q0);
+    progress_update(r->progress, q0);
     const int failed = r->s->dense ? r->sink->rows(r->sink->ctx, q0, nq, ds->b.dist, ds->b.ld)
                                    : dense_pairs(r->e, r->s, &ds->b, r->pair_buf, r->sink);
     return failed ? tsk_dist_write_failed(r->output) : TSK_EXIT_OK;
@@ -809,7 +733,7 @@ static int run_dense(run_state *r)
     const int64_t ld = n_ref > 0 ? n_ref : 1;
     int64_t block = DENSE_BLOCK_BYTES / (4 * ld);
     if (block < 1) block = 1;
-    if (progress.on && block > 64 && block > n_query / 100) /* a block per percent or so, for the line */
+    if (r->progress->line.on && block > 64 && block > n_query / 100) /* a block per percent or so, for the line */
         block = n_query / 100 > 64 ? n_query / 100 : 64;
     if (block > n_query) block = n_query > 0 ? n_query : 1;
     const size_t pair_size = e->genomes ? sizeof(tsk_genome_line) : sizeof(tsk_pair);
@@ -853,10 +777,11 @@ static int run_selection(run_state *r)
 
 int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_sink *sink, const char *output_name)
 {
-    run_state r = {e, s, sink, output_name, NULL};
-    progress_start(e, s, output_name);
+    pair_progress progress;
+    progress_start(&progress, e, s, output_name);
+    run_state r = {e, s, sink, output_name, NULL, &progress};
     const int rc = run_selection(&r);
-    progress_end();
+    tsk_progress_end(&progress.line, 0);
     return rc;
 }
 

@@ -20,7 +20,7 @@
 
 #include "../core/genome_keys.h"
 #include "../core/tsk_def.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 
 /* What is compared: vector rows (the l2 or cosine distance of sketch vectors) or genome sketches
  * (1 - f^(1/window) from shared keys). Exactly one of rows_q / keys_q is set; q and r may be the

@@ -6,7 +6,7 @@
 
 #include "../core/tsk_def.h"
 #include "../gpu/gpu_sketch.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 
 struct tsk_gpu_start;
 

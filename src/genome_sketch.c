@@ -7,9 +7,10 @@
  *   - --per-file: a genome is a file (its records are contigs). Each file is a task that reads,
  *     decompresses, cleans and scans it on one thread, -p files at a time; a large genome's
  *     contigs are cut into pieces that are tasks too, so one big genome takes every thread.
+ *     Always on the CPU threads (per_file_device).
  *   - otherwise a genome is a record. A reader thread fills batches (a plain FASTA file parsed by
  *     -p threads, io/fasta_par.c) while the batch before is scanned, a record a task, pieces of
- *     long records tasks of their own.
+ *     long records tasks of their own; on a GPU, a batch is scanned in one call (open_gpu).
  *
  * Genomes are handed to the sink in input order whatever finishes first, and the keys do not
  * depend on -p, the batching or the pieces (each key is a function of its window alone and the
@@ -22,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../core/genome_keys.h"
 #include "../core/tsk_knobs.h"
@@ -32,6 +32,8 @@
 #include "../io/feed.h"
 #include "cli.h"
 #include "engine.h"
+#include "ordered_pipeline.h"
+#include "progress_line.h"
 
 /* A piece of a contig scanned as one task (TSKETCH_GENOME_PIECE): long enough that a task is worth
  * its scheduling (a few ms), short enough that a chromosome feeds every thread. Genomes (or a
@@ -44,6 +46,7 @@
 #define FILES_AHEAD 16
 /* A batch of records (genomes) read while the one before is scanned. */
 #define RECORD_BATCH_BASES (INT64_C(1) << 27)
+#define PROGRESS_INTERVAL 0.25 /* seconds between redraws of the progress line */
 
 /* A finished genome, waiting for its turn at the sink. */
 typedef struct {
@@ -54,31 +57,13 @@ typedef struct {
     int done;
 } genome_out;
 
-/* --per-file on the GPU: the contigs of whole genomes, end to end, scanned in one call. A file
- * task reserves room (under the run's mutex) and copies its contigs in without it; the batch is
- * scanned once it is full and no copy into it is pending. */
-typedef struct {
-    uint8_t *codes;
-    int64_t n_codes, cap_codes;
-    int64_t *offset;      /* n_contigs + 1 */
-    uint64_t *bound;      /* n_contigs: each contig's genome's candidate bound */
-    int64_t *key_offset;  /* n_contigs + 1: the scan's keys of each contig */
-    int64_t n_contigs, cap_contigs;
-    int64_t *genome;      /* n_genomes: genome indices; genome j's contigs are first_contig[j] .. [j+1] */
-    int64_t *first_contig;
-    int64_t n_genomes, cap_genomes;
-    int pending;          /* copies into codes not yet done */
-    uint64_t *keys;
-    int64_t keys_cap;
-} gpu_batch;
-
 typedef struct {
     const tsk_sketch_job *job;
     tsk_genome_sink sink;
     void *sink_ctx;
     int threads;
     int64_t piece_bases;           /* PIECE_BASES or TSKETCH_GENOME_PIECE */
-    tsk_gpu_genome_scanner *gpu;   /* scans batches of records when open (--device cuda, auto) */
+    tsk_gpu_genome_scanner *gpu;   /* scans batches of records when open (--device cuda, auto; never --per-file) */
     char gpu_name[32];
     /* the GPU's keys of the batch being written: record r's are gpu_keys[gpu_offset[r] ..) */
     uint64_t *gpu_keys, *gpu_bound;
@@ -89,20 +74,16 @@ typedef struct {
     /* --per-file: genome i waits for the sink in slots[i % n_slots] */
     genome_out *slots;
     int64_t n_slots;
-    /* --per-file on the GPU: files' contigs gather in one batch while the other is scanned */
-    gpu_batch gb[2];
-    int filling;                   /* the batch files join (-1: both are being scanned) */
-    pthread_mutex_t gpu_mu;        /* one batch on the GPU at a time */
     /* the sink's side: genomes written so far, under mu; a failure stops everything */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int64_t written;
     int rc;
     /* progress on a terminal */
-    int progress;
+    tsk_progress progress;
     int64_t total_genomes;   /* -1: unknown */
     int64_t bases_written;
-    double started, shown;
+    double started;
 } run_state;
 
 static int failed(run_state *s)
@@ -119,19 +100,18 @@ static void fail(run_state *s, int rc)
     pthread_mutex_unlock(&s->mu);
 }
 
+/* The progress line (under mu): genomes written, and the rate since the start. */
 static void show_progress(run_state *s, int final)
 {
+    if (!s->progress.on) return;
     const double now = tsk_seconds();
-    if (!final && now - s->shown < 0.25) return;
-    s->shown = now;
     const double rate = now > s->started ? s->bases_written / (now - s->started) / 1e9 : 0;
     if (s->total_genomes >= 0)
-        fprintf(stderr, "\rtsketch: %lld/%lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written,
-                (long long)s->total_genomes, s->bases_written / 1e6, rate);
+        tsk_progress_show(&s->progress, final, "tsketch: %lld/%lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written,
+                          (long long)s->total_genomes, s->bases_written / 1e6, rate);
     else
-        fprintf(stderr, "\rtsketch: %lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written, s->bases_written / 1e6,
-                rate);
-    if (final) fputc('\n', stderr);
+        tsk_progress_show(&s->progress, final, "tsketch: %lld genomes, %.1f Mbp, %.2f Gbp/s", (long long)s->written,
+                          s->bases_written / 1e6, rate);
 }
 
 /* Sorts a genome's candidate keys and keeps those at or below its threshold (core/genome_keys.h,
@@ -181,7 +161,7 @@ static void write_ready(run_state *s, genome_out *slots, int64_t n_slots, int64_
         g->keys.n = 0;
         g->done = 0;
         s->written++;
-        if (s->progress) show_progress(s, 0);
+        show_progress(s, 0);
     }
     pthread_cond_broadcast(&s->cv);
 }
@@ -286,12 +266,7 @@ static tsk_batcher *file_batch_full(void *ctx)
 
 static int file_stopped(void *ctx) { return failed(((file_task *)ctx)->s); }
 
-/* The file task is done with genome i but its keys come later (the GPU batch it joined). */
-#define GENOME_LATER (-1)
-
-static int gpu_add_genome(run_state *s, int64_t i, const tsk_batcher *b, uint64_t bound);
-
-/* Reads input i (a genome) and scans it, or hands its contigs to the GPU batch (GENOME_LATER). */
+/* Reads input i (a genome) and scans it. */
 static int sketch_file(run_state *s, size_t i, genome_out *g)
 {
     const tsk_sketch_job *job = s->job;
@@ -325,13 +300,7 @@ static int sketch_file(run_state *s, size_t i, genome_out *g)
         const int64_t length = g->clean_len + b->offset[b->n];
         g->clean_len = length;
         if (mostly_not_dna(g->raw_len, g->clean_len)) warn_not_dna(in->path, g->name, g->raw_len, g->clean_len);
-        const uint64_t bound = tsk_genome_candidate_limit(&job->params, length);
-        if (s->gpu) {
-            rc = gpu_add_genome(s, (int64_t)i, b, bound);
-            if (rc == TSK_EXIT_OK) return GENOME_LATER;
-        } else {
-            rc = scan_records(s, b, 0, b->n, bound, &g->keys);
-        }
+        rc = scan_records(s, b, 0, b->n, tsk_genome_candidate_limit(&job->params, length), &g->keys);
     }
     if (rc == TSK_EXIT_RUNTIME && !failed(s)) tsk_error("%s: out of memory for the keys of '%s'", in->path, g->name);
     if (rc == TSK_EXIT_OK) select_keys(&job->params, g);
@@ -346,172 +315,6 @@ static void genome_done(run_state *s, int64_t i, int rc)
     s->slots[i % s->n_slots].done = 1;
     write_ready(s, s->slots, s->n_slots, 0, INT64_MAX);
     pthread_mutex_unlock(&s->mu);
-}
-
-/* ---- --per-file on the GPU ---- */
-
-/* A GPU batch is scanned once it holds this many bases, or n_slots / 4 genomes (so that genomes
- * waiting in batches never hold every slot: see run_per_file). */
-#define GPU_BATCH_BASES (INT64_C(1) << 28)
-
-static int grow_batch(gpu_batch *x, int64_t contigs, int64_t genomes)
-{
-    if (x->n_contigs + contigs + 1 > x->cap_contigs) {
-        int64_t cap = x->cap_contigs ? x->cap_contigs : 1024;
-        while (cap < x->n_contigs + contigs + 1) cap *= 2;
-        int64_t *o = realloc(x->offset, (size_t)cap * sizeof *o);
-        if (o) x->offset = o;
-        uint64_t *bd = realloc(x->bound, (size_t)cap * sizeof *bd);
-        if (bd) x->bound = bd;
-        int64_t *k = realloc(x->key_offset, (size_t)cap * sizeof *k);
-        if (k) x->key_offset = k;
-        if (!o || !bd || !k) return -1;
-        x->cap_contigs = cap;
-    }
-    if (x->n_genomes + genomes + 1 > x->cap_genomes) {
-        int64_t cap = x->cap_genomes ? x->cap_genomes : 256;
-        while (cap < x->n_genomes + genomes + 1) cap *= 2;
-        int64_t *g = realloc(x->genome, (size_t)cap * sizeof *g);
-        if (g) x->genome = g;
-        int64_t *f = realloc(x->first_contig, (size_t)cap * sizeof *f);
-        if (f) x->first_contig = f;
-        if (!g || !f) return -1;
-        x->cap_genomes = cap;
-    }
-    return 0;
-}
-
-static void free_batch(gpu_batch *x)
-{
-    free(x->codes);
-    free(x->offset);
-    free(x->bound);
-    free(x->key_offset);
-    free(x->genome);
-    free(x->first_contig);
-    free(x->keys);
-    memset(x, 0, sizeof *x);
-}
-
-/* Scans batch x on the GPU and finishes its genomes, each a task; then x takes files again. Called
- * by the task that filled it, or by the thread that starts the file tasks (run_per_file). */
-static void gpu_flush(run_state *s, int x_at)
-{
-    gpu_batch *x = &s->gb[x_at];
-    pthread_mutex_lock(&s->mu);
-    while (x->pending > 0) pthread_cond_wait(&s->cv, &s->mu); /* copies still going in */
-    pthread_mutex_unlock(&s->mu);
-    int rc = TSK_EXIT_OK;
-    if (!failed(s) && x->n_contigs > 0) {
-        char err[TSK_ERRLEN];
-        pthread_mutex_lock(&s->gpu_mu);
-        x->offset[0] = 0;
-        if (tsk_gpu_genome_scan_batch(s->gpu, x->codes, x->offset, x->bound, x->n_contigs, &x->keys, &x->keys_cap,
-                                      x->key_offset, err, sizeof err)) {
-            tsk_error("GPU genome sketch failed on %s: %s", s->gpu_name, err);
-            rc = TSK_EXIT_RUNTIME;
-        }
-        pthread_mutex_unlock(&s->gpu_mu);
-    }
-    x->first_contig[x->n_genomes] = x->n_contigs;
-    for (int64_t j = 0; j < x->n_genomes; j++) {
-#pragma omp task firstprivate(j) shared(x, s, rc)
-        {
-            const int64_t i = x->genome[j];
-            genome_out *g = &s->slots[i % s->n_slots];
-            int grc = rc;
-            if (grc == TSK_EXIT_OK) {
-                /* after the keys of contigs scanned while the genome was read (file_batch_full) */
-                const int64_t a = x->key_offset[x->first_contig[j]], e = x->key_offset[x->first_contig[j + 1]];
-                if (tsk_key_vec_reserve(&g->keys, e - a) == 0) {
-                    if (e > a) memcpy(g->keys.keys + g->keys.n, x->keys + a, (size_t)(e - a) * sizeof *x->keys);
-                    g->keys.n += e - a;
-                    select_keys(&s->job->params, g);
-                } else {
-                    tsk_error("%s: out of memory for the keys of '%s'", g->source, g->name);
-                    grc = TSK_EXIT_RUNTIME;
-                }
-            }
-            genome_done(s, i, grc);
-        }
-    }
-#pragma omp taskwait
-    pthread_mutex_lock(&s->mu);
-    x->n_codes = x->n_contigs = x->n_genomes = 0;
-    if (s->filling < 0) s->filling = x_at;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-}
-
-/* Takes the filling batch for scanning when it is full (or when `now` and it holds anything); the
- * caller holds mu. Returns its index, or -1. */
-static int take_batch_locked(run_state *s, int now)
-{
-    const int f = s->filling;
-    if (f < 0) return -1;
-    const gpu_batch *x = &s->gb[f];
-    if (x->n_genomes == 0 || (!now && x->n_codes < GPU_BATCH_BASES && x->n_genomes < s->n_slots / 4)) return -1;
-    s->filling = -1;
-    const int other = 1 - f;
-    /* the other batch takes files unless it is being scanned (it is empty then only after its flush) */
-    if (s->gb[other].n_genomes == 0 && s->gb[other].pending == 0) s->filling = other;
-    return f;
-}
-
-/* Genome i's contigs (in b, each with the genome's bound) join the filling batch. */
-static int gpu_add_genome(run_state *s, int64_t i, const tsk_batcher *b, uint64_t bound)
-{
-    const int64_t bases = b->offset[b->n];
-    pthread_mutex_lock(&s->mu);
-    gpu_batch *x = NULL;
-    for (;;) { /* the filling batch, with room for the codes */
-        while (s->filling < 0 && s->rc == TSK_EXIT_OK) pthread_cond_wait(&s->cv, &s->mu);
-        if (s->rc != TSK_EXIT_OK) {
-            pthread_mutex_unlock(&s->mu);
-            return s->rc;
-        }
-        x = &s->gb[s->filling];
-        if (x->n_codes + bases <= x->cap_codes) break;
-        if (x->pending > 0) { /* grown only while nobody copies in; then look again */
-            pthread_cond_wait(&s->cv, &s->mu);
-            continue;
-        }
-        int64_t cap = x->cap_codes ? x->cap_codes : GPU_BATCH_BASES + (INT64_C(1) << 24);
-        while (cap < x->n_codes + bases) cap *= 2; /* a genome alone may need more */
-        uint8_t *c = realloc(x->codes, (size_t)cap);
-        if (!c) {
-            pthread_mutex_unlock(&s->mu);
-            tsk_error("out of memory for a GPU batch of %lld bases", (long long)cap);
-            return TSK_EXIT_RUNTIME;
-        }
-        x->codes = c;
-        x->cap_codes = cap;
-        break;
-    }
-    if (grow_batch(x, b->n, 1)) {
-        pthread_mutex_unlock(&s->mu);
-        tsk_error("out of memory");
-        return TSK_EXIT_RUNTIME;
-    }
-    const int64_t at = x->n_codes;
-    x->first_contig[x->n_genomes] = x->n_contigs;
-    x->genome[x->n_genomes++] = i;
-    for (int64_t r = 0; r < b->n; r++) {
-        x->offset[x->n_contigs] = at + b->offset[r]; /* contig starts; offset[n_contigs] set below */
-        x->bound[x->n_contigs++] = bound;
-    }
-    x->offset[x->n_contigs] = at + bases;
-    x->n_codes += bases;
-    x->pending++;
-    pthread_mutex_unlock(&s->mu);
-    if (bases) memcpy(x->codes + at, b->codes, (size_t)bases);
-    pthread_mutex_lock(&s->mu);
-    x->pending--;
-    const int full = take_batch_locked(s, 0);
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    if (full >= 0) gpu_flush(s, full);
-    return TSK_EXIT_OK;
 }
 
 static int run_per_file(run_state *s)
@@ -533,45 +336,21 @@ static int run_per_file(run_state *s)
         s->file_batch[t].max_records = INT64_MAX;
         s->file_batch[t].max_rows = INT64_MAX;
     }
-    s->filling = 0;
-    pthread_mutex_init(&s->gpu_mu, NULL);
     s->total_genomes = n;
 #pragma omp parallel num_threads(s->threads)
 #pragma omp single
     {
         for (int64_t i = 0; i < n && !failed(s); i++) {
             /* a slot is free once the genome n_slots before it is written: the reader of the files
-             * ahead sleeps until then (a genome far larger than the rest holds the others back);
-             * genomes gathering for the GPU are scanned first, else they might hold every slot */
+             * ahead sleeps until then (a genome far larger than the rest holds the others back) */
             pthread_mutex_lock(&s->mu);
-            while (s->rc == TSK_EXIT_OK && i - s->written >= s->n_slots) {
-                const int take = s->gpu ? take_batch_locked(s, 1) : -1;
-                if (take >= 0) {
-                    pthread_mutex_unlock(&s->mu);
-                    gpu_flush(s, take);
-                    pthread_mutex_lock(&s->mu);
-                } else {
-                    pthread_cond_wait(&s->cv, &s->mu);
-                }
-            }
+            while (s->rc == TSK_EXIT_OK && i - s->written >= s->n_slots) pthread_cond_wait(&s->cv, &s->mu);
             pthread_mutex_unlock(&s->mu);
             if (failed(s)) break;
             /* one thread: each file at once (a deferred task would wait for a slot nobody frees) */
 #pragma omp task firstprivate(i) if (s->threads > 1)
             {
-                const int rc = failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]);
-                if (rc != GENOME_LATER) genome_done(s, i, rc);
-            }
-        }
-        if (s->gpu) { /* the genomes still gathering, once every file is read */
-#pragma omp taskwait
-            for (;;) {
-                pthread_mutex_lock(&s->mu);
-                while (s->filling < 0 && s->rc == TSK_EXIT_OK) pthread_cond_wait(&s->cv, &s->mu);
-                const int take = take_batch_locked(s, 1);
-                pthread_mutex_unlock(&s->mu);
-                if (take < 0) break;
-                gpu_flush(s, take);
+                genome_done(s, i, failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]));
             }
         }
     }
@@ -582,53 +361,47 @@ static int run_per_file(run_state *s)
     free(s->slots);
     for (int t = 0; t < s->threads; t++) tsk_batcher_free(&s->file_batch[t]);
     free(s->file_batch);
-    free_batch(&s->gb[0]);
-    free_batch(&s->gb[1]);
-    pthread_mutex_destroy(&s->gpu_mu);
     return s->rc;
 }
 
 /* ---- a genome a record ---- */
 
-/* Batches between the reader thread and the scanning one. */
+/* Batches between the reader thread and the scanning one: each a job of `order`, in
+ * b[job % NBATCH]. */
 enum { NBATCH = 3 };
 typedef struct {
     run_state *s;
     tsk_batcher b[NBATCH];
-    int full[NBATCH];     /* handed over, in order of `order` */
-    int64_t order[NBATCH];
-    int64_t next_order, next_take;
-    int cur;              /* the reader's batch (-1: stopped) */
-    int done;             /* the reader has finished (read_rc says how) */
-    int read_rc;
+    tsk_ordered order;
+    int64_t cur;          /* the job the reader fills (-1: the run stopped) */
     int parse_threads;
 } record_reader;
 
-/* The reader's batch is full: hand it over, take a free one (sleeping until there is one). */
+/* The reader's next batch (sleeping until one is free), or NULL once the run stopped. */
+static tsk_batcher *take_record_batch(record_reader *r)
+{
+    if ((r->cur = tsk_ordered_take(&r->order)) < 0) return NULL;
+    tsk_batcher *b = &r->b[tsk_ordered_slot(&r->order, r->cur)];
+    tsk_batcher_reset(b);
+    return b;
+}
+
+/* The reader's batch is full: hand it over, take the next. */
 static tsk_batcher *record_batch_full(void *ctx)
 {
     record_reader *r = ctx;
-    run_state *s = r->s;
-    pthread_mutex_lock(&s->mu);
-    r->full[r->cur] = 1;
-    r->order[r->cur] = r->next_order++;
-    pthread_cond_broadcast(&s->cv);
-    int k = -1;
-    while (s->rc == TSK_EXIT_OK) {
-        for (int j = 0; j < NBATCH && k < 0; j++)
-            if (!r->full[j] && j != r->cur) k = j;
-        if (k >= 0) break;
-        pthread_cond_wait(&s->cv, &s->mu);
-    }
-    r->cur = k;
-    pthread_mutex_unlock(&s->mu);
-    if (k < 0) return NULL;
-    tsk_batcher_reset(&r->b[k]);
-    return &r->b[k];
+    tsk_ordered_done(&r->order, r->cur, TSK_EXIT_OK);
+    return take_record_batch(r);
 }
 
-static int record_stopped(void *ctx) { return failed(((record_reader *)ctx)->s); }
+static int record_stopped(void *ctx)
+{
+    record_reader *r = ctx;
+    return failed(r->s) || tsk_ordered_stopped(&r->order);
+}
 
+/* The reader thread: a failure ends the run at the batch it was filling (the genomes of the
+ * batches before it are still scanned and written). */
 static void *record_reader_main(void *arg)
 {
     record_reader *r = arg;
@@ -637,49 +410,25 @@ static void *record_reader_main(void *arg)
     tsk_feed_opts opts = {r->parse_threads, 0, record_batch_full, record_stopped, r};
     char err[TSK_ERRLEN];
     int rc = TSK_EXIT_OK;
+    take_record_batch(r);
     for (size_t f = 0; f < job->n_inputs && rc == TSK_EXIT_OK && r->cur >= 0; f++) {
-        tsk_batcher *b = &r->b[r->cur];
+        tsk_batcher *b = &r->b[tsk_ordered_slot(&r->order, r->cur)];
         const int io = tsk_feed_file(job->inputs[f].path, NULL, &opts, &b, err, sizeof err);
         if (io < 0 && !failed(s)) {
             tsk_error("%s", err);
             rc = io == TSK_IO_SYSTEM ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
         }
     }
-    pthread_mutex_lock(&s->mu);
-    if (rc == TSK_EXIT_OK && r->cur >= 0 && r->b[r->cur].n > 0) { /* the last batch */
-        r->full[r->cur] = 1;
-        r->order[r->cur] = r->next_order++;
+    if (r->cur < 0) return NULL;
+    if (rc != TSK_EXIT_OK) {
+        tsk_ordered_done(&r->order, r->cur, rc);
+    } else if (r->b[tsk_ordered_slot(&r->order, r->cur)].n > 0) { /* the last batch */
+        tsk_ordered_done(&r->order, r->cur, TSK_EXIT_OK);
+        tsk_ordered_end(&r->order, r->cur + 1);
+    } else {
+        tsk_ordered_end(&r->order, r->cur);
     }
-    r->done = 1;
-    r->read_rc = rc;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
     return NULL;
-}
-
-/* The next batch in order, or -1 when the reader is done (or failed). */
-static int take_batch(record_reader *r)
-{
-    run_state *s = r->s;
-    pthread_mutex_lock(&s->mu);
-    int k = -1;
-    for (;;) {
-        for (int j = 0; j < NBATCH; j++)
-            if (r->full[j] && r->order[j] == r->next_take) k = j;
-        if (k >= 0 || r->done || s->rc != TSK_EXIT_OK) break;
-        pthread_cond_wait(&s->cv, &s->mu);
-    }
-    if (k >= 0) r->next_take++;
-    pthread_mutex_unlock(&s->mu);
-    return k;
-}
-
-static void give_back(record_reader *r, int k)
-{
-    pthread_mutex_lock(&r->s->mu);
-    r->full[k] = 0;
-    pthread_cond_broadcast(&r->s->cv);
-    pthread_mutex_unlock(&r->s->mu);
 }
 
 /* The candidate keys of every record of b (each a genome) on the GPU, into s->gpu_keys. */
@@ -755,6 +504,10 @@ static int run_records(run_state *s)
     /* a plain FASTA file is parsed and cleaned by threads of its own (io/fasta_par.c) while the
      * scan takes every thread: the parse is a fifth of the scan's time a base */
     r.parse_threads = s->threads;
+    if (tsk_ordered_init(&r.order, NBATCH, -1)) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
     const tsk_params container = container_params(&job->params);
     for (int k = 0; k < NBATCH; k++) {
         tsk_batcher_init(&r.b[k], &container);
@@ -764,22 +517,23 @@ static int run_records(run_state *s)
     s->total_genomes = -1;
     pthread_t reader;
     int rc = TSK_EXIT_OK;
-    if (pthread_create(&reader, NULL, record_reader_main, &r)) {
+    const int started = pthread_create(&reader, NULL, record_reader_main, &r) == 0;
+    if (!started) {
         tsk_error("cannot start the reader thread");
         rc = TSK_EXIT_RUNTIME;
     }
     genome_out *g = NULL;
     int64_t g_cap = 0;
     char *warned_source = NULL; /* the input last warned about (warn_not_dna) */
-    for (int k; rc == TSK_EXIT_OK && (k = take_batch(&r)) >= 0;) {
-        tsk_batcher *b = &r.b[k];
+    for (int64_t k; rc == TSK_EXIT_OK && (k = tsk_ordered_next(&r.order)) >= 0;) {
+        tsk_batcher *b = &r.b[tsk_ordered_slot(&r.order, k)];
         tsk_batcher_batch(b); /* names and sources as pointers */
         if (b->n > g_cap) {
             genome_out *more = realloc(g, (size_t)b->n * sizeof *g);
             if (!more) {
                 tsk_error("out of memory");
                 fail(s, TSK_EXIT_RUNTIME);
-                give_back(&r, k);
+                tsk_ordered_release(&r.order, k);
                 break;
             }
             memset(more + g_cap, 0, (size_t)(b->n - g_cap) * sizeof *g);
@@ -800,20 +554,20 @@ static int run_records(run_state *s)
         }
         if (s->gpu && (rc = scan_on_gpu(s, b)) != TSK_EXIT_OK) {
             fail(s, rc);
-            give_back(&r, k);
+            tsk_ordered_release(&r.order, k);
             break;
         }
         sketch_record_batch(s, b, g);
-        give_back(&r, k);
+        tsk_ordered_release(&r.order, k);
         rc = s->rc;
     }
-    if (rc == TSK_EXIT_OK) {
-        pthread_join(reader, NULL);
-        rc = r.read_rc;
-    } else {
-        fail(s, rc); /* wakes the reader, which stops at its next record */
-        pthread_join(reader, NULL);
+    if (rc == TSK_EXIT_OK) rc = s->rc; /* a failure the loop left in s alone */
+    if (rc != TSK_EXIT_OK) { /* the reader stops at its next record, or wakes if it waits for a batch */
+        fail(s, rc);
+        tsk_ordered_stop(&r.order, rc);
     }
+    if (started) pthread_join(reader, NULL);
+    if (rc == TSK_EXIT_OK) rc = tsk_ordered_rc(&r.order);
     for (int64_t i = 0; i < g_cap; i++) {
         free(g[i].name);
         tsk_key_vec_free(&g[i].keys);
@@ -821,6 +575,7 @@ static int run_records(run_state *s)
     free(g);
     free(warned_source);
     for (int k = 0; k < NBATCH; k++) tsk_batcher_free(&r.b[k]);
+    tsk_ordered_free(&r.order);
     return rc != TSK_EXIT_OK ? rc : s->rc;
 }
 
@@ -844,6 +599,23 @@ static int open_gpu(run_state *s)
         return TSK_EXIT_OK;
     }
     snprintf(s->gpu_name, sizeof s->gpu_name, "cuda:%d", device);
+    return TSK_EXIT_OK;
+}
+
+/* --per-file genomes are scanned on the CPU threads whatever --device says: inflating and parsing
+ * the files is most of the work, which a GPU does not take, and gathering their contigs into GPU
+ * batches cost more than the scan it saved (1,000 gzipped genomes: 1.62 s on the CPU threads, 1.81
+ * s with the GPU: docs/performance.md, "Genome sketching"). --device cuda still wants a usable GPU,
+ * as every command does (exit 5 without one), and is told where the work went. */
+static int per_file_device(const run_state *s)
+{
+    if (s->job->device.kind != TSK_DEVICE_CUDA) return TSK_EXIT_OK;
+    char why[TSK_ERRLEN];
+    if (!tsk_gpu_genome_scan_available(why, sizeof why)) {
+        tsk_error("--device cuda: no usable GPU: %s", why);
+        return TSK_EXIT_NO_GPU;
+    }
+    tsk_note("--device cuda: --genome --per-file sketches on the CPU threads, which are faster at it than a GPU");
     return TSK_EXIT_OK;
 }
 
@@ -871,8 +643,8 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     const tsk_knobs *knobs = tsk_knobs_get();
     s.piece_bases = knobs->genome_piece > 0 ? knobs->genome_piece : PIECE_BASES;
     s.batch_bases = knobs->batch_bases > 0 ? knobs->batch_bases : RECORD_BATCH_BASES;
-    s.progress = !tsk_quiet && isatty(STDERR_FILENO);
-    s.started = s.shown = tsk_seconds();
+    tsk_progress_start(&s.progress, 1, PROGRESS_INTERVAL);
+    s.started = tsk_seconds();
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.cv, NULL);
     s.scanner = calloc((size_t)s.threads, sizeof *s.scanner);
@@ -881,9 +653,10 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     if (!s.scanner || rc != TSK_EXIT_OK) {
         tsk_error("out of memory");
         rc = TSK_EXIT_RUNTIME;
-    } else if ((rc = open_gpu(&s)) == TSK_EXIT_OK) {
+    } else if ((rc = job->per_file ? per_file_device(&s) : open_gpu(&s)) == TSK_EXIT_OK) {
         rc = job->per_file ? run_per_file(&s) : run_records(&s);
-        if (s.progress && s.written > 0) show_progress(&s, 1);
+        if (s.written > 0) show_progress(&s, 1);
+        tsk_progress_end(&s.progress, 1);
     }
     for (int i = 0; s.scanner && i < s.threads; i++) tsk_genome_scanner_free(s.scanner[i]);
     free(s.scanner);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "../io/tsk_file.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 
 /* Called once per genome, in input order: genome->n_rows keys, strictly ascending; its lengths are
  * the sums over its records. Return 0 to go on, else an exit code that stops the run. */

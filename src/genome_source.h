@@ -14,7 +14,7 @@
 
 #include "../core/genome_keys.h"
 #include "../io/tsk_file.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 
 /* One group of inputs (the references, or the union of the queries) as key sets. */
 typedef struct {

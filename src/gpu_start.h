@@ -8,7 +8,7 @@
 #define TSK_GPU_START_H
 
 #include "../gpu/gpu_sketch.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 
 typedef struct tsk_gpu_start tsk_gpu_start;
 

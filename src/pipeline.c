@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../core/tsk_knobs.h"
 #include "../io/batcher.h"
@@ -16,6 +15,8 @@
 #include "../io/feed.h"
 #include "cli.h"
 #include "engine.h"
+#include "ordered_pipeline.h"
+#include "progress_line.h"
 
 #define NBUF 4           /* batches in flight: one written out, one sketching, two filling */
 #define MAX_SHORT_WARNINGS 5
@@ -28,86 +29,46 @@ typedef struct {
     double first_parsed, first_begun;       /* when the first batch was parsed, and begun on an engine */
 } stage_times;
 
+/* The reader thread fills batch after batch, each a job of `order` in slot buf[job % NBUF]; the
+ * main thread takes them in order, sketches and writes them, and gives them back. */
 typedef struct {
     const tsk_sketch_job *job;
     tsk_batcher buf[NBUF];
-    int filled[NBUF];    /* FIFO of filled batch indices */
-    int n_filled, head;
-    int is_free[NBUF];
-    int reader_done, reader_rc, stop;
-    int cur;             /* the batch the reader fills (reader thread only) */
+    tsk_ordered order;
+    int64_t cur;         /* the job the reader fills, -1 when it could take none (reader thread only) */
     int parse_threads;   /* threads that parse a plain FASTA file (parse_threads()) */
-    int gpu_sized;       /* the next batches go to a GPU: fill them to its size (main thread sets it) */
-    double reader_blocked; /* seconds the reader waited for a free batch */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    int gpu_sized;       /* the next batches go to a GPU: fill them to its size (main thread sets it, atomic) */
+    double reader_blocked; /* seconds the reader waited for a free batch (read after the join) */
 } shared_state;
 
 static int64_t batch_bases(int gpu);
 static int64_t batch_records(int gpu);
 
-/* Waits for a free batch, sized for the engine that will take it; returns its index or -1 when the
- * consumer stopped. */
-static int take_free(shared_state *s)
+/* The reader's next batch, sized for the engine that will take it: NULL when the main thread
+ * stopped the run. */
+static tsk_batcher *take_free(shared_state *s)
 {
     const double t0 = tsk_seconds();
-    pthread_mutex_lock(&s->mu);
-    int got = -1;
-    while (!s->stop) {
-        for (int i = 0; i < NBUF && got < 0; i++)
-            if (s->is_free[i]) got = i;
-        if (got >= 0) break;
-        pthread_cond_wait(&s->cv, &s->mu);
-    }
-    if (got >= 0) {
-        s->is_free[got] = 0;
-        s->buf[got].max_bases = batch_bases(s->gpu_sized);
-        s->buf[got].max_records = batch_records(s->gpu_sized);
-    }
+    s->cur = tsk_ordered_take(&s->order);
     s->reader_blocked += tsk_seconds() - t0;
-    pthread_mutex_unlock(&s->mu);
-    return got;
-}
-
-static void hand_over(shared_state *s, int i)
-{
-    pthread_mutex_lock(&s->mu);
-    s->filled[(s->head + s->n_filled) % NBUF] = i;
-    s->n_filled++;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-}
-
-static void reader_finish(shared_state *s, int rc)
-{
-    pthread_mutex_lock(&s->mu);
-    s->reader_done = 1;
-    s->reader_rc = rc;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-}
-
-static int reader_stopped(shared_state *s)
-{
-    pthread_mutex_lock(&s->mu);
-    int stop = s->stop;
-    pthread_mutex_unlock(&s->mu);
-    return stop;
+    if (s->cur < 0) return NULL;
+    tsk_batcher *b = &s->buf[tsk_ordered_slot(&s->order, s->cur)];
+    const int gpu = __atomic_load_n(&s->gpu_sized, __ATOMIC_RELAXED);
+    b->max_bases = batch_bases(gpu);
+    b->max_records = batch_records(gpu);
+    return b;
 }
 
 /* tsk_feed_opts callbacks: hand the batch being filled over, take a free one. */
 static tsk_batcher *swap_batch(void *ctx)
 {
     shared_state *s = ctx;
-    hand_over(s, s->cur);
-    s->cur = take_free(s);
-    return s->cur < 0 ? NULL : &s->buf[s->cur];
+    tsk_ordered_done(&s->order, s->cur, 0);
+    return take_free(s);
 }
 
-static int feed_stopped(void *ctx) { return reader_stopped(ctx); }
+static int feed_stopped(void *ctx) { return tsk_ordered_stopped(&((shared_state *)ctx)->order); }
 
-/* Reads every input into batches (io/feed.c: in input order, with the same batches for every
- * thread count). Returns a TSK_EXIT_* code (message printed). */
 /* The reader's answer as an exit code, its message printed. */
 static int read_result(int rc, const char *err)
 {
@@ -135,7 +96,7 @@ static int read_files_parallel(shared_state *s, const tsk_feed_opts *opts)
         tsk_error("out of memory for the names of %zu inputs", n);
     } else {
         char err[TSK_ERRLEN];
-        tsk_batcher *b = &s->buf[s->cur];
+        tsk_batcher *b = &s->buf[tsk_ordered_slot(&s->order, s->cur)];
         rc = read_result(tsk_feed_files(paths, names, n, job->threads, opts, &b, err, sizeof err), err);
     }
     for (size_t f = 0; stems && f < n; f++) free(stems[f]);
@@ -145,6 +106,8 @@ static int read_files_parallel(shared_state *s, const tsk_feed_opts *opts)
     return rc;
 }
 
+/* Reads every input into batches (io/feed.c: in input order, with the same batches for every
+ * thread count). Returns a TSK_EXIT_* code (message printed). */
 static int read_all(shared_state *s)
 {
     const tsk_sketch_job *job = s->job;
@@ -162,55 +125,38 @@ static int read_all(shared_state *s)
                 return TSK_EXIT_RUNTIME;
             }
         }
-        tsk_batcher *b = &s->buf[s->cur];
+        tsk_batcher *b = &s->buf[tsk_ordered_slot(&s->order, s->cur)];
         int rc = tsk_feed_file(in->path, file_name, &opts, &b, err, sizeof err);
         free(stem);
         if (rc < 0) return read_result(rc, err);
-        if (s->cur < 0 || reader_stopped(s)) return TSK_EXIT_OK;
+        if (s->cur < 0 || tsk_ordered_stopped(&s->order)) return TSK_EXIT_OK;
     }
     return TSK_EXIT_OK;
 }
 
+/* The reader thread: every batch it fills is a job; a failure ends the run at the batch it was
+ * filling (those before it are still sketched and written, as the main thread takes them). */
 static void *reader_main(void *arg)
 {
     shared_state *s = arg;
-    s->cur = take_free(s);
-    int rc = s->cur < 0 ? TSK_EXIT_OK : read_all(s);
-    if (rc == TSK_EXIT_OK && s->cur >= 0 && s->buf[s->cur].n > 0) hand_over(s, s->cur);
-    reader_finish(s, rc);
+    const int rc = take_free(s) ? read_all(s) : TSK_EXIT_OK;
+    if (s->cur < 0) return NULL; /* stopped by the main thread */
+    if (rc != TSK_EXIT_OK) {
+        tsk_ordered_done(&s->order, s->cur, rc);
+    } else if (s->buf[tsk_ordered_slot(&s->order, s->cur)].n > 0) { /* the last batch */
+        tsk_ordered_done(&s->order, s->cur, 0);
+        tsk_ordered_end(&s->order, s->cur + 1);
+    } else {
+        tsk_ordered_end(&s->order, s->cur);
+    }
     return NULL;
 }
 
-/* Next filled batch, or -1 when the reader is done (its rc then tells how). */
-static int take_filled(shared_state *s)
+/* The main thread is done with batch `job` (and those before it): the reader may refill it. */
+static void give_back(shared_state *s, int64_t job)
 {
-    pthread_mutex_lock(&s->mu);
-    while (s->n_filled == 0 && !s->reader_done) pthread_cond_wait(&s->cv, &s->mu);
-    int i = -1;
-    if (s->n_filled > 0) {
-        i = s->filled[s->head];
-        s->head = (s->head + 1) % NBUF;
-        s->n_filled--;
-    }
-    pthread_mutex_unlock(&s->mu);
-    return i;
-}
-
-static void give_back(shared_state *s, int i)
-{
-    tsk_batcher_reset(&s->buf[i]);
-    pthread_mutex_lock(&s->mu);
-    s->is_free[i] = 1;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-}
-
-static void stop_reader(shared_state *s)
-{
-    pthread_mutex_lock(&s->mu);
-    s->stop = 1;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
+    tsk_batcher_reset(&s->buf[tsk_ordered_slot(&s->order, job)]);
+    tsk_ordered_release(&s->order, job);
 }
 
 /* A count knob's value (core/tsk_knobs.h: 0 when unset), else fallback. */
@@ -248,12 +194,7 @@ static int64_t batch_records(int gpu)
 }
 
 /* The main thread's word on the size of the batches the reader fills next. */
-static void set_gpu_sized(shared_state *s, int gpu)
-{
-    pthread_mutex_lock(&s->mu);
-    s->gpu_sized = gpu;
-    pthread_mutex_unlock(&s->mu);
-}
+static void set_gpu_sized(shared_state *s, int gpu) { __atomic_store_n(&s->gpu_sized, gpu, __ATOMIC_RELAXED); }
 
 /* About how many bases and rows the job's inputs hold, from their sizes (tsk_engine_file_bases)
  * and the mean record length in the first 64 kB of the first input: what --device auto chooses
@@ -356,12 +297,11 @@ static int release_rows(writer *w, int64_t *ticket, stage_times *st)
     return rc;
 }
 
-/* The progress line (stderr is a terminal): rewritten after every batch, so its last state holds
- * the run's true totals. */
-static void show_progress(const writer *w, const tsk_engine *e)
+/* The progress line, rewritten after every batch (its last state holds the run's true totals). */
+static void show_progress(tsk_progress *p, const writer *w, const tsk_engine *e)
 {
-    fprintf(stderr, "\rtsketch: %lld record%s, %.1f Mbp sketched (%s)", (long long)w->records,
-            w->records == 1 ? "" : "s", w->bases / 1e6, e->name);
+    tsk_progress_show(p, 1, "tsketch: %lld record%s, %.1f Mbp sketched (%s)", (long long)w->records,
+                      w->records == 1 ? "" : "s", w->bases / 1e6, e->name);
 }
 
 /* Waits for the engine's batch tag, then writes batch b's rows (in out) to the sink. */
@@ -407,55 +347,6 @@ static void free_batches_soon(tsk_batcher *bufs)
     free_batchers(bufs);
 }
 
-/* s with tabs, CRs and LFs written as \t, \r, \n, into buf (cut to its size): a name that is
- * refused for holding them is shown on one line. */
-static const char *shown_escaped(const char *s, char *buf, size_t size)
-{
-    size_t j = 0;
-    for (; *s && j + 3 < size; s++) {
-        const char *e = *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : *s == '\n' ? "\\n" : NULL;
-        if (e) buf[j++] = e[0], buf[j++] = e[1];
-        else buf[j++] = *s;
-    }
-    buf[j] = '\0';
-    return buf;
-}
-
-int tsk_sketch_job_check_name_chars(const tsk_sketch_job *job)
-{
-    char shown[512], shown_path[512];
-    if (!job->per_file) return TSK_EXIT_OK;
-    if (job->per_file_name && tsk_name_problem(job->per_file_name)) {
-        tsk_error("-I/--id '%s': %s: a sketch's name is a field of every output (TSV, PHYLIP, export, .npy.names)",
-                  shown_escaped(job->per_file_name, shown, sizeof shown), tsk_name_problem(job->per_file_name));
-        return TSK_EXIT_USAGE;
-    }
-    for (size_t f = 0; f < job->n_inputs; f++) {
-        const tsk_input *in = &job->inputs[f];
-        if (in->name || job->per_file_name) { /* -I is checked above */
-            if (in->name && tsk_name_problem(in->name)) {
-                tsk_error("%s: its name '%s' (from the list): %s",
-                          shown_escaped(in->path, shown_path, sizeof shown_path),
-                          shown_escaped(in->name, shown, sizeof shown), tsk_name_problem(in->name));
-                return TSK_EXIT_INPUT;
-            }
-            continue;
-        }
-        char *stem = tsk_path_stem(in->path);
-        if (!stem) {
-            tsk_error("%s: out of memory", in->path);
-            return TSK_EXIT_RUNTIME;
-        }
-        const char *why = tsk_name_problem(stem);
-        if (why)
-            tsk_error("%s: its file name names the --per-file sketch, and that %s: rename the file, or name it with a "
-                      "'name<TAB>path' line of a -l list", shown_escaped(in->path, shown_path, sizeof shown_path), why);
-        free(stem);
-        if (why) return TSK_EXIT_INPUT;
-    }
-    return TSK_EXIT_OK;
-}
-
 static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const tsk_batch_sink *batch_sink)
 {
     /* genome sketches are tsk_genome_sketch_run's (src/genome_sketch.h): a caller's mistake */
@@ -477,13 +368,15 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     shared_state s;
     memset(&s, 0, sizeof s);
     s.job = job;
+    if (tsk_ordered_init(&s.order, NBUF, -1)) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
     /* auto: whether every batch waits for the GPU (engine.h); anchored windows reach the engine as
      * records of their own, but are windows all the same */
     const int windows = job->params.window > 0 || job->params.anchor_k > 0;
     s.gpu_sized = tsk_engine_gpu_first(&job->device, &engine_params, windows, est_bases, est_rows, job->threads);
     s.parse_threads = parse_threads(job, &engine_params, gpu, s.gpu_sized);
-    pthread_mutex_init(&s.mu, NULL);
-    pthread_cond_init(&s.cv, NULL);
     for (int i = 0; i < NBUF; i++) {
         tsk_batcher_init(&s.buf[i], &job->params);
         /* the engine's size (tsk_engine_batch_bases): 16 Mbp for the CPU engine, small enough that
@@ -491,12 +384,12 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
          * many records at once. A longer record still forms one batch. */
         s.buf[i].max_bases = batch_bases(s.gpu_sized);
         s.buf[i].max_records = batch_records(s.gpu_sized);
-        s.is_free[i] = 1;
     }
     pthread_t reader;
     if (pthread_create(&reader, NULL, reader_main, &s)) {
         tsk_error("cannot start the reader thread");
         free_batchers(s.buf);
+        tsk_ordered_free(&s.order);
         return TSK_EXIT_RUNTIME;
     }
     stage_times st = {0};
@@ -505,15 +398,15 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     int rc = tsk_engine_open(&engine, &engine_params, &job->device, job->threads, est_bases, est_rows, s.gpu_sized);
     st.open = tsk_seconds() - t_start;
     if (rc) {
-        stop_reader(&s);
+        tsk_ordered_stop(&s.order, 0);
         pthread_join(reader, NULL);
         free_batchers(s.buf);
-        pthread_mutex_destroy(&s.mu);
-        pthread_cond_destroy(&s.cv);
+        tsk_ordered_free(&s.order);
         return rc;
     }
 
-    const int progress = !tsk_quiet && isatty(STDERR_FILENO);
+    tsk_progress progress;
+    tsk_progress_start(&progress, 1, 0);
     const size_t elem = job->params.precision == TSK_DOUBLE ? sizeof(double) : sizeof(float);
     writer w = {job, sink, ctx, batch_sink, (size_t)job->params.dim * elem, 0, 0, 0, 0};
     /* Batch k is begun on the engine before batch k-1 is written out, so the GPU sketches while
@@ -524,17 +417,18 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     void *out[MAX_OUT] = {NULL, NULL, NULL};
     size_t out_cap[MAX_OUT] = {0, 0, 0};
     int64_t ticket[MAX_OUT] = {0, 0, 0};  /* a batch sink still reads out[k] until its ticket */
-    int64_t seq = 0;
-    int i, pending = -1;
+    int64_t seq = 0, batch_no, pending = -1; /* seq: the batches begun; batch_no: a job of s.order */
     double t0 = tsk_seconds();
-    while (rc == TSK_EXIT_OK && (i = take_filled(&s)) >= 0) {
+    /* after a failure the reader is stopped before any batch is given back: the engine may still
+     * read the pending one */
+    while (rc == TSK_EXIT_OK && (batch_no = tsk_ordered_next(&s.order)) >= 0) {
         const double t_taken = tsk_seconds();
         st.take += t_taken - t0;
         if (seq == 0) st.first_parsed = t_taken - t_start;
-        tsk_batch batch = tsk_batcher_batch(&s.buf[i]);
+        tsk_batch batch = tsk_batcher_batch(&s.buf[tsk_ordered_slot(&s.order, batch_no)]);
         if (batch.n_records < 0) {
             tsk_error("out of memory for the anchored windows of a batch");
-            give_back(&s, i);
+            tsk_ordered_stop(&s.order, 0);
             rc = TSK_EXIT_RUNTIME;
             break;
         }
@@ -557,39 +451,39 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
         if (seq == 0) st.first_begun = t_begun - t_start;
         set_gpu_sized(&s, tsk_engine_gpu_ready(&engine));
         if (rc != TSK_EXIT_OK) {
-            give_back(&s, i);
+            tsk_ordered_stop(&s.order, 0);
             break;
         }
         if (pending >= 0) {
             const int prev = (int)((seq - 1) % n_out);
-            rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[prev], &ticket[prev], &st);
-            if (progress) show_progress(&w, &engine);
+            rc = wait_and_write(&engine, seq - 1, &w, &s.buf[tsk_ordered_slot(&s.order, pending)], out[prev],
+                                &ticket[prev], &st);
+            show_progress(&progress, &w, &engine);
             give_back(&s, pending);
         }
-        pending = i;
+        pending = batch_no;
         seq++;
         t0 = tsk_seconds();
     }
     if (pending >= 0) {  /* the last batch; after a failure only wait, so nothing writes into out */
         const int prev = (int)((seq - 1) % n_out);
         if (rc == TSK_EXIT_OK)
-            rc = wait_and_write(&engine, seq - 1, &w, &s.buf[pending], out[prev], &ticket[prev], &st);
+            rc = wait_and_write(&engine, seq - 1, &w, &s.buf[tsk_ordered_slot(&s.order, pending)], out[prev],
+                                &ticket[prev], &st);
         else
             tsk_engine_wait(&engine, seq - 1);
         give_back(&s, pending);
-        if (progress) {
-            show_progress(&w, &engine);
-            fputc('\n', stderr);
-        }
+        show_progress(&progress, &w, &engine);
+        tsk_progress_end(&progress, 1);
     }
-    stop_reader(&s);
+    tsk_ordered_stop(&s.order, 0);
     pthread_join(reader, NULL);
     /* a batch sink may still read the last rows: none of them may be freed before it is done */
     for (int k = 0; k < n_out; k++) {
         const int released = release_rows(&w, &ticket[(seq + k) % n_out], &st);
         if (rc == TSK_EXIT_OK) rc = released;
     }
-    if (rc == TSK_EXIT_OK) rc = s.reader_rc;
+    if (rc == TSK_EXIT_OK) rc = tsk_ordered_rc(&s.order);
     if (tsk_timing_wanted()) print_times(&st, s.reader_blocked, &engine, tsk_seconds() - t_start, w.bases, seq);
     if (rc == TSK_EXIT_OK && w.short_records > MAX_SHORT_WARNINGS)
         tsk_warn("%lld records in all were shorter than t=%d, the tuple length (-k %d)", (long long)w.short_records,
@@ -597,8 +491,7 @@ static int run(const tsk_sketch_job *job, tsk_record_sink sink, void *ctx, const
     const double t_free = tsk_seconds();
     for (int k = 0; k < n_out; k++) free(out[k]);
     free_batches_soon(s.buf);
-    pthread_mutex_destroy(&s.mu);
-    pthread_cond_destroy(&s.cv);
+    tsk_ordered_free(&s.order);
     const double t_close = tsk_seconds();
     tsk_engine_close(&engine);
     if (tsk_timing_wanted())

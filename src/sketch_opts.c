@@ -7,8 +7,9 @@
 #include <unistd.h>
 
 #include "../io/tables_file.h"
+#include "../io/tsk_file.h"
 #include "cli.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 #include "../core/genome_keys.h"
 
 /* Defaults of --slide: the Tensor Slide Sketch parameters chosen in docs/accuracy.md (tuned on
@@ -43,7 +44,7 @@
 #define GENOME_MIN_DIM 8
 #define GENOME_MAX_DIM 64
 
-/* Bits of tsk_sketch_job.given of this file's own, above pipeline.h's TSK_GIVEN_*: --anchor-k
+/* Bits of tsk_sketch_job.given of this file's own, above sketch_opts.h's TSK_GIVEN_*: --anchor-k
  * itself (TSK_GIVEN_ANCHOR is also --anchored) and --precision. */
 #define GIVEN_ANCHOR_K (1u << 24)
 #define GIVEN_PRECISION (1u << 25)
@@ -83,7 +84,9 @@ const char tsk_sketch_options_help[] =
     "      --precision P     single (default) or double\n"
     "  -p, --threads N       CPU threads (default 1; capped at the online CPUs); with a GPU,\n"
     "                        threads parsing plain FASTA\n"
-    "      --device DEV      auto (default), cpu, cuda, cuda:N, cuda:0,1 or cuda:all\n"
+    "      --device DEV      auto (default), cpu, cuda, cuda:N, cuda:0,1 or cuda:all;\n"
+    "                        --genome --per-file scans on the CPU threads under any DEV\n"
+    "                        (faster there; cuda notes it, and still needs a usable GPU)\n"
     "  -l, --list FILE       read input paths from FILE (one per line, or NAME<TAB>PATH)\n"
     "      --per-file        one sketch per input file (its records joined in order)\n"
     "  -I, --id NAME         name of the --per-file sketch (one input only)\n";
@@ -487,4 +490,53 @@ int tsk_sketch_job_check_names(const tsk_sketch_job *job)
     for (size_t i = 0; v && i < job->n_inputs; i++) free(v[i].name);
     free(v);
     return rc;
+}
+
+/* s with tabs, CRs and LFs written as \t, \r, \n, into buf (cut to its size): a name that is
+ * refused for holding them is shown on one line. */
+static const char *shown_escaped(const char *s, char *buf, size_t size)
+{
+    size_t j = 0;
+    for (; *s && j + 3 < size; s++) {
+        const char *e = *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : *s == '\n' ? "\\n" : NULL;
+        if (e) buf[j++] = e[0], buf[j++] = e[1];
+        else buf[j++] = *s;
+    }
+    buf[j] = '\0';
+    return buf;
+}
+
+int tsk_sketch_job_check_name_chars(const tsk_sketch_job *job)
+{
+    char shown[512], shown_path[512];
+    if (!job->per_file) return TSK_EXIT_OK;
+    if (job->per_file_name && tsk_name_problem(job->per_file_name)) {
+        tsk_error("-I/--id '%s': %s: a sketch's name is a field of every output (TSV, PHYLIP, export, .npy.names)",
+                  shown_escaped(job->per_file_name, shown, sizeof shown), tsk_name_problem(job->per_file_name));
+        return TSK_EXIT_USAGE;
+    }
+    for (size_t f = 0; f < job->n_inputs; f++) {
+        const tsk_input *in = &job->inputs[f];
+        if (in->name || job->per_file_name) { /* -I is checked above */
+            if (in->name && tsk_name_problem(in->name)) {
+                tsk_error("%s: its name '%s' (from the list): %s",
+                          shown_escaped(in->path, shown_path, sizeof shown_path),
+                          shown_escaped(in->name, shown, sizeof shown), tsk_name_problem(in->name));
+                return TSK_EXIT_INPUT;
+            }
+            continue;
+        }
+        char *stem = tsk_path_stem(in->path);
+        if (!stem) {
+            tsk_error("%s: out of memory", in->path);
+            return TSK_EXIT_RUNTIME;
+        }
+        const char *why = tsk_name_problem(stem);
+        if (why)
+            tsk_error("%s: its file name names the --per-file sketch, and that %s: rename the file, or name it with a "
+                      "'name<TAB>path' line of a -l list", shown_escaped(in->path, shown_path, sizeof shown_path), why);
+        free(stem);
+        if (why) return TSK_EXIT_INPUT;
+    }
+    return TSK_EXIT_OK;
 }

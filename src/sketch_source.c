@@ -8,6 +8,7 @@
 
 #include "../io/tsk_file.h"
 #include "cli.h"
+#include "pipeline.h"
 
 /* ---- growing a group ---- */
 

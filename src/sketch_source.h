@@ -12,7 +12,7 @@
 
 #include "../core/tsk_def.h"
 #include "../io/tsk_file.h"
-#include "pipeline.h"
+#include "sketch_opts.h"
 
 /* One group of inputs (the references, or the union of the queries) as a sketch set. */
 typedef struct {

@@ -84,6 +84,21 @@ expect_same "$WORK/r1.keys" "$WORK/f1.keys" "--per-file over plain, gzip and BGZ
 "$T" sketch -q "${P[@]}" --per-file -p 4 "${FILES[@]}" -o "$WORK/fa.tsk"
 keys "$WORK/fa.tsk" "$WORK/fa.keys"
 expect_same "$WORK/r1.keys" "$WORK/fa.keys" "--per-file with the files named on the command line"
+# --device cuda --per-file: the CPU threads scan (the per-file GPU path is gone), with a note; without
+# a usable GPU it exits 5 as every --device cuda does
+"$T" sketch "${P[@]}" --device cuda --per-file -p 2 "${FILES[@]}" -o "$WORK/fc.tsk" 2>"$WORK/fc.err"
+rc=$?
+if [ "$rc" -eq 0 ]; then
+    expect_true "--device cuda --per-file: a note says the CPU threads scan" -- \
+        grep -q -- "--genome --per-file sketches on the CPU threads" "$WORK/fc.err"
+    keys "$WORK/fc.tsk" "$WORK/fc.keys"
+    expect_same "$WORK/r1.keys" "$WORK/fc.keys" "--device cuda --per-file = the CPU's keys"
+elif [ "$rc" -eq 5 ]; then
+    expect_true "--device cuda --per-file without a usable GPU: exit 5 naming why, no output" -- \
+        sh -c 'grep -q -- "--device cuda: no usable GPU" "$1" && test ! -e "$2"' sh "$WORK/fc.err" "$WORK/fc.tsk"
+else
+    not_ok "--device cuda --per-file: exit $rc (0, or 5 without a GPU)" "$(head -c 400 "$WORK/fc.err")"
+fi
 "$T" sketch -q "${P[@]}" -p 4 - <"$WORK/all.fa" -o "$WORK/stdin.tsk"
 keys "$WORK/stdin.tsk" "$WORK/stdin.keys"
 expect_same "$WORK/r1.keys" "$WORK/stdin.keys" "stdin = the file"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../src/cli.h"
-#include "../../src/pipeline.h"
+#include "../../src/sketch_opts.h"
 
 #define MAX_ARGS 64
 
