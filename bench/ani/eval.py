@@ -22,6 +22,7 @@ then every member moves to its nearest linked representative.
 Reported per set and as the median over sets of one mode (even/uneven):
   mae_9397_all / _complete / _draft   mean |est - fastANI| in ANI points over the pairs with fastANI
                                       in [93, 97] (complete: both genomes complete; draft: either not)
+  bias_9397   mean (est - fastANI) over the same pairs
   side95      the share of pairs with fastANI more than 0.2 points from 95 on the same side of 95
   partition   1 when the partition equals GTDB-style greedy on fastANI, else 0
   mae_af      mean |AF - fastANI AF| over pairs fastANI maps (when the estimate has AF)
@@ -151,7 +152,7 @@ def evaluate(d, name, est, partition):
     def get(a, b):
         return est.get((a, b)) or est.get((b, a)) or (0.0, 0.0)
 
-    err_all, err_c, err_d, err_af, err_truth, err_any = [], [], [], [], [], []
+    err_all, err_c, err_d, err_af, err_truth, err_any, signed = [], [], [], [], [], [], []
     side_n = side_ok = unrel_n = unrel_ok = 0
     for i, a in enumerate(names):
         for b in names[i + 1:]:
@@ -165,6 +166,7 @@ def evaluate(d, name, est, partition):
             if 93 <= r_ani <= 97:
                 err = abs(e_ani - r_ani)
                 err_all.append(err)
+                signed.append(e_ani - r_ani)
                 complete = float(info[a]["completeness"]) >= 1 and float(info[b]["completeness"]) >= 1
                 (err_c if complete else err_d).append(err)
                 t = [float(truth[k]["fani_like"]) for k in ((a, b), (b, a)) if k in truth]
@@ -192,13 +194,13 @@ def evaluate(d, name, est, partition):
     return {
         "set": os.path.basename(d.rstrip("/")), "mode": next(iter(info.values()))["mode"], "est": name,
         "n9397": len(err_all), "mae_9397_all": mean(err_all), "mae_9397_complete": mean(err_c),
-        "mae_9397_draft": mean(err_d), "side95": side_ok / side_n if side_n else float("nan"),
+        "mae_9397_draft": mean(err_d), "bias_9397": mean(signed), "side95": side_ok / side_n if side_n else float("nan"),
         "partition": int(part == part_ref), "mae_af": mean(err_af),
         "unrel_ok": f"{unrel_ok}/{unrel_n}", "mae_truth": mean(err_truth), "mae_any": mean(err_any),
     }
 
 
-COLS = ["set", "mode", "est", "n9397", "mae_9397_all", "mae_9397_complete", "mae_9397_draft", "side95", "partition",
+COLS = ["set", "mode", "est", "n9397", "mae_9397_all", "mae_9397_complete", "mae_9397_draft", "bias_9397", "side95", "partition",
         "mae_af", "mae_any", "unrel_ok", "mae_truth"]
 
 
@@ -223,14 +225,14 @@ def main():
     for r in rows:
         print("\t".join(fmt(r[c]) for c in COLS))
     print("# median over sets")
-    print("\t".join(["sets", "mode", "est"] + COLS[4:11] + ["mae_truth"]))
+    print("\t".join(["sets", "mode", "est"] + COLS[4:12] + ["mae_truth"]))
     for mode in sorted({r["mode"] for r in rows}):
         for name in dict.fromkeys(r["est"] for r in rows):
             sel = [r for r in rows if r["mode"] == mode and r["est"] == name]
             if not sel:
                 continue
             med = [statistics.median([r[c] for r in sel if r[c] == r[c]] or [float("nan")])
-                   for c in COLS[4:11] + ["mae_truth"]]
+                   for c in COLS[4:12] + ["mae_truth"]]
             print("\t".join([str(len(sel)), mode, name] + [fmt(float(v)) for v in med]))
 
 

@@ -126,50 +126,64 @@ def npmle(n, a, eps, iters=400):
     return w
 
 
-def direction(q, r, method):
-    """(ANI in [0, 1], AF) of Q's segments against R, or (0, 0)."""
+def segment_hits(q, r):
+    """(n_g, a_g) of Q's segments that hold an anchor, Q's segment count, eps of the pair."""
     qh, qs, qn, _ = q
-    rh, _, _, rlen = r
-    if qn == 0:
-        return 0.0, 0.0
-    hit = np.isin(qh, rh)
+    hit = np.isin(qh, r[0])
     n = np.bincount(qs, minlength=qn)
     a = np.bincount(qs, weights=hit, minlength=qn).astype(np.int64)
     use = n > 0
-    n, a = n[use], a[use]
+    return n[use], a[use], qn, min(0.5, 2.0 * r[3] / 4.0 ** K)
+
+
+def direction(hits, method, cutoffs, w=None):
+    """[(ANI in [0, 1], AF) of Q's segments against R, or (0, 0)] per cutoff: segments whose identity
+    is below the cutoff do not map. w: the NPMLE weights when already fitted."""
+    n, a, qn, eps = hits
+    out = []
+    if qn == 0 or n.size == 0:
+        return [(0.0, 0.0)] * len(cutoffs)
     if method == "seg":
         ident = (a / n) ** (1.0 / K)
-        mapped = (a >= 2) & (ident >= 0.80)
-        if not mapped.any():
-            return 0.0, 0.0
-        return float(ident[mapped].mean()), mapped.sum() / qn
-    eps = min(0.5, 2.0 * rlen / 4.0 ** K)
-    w = npmle(n, a, eps)
-    hi = GRID >= 0.80
-    af = float(w[hi].sum()) * use.sum() / qn
-    if af < 0.02:
-        return 0.0, 0.0
-    return float((w[hi] * GRID[hi]).sum() / w[hi].sum()), af
+        for cut in cutoffs:
+            mapped = (a >= 2) & (ident >= cut)
+            out.append((float(ident[mapped].mean()), mapped.sum() / qn) if mapped.any() else (0.0, 0.0))
+        return out
+    if w is None:
+        w = npmle(n, a, eps)
+    for cut in cutoffs:
+        hi = GRID >= cut - 1e-9
+        af = float(w[hi].sum()) * n.size / qn
+        out.append((float((w[hi] * GRID[hi]).sum() / w[hi].sum()), af) if af >= 0.02 else (0.0, 0.0))
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rates", default="100,200,500")
     ap.add_argument("--methods", default="seg,npmle")
+    ap.add_argument("--cutoffs", default="0.80", help="identity below which a segment does not map; "
+                    "a cutoff other than 0.80 names the output est_<method>_r<RATE>_c<100 cutoff>.tsv")
     ap.add_argument("sets", nargs="+")
     a = ap.parse_args()
     for d in a.sets:
         paths = open(os.path.join(d, "genomes.txt")).read().split()
         names = [os.path.basename(p).replace(".gz", "").replace(".fna", "").replace(".fa", "") for p in paths]
+        cutoffs = [float(c) for c in a.cutoffs.split(",")]
+        tags = ["" if abs(c - 0.80) < 1e-9 else f"_c{round(c * 100)}" for c in cutoffs]
         for rate in (int(x) for x in a.rates.split(",")):
             recs = [genome_record(p, rate) for p in paths]
+            pairs = [(i, j) for i in range(len(paths)) for j in range(i + 1, len(paths))]
+            hits = {(i, j): segment_hits(recs[i], recs[j]) for i in range(len(paths)) for j in range(len(paths))
+                    if i != j}
             for method in a.methods.split(","):
-                with open(os.path.join(d, f"est_{method}_r{rate}.tsv"), "w") as f:
-                    f.write("query\treference\tani\taf\n")
-                    for i in range(len(paths)):
-                        for j in range(i + 1, len(paths)):
-                            ai, fi = direction(recs[i], recs[j], method)
-                            aj, fj = direction(recs[j], recs[i], method)
+                res = {k: direction(h, method, cutoffs) for k, h in hits.items()}
+                for c, tag in enumerate(tags):
+                    with open(os.path.join(d, f"est_{method}_r{rate}{tag}.tsv"), "w") as f:
+                        f.write("query\treference\tani\taf\n")
+                        for i, j in pairs:
+                            ai, fi = res[(i, j)][c]
+                            aj, fj = res[(j, i)][c]
                             if fi == 0 or fj == 0:
                                 ani, af = 0.0, 0.0
                             else:
