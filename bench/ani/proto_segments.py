@@ -21,7 +21,8 @@ aligned sequence at identity I an anchor survives with I^k (k = 16), so a_g ~ Bi
           overstates today's ANI under uneven divergence; the mixture removes that bias and the
           per-segment noise both.
   Both directions: ANI the mean of both (as fastANI's is taken), AF that of the genome with fewer
-  segments. Unrelated (AF < 0.02, or no mapped segment): ANI 0, AF 0.
+  segments; the files *_sm.tsv take ANI from the smaller genome's direction alone (the larger one's
+  segments at the edges of the smaller's contigs are partly homologous and read lower). Unrelated (AF < 0.02, or no mapped segment): ANI 0, AF 0.
 
   proto_segments.py [--rates 100,200,500] SET_DIR...   -> SET_DIR/est_<method>_r<RATE>.tsv
 """
@@ -159,9 +160,12 @@ def direction(hits, method, cutoffs, w=None):
 
 
 def main():
+    global SEG
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rates", default="100,200,500")
     ap.add_argument("--methods", default="seg,npmle")
+    ap.add_argument("--segment", type=int, default=3000, help="segment length (default 3000, fastANI's "
+                    "fragment); another names the output est_<method>_r<RATE>_s<LEN>[_c..].tsv")
     ap.add_argument("--cutoffs", default="0.80", help="identity below which a segment does not map; "
                     "a cutoff other than 0.80 names the output est_<method>_r<RATE>_c<100 cutoff>.tsv")
     ap.add_argument("sets", nargs="+")
@@ -170,7 +174,10 @@ def main():
         paths = open(os.path.join(d, "genomes.txt")).read().split()
         names = [os.path.basename(p).replace(".gz", "").replace(".fna", "").replace(".fa", "") for p in paths]
         cutoffs = [float(c) for c in a.cutoffs.split(",")]
-        tags = ["" if abs(c - 0.80) < 1e-9 else f"_c{round(c * 100)}" for c in cutoffs]
+
+        SEG = a.segment
+        stag = "" if a.segment == 3000 else f"_s{a.segment}"
+        tags = [stag + ("" if abs(c - 0.80) < 1e-9 else f"_c{round(c * 100)}") for c in cutoffs]
         for rate in (int(x) for x in a.rates.split(",")):
             recs = [genome_record(p, rate) for p in paths]
             pairs = [(i, j) for i in range(len(paths)) for j in range(i + 1, len(paths))]
@@ -179,17 +186,23 @@ def main():
             for method in a.methods.split(","):
                 res = {k: direction(h, method, cutoffs) for k, h in hits.items()}
                 for c, tag in enumerate(tags):
-                    with open(os.path.join(d, f"est_{method}_r{rate}{tag}.tsv"), "w") as f:
-                        f.write("query\treference\tani\taf\n")
-                        for i, j in pairs:
-                            ai, fi = res[(i, j)][c]
-                            aj, fj = res[(j, i)][c]
-                            if fi == 0 or fj == 0:
-                                ani, af = 0.0, 0.0
-                            else:
-                                ani = 100.0 * (ai + aj) / 2
-                                af = fi if recs[i][2] <= recs[j][2] else fj
-                            f.write(f"{names[i]}\t{names[j]}\t{ani:.4f}\t{af:.4f}\n")
+                    for how in ("mean", "small"):
+                        suffix = "" if how == "mean" else "_sm"
+                        with open(os.path.join(d, f"est_{method}_r{rate}{tag}{suffix}.tsv"), "w") as f:
+                            f.write("query\treference\tani\taf\n")
+                            for i, j in pairs:
+                                ai, fi = res[(i, j)][c]
+                                aj, fj = res[(j, i)][c]
+                                small_i = recs[i][2] <= recs[j][2]
+                                if fi == 0 or fj == 0:
+                                    ani, af = 0.0, 0.0
+                                elif how == "mean":
+                                    ani = 100.0 * (ai + aj) / 2
+                                    af = fi if small_i else fj
+                                else:
+                                    ani = 100.0 * (ai if small_i else aj)
+                                    af = fi if small_i else fj
+                                f.write(f"{names[i]}\t{names[j]}\t{ani:.4f}\t{af:.4f}\n")
         print(f"{d}: done", file=sys.stderr)
 
 
