@@ -137,6 +137,9 @@ def segment_hits(q, r):
     return n[use], a[use], qn, min(0.5, 2.0 * r[3] / 4.0 ** K)
 
 
+EM_ITERS = 400
+
+
 def direction(hits, method, cutoffs, w=None):
     """[(ANI in [0, 1], AF) of Q's segments against R, or (0, 0)] per cutoff: segments whose identity
     is below the cutoff do not map. w: the NPMLE weights when already fitted."""
@@ -151,7 +154,7 @@ def direction(hits, method, cutoffs, w=None):
             out.append((float(ident[mapped].mean()), mapped.sum() / qn) if mapped.any() else (0.0, 0.0))
         return out
     if w is None:
-        w = npmle(n, a, eps)
+        w = npmle(n, a, eps, EM_ITERS)
     for cut in cutoffs:
         hi = GRID >= cut - 1e-9
         af = float(w[hi].sum()) * n.size / qn
@@ -160,10 +163,12 @@ def direction(hits, method, cutoffs, w=None):
 
 
 def main():
-    global SEG
+    global SEG, EM_ITERS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rates", default="100,200,500")
     ap.add_argument("--methods", default="seg,npmle")
+    ap.add_argument("--em-iters", type=int, default=400, help="EM steps of the mixture (another than 400 "
+                    "adds _e<N> to the output names)")
     ap.add_argument("--segment", type=int, default=3000, help="segment length (default 3000, fastANI's "
                     "fragment); another names the output est_<method>_r<RATE>_s<LEN>[_c..].tsv")
     ap.add_argument("--cutoffs", default="0.80", help="identity below which a segment does not map; "
@@ -176,7 +181,8 @@ def main():
         cutoffs = [float(c) for c in a.cutoffs.split(",")]
 
         SEG = a.segment
-        stag = "" if a.segment == 3000 else f"_s{a.segment}"
+        EM_ITERS = a.em_iters
+        stag = ("" if a.segment == 3000 else f"_s{a.segment}") + ("" if a.em_iters == 400 else f"_e{a.em_iters}")
         tags = [stag + ("" if abs(c - 0.80) < 1e-9 else f"_c{round(c * 100)}") for c in cutoffs]
         for rate in (int(x) for x in a.rates.split(",")):
             recs = [genome_record(p, rate) for p in paths]
