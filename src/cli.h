@@ -65,20 +65,4 @@ void tsk_timing_loaded(int64_t n_items, double since);
  * started). */
 int tsk_start_detached(void *(*fn)(void *), void *arg);
 
-/* Makes waiting OpenMP threads sleep instead of spin (OMP_WAIT_POLICY=passive unless the user set
- * it): call first thing in main; it starts the program again with the variable set (exec), since
- * the OpenMP runtime reads it before main. Returns only when nothing needs doing or exec failed. */
-void tsk_sleeping_waits(char **argv);
-
-/* Subcommands: each returns an exit code. */
-int tsk_cmd_sketch(int argc, char **argv);
-int tsk_cmd_info(int argc, char **argv);
-int tsk_cmd_export(int argc, char **argv);
-int tsk_cmd_dist(int argc, char **argv);
-int tsk_cmd_triangle(int argc, char **argv);
-int tsk_cmd_paste(int argc, char **argv);
-int tsk_cmd_tree(int argc, char **argv);
-int tsk_cmd_plot(int argc, char **argv);
-int tsk_cmd_cluster(int argc, char **argv);
-
 #endif

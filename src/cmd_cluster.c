@@ -25,6 +25,7 @@
 #include "../io/quality.h"
 #include "../io/tsk_file.h"
 #include "cli.h"
+#include "commands.h"
 #include "dist_run.h"
 #include "genome_source.h"
 #include "sketch_opts.h"

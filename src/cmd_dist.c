@@ -1,5 +1,5 @@
 /* cmd_dist.c: the command line of `tsketch dist [options] REF [QUERY...]`, of `triangle` and of the
- * matrix commands (`tree`, `plot`: matrix_cmd.h).
+ * matrix commands (`tree`, `plot`: cmd_dist.h).
  *
  * It parses the options, checks what they ask for, loads the inputs (sketch_source.h for vector
  * rows, genome_source.h for genome sketches), opens the output and hands the rest to the distance
@@ -13,10 +13,11 @@
 
 #include "../io/dist_out.h"
 #include "cli.h"
-#include "dist_cmd.h"
+#include "commands.h"
+#include "cmd_dist.h"
+#include "dist_matrix.h"
 #include "dist_run.h"
 #include "genome_source.h"
-#include "matrix_cmd.h"
 #include "sketch_opts.h"
 #include "sketch_source.h"
 

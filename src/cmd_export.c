@@ -12,6 +12,7 @@
 #include "../io/seqio.h"
 #include "../io/tsk_file.h"
 #include "cli.h"
+#include "commands.h"
 
 static void usage(FILE *f)
 {

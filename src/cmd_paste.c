@@ -11,6 +11,7 @@
 
 #include "../io/tsk_file.h"
 #include "cli.h"
+#include "commands.h"
 #include "tsk_config.h"
 
 static void usage(FILE *f)

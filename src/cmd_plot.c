@@ -1,12 +1,14 @@
 /* cmd_plot.c: `tsketch plot [options] INPUT... -o OUT.svg`: the distance matrix of every record
  * of the inputs as an SVG heatmap ordered by its neighbour-joining tree, the tree beside it
- * (io/svg_plot.h). The distances are dist's (matrix_cmd.h), the tree is `tsketch tree`'s. */
+ * (io/svg_plot.h). The distances are dist's (cmd_dist.h), the tree is `tsketch tree`'s. */
 #include <stdio.h>
 
 #include "../io/seqio.h"
 #include "../io/svg_plot.h"
 #include "cli.h"
-#include "matrix_cmd.h"
+#include "commands.h"
+#include "cmd_tree.h"
+#include "dist_matrix.h"
 
 enum { OPT_TITLE = TSK_OPT_MATRIX_FIRST };
 

@@ -6,6 +6,7 @@
 
 #include "../io/tsk_file.h"
 #include "cli.h"
+#include "commands.h"
 #include "genome_sketch.h"
 #include "pipeline.h"
 #include "tsk_config.h"

@@ -1,6 +1,6 @@
 /* cmd_tree.c: `tsketch tree [options] INPUT...`: the neighbour-joining tree of every record of
  * the inputs (cpu/nj_tree.h), as Newick (io/newick.h). The distances are dist's
- * (matrix_cmd.h); the tree needs them all at once: an n x n float32 matrix. */
+ * (cmd_dist.h); the tree needs them all at once: an n x n float32 matrix. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +11,9 @@
 #include "../io/newick.h"
 #include "../io/seqio.h"
 #include "cli.h"
-#include "matrix_cmd.h"
+#include "commands.h"
+#include "cmd_tree.h"
+#include "dist_matrix.h"
 
 int tsk_matrix_nj(const tsk_dist_matrix *m, tsk_tree *tree)
 {

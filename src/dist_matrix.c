@@ -1,10 +1,10 @@
-/* dist_matrix.c: the output stage of the matrix commands (matrix_cmd.h): the distance runner fills
+/* dist_matrix.c: the output stage of the matrix commands (dist_matrix.h; the commands: cmd_dist.h): the distance runner fills
  * an n x n float32 matrix instead of writing a file, and the matrix is handed over. */
 #include <stdlib.h>
 
 #include "../io/seqio.h"
 #include "cli.h"
-#include "matrix_cmd.h"
+#include "dist_matrix.h"
 
 tsk_dist_out *tsk_dist_matrix_open(int64_t n, float **matrix)
 {

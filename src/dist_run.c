@@ -406,7 +406,7 @@ typedef struct {
     const char *output;
     void *pair_buf; /* dense selections' pairs, gathered on the calling thread for the sink */
     pair_progress *progress;
-} run_state;
+} dist_job;
 
 /* A selection cut into blocks of `block` queries from s->q_begin. compute fills a slot (a struct of
  * slot_size bytes, zeroed at first, reused block after block) with the results of queries
@@ -416,12 +416,12 @@ typedef struct {
 typedef struct {
     int64_t n_blocks, block;
     size_t slot_size;
-    int (*compute)(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot);
-    int (*deliver)(const run_state *r, int64_t q0, int64_t nq, void *slot);
+    int (*compute)(const dist_job *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot);
+    int (*deliver)(const dist_job *r, int64_t q0, int64_t nq, void *slot);
     void (*free_slot)(void *slot);
 } block_plan;
 
-static void block_queries(const run_state *r, const block_plan *p, int64_t b, int64_t *q0, int64_t *nq)
+static void block_queries(const dist_job *r, const block_plan *p, int64_t b, int64_t *q0, int64_t *nq)
 {
     *q0 = r->s->q_begin + b * p->block;
     *nq = r->s->q_end - *q0 < p->block ? r->s->q_end - *q0 : p->block;
@@ -430,7 +430,7 @@ static void block_queries(const run_state *r, const block_plan *p, int64_t b, in
 /* The plan on lanes: block b is a job of an ordered pipeline (ordered_pipeline.h), computed by
  * the first lane thread free into slot b % (2 lanes), delivered by the calling thread in order. */
 typedef struct {
-    const run_state *r;
+    const dist_job *r;
     const block_plan *plan;
     char *slots;
 } lanes_run;
@@ -452,7 +452,7 @@ static int lane_deliver(void *ctx, int64_t b, int slot)
 }
 
 /* The plan on lanes 0 .. n_lanes-1, each on a thread of its own. */
-static int run_threaded(const run_state *r, const block_plan *p, int n_lanes)
+static int run_threaded(const dist_job *r, const block_plan *p, int n_lanes)
 {
     const int n_slots = 2 * n_lanes;
     lanes_run lr = {r, p, calloc((size_t)n_slots, p->slot_size)};
@@ -472,7 +472,7 @@ static int run_threaded(const run_state *r, const block_plan *p, int n_lanes)
 }
 
 /* The plan on lane 0 of the calling thread: compute a block, deliver it, the next. */
-static int run_inline(const run_state *r, const block_plan *p)
+static int run_inline(const dist_job *r, const block_plan *p)
 {
     void *slot = calloc(1, p->slot_size);
     if (!slot) {
@@ -493,7 +493,7 @@ static int run_inline(const run_state *r, const block_plan *p)
 
 /* Lanes a run uses: a GPU run of blocks enough for a second GPU to pay (ROWS/SETS_PAIRS_PER_LANE)
  * uses every device, one per block at most; CPU lanes (TSKETCH_DIST_LANES) always. */
-static int lanes_for(const run_state *r, const block_plan *p)
+static int lanes_for(const dist_job *r, const block_plan *p)
 {
     const tsk_dist_engine *e = r->e;
     int want = e->n_lanes;
@@ -506,7 +506,7 @@ static int lanes_for(const run_state *r, const block_plan *p)
     return want;
 }
 
-static int run_blocks(const run_state *r, block_plan *p)
+static int run_blocks(const dist_job *r, block_plan *p)
 {
     const long long forced = tsk_knobs_get()->dist_block;
     if (forced > 0) p->block = forced;
@@ -537,7 +537,7 @@ static void free_pair_slot(void *slot)
 }
 
 /* Top-k of vector rows: the engine's pairs as they come (a line names the neighbour first). */
-static int rows_topk_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
+static int rows_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
     pair_slot *ps = slot;
     const int k = (int)r->s->top_k;
@@ -545,7 +545,7 @@ static int rows_topk_compute(const run_state *r, const dist_lane *l, int64_t q0,
     return r->e->calls->topk_rows(l->engine, q0, nq, k, topk_filter(r->s), ps->pairs) ? engine_failed(r->e, l) : TSK_EXIT_OK;
 }
 
-static int rows_topk_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
+static int rows_topk_deliver(const dist_job *r, int64_t q0, int64_t nq, void *slot)
 {
     const pair_slot *ps = slot;
     progress_update(r->progress, q0);
@@ -554,7 +554,7 @@ static int rows_topk_deliver(const run_state *r, int64_t q0, int64_t nq, void *s
 }
 
 /* Top-k of genome sketches: lines "neighbour TAB genome asked about", within max_dist. */
-static int sets_topk_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
+static int sets_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
     pair_slot *ps = slot;
     const int k = (int)r->s->top_k;
@@ -571,7 +571,7 @@ static int sets_topk_compute(const run_state *r, const dist_lane *l, int64_t q0,
     return TSK_EXIT_OK;
 }
 
-static int lines_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
+static int lines_deliver(const dist_job *r, int64_t q0, int64_t nq, void *slot)
 {
     (void)nq;
     const pair_slot *ps = slot;
@@ -580,7 +580,7 @@ static int lines_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
 }
 
 /* Pairs within max_dist of vector rows, selected by the engine. */
-static int rows_within_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
+static int rows_within_compute(const dist_job *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
     pair_slot *ps = slot;
     ps->n = 0;
@@ -591,7 +591,7 @@ static int rows_within_compute(const run_state *r, const dist_lane *l, int64_t q
     return failed ? engine_failed(r->e, l) : TSK_EXIT_OK;
 }
 
-static int rows_within_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
+static int rows_within_deliver(const dist_job *r, int64_t q0, int64_t nq, void *slot)
 {
     (void)nq;
     const pair_slot *ps = slot;
@@ -602,7 +602,7 @@ static int rows_within_deliver(const run_state *r, int64_t q0, int64_t nq, void 
 
 /* Pairs within max_dist of genome sketches: the engine selects by the share that max_dist needs,
  * the exact distance decides. */
-static int sets_within_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
+static int sets_within_compute(const dist_job *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
     pair_slot *ps = slot;
     const double floor = tsk_genome_share_floor(r->s->max_dist, r->e->items.window);
@@ -677,7 +677,7 @@ static void free_dense_slot(void *slot)
 
 /* Computes block [q0, q0+nq): only the columns the sink reads (r >= q0 for each unordered pair
  * once, r < q0+nq for a lower triangle). */
-static int dense_compute(const run_state *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
+static int dense_compute(const dist_job *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
     const tsk_dist_engine *e = r->e;
     const tsk_dist_select *s = r->s;
@@ -715,7 +715,7 @@ static int dense_compute(const run_state *r, const dist_lane *l, int64_t q0, int
     return TSK_EXIT_OK;
 }
 
-static int dense_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
+static int dense_deliver(const dist_job *r, int64_t q0, int64_t nq, void *slot)
 {
     const dense_slot *ds = slot;
     progress_update(r->progress, q0);
@@ -725,7 +725,7 @@ static int dense_deliver(const run_state *r, int64_t q0, int64_t nq, void *slot)
 }
 
 /* Every pair: dense blocks of query rows, as rows (s->dense) or as pairs / lines. */
-static int run_dense(run_state *r)
+static int run_dense(dist_job *r)
 {
     const tsk_dist_engine *e = r->e;
     const int64_t n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
@@ -745,7 +745,7 @@ static int run_dense(run_state *r)
     return rc;
 }
 
-static int run_selection(run_state *r)
+static int run_selection(dist_job *r)
 {
     const tsk_dist_engine *e = r->e;
     const tsk_dist_select *s = r->s;
@@ -779,7 +779,7 @@ int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_si
 {
     pair_progress progress;
     progress_start(&progress, e, s, output_name);
-    run_state r = {e, s, sink, output_name, NULL, &progress};
+    dist_job r = {e, s, sink, output_name, NULL, &progress};
     const int rc = run_selection(&r);
     tsk_progress_end(&progress.line, 0);
     return rc;

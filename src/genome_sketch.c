@@ -84,15 +84,15 @@ typedef struct {
     int64_t total_genomes;   /* -1: unknown */
     int64_t bases_written;
     double started;
-} run_state;
+} sketch_run;
 
-static int failed(run_state *s)
+static int failed(sketch_run *s)
 {
     return __atomic_load_n(&s->rc, __ATOMIC_RELAXED) != TSK_EXIT_OK;
 }
 
 /* Records the first failure (its message already printed). */
-static void fail(run_state *s, int rc)
+static void fail(sketch_run *s, int rc)
 {
     pthread_mutex_lock(&s->mu);
     if (s->rc == TSK_EXIT_OK) s->rc = rc;
@@ -101,7 +101,7 @@ static void fail(run_state *s, int rc)
 }
 
 /* The progress line (under mu): genomes written, and the rate since the start. */
-static void show_progress(run_state *s, int final)
+static void show_progress(sketch_run *s, int final)
 {
     if (!s->progress.on) return;
     const double now = tsk_seconds();
@@ -142,7 +142,7 @@ static void warn_not_dna(const char *source, const char *genome, int64_t raw_len
 
 /* Hands every finished genome to the sink, in order (the caller holds mu): genome i (first <= i <
  * end) waits in slots[(i - first) % n_slots]. */
-static void write_ready(run_state *s, genome_out *slots, int64_t n_slots, int64_t first, int64_t end)
+static void write_ready(sketch_run *s, genome_out *slots, int64_t n_slots, int64_t first, int64_t end)
 {
     for (;;) {
         const int64_t i = s->written;
@@ -188,7 +188,7 @@ typedef struct {
 
 /* Appends to out the candidate keys of records r0 .. r1-1 of b (contigs), each scanned with bound
  * max_hash: on this thread when they are short, else in pieces that are tasks for every thread. */
-static int scan_records(run_state *s, const tsk_batcher *b, int64_t r0, int64_t r1, uint64_t max_hash,
+static int scan_records(sketch_run *s, const tsk_batcher *b, int64_t r0, int64_t r1, uint64_t max_hash,
                         tsk_key_vec *out)
 {
     const int64_t bases = b->offset[r1] - b->offset[r0];
@@ -239,8 +239,8 @@ static int scan_records(run_state *s, const tsk_batcher *b, int64_t r0, int64_t 
 
 /* What a file task needs while tsk_feed_file reads its contigs into b. */
 typedef struct {
-    run_state *s;
-    tsk_batcher *b;      /* the thread's (run_state.file_batch) */
+    sketch_run *s;
+    tsk_batcher *b;      /* the thread's (sketch_run.file_batch) */
     genome_out *g;
     int64_t floor_len;   /* from this length on, the anchors' bound no longer depends on it */
     int rc;
@@ -267,7 +267,7 @@ static tsk_batcher *file_batch_full(void *ctx)
 static int file_stopped(void *ctx) { return failed(((file_task *)ctx)->s); }
 
 /* Reads input i (a genome) and scans it. */
-static int sketch_file(run_state *s, size_t i, genome_out *g)
+static int sketch_file(sketch_run *s, size_t i, genome_out *g)
 {
     const tsk_sketch_job *job = s->job;
     const tsk_input *in = &job->inputs[i];
@@ -308,7 +308,7 @@ static int sketch_file(run_state *s, size_t i, genome_out *g)
 }
 
 /* Genome i is finished (or failed with rc): its slot is done, and what is ready is written. */
-static void genome_done(run_state *s, int64_t i, int rc)
+static void genome_done(sketch_run *s, int64_t i, int rc)
 {
     if (rc != TSK_EXIT_OK) fail(s, rc);
     pthread_mutex_lock(&s->mu);
@@ -317,7 +317,7 @@ static void genome_done(run_state *s, int64_t i, int rc)
     pthread_mutex_unlock(&s->mu);
 }
 
-static int run_per_file(run_state *s)
+static int run_per_file(sketch_run *s)
 {
     const tsk_sketch_job *job = s->job;
     const int64_t n = (int64_t)job->n_inputs;
@@ -370,7 +370,7 @@ static int run_per_file(run_state *s)
  * b[job % NBATCH]. */
 enum { NBATCH = 3 };
 typedef struct {
-    run_state *s;
+    sketch_run *s;
     tsk_batcher b[NBATCH];
     tsk_ordered order;
     int64_t cur;          /* the job the reader fills (-1: the run stopped) */
@@ -405,7 +405,7 @@ static int record_stopped(void *ctx)
 static void *record_reader_main(void *arg)
 {
     record_reader *r = arg;
-    run_state *s = r->s;
+    sketch_run *s = r->s;
     const tsk_sketch_job *job = s->job;
     tsk_feed_opts opts = {r->parse_threads, 0, record_batch_full, record_stopped, r};
     char err[TSK_ERRLEN];
@@ -432,7 +432,7 @@ static void *record_reader_main(void *arg)
 }
 
 /* The candidate keys of every record of b (each a genome) on the GPU, into s->gpu_keys. */
-static int scan_on_gpu(run_state *s, const tsk_batcher *b)
+static int scan_on_gpu(sketch_run *s, const tsk_batcher *b)
 {
     if (b->n + 1 > s->gpu_cap) {
         int64_t *o = realloc(s->gpu_offset, (size_t)(b->n + 1) * sizeof *o);
@@ -456,7 +456,7 @@ static int scan_on_gpu(run_state *s, const tsk_batcher *b)
 }
 
 /* Scans batch b (each record a genome) on every thread and writes its genomes in order. */
-static void sketch_record_batch(run_state *s, const tsk_batcher *b, genome_out *g)
+static void sketch_record_batch(sketch_run *s, const tsk_batcher *b, genome_out *g)
 {
     const tsk_params *p = &s->job->params;
     const int64_t first = s->written;
@@ -495,7 +495,7 @@ static void sketch_record_batch(run_state *s, const tsk_batcher *b, genome_out *
     }
 }
 
-static int run_records(run_state *s)
+static int run_records(sketch_run *s)
 {
     const tsk_sketch_job *job = s->job;
     record_reader r;
@@ -583,7 +583,7 @@ static int run_records(run_state *s)
  * tsk_engine_genome_device (engine.h: cuda[:N] device N, the first of a list; auto one where it
  * pays). A missing GPU under cuda is TSK_EXIT_NO_GPU, under auto the CPU case; parameters the GPU
  * scanner does not take scan on the CPU with a note. */
-static int open_gpu(run_state *s)
+static int open_gpu(sketch_run *s)
 {
     const tsk_device_choice *d = &s->job->device;
     const int device = tsk_engine_genome_device(s->job, s->threads);
@@ -607,7 +607,7 @@ static int open_gpu(run_state *s)
  * batches cost more than the scan it saved (1,000 gzipped genomes: 1.62 s on the CPU threads, 1.81
  * s with the GPU: docs/performance.md, "Genome sketching"). --device cuda still wants a usable GPU,
  * as every command does (exit 5 without one), and is told where the work went. */
-static int per_file_device(const run_state *s)
+static int per_file_device(const sketch_run *s)
 {
     if (s->job->device.kind != TSK_DEVICE_CUDA) return TSK_EXIT_OK;
     char why[TSK_ERRLEN];
@@ -634,7 +634,7 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
      * (and zeroed by the kernel) again for every file */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
-    run_state s;
+    sketch_run s;
     memset(&s, 0, sizeof s);
     s.job = job;
     s.sink = sink;

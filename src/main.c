@@ -6,7 +6,9 @@
 
 #include "../io/atomic_file.h"
 #include "cli.h"
+#include "commands.h"
 #include "detached_exit.h"
+#include "wait_policy.h"
 #include "tsk_config.h"
 
 static const char USAGE[] =

@@ -1,4 +1,4 @@
-/* wait_policy.c: OpenMP threads that wait sleep (cli.h, tsk_sleeping_waits).
+/* wait_policy.c: OpenMP threads that wait sleep (wait_policy.h, tsk_sleeping_waits).
  *
  * Why a new process image: GNU libgomp reads OMP_WAIT_POLICY in its library constructor, before
  * main, so setting it in main changes nothing. Its default spins a waiting thread for a while
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "wait_policy.h"
 
 void tsk_sleeping_waits(char **argv)
 {

@@ -1,18 +1,20 @@
-/* matrix_cmd.h: commands that need the whole distance matrix in memory (`tree`, `plot`).
+/* cmd_dist.h: the command line shared by `dist` and `triangle` (cmd_dist.c), and the commands that
+ * need the whole distance matrix in memory (`tree`, `plot`) through it.
  *
- * The distances come from dist's command line and runner (cmd_dist.c, dist_run.h): the same
+ * The matrix commands' distances come from dist's command line and runner (dist_run.h): the same
  * inputs, sketch options, engines, -p, --device, --genome and --metric, all inputs as one set as
  * `triangle` takes them. Instead of a writer, the lower triangle fills an n x n float32 matrix that
- * the command's consumer gets: O(N^2) float32 memory, the upper half left free as working space
- * (cpu/nj_tree.h uses it). */
-#ifndef TSK_MATRIX_CMD_H
-#define TSK_MATRIX_CMD_H
+ * the command's consumer gets (dist_matrix.h): O(N^2) float32 memory, the upper half left free as
+ * working space (cpu/nj_tree.h uses it). */
+#ifndef TSK_CMD_DIST_H
+#define TSK_CMD_DIST_H
 
 #include <getopt.h>
 #include <stdint.h>
 
-#include "../core/tsk_tree.h"
-#include "../io/dist_out.h"
+/* Runs `tsketch dist` (triangle = 0) or `tsketch triangle` (1): argv as the subcommand receives
+ * it. Returns a TSK_EXIT_* code. */
+int tsk_dist_main(int argc, char **argv, int triangle);
 
 /* getopt_long codes of the matrix commands' own options start here (dist's own end below). */
 #define TSK_OPT_MATRIX_FIRST 1200
@@ -38,20 +40,6 @@ typedef struct tsk_matrix_command {
     int (*consume)(void *ctx, tsk_dist_matrix *m);
     void *ctx;
 } tsk_matrix_command;
-
-/* The neighbour-joining tree of m (cmd_tree.c): checks that there is an item and that every
- * distance is finite (naming the pair otherwise), then builds it in m's upper triangle. Returns
- * an exit code after printing the message; on success *tree is the caller's to free. */
-int tsk_matrix_nj(const tsk_dist_matrix *m, tsk_tree *tree);
-
-/* The output stage of the matrix commands (dist_matrix.c): the in-memory output of an n x n float32
- * matrix (*matrix, the caller's to free) or NULL after the message; once the run has filled it,
- * tsk_dist_matrix_deliver hands the matrix to cmd's consumer, which writes the command's output to
- * output (NULL: stdout) and returns its exit code. distance and meaning name the distance for
- * legends. */
-tsk_dist_out *tsk_dist_matrix_open(int64_t n, float **matrix);
-int tsk_dist_matrix_deliver(const tsk_matrix_command *cmd, float *matrix, int64_t n, const char *const *names,
-                            const char *distance, const char *meaning, const char *output, int threads);
 
 /* Runs `tsketch <cmd->name> [options] INPUT...`: argv as the subcommand receives it. */
 int tsk_matrix_main(int argc, char **argv, const tsk_matrix_command *cmd);
