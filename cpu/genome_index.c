@@ -17,13 +17,15 @@
 #define BUCKET_POSTINGS 16          /* postings per bucket the directory aims at */
 #define ROUND_MIN (INT64_C(1) << 22) /* sets of fewer postings are indexed in one round */
 #define SLICE_BITS 12               /* slices of a round: sorted one per thread at a time */
+#define MIN_BITS 16                 /* buckets hold h's top 16 bits at least: a key stores the other 48 */
+#define ENT_BYTES 10                /* a distinct key: h's low 48 bits, field */
 
 struct tsk_cpu_genome_index {
     const tsk_key_sets *q, *r;
     int threads;
     int bits;           /* 2^bits buckets, picked by the top bits of h */
     uint64_t *dir;      /* bucket b: distinct keys [dir[2b], dir[2b + 2]), first posting dir[2b + 1] */
-    uint32_t *ent;      /* distinct key d: h's low and high halves, field (genome_index.h) */
+    uint8_t *ent;       /* distinct key d at ent + ENT_BYTES d: h's low 48 bits, field (genome_index.h) */
     uint32_t *post;     /* postings of keys of several references, ascending per key */
     int64_t n_distinct, n_post;
     char err[256];
@@ -37,6 +39,55 @@ typedef struct {
 
 static inline uint64_t top(uint64_t h, int nbits) { return nbits ? h >> (64 - nbits) : 0; }
 
+/* A distinct key's record: h's low 32 bits, its bits 32..47 (the bucket holds the rest), field. */
+static inline void ent_put(uint8_t *x, uint64_t h, uint32_t field)
+{
+    const uint32_t lo = (uint32_t)h;
+    const uint16_t mid = (uint16_t)(h >> 32);
+    memcpy(x, &lo, 4);
+    memcpy(x + 4, &mid, 2);
+    memcpy(x + 6, &field, 4);
+}
+
+static inline int ent_is(const uint8_t *x, uint64_t h)
+{
+    uint32_t lo;
+    uint16_t mid;
+    memcpy(&lo, x, 4);
+    memcpy(&mid, x + 4, 2);
+    return lo == (uint32_t)h && mid == (uint16_t)(h >> 32);
+}
+
+static inline uint32_t ent_field(const uint8_t *x)
+{
+    uint32_t f;
+    memcpy(&f, x + 6, 4);
+    return f;
+}
+
+/* Where key's postings are: 0 when no reference holds it; 1 when one does, *ref; 2 when several
+ * do, post[*p0 .. *p1). */
+static inline int lookup(const tsk_cpu_genome_index *e, uint64_t key, uint64_t *p0, uint64_t *p1, uint32_t *ref)
+{
+    const uint64_t h = tsk_mix64(key), b = top(h, e->bits);
+    const uint64_t d1 = e->dir[2 * b + 2], base = e->dir[2 * b + 1];
+    uint64_t p = base;
+    for (uint64_t d = e->dir[2 * b]; d < d1; d++) {
+        const uint8_t *x = e->ent + ENT_BYTES * d;
+        const uint32_t f = ent_field(x);
+        if (ent_is(x, h)) {
+            if (f & SINGLE) {
+                *ref = f & ~SINGLE;
+                return 1;
+            }
+            *p0 = p, *p1 = base + f;
+            return 2;
+        }
+        if (!(f & SINGLE)) p = base + f;
+    }
+    return 0;
+}
+
 const char *tsk_cpu_genome_index_error(const tsk_cpu_genome_index *e)
 {
     return e ? e->err : "no CPU genome index";
@@ -44,7 +95,7 @@ const char *tsk_cpu_genome_index_error(const tsk_cpu_genome_index *e)
 
 int64_t tsk_cpu_genome_index_bytes(const tsk_cpu_genome_index *e)
 {
-    return ((INT64_C(2) << e->bits) + 2) * 8 + e->n_distinct * 12 + e->n_post * 4;
+    return ((INT64_C(2) << e->bits) + 2) * 8 + e->n_distinct * ENT_BYTES + e->n_post * 4;
 }
 
 void tsk_cpu_genome_index_close(tsk_cpu_genome_index *e)
@@ -183,13 +234,13 @@ static int build_round(tsk_cpu_genome_index *e, int rd, int round_bits, int slic
         tot[s] = (slice_total){d, np};
         d += st.distinct, np += st.postings;
     }
-    uint32_t *ent = realloc(e->ent, sizeof *ent * (size_t)(3 * d + 3));
+    uint8_t *ent = realloc(e->ent, (size_t)(ENT_BYTES * d + ENT_BYTES));
     if (ent) e->ent = ent;
     uint32_t *post = ent ? realloc(e->post, sizeof *post * (size_t)(np + 1)) : NULL;
     if (post) e->post = post;
     if (!ent || !post) {
         snprintf(e->err, sizeof e->err, "out of memory: %lld bytes for the genome index's %lld keys and %lld postings",
-                 (long long)(12 * d + 4 * np), (long long)d, (long long)np);
+                 (long long)(ENT_BYTES * d + 4 * np), (long long)d, (long long)np);
         return -1;
     }
     const int64_t first_bucket = (int64_t)rd << (e->bits - round_bits);
@@ -205,14 +256,9 @@ static int build_round(tsk_cpu_genome_index *e, int rd, int round_bits, int slic
             while (a < n && (int64_t)top(p[a].h, e->bits) == b) {
                 int64_t y = a + 1;
                 while (y < n && p[y].h == p[a].h) y++;
-                uint32_t *x = e->ent + 3 * dd++;
-                x[0] = (uint32_t)p[a].h, x[1] = (uint32_t)(p[a].h >> 32);
-                if (y - a == 1) {
-                    x[2] = SINGLE | p[a].ref;
-                } else {
+                if (y - a > 1)
                     for (int64_t j = a; j < y; j++) e->post[pp++] = p[j].ref;
-                    x[2] = (uint32_t)(pp - base);
-                }
+                ent_put(e->ent + ENT_BYTES * dd++, p[a].h, y - a == 1 ? SINGLE | p[a].ref : (uint32_t)(pp - base));
                 a = y;
             }
         }
@@ -225,7 +271,7 @@ static int build(tsk_cpu_genome_index *e)
 {
     const tsk_key_sets *r = e->r;
     const int64_t n_keys = r->n_items ? r->offset[r->n_items] - r->offset[0] : 0;
-    int bits = 1;
+    int bits = MIN_BITS;
     while (bits < 48 && (INT64_C(1) << bits) * BUCKET_POSTINGS < n_keys) bits++;
     const int round_bits = n_keys > ROUND_MIN ? 2 : 0;
     if (bits < round_bits + 1) bits = round_bits + 1;
@@ -337,22 +383,12 @@ static void count_query(const tsk_cpu_genome_index *e, int64_t q, counters *c)
     const int64_t n = tsk_key_set_size(e->q, q);
     c->n_touched = 0;
     for (int64_t i = 0; i < n; i++) {
-        const uint64_t h = tsk_mix64(keys[i]);
-        const uint64_t b = top(h, e->bits);
-        const uint64_t d1 = e->dir[2 * b + 2], base = e->dir[2 * b + 1];
-        uint64_t p = base;
-        for (uint64_t d = e->dir[2 * b]; d < d1; d++) {
-            const uint32_t *x = e->ent + 3 * d, f = x[2];
-            if (x[0] == (uint32_t)h && x[1] == (uint32_t)(h >> 32)) {
-                if (f & SINGLE) {
-                    count_ref(c, f & ~SINGLE);
-                } else {
-                    for (const uint32_t *r = e->post + p, *end = e->post + base + f; r < end; r++) count_ref(c, *r);
-                }
-                break;
-            }
-            if (!(f & SINGLE)) p = base + f;
-        }
+        uint64_t p0, p1;
+        uint32_t ref;
+        const int found = lookup(e, keys[i], &p0, &p1, &ref);
+        if (found == 1) count_ref(c, ref);
+        else if (found == 2)
+            for (const uint32_t *r = e->post + p0, *end = e->post + p1; r < end; r++) count_ref(c, *r);
     }
 }
 
@@ -364,17 +400,10 @@ int64_t tsk_cpu_genome_index_walk(const tsk_cpu_genome_index *e, int64_t q0, int
     for (int64_t q = q0; q < q0 + nq; q++) {
         const uint64_t *keys = e->q->keys + e->q->offset[q];
         for (int64_t i = 0; i < tsk_key_set_size(e->q, q); i++) {
-            const uint64_t h = tsk_mix64(keys[i]), b = top(h, e->bits);
-            const uint64_t base = e->dir[2 * b + 1];
-            uint64_t p = base;
-            for (uint64_t d = e->dir[2 * b]; d < e->dir[2 * b + 2]; d++) {
-                const uint32_t *x = e->ent + 3 * d, f = x[2];
-                if (x[0] == (uint32_t)h && x[1] == (uint32_t)(h >> 32)) {
-                    walked += f & SINGLE ? 1 : (int64_t)(base + f - p);
-                    break;
-                }
-                if (!(f & SINGLE)) p = base + f;
-            }
+            uint64_t p0, p1;
+            uint32_t ref;
+            const int found = lookup(e, keys[i], &p0, &p1, &ref);
+            walked += found == 1 ? 1 : found == 2 ? (int64_t)(p1 - p0) : 0;
         }
     }
     return walked;
