@@ -272,7 +272,7 @@ static int build(tsk_cpu_genome_index *e)
     const tsk_key_sets *r = e->r;
     const int64_t n_keys = r->n_items ? r->offset[r->n_items] - r->offset[0] : 0;
     int bits = MIN_BITS;
-    while (bits < 48 && (INT64_C(1) << bits) * BUCKET_POSTINGS < n_keys) bits++;
+    while (bits < 48 && (INT64_C(2) << bits) * BUCKET_POSTINGS <= n_keys) bits++; /* 16 to 32 a bucket */
     const int round_bits = n_keys > ROUND_MIN ? 2 : 0;
     if (bits < round_bits + 1) bits = round_bits + 1;
     const int slice_bits = bits - round_bits < SLICE_BITS ? bits - round_bits : SLICE_BITS;
@@ -376,6 +376,30 @@ static inline void count_ref(counters *c, uint32_t r)
     if (c->count[r]++ == 0) c->touched[c->n_touched++] = (int32_t)r;
 }
 
+/* The lookups of an index beyond the caches wait on memory: the directory line of the key AHEAD
+ * places on is fetched early, and its bucket's records and postings (two lines of each: a bucket
+ * holds 16 to 32 postings) half that far ahead, once that line is in. */
+#define AHEAD 32
+/* GCC 12 drops __builtin_prefetch whose address comes from a load that only prefetches use (its
+ * dead-code pass: none of this function's prefetches survived -O1); an asm statement stays. */
+#if defined(__x86_64__) || defined(__i386__)
+#define PREFETCH(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#else
+#define PREFETCH(p) __builtin_prefetch(p)
+#endif
+static inline void prefetch_ahead(const tsk_cpu_genome_index *e, const uint64_t *keys, int64_t i, int64_t n)
+{
+    if (i + AHEAD < n) PREFETCH(e->dir + 2 * top(tsk_mix64(keys[i + AHEAD]), e->bits));
+    if (i + AHEAD / 2 < n) {
+        const uint64_t *dir = e->dir + 2 * top(tsk_mix64(keys[i + AHEAD / 2]), e->bits);
+        const uint8_t *x = e->ent + ENT_BYTES * dir[0];
+        PREFETCH(x);
+        PREFETCH(x + 64);
+        PREFETCH(e->post + dir[1]);
+        PREFETCH(e->post + dir[1] + 16);
+    }
+}
+
 /* Counts query q's shared keys with every reference into c (touched: in the order first met). */
 static void count_query(const tsk_cpu_genome_index *e, int64_t q, counters *c)
 {
@@ -383,6 +407,7 @@ static void count_query(const tsk_cpu_genome_index *e, int64_t q, counters *c)
     const int64_t n = tsk_key_set_size(e->q, q);
     c->n_touched = 0;
     for (int64_t i = 0; i < n; i++) {
+        prefetch_ahead(e, keys, i, n);
         uint64_t p0, p1;
         uint32_t ref;
         const int found = lookup(e, keys[i], &p0, &p1, &ref);
@@ -399,7 +424,9 @@ int64_t tsk_cpu_genome_index_walk(const tsk_cpu_genome_index *e, int64_t q0, int
 #pragma omp parallel for schedule(dynamic, 16) num_threads(e->threads) reduction(+ : walked)
     for (int64_t q = q0; q < q0 + nq; q++) {
         const uint64_t *keys = e->q->keys + e->q->offset[q];
-        for (int64_t i = 0; i < tsk_key_set_size(e->q, q); i++) {
+        const int64_t n = tsk_key_set_size(e->q, q);
+        for (int64_t i = 0; i < n; i++) {
+            prefetch_ahead(e, keys, i, n);
             uint64_t p0, p1;
             uint32_t ref;
             const int found = lookup(e, keys[i], &p0, &p1, &ref);
