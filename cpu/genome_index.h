@@ -10,15 +10,16 @@
  * bit (the same arguments, exact integer counts, sizes by tsk_genome_pair_sizes, the same double
  * share by tsk_genome_share, the same order and padding), and so as the GPU engine does.
  *
- * The index (measured: docs/performance.md and bench/cpu/genome_index_bench.c). A key is looked
- * up by h = tsk_mix64(key), a bijection, so h stands for the key: the top `bits` bits of h pick a
- * bucket (about 16 postings each), a bucket lists its distinct keys as (h, field) in 12 bytes, and
- * field is either the end of the key's postings relative to the bucket's first posting, or, for a
- * key of one reference only, that reference itself (top bit set; no posting is stored). So the
- * index takes 12 bytes per distinct key, 4 per posting of a key of several references, and 16 per
- * bucket: 4.6 to 5.6 bytes per key of bench's synthetic genomes (sketches: 8). It is built in
- * rounds of buckets (bounding the temporary (h, reference) pairs to about 3 bytes per posting), each
- * round's postings scattered to slices of buckets and sorted per slice by one thread. */
+ * The index. A key is looked up by h = tsk_mix64(key), a bijection, so h stands for the key: the
+ * top `bits` bits of h (16 at least) pick a bucket of 16 to 32 postings, a bucket lists its
+ * distinct keys as (h's low 48 bits, field) in 10 bytes, and field is either the end of the key's
+ * postings relative to the bucket's first posting, or, for a key of one reference only, that
+ * reference itself (top bit set; no posting stored). So the index takes 10 bytes per distinct key,
+ * 4 per posting of a key of several references, 16 per bucket: 7.6 bytes per key of bench's
+ * synthetic genomes (1,000 of 10^4 keys: index + sketches 1.95 x the .tsk file). Lookups are
+ * prefetched a few keys ahead. It is built in rounds of buckets (4 above 2^22 postings: the
+ * temporary (h, reference) pairs take 4 bytes per posting), each round's postings scattered to
+ * slices of buckets, each slice sorted by one thread (a counting sort by bucket, then by h). */
 #ifndef TSK_CPU_GENOME_INDEX_H
 #define TSK_CPU_GENOME_INDEX_H
 
@@ -74,17 +75,21 @@ int64_t tsk_cpu_genome_index_walk(const tsk_cpu_genome_index *e, int64_t q0, int
  *   merge  = M_PAIR nq nr + M_KEY (nq nr_keys + nr nq_keys)       every pair's merge
  *   index  = I_BUILD nr_keys + I_LOOKUP nq_keys + I_POST walked + I_TOUCH touched
  *
- * touched (pairs sharing a key) is at most min(walked, nq nr). The constants were fitted on the
- * 2-core development machine with bench/cpu/genome_index_bench.c (README there); the engine costs
- * less than the merge whenever the sets share less than about M_KEY / I_POST of their keys per
- * pair, which clustered genomes (sharing within species) always do: break-even measured at about
- * a third of every reference's keys shared with every query (all genomes of one species). */
-#define TSK_GENOME_COST_M_PAIR 25.0
-#define TSK_GENOME_COST_M_KEY 0.75
-#define TSK_GENOME_COST_I_BUILD 60.0
-#define TSK_GENOME_COST_I_LOOKUP 40.0
-#define TSK_GENOME_COST_I_POST 2.0
-#define TSK_GENOME_COST_I_TOUCH 10.0
+ * touched (pairs sharing a key) is at most min(walked, nq nr). The constants are one core of the
+ * 2-core development machine, fitted with bench/cpu/genome_index_bench.c (bench/README.md): its
+ * synthetic genomes (N 1,000, KEYS 10^4: model 1.5 s index, 24 s merge; measured 1.54 s and 25 s)
+ * and its `share` sweep, where every query shares a fraction F of its keys with every reference.
+ * A lookup misses the caches (prefetched), a posting is a counter increment; so the index costs
+ * less whenever walked < (M_KEY / I_POST) (nq nr_keys + nr nq_keys), i.e. unless nearly every
+ * key of every genome is in every other: measured merge / index (build included) at N 1,000, 2,000
+ * keys: 13.6 at F 0.05, 3.7 at 0.5, 2.0 at 0.8, 0.76 at 1 (identical genomes). Counters of more
+ * references than the L2 holds (N beyond ~10^5) make I_POST larger. */
+#define TSK_GENOME_COST_M_PAIR 30.0
+#define TSK_GENOME_COST_M_KEY 1.25
+#define TSK_GENOME_COST_I_BUILD 90.0
+#define TSK_GENOME_COST_I_LOOKUP 25.0
+#define TSK_GENOME_COST_I_POST 2.5
+#define TSK_GENOME_COST_I_TOUCH 15.0
 
 static inline double tsk_genome_merge_cost(int64_t nq, int64_t nq_keys, int64_t nr, int64_t nr_keys)
 {

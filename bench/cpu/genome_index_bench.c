@@ -2,6 +2,7 @@
  * engine (cpu/genome_sets.h) on synthetic genome sketches, validated, then timed.
  *
  *   genome_index_bench run N KEYS [REPS] [MERGE_QUERIES]
+ *   genome_index_bench share N KEYS F [MERGE_QUERIES]    the break-even (share_sweep below)
  *
  * N genomes of ~KEYS keys, made by the generator of bench/gpu/genome_sets_bench.c (copied below,
  * the same sketches for the same N and KEYS: its `gen N KEYS OUT.tsk` writes them as a file):
@@ -357,10 +358,57 @@ static int run(int64_t n, int64_t keys, int reps, int64_t merge_queries)
     return failures ? 1 : 0;
 }
 
+/* The break-even: N genomes of KEYS keys, each key the j-th of a pool all genomes draw from with
+ * probability F, else the genome's own, so that a pair shares about F^2 of its keys and a query
+ * walks about F N postings a key; index (build included) against merge, top-10, one call. */
+static int share_sweep(int64_t n, int64_t keys, double f, int64_t merge_queries)
+{
+    const int threads = omp_get_max_threads();
+    uint64_t *k = malloc(sizeof *k * (size_t)(n * keys));
+    int64_t *offset = malloc(sizeof *offset * (size_t)(n + 1));
+    offset[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t m = 0;
+        for (int64_t j = 0; j < keys; j++) k[i * keys + m++] = u01(T_KEEP, (uint64_t)i, (uint64_t)j) < f ? h3(T_POOL, 0, (uint64_t)j) : h3(T_OWN, (uint64_t)i, (uint64_t)j);
+        offset[i + 1] = offset[i] + tsk_genome_keys_sort_unique(k + i * keys, m);
+        memmove(k + offset[i], k + i * keys, sizeof *k * (size_t)(offset[i + 1] - offset[i]));
+    }
+    const tsk_key_sets s = {n, k, offset, NULL};
+    char err[256];
+    const int kk = 10;
+    tsk_genome_pair *top = malloc(sizeof *top * (size_t)(n * kk)), *want = malloc(sizeof *want * (size_t)(n * kk));
+    double t0 = now();
+    tsk_cpu_genome_index *x = tsk_cpu_genome_index_open(&s, &s, threads, err, sizeof err);
+    const double t_open = now() - t0;
+    t0 = now();
+    tsk_cpu_genome_index_topk(x, 0, n, kk, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, top);
+    const double t_top = now() - t0;
+    const int64_t walked = tsk_cpu_genome_index_walk(x, 0, n);
+    tsk_cpu_genome_sets *m = tsk_cpu_genome_sets_open(&s, &s, threads, err, sizeof err);
+    const int64_t mq = merge_queries > 0 && merge_queries < n ? merge_queries : n, mq0 = (n - mq) / 2;
+    t0 = now();
+    tsk_cpu_genome_sets_topk(m, mq0, mq, kk, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, want);
+    const double t_merge = (now() - t0) * (double)n / (double)mq;
+    check(!memcmp(want, top + mq0 * kk, sizeof *top * (size_t)(mq * kk)), "top-10 index = merge");
+    const double model_x = tsk_genome_index_cost(n, offset[n], n, offset[n], (double)walked, 0) / threads * 1e-9;
+    const double model_m = tsk_genome_merge_cost(n, offset[n], n, offset[n]) / threads * 1e-9;
+    printf("N=%lld keys=%lld F=%.2f threads=%d: walked %.3f of pair keys (%.0f per query key) | index %.3f s (open %.3f "
+           "+ top-10 %.3f) | merge %.3f s%s | merge/index %.2f | model: index %.3f s, merge %.3f s\n",
+           (long long)n, (long long)keys, f, threads, (double)walked / ((double)n * (double)offset[n]),
+           (double)walked / (double)offset[n], t_open + t_top, t_open, t_top, t_merge, mq < n ? " (scaled)" : "",
+           t_merge / (t_open + t_top), model_x, model_m);
+    tsk_cpu_genome_index_close(x);
+    tsk_cpu_genome_sets_close(m);
+    free(top), free(want), free(k), free(offset);
+    return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && !strcmp(argv[1], "run"))
         return run(atoll(argv[2]), atoll(argv[3]), argc > 4 ? atoi(argv[4]) : 3, argc > 5 ? atoll(argv[5]) : 1000);
-    fprintf(stderr, "usage: genome_index_bench run N KEYS [REPS] [MERGE_QUERIES]\n");
+    if (argc >= 5 && !strcmp(argv[1], "share"))
+        return share_sweep(atoll(argv[2]), atoll(argv[3]), atof(argv[4]), argc > 5 ? atoll(argv[5]) : 1000);
+    fprintf(stderr, "usage: genome_index_bench run N KEYS [REPS] [MERGE_QUERIES] | share N KEYS F [MERGE_QUERIES]\n");
     return 2;
 }
