@@ -83,7 +83,10 @@ int64_t tsk_cpu_genome_index_walk(const tsk_cpu_genome_index *e, int64_t q0, int
  * less whenever walked < (M_KEY / I_POST) (nq nr_keys + nr nq_keys), i.e. unless nearly every
  * key of every genome is in every other: measured merge / index (build included) at N 1,000, 2,000
  * keys: 13.6 at F 0.05, 3.7 at 0.5, 2.0 at 0.8, 0.76 at 1 (identical genomes). Counters of more
- * references than the L2 holds (N beyond ~10^5) make I_POST larger. */
+ * references than the L2 holds (N beyond ~10^5) make I_POST larger. Not yet understood: I_LOOKUP
+ * holds for indexes up to 140 MB (2,000 genomes: 67 ns a lookup on a loaded core), but on the
+ * development VM an index of 650 MB (10^4 genomes) took about 1.7 us a lookup; the device
+ * machine's numbers decide (page walks? huge pages were tried, and stalled in compaction there). */
 #define TSK_GENOME_COST_M_PAIR 30.0
 #define TSK_GENOME_COST_M_KEY 1.25
 #define TSK_GENOME_COST_I_BUILD 90.0
