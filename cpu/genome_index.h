@@ -86,7 +86,8 @@ int64_t tsk_cpu_genome_index_walk(const tsk_cpu_genome_index *e, int64_t q0, int
  * references than the L2 holds (N beyond ~10^5) make I_POST larger. Not yet understood: I_LOOKUP
  * holds for indexes up to 140 MB (2,000 genomes: 67 ns a lookup on a loaded core), but on the
  * development VM an index of 650 MB (10^4 genomes) took about 1.7 us a lookup; the device
- * machine's numbers decide (page walks? huge pages were tried, and stalled in compaction there). */
+ * machine's numbers decide (page walks? with MADV_HUGEPAGE the run did not end in 300 s there,
+ * defrag being madvise: compaction, probably). */
 #define TSK_GENOME_COST_M_PAIR 30.0
 #define TSK_GENOME_COST_M_KEY 1.25
 #define TSK_GENOME_COST_I_BUILD 90.0
