@@ -13,6 +13,7 @@ static pthread_once_t knobs_once = PTHREAD_ONCE_INIT;
 
 static const char *const kernel_words[] = {"auto", "portable", "avx2", "avx512"};
 static const char *const split_words[] = {"ready", "cpu", "gpu", "alternate"};
+static const char *const genome_engine_words[] = {"auto", "merge", "index"};
 static const char *const method_words[] = {"auto", "dp"};
 static const char *const switch_words[] = {"0", "1"};
 
@@ -70,6 +71,8 @@ static void read_knobs(void)
     knobs.genome_piece = count_knob("TSKETCH_GENOME_PIECE", INT64_MAX);
     knobs.cluster_memory = count_knob("TSKETCH_CLUSTER_MEMORY", INT64_MAX);
     knobs.dist_lanes = count_knob("TSKETCH_DIST_LANES", 16);
+    knobs.genome_cpu_engine = (tsk_knob_genome_engine)word_knob("TSKETCH_GENOME_CPU_ENGINE", genome_engine_words,
+                                                                N_WORDS(genome_engine_words), TSK_KNOB_GENOME_AUTO);
     knobs.dist_block = count_knob("TSKETCH_DIST_BLOCK", INT64_MAX);
     const long long budget = count_knob("TSKETCH_CPU_LEVELS_BUDGET", INT64_MAX);
     knobs.cpu_levels_budget = budget ? budget : INT64_C(64) << 20;

@@ -36,6 +36,13 @@ typedef enum {
     TSK_KNOB_SPLIT_ALTERNATE = 3
 } tsk_knob_split;
 
+/* The CPU engine of genome sketches (TSKETCH_GENOME_CPU_ENGINE). */
+typedef enum {
+    TSK_KNOB_GENOME_AUTO = 0,  /* by the cost model of cpu/genome_index.h (the default) */
+    TSK_KNOB_GENOME_MERGE = 1, /* every pair's merge (cpu/genome_sets.h) */
+    TSK_KNOB_GENOME_INDEX = 2  /* the inverted index (cpu/genome_index.h) */
+} tsk_knob_genome_engine;
+
 typedef struct {
     int timing;                   /* TSKETCH_TIMING=1: sketch prints where the seconds went (0) */
     int detached_exit;            /* TSKETCH_DETACHED_EXIT=0 ends the process plainly (1) */
@@ -51,6 +58,7 @@ typedef struct {
                                    * blocks at once, as GPUs do (src/dist_run.c); 0: one, inline */
     long long dist_block;         /* TSKETCH_DIST_BLOCK, >= 1: queries per block of a distance run;
                                    * 0: the selection's own size */
+    tsk_knob_genome_engine genome_cpu_engine; /* TSKETCH_GENOME_CPU_ENGINE: auto, merge, index (auto) */
     long long cpu_levels_budget;  /* TSKETCH_CPU_LEVELS_BUDGET: bytes of chunk levels held (64 MiB) */
     int cpu_method_dp;            /* TSKETCH_CPU_METHOD=dp: the sketch DP where counts apply (0) */
     tsk_knob_kernel cpu_kernel;   /* TSKETCH_CPU_KERNEL: the sketch DP's kernel (auto) */

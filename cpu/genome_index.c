@@ -602,23 +602,31 @@ int tsk_cpu_genome_index_within(tsk_cpu_genome_index *e, int64_t q0, int64_t nq,
     return failed ? -1 : 0;
 }
 
+/* References a walk estimate merges with each sampled query. */
+#define WALK_REF_SAMPLES 512
+
 double tsk_genome_walk_estimate(const tsk_key_sets *q, int64_t q0, int64_t nq, const tsk_key_sets *r, int samples,
                                 int threads)
 {
     if (!in_range(q, q0, nq) || samples < 1) return -1.0;
     if (nq == 0 || r->n_items == 0) return 0.0;
     if (samples > nq) samples = (int)nq;
+    /* references evenly spread too: 10^5 of them merged with every sampled query would cost
+     * seconds, more than the choice is worth */
+    const int64_t refs = r->n_items < WALK_REF_SAMPLES ? r->n_items : WALK_REF_SAMPLES;
     char err[256];
     tsk_cpu_genome_sets *m = tsk_cpu_genome_sets_open(q, r, threads, err, sizeof err);
-    uint32_t *row = malloc(sizeof *row * (size_t)r->n_items);
     double sum = 0.0;
-    int rc = m && row ? 0 : -1;
+    int rc = m ? 0 : -1;
     for (int s = 0; s < samples && !rc; s++) {
         const int64_t i = q0 + (2 * (int64_t)s + 1) * nq / (2 * (int64_t)samples);
-        rc = tsk_cpu_genome_sets_block(m, i, 1, 0, r->n_items, row, r->n_items);
-        for (int64_t j = 0; !rc && j < r->n_items; j++) sum += row[j];
+        for (int64_t t = 0; t < refs && !rc; t++) {
+            uint32_t shared;
+            const int64_t j = (2 * t + 1) * r->n_items / (2 * refs);
+            rc = tsk_cpu_genome_sets_block(m, i, 1, j, 1, &shared, 1);
+            sum += shared;
+        }
     }
-    free(row);
     tsk_cpu_genome_sets_close(m);
-    return rc ? -1.0 : sum * (double)nq / (double)samples;
+    return rc ? -1.0 : sum * (double)nq / (double)samples * (double)r->n_items / (double)refs;
 }

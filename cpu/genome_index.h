@@ -112,8 +112,8 @@ static inline double tsk_genome_index_cost(int64_t nq, int64_t nq_keys, int64_t 
 }
 
 /* walked of queries q0 .. q0+nq-1 against every reference, estimated without an index: the exact
- * sum for `samples` queries spread evenly over them (each merged with every reference, as the
- * merge engine would, on threads threads), scaled to nq. -1 on bad arguments. */
+ * sum over `samples` queries spread evenly over them and up to 512 references spread evenly over
+ * r (each pair merged as the merge engine would), scaled to nq and to r. -1 on bad arguments. */
 double tsk_genome_walk_estimate(const tsk_key_sets *q, int64_t q0, int64_t nq, const tsk_key_sets *r, int samples,
                                 int threads);
 

@@ -23,6 +23,7 @@
 #include "../core/genome_keys.h"
 #include "../core/tsk_knobs.h"
 #include "../cpu/cpu_dist.h"
+#include "../cpu/genome_index.h"
 #include "../cpu/genome_sets.h"
 #include "../gpu/genome_sets.h"
 #include "../gpu/gpu_dist.h"
@@ -110,26 +111,102 @@ static int gpu_rows_within(void *e, int64_t q0, int64_t nq, float max, tsk_pair_
     return tsk_gpu_dist_within(e, q0, nq, max, f, p, n, cap);
 }
 
+/* The CPU engine of genome sketches: every pair's merge (cpu/genome_sets.h), which count blocks
+ * (dense outputs) always take, and the inverted index (cpu/genome_index.h), built at the first
+ * top-k or threshold call when its cost model says it costs less over the run's queries than the
+ * merge (TSKETCH_GENOME_CPU_ENGINE=merge or index forces one). Both give the same bytes. */
+typedef struct {
+    const tsk_key_sets *q, *r;
+    int threads;
+    tsk_cpu_genome_sets *merge;
+    tsk_cpu_genome_index *index;
+    int chosen;                /* the choice is made: index, or NULL for the merge */
+    char err[TSK_ERRLEN];
+} cpu_genomes;
+
+/* Queries whose merges sample the keys they share, for the index's cost before it exists. */
+#define WALK_SAMPLES 32
+
+/* Whether the index pays over the run: all the set's queries against all references. */
+static int index_pays(const cpu_genomes *g)
+{
+    const tsk_knob_genome_engine forced = tsk_knobs_get()->genome_cpu_engine;
+    if (forced != TSK_KNOB_GENOME_AUTO) return forced == TSK_KNOB_GENOME_INDEX;
+    const int64_t nq = g->q->n_items, nr = g->r->n_items;
+    if (nq == 0 || nr == 0) return 0;
+    const int64_t nq_keys = g->q->offset[nq], nr_keys = g->r->offset[nr];
+    const double merge = tsk_genome_merge_cost(nq, nq_keys, nr, nr_keys);
+    /* the index costs at least its build and lookups: no sampling where that alone loses */
+    if (tsk_genome_index_cost(nq, nq_keys, nr, nr_keys, 0, 0) >= merge) return 0;
+    const double walked = tsk_genome_walk_estimate(g->q, 0, nq, g->r, WALK_SAMPLES, g->threads);
+    return walked >= 0 && tsk_genome_index_cost(nq, nq_keys, nr, nr_keys, walked, 0) < merge;
+}
+
+/* The index, when the choice (made once) is the index: NULL for the merge, or on failure (err set). */
+static tsk_cpu_genome_index *chosen_index(cpu_genomes *g, int *failed)
+{
+    *failed = 0;
+    if (!g->chosen) {
+        g->chosen = 1;
+        if (index_pays(g) && !(g->index = tsk_cpu_genome_index_open(g->q, g->r, g->threads, g->err, sizeof g->err)))
+            *failed = 1, g->chosen = 0;
+    }
+    return g->index;
+}
+
+static void cpu_sets_close(void *e)
+{
+    cpu_genomes *g = e;
+    if (!g) return;
+    tsk_cpu_genome_sets_close(g->merge);
+    tsk_cpu_genome_index_close(g->index);
+    free(g);
+}
 static void *cpu_sets_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
 {
     (void)device;
-    return tsk_cpu_genome_sets_open(it->keys_q, it->keys_r, threads, err, errlen);
+    cpu_genomes *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    g->q = it->keys_q, g->r = it->keys_r, g->threads = threads;
+    if (!(g->merge = tsk_cpu_genome_sets_open(it->keys_q, it->keys_r, threads, err, errlen))) {
+        cpu_sets_close(g);
+        return NULL;
+    }
+    return g;
 }
-static void cpu_sets_close(void *e) { tsk_cpu_genome_sets_close(e); }
-static const char *cpu_sets_error(const void *e) { return tsk_cpu_genome_sets_error(e); }
+static const char *cpu_sets_error(const void *e)
+{
+    const cpu_genomes *g = e;
+    if (g->err[0]) return g->err;
+    return g->index ? tsk_cpu_genome_index_error(g->index) : tsk_cpu_genome_sets_error(g->merge);
+}
 static int cpu_sets_block(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared, int64_t ld)
 {
-    return tsk_cpu_genome_sets_block(e, q0, nq, r0, nr, shared, ld);
+    const cpu_genomes *g = e;
+    return tsk_cpu_genome_sets_block(g->merge, q0, nq, r0, nr, shared, ld);
 }
 static int cpu_sets_topk(void *e, int64_t q0, int64_t nq, int k, tsk_genome_mode m, tsk_pair_filter f,
                          tsk_genome_pair *out)
 {
-    return tsk_cpu_genome_sets_topk(e, q0, nq, k, m, f, out);
+    cpu_genomes *g = e;
+    int failed;
+    tsk_cpu_genome_index *index = chosen_index(g, &failed);
+    if (failed) return -1;
+    return index ? tsk_cpu_genome_index_topk(index, q0, nq, k, m, f, out)
+                 : tsk_cpu_genome_sets_topk(g->merge, q0, nq, k, m, f, out);
 }
 static int cpu_sets_within(void *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode m, tsk_pair_filter f,
                            tsk_genome_pair **p, int64_t *n, int64_t *cap)
 {
-    return tsk_cpu_genome_sets_within(e, q0, nq, min_share, m, f, p, n, cap);
+    cpu_genomes *g = e;
+    int failed;
+    tsk_cpu_genome_index *index = chosen_index(g, &failed);
+    if (failed) return -1;
+    return index ? tsk_cpu_genome_index_within(index, q0, nq, min_share, m, f, p, n, cap)
+                 : tsk_cpu_genome_sets_within(g->merge, q0, nq, min_share, m, f, p, n, cap);
 }
 
 static void *gpu_sets_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
