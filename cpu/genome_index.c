@@ -273,12 +273,15 @@ static int build(tsk_cpu_genome_index *e)
     const int64_t n_keys = r->n_items ? r->offset[r->n_items] - r->offset[0] : 0;
     int bits = MIN_BITS;
     while (bits < 48 && (INT64_C(2) << bits) * BUCKET_POSTINGS <= n_keys) bits++; /* 16 to 32 a bucket */
-    const int round_bits = n_keys > ROUND_MIN ? 2 : 0;
+    /* rounds bound the build's (hash, reference) pairs, 16 bytes a posting of the round: a quarter
+     * of the postings a round, a sixteenth past 2^28 (10^5 genomes: 0.9 GB, not 3.8 GB, of a peak
+     * that must stay under twice the sketch file; each round costs one more pass over the keys) */
+    const int round_bits = n_keys > (ROUND_MIN << 6) ? 4 : n_keys > ROUND_MIN ? 2 : 0;
     if (bits < round_bits + 1) bits = round_bits + 1;
     const int slice_bits = bits - round_bits < SLICE_BITS ? bits - round_bits : SLICE_BITS;
     e->bits = bits;
     const int64_t n_buckets = INT64_C(1) << bits, n_slices = INT64_C(1) << slice_bits;
-    /* a round holds about a quarter of the postings; hashes spread them evenly */
+    /* hashes spread the postings evenly over the rounds */
     int64_t round_max = 0;
     e->dir = malloc(sizeof *e->dir * (size_t)(2 * n_buckets + 2));
     int64_t *hist = malloc(sizeof *hist * (size_t)(e->threads * n_slices));
