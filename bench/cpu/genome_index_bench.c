@@ -26,187 +26,9 @@
 #include "../../core/genome_keys.h"
 #include "../../cpu/genome_index.h"
 #include "../../cpu/genome_sets.h"
+#include "../genome/synthetic_sets.h"
 
-/* ---- the sketches: bench/gpu/genome_sets_bench.c's generator, unchanged ---- */
-
-/* the genome defaults of `tsketch sketch --genome` (the floor: KEYS / 2) */
-#define SCALED 500
-#define STRIDE SCALED
-#define WINDOW 20
-#define ANCHOR_K 16
-#define GENOME_T 4
-#define GENOME_DIM 16
-
-static uint64_t mix(uint64_t z)
-{
-    z += 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static uint64_t h3(uint64_t tag, uint64_t a, uint64_t b) { return mix(mix(mix(tag) ^ a) ^ b); }
-static double u01(uint64_t tag, uint64_t a, uint64_t b) { return (double)(h3(tag, a, b) >> 11) / 9007199254740992.0; }
-
-enum { T_CLUSTER = 1, T_GENUS, T_OWN, T_POOL, T_KEEP, T_SIZE, T_GFRAC, T_CSIZE, T_SMALL, T_STRIDE, T_LEN };
-
-/* LSD radix sort of n keys (8-bit digits; digits that every key shares are skipped). */
-static void radix_sort(uint64_t *a, uint64_t *tmp, int64_t n)
-{
-    for (int shift = 0; shift < 64; shift += 8) {
-        int64_t count[257] = {0};
-        for (int64_t i = 0; i < n; i++) count[((a[i] >> shift) & 255) + 1]++;
-        int64_t most = 0;
-        for (int d = 1; d <= 256; d++) most = count[d] > most ? count[d] : most;
-        if (most == n) continue;
-        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-        for (int64_t i = 0; i < n; i++) tmp[count[(a[i] >> shift) & 255]++] = a[i];
-        memcpy(a, tmp, sizeof *a * (size_t)n);
-    }
-}
-
-typedef struct {
-    tsk_key_sets s;
-    uint64_t *keys;
-    int64_t *offset;
-    uint64_t *tau;     /* per genome: its threshold */
-    int64_t *length;   /* per genome: its length (what a reader computes tau from) */
-    int64_t min_keys;
-} owned_sets;
-
-/* The parameters of the sketches: the genome defaults with a floor of min_keys. */
-static tsk_params genome_params(int64_t min_keys)
-{
-    tsk_params p;
-    tsk_params_default(&p);
-    p.t = GENOME_T;
-    p.dim = GENOME_DIM;
-    tsk_tables_draw(&p);
-    p.canonical = 1;
-    p.window = WINDOW;
-    p.stride = STRIDE;
-    p.anchor_k = ANCHOR_K;
-    p.scaled = SCALED;
-    p.min_keys = min_keys;
-    return p;
-}
-
-static void free_sets(owned_sets *o)
-{
-    free(o->keys);
-    free(o->offset);
-    free(o->tau);
-    free(o->length);
-}
-
-static owned_sets make_genomes(int64_t n, int64_t keys)
-{
-    const int64_t min_keys = keys / 2 > 0 ? keys / 2 : 1;
-    const tsk_params p = genome_params(min_keys);
-    const int64_t floor_len = tsk_genome_floor_length(&p);
-    uint64_t *tau = malloc(sizeof(uint64_t) * (size_t)(n + 1));
-    int64_t *length = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *cluster = malloc(sizeof(int64_t) * (size_t)n);
-    for (int64_t i = 0, c = 0; i < n; c++) {  /* cluster sizes 1 + floor(-15 ln u), at most 200 */
-        int64_t size = 1 + (int64_t)(-15.0 * log(1.0 - u01(T_CSIZE, (uint64_t)c, 0)));
-        if (size > 200) size = 200;
-        for (int64_t j = 0; j < size && i < n; j++) cluster[i++] = c;
-    }
-    uint64_t **own = malloc(sizeof(uint64_t *) * (size_t)n);
-    int64_t *len = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    const uint64_t max_key = tsk_genome_max_key(&p); /* T */
-#pragma omp parallel
-    {
-        uint64_t *buf = malloc(sizeof(uint64_t) * (size_t)(3 * keys + 64)), *tmp = malloc(sizeof(uint64_t) * (size_t)(3 * keys + 64));
-#pragma omp for schedule(dynamic, 16)
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t c = cluster[i], g = c / 5;
-            /* a cluster of small genomes: the centre's keys are its candidates at the cluster's
-             * stride s_c, a member's at its own s_c + 0..2 (a bound C_g at most the centre's) */
-            const int small = u01(T_SMALL, (uint64_t)c, 0) < 0.12;
-            const int64_t s_c = 1 + (int64_t)(u01(T_STRIDE, (uint64_t)c, 0) * (SCALED / 4 - 1));
-            const int64_t s_i = s_c + (int64_t)(h3(T_STRIDE, (uint64_t)i, 1) % 3);
-            /* s_i = floor(4 L / (5 min_keys)): L from ceil(5 min_keys s_i / 4), less than 5 min_keys / 4 more */
-            const int64_t step = 5 * min_keys / 4 > 1 ? 5 * min_keys / 4 - 1 : 1;
-            const int64_t len_i = small ? (5 * min_keys * s_i + 3) / 4 + (int64_t)(h3(T_LEN, (uint64_t)i, 0) % (uint64_t)step)
-                                        : 0; /* long genomes: set from their keys below */
-            const uint64_t centre_key = small ? (UINT64_MAX / (uint64_t)s_c | TSK_GENOME_FP_MASK) : max_key;
-            const uint64_t bound = small ? tsk_genome_candidate_limit(&p, len_i) : max_key;
-            /* small: about the 5/4 min_keys candidates of their stride */
-            const int64_t kc = small ? (int64_t)(1.25 * (double)min_keys * (1.0 + 0.3 * u01(T_SIZE, (uint64_t)c, 0)))
-                                     : (int64_t)((double)keys * (0.6 + 0.8 * u01(T_SIZE, (uint64_t)c, 0)));
-            const double gfrac = small ? 0.0 : 0.02 + 0.18 * u01(T_GFRAC, (uint64_t)c, 0);
-            const int first = i == 0 || cluster[i - 1] != c;
-            const double keep = first ? 0.95 : 0.3 + 0.65 * u01(T_KEEP, (uint64_t)i, 0);
-            int64_t m = 0;
-            for (int64_t j = 0; j < kc; j++) {
-                if (u01(T_KEEP, (uint64_t)i, (uint64_t)j + 1) >= keep) continue;
-                const uint64_t k = (double)j < gfrac * (double)kc ? h3(T_GENUS, (uint64_t)g, (uint64_t)j)
-                                                                  : h3(T_CLUSTER, (uint64_t)c, (uint64_t)j);
-                const uint64_t key = centre_key == UINT64_MAX ? k : k % (centre_key + 1);
-                if (key <= bound) buf[m++] = key;
-            }
-            for (int64_t j = 0, extra = (int64_t)((double)kc * (1.0 - keep)); j < extra; j++) {
-                const uint64_t k = h3(T_OWN, (uint64_t)i, (uint64_t)j);
-                buf[m++] = bound == UINT64_MAX ? k : k % (bound + 1);
-            }
-            for (int t = 0; t < 20; t++)
-                buf[m++] = h3(T_POOL, 0, h3(T_POOL, (uint64_t)i, (uint64_t)t) % 2000) % max_key;
-            radix_sort(buf, tmp, m);
-            int64_t u = m ? 1 : 0;
-            for (int64_t j = 1; j < m; j++)
-                if (buf[j] != buf[u - 1]) buf[u++] = buf[j];
-            /* long genomes: about one window in scaled of at least the floor length */
-            length[i] = small ? len_i : (u * SCALED > floor_len ? u * SCALED : floor_len);
-            /* the sketch: the candidates at most the genome's threshold */
-            tau[i] = tsk_genome_threshold(&p, length[i], buf, u);
-            u = tsk_keys_at_most(buf, u, tau[i]);
-            own[i] = malloc(sizeof(uint64_t) * (size_t)(u + 1));
-            memcpy(own[i], buf, sizeof(uint64_t) * (size_t)u);
-            len[i] = u;
-        }
-        free(buf);
-        free(tmp);
-    }
-    owned_sets o;
-    o.tau = tau;
-    o.length = length;
-    o.min_keys = min_keys;
-    o.offset = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    o.offset[0] = 0;
-    for (int64_t i = 0; i < n; i++) o.offset[i + 1] = o.offset[i] + len[i];
-    o.keys = malloc(sizeof(uint64_t) * (size_t)(o.offset[n] + 1));
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t i = 0; i < n; i++) {
-        memcpy(o.keys + o.offset[i], own[i], sizeof(uint64_t) * (size_t)len[i]);
-        free(own[i]);
-    }
-    free(own);
-    free(len);
-    free(cluster);
-    o.s = (tsk_key_sets){n, o.keys, o.offset, o.tau};
-    return o;
-}
-
-/* ---- validation and timing ---- */
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
+/* ---- validation and timing (the sketches: ../genome/synthetic_sets.h) ---- */
 
 static int failures;
 
@@ -251,14 +73,14 @@ static void validate(tsk_cpu_genome_index *x, tsk_cpu_genome_sets *m, int64_t q0
 static int run(int64_t n, int64_t keys, int reps, int64_t merge_queries)
 {
     const int threads = omp_get_max_threads();
-    double t0 = now();
+    double t0 = bench_now();
     owned_sets o = make_genomes(n, keys);
     const tsk_key_sets *s = &o.s;
     const int64_t n_keys = s->offset[n];
     /* what the sketches take in memory: keys, offsets, thresholds (a .tsk adds names and lengths) */
     const double sketch_mb = (double)(8 * n_keys + 16 * (n + 1)) / 1048576.0;
     printf("made %lld genomes, %lld keys (%.0f per genome, %.1f MB of sketches) in %.1f s; %d threads\n", (long long)n,
-           (long long)n_keys, (double)n_keys / (double)n, sketch_mb, now() - t0, threads);
+           (long long)n_keys, (double)n_keys / (double)n, sketch_mb, bench_now() - t0, threads);
     char err[256];
     double t[16], t_open[16];
     tsk_cpu_genome_index *x = NULL;
@@ -266,9 +88,9 @@ static int run(int64_t n, int64_t keys, int reps, int64_t merge_queries)
     const double rss_before = peak_rss_mb();
     for (int r = 0; r < reps; r++) {
         if (x) tsk_cpu_genome_index_close(x);
-        t0 = now();
+        t0 = bench_now();
         x = tsk_cpu_genome_index_open(s, s, threads, err, sizeof err);
-        t_open[r] = now() - t0;
+        t_open[r] = bench_now() - t0;
         if (!x) {
             fprintf(stderr, "open: %s\n", err);
             free_sets(&o);
@@ -278,64 +100,64 @@ static int run(int64_t n, int64_t keys, int reps, int64_t merge_queries)
     const double index_mb = (double)tsk_cpu_genome_index_bytes(x) / 1048576.0;
     printf("index: %.1f MB (%.2f bytes per key; index + sketches = %.2f x the sketches), built in %.3f s; peak RSS "
            "%.0f MB (%.0f MB before the index)\n",
-           index_mb, index_mb * 1048576.0 / (double)n_keys, (index_mb + sketch_mb) / sketch_mb, median(t_open, reps),
+           index_mb, index_mb * 1048576.0 / (double)n_keys, (index_mb + sketch_mb) / sketch_mb, bench_median(t_open, reps),
            peak_rss_mb(), rss_before);
     tsk_cpu_genome_sets *m = tsk_cpu_genome_sets_open(s, s, threads, err, sizeof err);
     const double floor_share = tsk_genome_share_floor(0.05, WINDOW);
     int64_t sample = 640000 / n;
     sample = sample > merge_queries ? merge_queries : sample; /* the validation costs what the merge's timing does */
     sample = sample < 16 ? 16 : sample > n ? n : sample;
-    t0 = now();
+    t0 = bench_now();
     validate(x, m, (n - sample) / 2, sample, floor_share);
-    printf("validation of %lld queries: %.1f s\n", (long long)sample, now() - t0);
+    printf("validation of %lld queries: %.1f s\n", (long long)sample, bench_now() - t0);
 
-    t0 = now();
+    t0 = bench_now();
     const int64_t walked = tsk_cpu_genome_index_walk(x, 0, n);
-    const double t_walk = now() - t0;
+    const double t_walk = bench_now() - t0;
     const int k = 10;
     tsk_genome_pair *top = malloc(sizeof *top * (size_t)(n * k));
     tsk_genome_pair *pp = NULL;
     int64_t np = 0, cap = 0, found = 0;
     for (int r = 0; r < reps; r++) {
-        t0 = now();
+        t0 = bench_now();
         if (tsk_cpu_genome_index_topk(x, 0, n, k, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, top)) {
             fprintf(stderr, "topk: %s\n", tsk_cpu_genome_index_error(x));
             return 2;
         }
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
-    const double x_top = median(t, reps);
+    const double x_top = bench_median(t, reps);
     for (int64_t i = 0; i < n * k; i++) found += top[i].ref >= 0;
     for (int r = 0; r < reps; r++) {
-        t0 = now();
+        t0 = bench_now();
         if (tsk_cpu_genome_index_within(x, 0, n, floor_share, TSK_GENOME_SYMMETRIC, TSK_PAIRS_UPPER, &pp, &np, &cap)) {
             fprintf(stderr, "within: %s\n", tsk_cpu_genome_index_error(x));
             return 2;
         }
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
-    const double x_within = median(t, reps);
+    const double x_within = bench_median(t, reps);
     /* the merge on a run of queries from the middle, scaled to the whole set */
     const int64_t mq = merge_queries > 0 && merge_queries < n ? merge_queries : n, mq0 = (n - mq) / 2;
     const double scale = (double)n / (double)mq;
     const int mreps = mq == n && n > 4000 ? 1 : reps;
     for (int r = 0; r < mreps; r++) {
-        t0 = now();
+        t0 = bench_now();
         tsk_cpu_genome_sets_topk(m, mq0, mq, k, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, top);
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
-    const double m_top = median(t, mreps) * scale;
+    const double m_top = bench_median(t, mreps) * scale;
     int64_t mnp = 0;
     for (int r = 0; r < mreps; r++) {
-        t0 = now();
+        t0 = bench_now();
         /* UPPER would leave the later queries little to do: NOT_SELF then halved is the same work per pair */
         tsk_cpu_genome_sets_within(m, mq0, mq, floor_share, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, &pp, &mnp, &cap);
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
-    const double m_within = median(t, mreps) * scale / 2;
+    const double m_within = bench_median(t, mreps) * scale / 2;
     printf("N=%lld keys=%lld threads=%d: index open %.3f s | top-10: index %.3f s, merge %.3f s%s (%.1fx; %lld "
            "neighbours) | d<=0.05: index %.3f s, merge %.3f s%s (%.1fx; %lld pairs i<j)\n",
-           (long long)n, (long long)keys, threads, median(t_open, reps), x_top, m_top, mq < n ? " (scaled)" : "",
+           (long long)n, (long long)keys, threads, bench_median(t_open, reps), x_top, m_top, mq < n ? " (scaled)" : "",
            m_top / x_top, (long long)found, x_within, m_within, mq < n ? " (scaled)" : "", m_within / x_within,
            (long long)np);
     /* the cost model's units, in ns of one thread */
@@ -343,13 +165,13 @@ static int run(int64_t n, int64_t keys, int reps, int64_t merge_queries)
     printf("walked %lld postings (%.1f per query key, %.4f of all pair keys) in %.3f s | per thread: index top-10 "
            "%.2f ns per posting walked, build %.1f ns per key; merge top-10 %.3f ns per key merged (%.0f ns per pair)\n",
            (long long)walked, (double)walked / (double)n_keys, (double)walked / pair_keys * 2.0, t_walk,
-           x_top * threads * 1e9 / (double)walked, median(t_open, reps) * threads * 1e9 / (double)n_keys,
+           x_top * threads * 1e9 / (double)walked, bench_median(t_open, reps) * threads * 1e9 / (double)n_keys,
            m_top * threads * 1e9 / pair_keys, m_top * threads * 1e9 / pairs);
     const double model_merge = tsk_genome_merge_cost(n, n_keys, n, n_keys) / threads * 1e-9;
     const double model_index = tsk_genome_index_cost(n, n_keys, n, n_keys, (double)walked, 0) / threads * 1e-9;
     printf("cost model (genome_index.h) on %d threads: merge %.2f s, index %.2f s (build included); measured top-10 "
            "merge %.2f s, index %.2f s + open %.2f s\n",
-           threads, model_merge, model_index, m_top, x_top, median(t_open, reps));
+           threads, model_merge, model_index, m_top, x_top, bench_median(t_open, reps));
     free(top);
     free(pp);
     tsk_cpu_genome_sets_close(m);
@@ -377,18 +199,18 @@ static int share_sweep(int64_t n, int64_t keys, double f, int64_t merge_queries)
     char err[256];
     const int kk = 10;
     tsk_genome_pair *top = malloc(sizeof *top * (size_t)(n * kk)), *want = malloc(sizeof *want * (size_t)(n * kk));
-    double t0 = now();
+    double t0 = bench_now();
     tsk_cpu_genome_index *x = tsk_cpu_genome_index_open(&s, &s, threads, err, sizeof err);
-    const double t_open = now() - t0;
-    t0 = now();
+    const double t_open = bench_now() - t0;
+    t0 = bench_now();
     tsk_cpu_genome_index_topk(x, 0, n, kk, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, top);
-    const double t_top = now() - t0;
+    const double t_top = bench_now() - t0;
     const int64_t walked = tsk_cpu_genome_index_walk(x, 0, n);
     tsk_cpu_genome_sets *m = tsk_cpu_genome_sets_open(&s, &s, threads, err, sizeof err);
     const int64_t mq = merge_queries > 0 && merge_queries < n ? merge_queries : n, mq0 = (n - mq) / 2;
-    t0 = now();
+    t0 = bench_now();
     tsk_cpu_genome_sets_topk(m, mq0, mq, kk, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, want);
-    const double t_merge = (now() - t0) * (double)n / (double)mq;
+    const double t_merge = (bench_now() - t0) * (double)n / (double)mq;
     check(!memcmp(want, top + mq0 * kk, sizeof *top * (size_t)(mq * kk)), "top-10 index = merge");
     const double model_x = tsk_genome_index_cost(n, offset[n], n, offset[n], (double)walked, 0) / threads * 1e-9;
     const double model_m = tsk_genome_merge_cost(n, offset[n], n, offset[n]) / threads * 1e-9;

@@ -37,183 +37,7 @@
 #include "../../cpu/genome_sets.h"
 #include "../../gpu/genome_sets.h"
 #include "../../io/tsk_file.h"
-
-/* the genome defaults of `tsketch sketch --genome` (the floor: KEYS / 2, see above) */
-#define SCALED 500
-#define STRIDE SCALED
-#define WINDOW 20
-#define ANCHOR_K 16
-#define GENOME_T 4
-#define GENOME_DIM 16
-
-static uint64_t mix(uint64_t z)
-{
-    z += 0x9E3779B97F4A7C15ULL;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-static uint64_t h3(uint64_t tag, uint64_t a, uint64_t b) { return mix(mix(mix(tag) ^ a) ^ b); }
-static double u01(uint64_t tag, uint64_t a, uint64_t b) { return (double)(h3(tag, a, b) >> 11) / 9007199254740992.0; }
-
-enum { T_CLUSTER = 1, T_GENUS, T_OWN, T_POOL, T_KEEP, T_SIZE, T_GFRAC, T_CSIZE, T_SMALL, T_STRIDE, T_LEN };
-
-/* LSD radix sort of n keys (8-bit digits; digits that every key shares are skipped). */
-static void radix_sort(uint64_t *a, uint64_t *tmp, int64_t n)
-{
-    for (int shift = 0; shift < 64; shift += 8) {
-        int64_t count[257] = {0};
-        for (int64_t i = 0; i < n; i++) count[((a[i] >> shift) & 255) + 1]++;
-        int64_t most = 0;
-        for (int d = 1; d <= 256; d++) most = count[d] > most ? count[d] : most;
-        if (most == n) continue;
-        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-        for (int64_t i = 0; i < n; i++) tmp[count[(a[i] >> shift) & 255]++] = a[i];
-        memcpy(a, tmp, sizeof *a * (size_t)n);
-    }
-}
-
-typedef struct {
-    tsk_key_sets s;
-    uint64_t *keys;
-    int64_t *offset;
-    uint64_t *tau;     /* per genome: its threshold */
-    int64_t *length;   /* per genome: its length (what a reader computes tau from) */
-    int64_t min_keys;
-} owned_sets;
-
-/* The parameters of the sketches: the genome defaults with a floor of min_keys. */
-static tsk_params genome_params(int64_t min_keys)
-{
-    tsk_params p;
-    tsk_params_default(&p);
-    p.t = GENOME_T;
-    p.dim = GENOME_DIM;
-    tsk_tables_draw(&p);
-    p.canonical = 1;
-    p.window = WINDOW;
-    p.stride = STRIDE;
-    p.anchor_k = ANCHOR_K;
-    p.scaled = SCALED;
-    p.min_keys = min_keys;
-    return p;
-}
-
-static void free_sets(owned_sets *o)
-{
-    free(o->keys);
-    free(o->offset);
-    free(o->tau);
-    free(o->length);
-}
-
-static owned_sets make_genomes(int64_t n, int64_t keys)
-{
-    const int64_t min_keys = keys / 2 > 0 ? keys / 2 : 1;
-    const tsk_params p = genome_params(min_keys);
-    const int64_t floor_len = tsk_genome_floor_length(&p);
-    uint64_t *tau = malloc(sizeof(uint64_t) * (size_t)(n + 1));
-    int64_t *length = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *cluster = malloc(sizeof(int64_t) * (size_t)n);
-    for (int64_t i = 0, c = 0; i < n; c++) {  /* cluster sizes 1 + floor(-15 ln u), at most 200 */
-        int64_t size = 1 + (int64_t)(-15.0 * log(1.0 - u01(T_CSIZE, (uint64_t)c, 0)));
-        if (size > 200) size = 200;
-        for (int64_t j = 0; j < size && i < n; j++) cluster[i++] = c;
-    }
-    uint64_t **own = malloc(sizeof(uint64_t *) * (size_t)n);
-    int64_t *len = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    const uint64_t max_key = tsk_genome_max_key(&p); /* T */
-#pragma omp parallel
-    {
-        uint64_t *buf = malloc(sizeof(uint64_t) * (size_t)(3 * keys + 64)), *tmp = malloc(sizeof(uint64_t) * (size_t)(3 * keys + 64));
-#pragma omp for schedule(dynamic, 16)
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t c = cluster[i], g = c / 5;
-            /* a cluster of small genomes: the centre's keys are its candidates at the cluster's
-             * stride s_c, a member's at its own s_c + 0..2 (a bound C_g at most the centre's) */
-            const int small = u01(T_SMALL, (uint64_t)c, 0) < 0.12;
-            const int64_t s_c = 1 + (int64_t)(u01(T_STRIDE, (uint64_t)c, 0) * (SCALED / 4 - 1));
-            const int64_t s_i = s_c + (int64_t)(h3(T_STRIDE, (uint64_t)i, 1) % 3);
-            /* s_i = floor(4 L / (5 min_keys)): L from ceil(5 min_keys s_i / 4), less than 5 min_keys / 4 more */
-            const int64_t step = 5 * min_keys / 4 > 1 ? 5 * min_keys / 4 - 1 : 1;
-            const int64_t len_i = small ? (5 * min_keys * s_i + 3) / 4 + (int64_t)(h3(T_LEN, (uint64_t)i, 0) % (uint64_t)step)
-                                        : 0; /* long genomes: set from their keys below */
-            const uint64_t centre_key = small ? (UINT64_MAX / (uint64_t)s_c | TSK_GENOME_FP_MASK) : max_key;
-            const uint64_t bound = small ? tsk_genome_candidate_limit(&p, len_i) : max_key;
-            /* small: about the 5/4 min_keys candidates of their stride */
-            const int64_t kc = small ? (int64_t)(1.25 * (double)min_keys * (1.0 + 0.3 * u01(T_SIZE, (uint64_t)c, 0)))
-                                     : (int64_t)((double)keys * (0.6 + 0.8 * u01(T_SIZE, (uint64_t)c, 0)));
-            const double gfrac = small ? 0.0 : 0.02 + 0.18 * u01(T_GFRAC, (uint64_t)c, 0);
-            const int first = i == 0 || cluster[i - 1] != c;
-            const double keep = first ? 0.95 : 0.3 + 0.65 * u01(T_KEEP, (uint64_t)i, 0);
-            int64_t m = 0;
-            for (int64_t j = 0; j < kc; j++) {
-                if (u01(T_KEEP, (uint64_t)i, (uint64_t)j + 1) >= keep) continue;
-                const uint64_t k = (double)j < gfrac * (double)kc ? h3(T_GENUS, (uint64_t)g, (uint64_t)j)
-                                                                  : h3(T_CLUSTER, (uint64_t)c, (uint64_t)j);
-                const uint64_t key = centre_key == UINT64_MAX ? k : k % (centre_key + 1);
-                if (key <= bound) buf[m++] = key;
-            }
-            for (int64_t j = 0, extra = (int64_t)((double)kc * (1.0 - keep)); j < extra; j++) {
-                const uint64_t k = h3(T_OWN, (uint64_t)i, (uint64_t)j);
-                buf[m++] = bound == UINT64_MAX ? k : k % (bound + 1);
-            }
-            for (int t = 0; t < 20; t++)
-                buf[m++] = h3(T_POOL, 0, h3(T_POOL, (uint64_t)i, (uint64_t)t) % 2000) % max_key;
-            radix_sort(buf, tmp, m);
-            int64_t u = m ? 1 : 0;
-            for (int64_t j = 1; j < m; j++)
-                if (buf[j] != buf[u - 1]) buf[u++] = buf[j];
-            /* long genomes: about one window in scaled of at least the floor length */
-            length[i] = small ? len_i : (u * SCALED > floor_len ? u * SCALED : floor_len);
-            /* the sketch: the candidates at most the genome's threshold */
-            tau[i] = tsk_genome_threshold(&p, length[i], buf, u);
-            u = tsk_keys_at_most(buf, u, tau[i]);
-            own[i] = malloc(sizeof(uint64_t) * (size_t)(u + 1));
-            memcpy(own[i], buf, sizeof(uint64_t) * (size_t)u);
-            len[i] = u;
-        }
-        free(buf);
-        free(tmp);
-    }
-    owned_sets o;
-    o.tau = tau;
-    o.length = length;
-    o.min_keys = min_keys;
-    o.offset = malloc(sizeof(int64_t) * (size_t)(n + 1));
-    o.offset[0] = 0;
-    for (int64_t i = 0; i < n; i++) o.offset[i + 1] = o.offset[i] + len[i];
-    o.keys = malloc(sizeof(uint64_t) * (size_t)(o.offset[n] + 1));
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t i = 0; i < n; i++) {
-        memcpy(o.keys + o.offset[i], own[i], sizeof(uint64_t) * (size_t)len[i]);
-        free(own[i]);
-    }
-    free(own);
-    free(len);
-    free(cluster);
-    o.s = (tsk_key_sets){n, o.keys, o.offset, o.tau};
-    return o;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
+#include "../genome/synthetic_sets.h"
 
 static int failures;
 
@@ -238,7 +62,7 @@ static void validate(tsk_gpu_genome_sets *g, const tsk_key_sets *s, double floor
     tsk_genome_pair *wp = NULL, *gp = NULL;
     int64_t nw = 0, ng = 0, cw = 0, cg = 0;
     uint32_t *cc = malloc(sizeof(uint32_t) * (size_t)(n * sample)), *gc = malloc(sizeof(uint32_t) * (size_t)(n * sample));
-    double t0 = now();
+    double t0 = bench_now();
     char what[160];
     tsk_cpu_genome_sets_topk(c, q0, sample, k, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, want);
     int ok = !tsk_gpu_genome_sets_topk(g, q0, sample, k, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, got);
@@ -254,14 +78,14 @@ static void validate(tsk_gpu_genome_sets *g, const tsk_key_sets *s, double floor
     tsk_cpu_genome_sets_block(c, q0, sample, 0, n, cc, n);
     ok = !tsk_gpu_genome_sets_block(g, q0, sample, 0, n, gc, n);
     check(ok && memcmp(cc, gc, sizeof *gc * (size_t)(n * sample)) == 0, "count rows = CPU engine");
-    printf("validation %.1f s (CPU engine, %d threads)\n", now() - t0, omp_get_max_threads());
+    printf("validation %.1f s (CPU engine, %d threads)\n", bench_now() - t0, omp_get_max_threads());
     tsk_cpu_genome_sets_close(c);
     free(want), free(got), free(wp), free(gp), free(cc), free(gc);
 }
 
 static int run(int64_t n, int64_t keys, int reps, int64_t chunk)
 {
-    double t0 = now();
+    double t0 = bench_now();
     owned_sets o = make_genomes(n, keys);
     const tsk_key_sets *s = &o.s;
     const tsk_params p = genome_params(o.min_keys);
@@ -274,7 +98,7 @@ static int run(int64_t n, int64_t keys, int reps, int64_t chunk)
     for (int64_t i = 1; i < n; i++) cut_pairs += o.tau[i] != o.tau[i - 1];
     printf("made %lld genomes, %lld keys (%.0f per genome) in %.1f s; floor %lld keys: %lld genomes (%.1f %%) above "
            "T, %lld neighbours of different thresholds\n",
-           (long long)n, (long long)s->offset[n], (double)s->offset[n] / (double)n, now() - t0, (long long)o.min_keys,
+           (long long)n, (long long)s->offset[n], (double)s->offset[n] / (double)n, bench_now() - t0, (long long)o.min_keys,
            (long long)above, 100.0 * (double)above / (double)n, (long long)cut_pairs);
     check(bad_tau == 0, "thresholds recomputed from the stored keys = the sketches'");
     char err[256];
@@ -282,9 +106,9 @@ static int run(int64_t n, int64_t keys, int reps, int64_t chunk)
     tsk_gpu_genome_sets *g = NULL;
     for (int r = 0; r < reps && r < 16; r++) {
         if (g) tsk_gpu_genome_sets_close(g);
-        t0 = now();
+        t0 = bench_now();
         g = tsk_gpu_genome_sets_open(s, s, 0, err, sizeof err);
-        t_open[r] = now() - t0;
+        t_open[r] = bench_now() - t0;
         if (!g) {
             fprintf(stderr, "open: %s\n", err);
             free_sets(&o);
@@ -299,44 +123,44 @@ static int run(int64_t n, int64_t keys, int reps, int64_t chunk)
     const int k = 10;
     tsk_genome_pair *top = malloc(sizeof *top * (size_t)(n * k));
     for (int r = 0; r < reps; r++) {
-        t0 = now();
+        t0 = bench_now();
         if (tsk_gpu_genome_sets_topk(g, 0, n, k, TSK_GENOME_SYMMETRIC, TSK_PAIRS_NOT_SELF, top)) {
             fprintf(stderr, "topk: %s\n", tsk_gpu_genome_sets_error(g));
             return 2;
         }
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
     int64_t found = 0;
     for (int64_t i = 0; i < n * k; i++) found += top[i].ref >= 0;
     free(top);
-    const double t_top = median(t, reps);
+    const double t_top = bench_median(t, reps);
     tsk_genome_pair *pp = NULL;
     int64_t np = 0, cap = 0;
     for (int r = 0; r < reps; r++) {
-        t0 = now();
+        t0 = bench_now();
         if (tsk_gpu_genome_sets_within(g, 0, n, floor_share, TSK_GENOME_SYMMETRIC, TSK_PAIRS_UPPER, &pp, &np, &cap)) {
             fprintf(stderr, "within: %s\n", tsk_gpu_genome_sets_error(g));
             return 2;
         }
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
     free(pp);
-    const double t_within = median(t, reps);
+    const double t_within = bench_median(t, reps);
     const int64_t bq = n < 4096 ? n : 4096;
     uint32_t *block = malloc(sizeof(uint32_t) * (size_t)(bq * n));
     for (int r = 0; r < reps; r++) {
-        t0 = now();
+        t0 = bench_now();
         if (tsk_gpu_genome_sets_block(g, 0, bq, 0, n, block, n)) {
             fprintf(stderr, "block: %s\n", tsk_gpu_genome_sets_error(g));
             return 2;
         }
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
     free(block);
-    const double t_block = median(t, reps);
+    const double t_block = bench_median(t, reps);
     printf("N=%lld keys=%lld chunk=%lld: index (open) %.3f s | top-10 %.3f s (%.3g pairs/s, %lld neighbours) | "
            "d<=0.05 %.3f s (%.3g pairs/s, %lld pairs) | count block %lldx%lld %.3f s (%.3g pairs/s)\n",
-           (long long)n, (long long)keys, (long long)chunk, median(t_open, reps < 16 ? reps : 16), t_top, pairs / t_top,
+           (long long)n, (long long)keys, (long long)chunk, bench_median(t_open, reps < 16 ? reps : 16), t_top, pairs / t_top,
            (long long)found, t_within, pairs / 2 / t_within, (long long)np, (long long)bq, (long long)n, t_block,
            (double)bq * (double)n / t_block);
     tsk_gpu_genome_sets_close(g);
