@@ -585,16 +585,7 @@ int tsk_cpu_genome_index_within(tsk_cpu_genome_index *e, int64_t q0, int64_t nq,
     }
     int64_t total = 0;
     for (int64_t i = 0; !failed && i < nq; i++) total += counts[i];
-    if (!failed && total > *cap) {
-        tsk_genome_pair *grown = realloc(*pairs, (size_t)total * sizeof **pairs);
-        if (grown) *pairs = grown, *cap = total;
-        else failed = 1;
-    }
-    for (int64_t i = 0; rows && i < nq; i++) {
-        if (!failed && counts[i]) memcpy(*pairs + *n, rows[i], (size_t)counts[i] * sizeof **pairs);
-        if (!failed) *n += counts[i];
-        free(rows[i]);
-    }
+    failed = tsk_genome_pair_rows_join(rows, counts, nq, failed, pairs, n, cap);
     free(rows);
     free(counts);
     if (failed) {

@@ -139,6 +139,24 @@ int tsk_cpu_genome_sets_topk(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int
     return 0;
 }
 
+int tsk_genome_pair_rows_join(tsk_genome_pair **rows, const int64_t *counts, int64_t nq, int failed,
+                              tsk_genome_pair **pairs, int64_t *n, int64_t *cap)
+{
+    int64_t total = 0;
+    for (int64_t i = 0; !failed && i < nq; i++) total += counts[i];
+    if (!failed && total > *cap) {
+        tsk_genome_pair *grown = realloc(*pairs, (size_t)total * sizeof **pairs);
+        if (grown) *pairs = grown, *cap = total;
+        else failed = 1;
+    }
+    for (int64_t i = 0; rows && i < nq; i++) {
+        if (!failed && counts[i]) memcpy(*pairs + *n, rows[i], (size_t)counts[i] * sizeof **pairs);
+        if (!failed) *n += counts[i];
+        free(rows[i]);
+    }
+    return failed;
+}
+
 int tsk_cpu_genome_sets_within(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
                                tsk_genome_mode mode, tsk_pair_filter filter, tsk_genome_pair **pairs, int64_t *n,
                                int64_t *cap)
@@ -177,18 +195,7 @@ int tsk_cpu_genome_sets_within(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, d
         rows[i] = mine;
         counts[i] = got;
     }
-    int64_t total = 0;
-    for (int64_t i = 0; !failed && i < nq; i++) total += counts[i];
-    if (!failed && total > *cap) {
-        tsk_genome_pair *grown = realloc(*pairs, (size_t)total * sizeof **pairs);
-        if (grown) *pairs = grown, *cap = total;
-        else failed = 1;
-    }
-    for (int64_t i = 0; rows && i < nq; i++) {
-        if (!failed && counts[i]) memcpy(*pairs + *n, rows[i], (size_t)counts[i] * sizeof **pairs);
-        if (!failed) *n += counts[i];
-        free(rows[i]);
-    }
+    failed = tsk_genome_pair_rows_join(rows, counts, nq, failed, pairs, n, cap);
     free(rows);
     free(counts);
     return failed ? fail(e, "out of memory for the pairs within the distance") : 0;

@@ -40,6 +40,13 @@ int tsk_cpu_genome_sets_block(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, in
 int tsk_cpu_genome_sets_topk(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int k, tsk_genome_mode mode,
                              tsk_pair_filter filter, tsk_genome_pair *out);
 
+/* Appends rows[0..nq) (rows[i] holds counts[i] pairs, malloc'd) to *pairs (grown as needed; *n
+ * their number so far) unless failed, and frees every row either way: the per-query results of a
+ * threshold call, gathered in query order (the merge and index engines). Returns 1 when failed or
+ * memory ran out, else 0. */
+int tsk_genome_pair_rows_join(tsk_genome_pair **rows, const int64_t *counts, int64_t nq, int failed,
+                              tsk_genome_pair **pairs, int64_t *n, int64_t *cap);
+
 /* Every admitted pair of queries q0 .. q0+nq-1 with share >= min_share, in (query, reference) order, into *pairs (grown as needed; *n set to their
  * number). filter: any tsk_pair_filter. */
 int tsk_cpu_genome_sets_within(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, double min_share,
