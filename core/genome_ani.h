@@ -1,0 +1,86 @@
+/* genome_ani.h: ANI over the aligned part and the aligned fraction of two genomes, from their
+ * segment anchors (docs/algorithm.md, "ANI and aligned fraction"; bench/ani/FINDINGS.md for how
+ * the estimator was chosen).
+ *
+ * A genome's segment anchors: its cleaned contigs are cut into consecutive segments of
+ * TSK_ANI_SEGMENT bases (a contig's tail shorter than that is no segment), as fastANI cuts a
+ * query into fragments. Every canonical anchor k-mer (the k-mers the genome sketch hashes,
+ * tsk_anchor_windows_below: same k, same hash) that lies wholly inside a segment and whose hash h is
+ * below 2^(64 - rate_log2) is an anchor of that segment; it is stored as the 32 bits of h below
+ * its zero top bits, h >> (32 - rate_log2). rate_log2 is the genome's own (tsk_ani_rate_log2): one
+ * k-mer in 2^rate_log2 is kept, the finest rate whose expected anchors fit TSK_ANI_MAX_ANCHORS.
+ *
+ * A direction Q -> R: n_g = Q's anchors in segment g, a_g = those whose hash R holds (both cut to
+ * the sparser genome's rate). Segments are a mixture of identities; with p(I) = I^k the chance an
+ * anchor survives identity I, and an atom "not homologous" whose p is the chance of a match by
+ * accident, a_g ~ sum_i w_i Binomial(n_g, p(I_i)). The weights w over an identity grid are fitted
+ * by maximum likelihood (the NPMLE, by EM), and
+ *
+ *     ANI_Q = mean identity of the weight at or above TSK_ANI_CUTOFF
+ *     AF_Q  = (that weight) x (segments with anchors) / (all segments of Q)
+ *
+ * The pair: ANI = (ANI_Q + ANI_R) / 2 (fastANI's mean of both directions), AF = the AF of the
+ * genome with fewer segments. Unrelated (either direction's AF below TSK_ANI_MIN_AF): ANI 0, AF 0,
+ * distance 1. Every computation is plain double arithmetic in a fixed order on the host, so a pair
+ * gives the same bytes whichever engine found it. */
+#ifndef TSK_GENOME_ANI_H
+#define TSK_GENOME_ANI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSK_ANI_SEGMENT 3000           /* bases a segment (fastANI's fragment) */
+#define TSK_ANI_MIN_RATE_LOG2 6        /* the finest sampling: one anchor k-mer in 64 */
+#define TSK_ANI_MAX_RATE_LOG2 31
+#define TSK_ANI_MAX_ANCHORS 49152      /* expected anchors a genome keeps at most: 192 KB */
+
+/* One genome's segment anchors, as stored (docs/format.md): segments in genome order (contig after
+ * contig), each with its anchors' count; the anchors' stored hashes, segment after segment, in
+ * any order within a segment. */
+typedef struct {
+    int64_t n_segments;          /* all its segments, with or without anchors */
+    int64_t n_anchors;           /* sum of seg_count */
+    int32_t rate_log2;           /* its anchors are the k-mers whose hash is below 2^(64 - rate_log2) */
+    const uint16_t *seg_count;   /* n_segments counts */
+    const uint32_t *hash;        /* n_anchors stored hashes: h >> (32 - rate_log2) */
+    int64_t length;              /* its cleaned length (the chance of a match by accident grows with it) */
+} tsk_ani_genome;
+
+/* The genomes of one set (the references, or the queries), item i as in its tsk_key_sets. */
+typedef struct {
+    int64_t n_items;
+    const tsk_ani_genome *genome;
+} tsk_ani_set;
+
+/* The rate a genome of length cleaned bases keeps: the least r >= TSK_ANI_MIN_RATE_LOG2 with
+ * length / 2^r <= TSK_ANI_MAX_ANCHORS. */
+int32_t tsk_ani_rate_log2(int64_t length);
+
+/* Both directions and the pair. */
+typedef struct {
+    double ani_q, af_q;     /* Q -> R: Q's segments against R's anchors */
+    double ani_r, af_r;     /* R -> Q */
+    double ani, af;         /* the pair (ANI a fraction, 0..1); 0 and 0 when unrelated */
+    int defined;            /* 0 when either genome has no segment with anchors (under 3 kb): no
+                             * estimate, the caller falls back to the key distance */
+} tsk_ani_result;
+
+/* Per-thread scratch of tsk_ani_pair (sorted copies, histograms, the EM's tables). */
+typedef struct tsk_ani_work tsk_ani_work;
+tsk_ani_work *tsk_ani_work_new(void);
+void tsk_ani_work_free(tsk_ani_work *w);
+
+/* ANI and AF of q and r, whose anchors are anchor_k-mers. Returns 0, or -1 when out of memory. */
+int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,
+                 tsk_ani_result *out);
+
+/* The distance of a result: 1 - ani as float (1 when unrelated). */
+float tsk_ani_distance(const tsk_ani_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
