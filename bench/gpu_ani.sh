@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# bench/gpu_ani.sh BUNDLE: genome distances as ANI over the aligned part (docs/distances.md) on the
+# GPU machine: GPU = CPU bytes on real and generated genomes, the GPU tests of the genome and
+# vector engines under compute-sanitizer, and the whole-process times the ANI second stage adds,
+# against the binary before it (BUNDLE/bin/tsketch_main with its own generator) in the same call.
+#
+# Bundle (repository root, CUDA build in build/, the binaries before the change in OLD/):
+#   ../shared/device/bundle.sh .device/ani build/src/tsketch OLD/tsketch_main build/bench/gpu/genome_sets_bench \
+#       OLD/genome_sets_bench_old build/tests/gpu/test_gpu_genome_sets_test build/tests/gpu/test_gpu_dist_test \
+#       -- bench/gpu_ani.sh testdata
+# Device call: STEPS="tests real time" bash .device/ani/gpu_ani.sh .device/ani
+# STEPS: tests (GPU Criterion tests, memcheck of the quick ones); real (testdata genomes and, when
+# present, FASTA genomes under BUNDLE/genomes: sketched as records on the GPU and the CPU, then
+# dist all pairs, --top-k, -d and cluster on both engines, byte for byte); time (generated sets:
+# top-10 of GENOMES_TOPK genomes and cluster of GENOMES_CLUSTER, new vs old, cuda = cpu on 2,000).
+set -uo pipefail
+B=$(cd "${1:?usage: gpu_ani.sh BUNDLE}" && pwd)
+T=$B/bin/tsketch
+OLD=$B/bin/tsketch_main
+out=${OUT:-${TMPDIR:-/tmp}/gpu_ani}
+W=${GPU_ANI_WORK:-${TMPDIR:-/tmp}/gpu_ani_work}
+STEPS=${STEPS:-tests real time}
+P=$(nproc)
+mkdir -p "$out" "$W"
+fail=0
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+want() { [[ " $STEPS " == *" $1 "* ]]; }
+check() { # desc cmd...
+    local d=$1
+    shift
+    if "$@" >>"$out/checks.log" 2>&1; then say "PASS $d"; else say "FAIL $d"; fail=1; fi
+}
+secs() { # cmd...: wall seconds of one whole run
+    local s e
+    s=$(date +%s.%N)
+    "$@" >/dev/null 2>>"$out/stderr.log" || { say "FAILED: $*"; fail=1; }
+    e=$(date +%s.%N)
+    awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f\n", e - s }'
+}
+median3() { for _ in 1 2 3; do secs "$@"; done | sort -g | sed -n 2p; }
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee -a "$out/summary.txt"
+
+if want tests; then
+    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for t in "$B"/bin/test_gpu_*; do
+        [ -x "$t" ] || continue
+        check "$(basename "$t")" timeout 300 "$t" --jobs 4
+        check "memcheck $(basename "$t") (quick)" env TSKETCH_TEST_QUICK=1 timeout 300 "$san" --tool memcheck \
+            --error-exitcode 9 "$t" --jobs 1
+    done
+fi
+
+same_engines() { # label args...: dist/cluster on cuda and cpu, the same bytes
+    local label=$1
+    shift
+    "$T" "$@" -q --device cuda -o "$W/g.out" && "$T" "$@" -q --device cpu -p "$P" -o "$W/c.out" &&
+        check "$label: cuda = cpu ($(wc -l <"$W/c.out") lines)" cmp "$W/g.out" "$W/c.out"
+}
+if want real; then
+    say "== real genomes: GPU = CPU"
+    ls "$B"/testdata/*.fa* "$B"/genomes/*.f*a* 2>/dev/null | grep -v '\.fai$' >"$W/real.txt"
+    # genomes as records of one file: the GPU scanner and the CPU scanner give the same sketch
+    while read -r f; do
+        case $f in *.gz) zcat "$f" ;; *) cat "$f" ;; esac | awk -v n="$(basename "$f")" '/^>/ { print ">" n "_" (++i); next } 1'
+    done <"$W/real.txt" >"$W/records.fa"
+    "$T" sketch -q --genome --device cuda "$W/records.fa" -o "$W/rg.tsk" && "$T" sketch -q --genome --device cpu -p "$P" "$W/records.fa" -o "$W/rc.tsk" &&
+        check "records sketched: cuda = cpu ($(grep -c '>' "$W/records.fa") records)" cmp "$W/rg.tsk" "$W/rc.tsk"
+    "$T" sketch -q --genome --per-file -p "$P" -l "$W/real.txt" -o "$W/files.tsk"
+    for G in "$W/rc.tsk" "$W/files.tsk"; do
+        n=$(basename "$G")
+        same_engines "$n dist all pairs" dist --ani "$G"
+        same_engines "$n dist --top-k 3" dist --ani --top-k 3 "$G"
+        same_engines "$n dist -d 0.1" dist --ani -d 0.1 "$G"
+        same_engines "$n cluster" cluster "$G"
+        same_engines "$n cluster --min-ani 95 --min-af 0.5" cluster --min-ani 95 --min-af 0.5 "$G"
+    done
+fi
+
+if want time; then
+    nt=${GENOMES_TOPK:-10000} nc=${GENOMES_CLUSTER:-100000}
+    say "== generated genome sketches: ANI (new) against the key distance (old), whole process"
+    "$B/bin/genome_sets_bench" gen 2000 10000 "$W/g2k.tsk" >/dev/null
+    same_engines "generated 2,000 top-10" dist --ani --top-k 10 "$W/g2k.tsk"
+    same_engines "generated 2,000 -d 0.05" dist --ani -d 0.05 "$W/g2k.tsk"
+    same_engines "generated 2,000 cluster" cluster "$W/g2k.tsk"
+    for n in "$nt" "$nc"; do
+        "$B/bin/genome_sets_bench" gen "$n" 10000 "$W/new$n.tsk" >/dev/null || fail=1
+        "$B/bin/genome_sets_bench_old" gen "$n" 10000 "$W/old$n.tsk" >/dev/null || fail=1
+        say "sizes $n: new $(du -h "$W/new$n.tsk" | cut -f1), old $(du -h "$W/old$n.tsk" | cut -f1)"
+    done
+    cat "$W"/*.tsk >/dev/null
+    a=$(median3 "$T" dist -q --device cuda --top-k 10 "$W/new$nt.tsk" -o "$W/n.tsv")
+    b=$(median3 "$OLD" dist -q --device cuda --top-k 10 "$W/old$nt.tsk" -o "$W/o.tsv")
+    say "dist --top-k 10 of $nt, cuda: new $a s, old $b s ($(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')x)"
+    a=$(median3 "$T" cluster -q --device cuda "$W/new$nc.tsk" -o "$W/n.tsv")
+    b=$(median3 "$OLD" cluster -q --device cuda "$W/old$nc.tsk" -o "$W/o.tsv")
+    say "cluster of $nc, cuda: new $a s, old $b s ($(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')x)"
+    say "clusters of $nc: new $(cut -f2 "$W/n.tsv" | sort -u | wc -l), old $(cut -f2 "$W/o.tsv" | sort -u | wc -l)"
+    a=$(secs "$T" cluster -q --device cpu -p "$P" "$W/new$nt.tsk" -o "$W/n.tsv")
+    b=$(secs "$OLD" cluster -q --device cpu -p "$P" "$W/old$nt.tsk" -o "$W/o.tsv")
+    say "cluster of $nt, cpu -p $P: new $a s, old $b s"
+fi
+say "== done: $([ $fail = 0 ] && echo all checks passed || echo SOME CHECKS FAILED)"
+exit $fail
