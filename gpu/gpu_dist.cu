@@ -552,7 +552,10 @@ static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int
             if (rn < 0) return -1;
             rn = std::min(rn, n_ref - rl);
             /* l2 only: cosine through the filter measured slower (50k read sketches, top-10: 0.63 s
-             * against 0.39 s, H100); its bounds are in dist_gemm.cu and tested, for later tuning. */
+             * against 0.39 s, H100). Its cosine bounds in dist_gemm.cu are of unscaled vectors:
+             * since #42 cosine vectors arrive scaled by 1/|x|, so the filter would take its l2
+             * bounds of the sum S over them (norms of the scaled vectors; a zero vector as S = 2),
+             * S / 2 being monotone in S: not done, not measured. */
             const bool filter = g->metric == TSK_METRIC_L2 && g->Lp <= DIST_GEMM_MAX_LP;
             int rc = filter ? topk_block_filtered(g, dc, q + c, nc, rl, rn, k, f, out + c * k)
                             : topk_block_direct(g, dc, q + c, nc, rl, rn, k, f, out + c * k);
