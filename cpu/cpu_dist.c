@@ -2,7 +2,9 @@
  *
  * Every distance is a sum of squared differences sum((s_a a - s_b b)^2), with s = 1 for l2 and
  * s = 1/|x| for cosine (then 1 - cos = sum / 2). Summing differences keeps full relative accuracy
- * for near-identical sketches, where |a|^2 + |b|^2 - 2ab in float32 would cancel to noise.
+ * for near-identical sketches, where |a|^2 + |b|^2 - 2ab in float32 would cancel to noise. The
+ * arithmetic (scaling, order, FMAs, finish) is core/vec_dist.h's, which the GPU engine follows to
+ * the bit (#42): the micro-kernels below are its tiled sum, element by element with one FMA each.
  *
  * When every item of both sets has the same number of rows (always true for whole-record
  * sketches) the pairs go through a GEMM-like blocked kernel: a block of references is packed into
@@ -17,6 +19,8 @@
  * is bit-for-bit reproducible on one machine. */
 #include "cpu_dist.h"
 
+#include "../core/vec_dist.h"
+
 #include <immintrin.h>
 #include <math.h>
 #include <omp.h>
@@ -26,7 +30,7 @@
 
 #define MR 6          /* queries per micro-tile */
 #define NR_MAX 32     /* references per panel with AVX-512 (16 with AVX2, 8 portable) */
-#define KC 128        /* elements summed in float32 before carrying into float64 */
+#define KC TSK_VD_CHUNK /* elements summed in float32 before carrying into float64 */
 #define QB (16 * MR)  /* queries per tile */
 #define TILE_BYTES (192 * 1024) /* target size of a packed reference block */
 
@@ -92,16 +96,15 @@ __attribute__((target("avx2,fma"))) static void kernel_avx2(const float *qp, con
     }
 }
 
+/* The same sums as the SIMD kernels (and the GPU's): one rounding per element through fmaf, which
+ * is a library call on a CPU without FMA, slow but the same bytes. */
 static void kernel_portable(const float *qp, const float *rp, int64_t kc, float *out)
 {
     float c[MR][8] = {{0}};
     for (int64_t d = 0; d < kc; d++)
         for (int i = 0; i < MR; i++) {
             float a = qp[d * MR + i];
-            for (int j = 0; j < 8; j++) {
-                float x = a - rp[d * 8 + j];
-                c[i][j] += x * x;
-            }
+            for (int j = 0; j < 8; j++) c[i][j] = tsk_vd_step(c[i][j], a, rp[d * 8 + j]);
         }
     memcpy(out, c, sizeof c);
 }
@@ -173,7 +176,7 @@ static float *uniform_scales(const tsk_sketch_set *s, const double *prefix, cons
     if (!sc) return NULL;
     for (int64_t i = 0; i < s->n_items; i++) {
         double n2 = prefix[off[i] + s->n_rows[i]];
-        sc[i] = m == TSK_METRIC_L2 ? 1.0f : n2 > 0 ? (float)(1.0 / sqrt(n2)) : 0.0f;
+        sc[i] = m == TSK_METRIC_L2 ? 1.0f : tsk_vd_inv_norm(n2);
     }
     return sc;
 }
@@ -262,7 +265,7 @@ static void pack(const tsk_sketch_set *s, const float *scale, int64_t a0, int64_
             if (p + j < n) {
                 const float *x = item_data(s, a0 + p + j);
                 float sc = scale[a0 + p + j];
-                for (int64_t e = 0; e < len; e++) panel[e * w + j] = x[e] * sc;
+                for (int64_t e = 0; e < len; e++) panel[e * w + j] = tsk_vd_scale(x[e], sc);
             } else {
                 for (int64_t e = 0; e < len; e++) panel[e * w + j] = 0.0f;
             }
@@ -270,12 +273,10 @@ static void pack(const tsk_sketch_set *s, const float *scale, int64_t a0, int64_
     }
 }
 
+/* The printed distance of a sum (core/vec_dist.h: the GPU's finish too). */
 static float finish(const tsk_cpu_dist *d, double sum, int zero)
 {
-    if (d->metric == TSK_METRIC_L2) return (float)sqrt(sum);
-    if (zero) return 1.0f;
-    double c = sum * 0.5;
-    return (float)(c < 0 ? 0 : c > 2 ? 2 : c);
+    return tsk_vd_finish(sum, d->metric == TSK_METRIC_COSINE, zero);
 }
 
 /* Blocked path: distances of qn <= QB queries from q0 and rn <= rb references from r0. */
@@ -308,39 +309,21 @@ static void tile_uniform(const tsk_cpu_dist *d, workspace *ws, int64_t q0, int64
     }
 }
 
-/* Pair path (row counts differ): over the first min(rows) rows, scaled by the norms over them. */
+/* Pair path (row counts differ): over the first min(rows) rows, scaled by the norms over them;
+ * the sum is core/vec_dist.h's, which the GPU's ragged kernel calls too. */
 static float pair_distance(const tsk_cpu_dist *d, int64_t q, int64_t r)
 {
     int64_t rows = d->q.n_rows[q] < d->r.n_rows[r] ? d->q.n_rows[q] : d->r.n_rows[r];
     int64_t len = rows * d->q.dim;
     float sa = 1, sb = 1;
-    int zero = 0;
-    if (d->metric == TSK_METRIC_COSINE) {
+    int cosine = d->metric == TSK_METRIC_COSINE;
+    if (cosine) {
         double na = d->q_prefix[d->q_pre_off[q] + rows], nb = d->r_prefix[d->r_pre_off[r] + rows];
-        if (na == 0 || nb == 0) return 1.0f;
-        sa = (float)(1.0 / sqrt(na));
-        sb = (float)(1.0 / sqrt(nb));
+        if (na == 0 || nb == 0) return tsk_vd_finish(0, 1, 1);
+        sa = tsk_vd_inv_norm(na);
+        sb = tsk_vd_inv_norm(nb);
     }
-    const float *a = item_data(&d->q, q), *b = item_data(&d->r, r);
-    double sum = 0;
-    for (int64_t e0 = 0; e0 < len; e0 += KC) {
-        int64_t end = len - e0 < KC ? len : e0 + KC;
-        float acc[16] = {0};
-        int64_t e = e0;
-        for (; e + 16 <= end; e += 16)
-            for (int j = 0; j < 16; j++) {
-                float x = a[e + j] * sa - b[e + j] * sb;
-                acc[j] += x * x;
-            }
-        for (int j = 0; e < end; e++, j++) {
-            float x = a[e] * sa - b[e] * sb;
-            acc[j] += x * x;
-        }
-        float s = 0;
-        for (int j = 0; j < 16; j++) s += acc[j];
-        sum += s;
-    }
-    return finish(d, sum, zero);
+    return tsk_vd_finish(tsk_vd_pair_sum(item_data(&d->q, q), sa, item_data(&d->r, r), sb, len), cosine, 0);
 }
 
 static void tile(const tsk_cpu_dist *d, workspace *ws, int64_t q0, int64_t qn, int64_t r0, int64_t rn, float *out,

@@ -2,11 +2,13 @@
  * gpu_dist.cu (see dist_gemm.cuh for the scheme).
  *
  * The error bound. Let s = a.b, M = |a|^2 + |b|^2, and e the value the exact kernel computes
- * (float32 sum of fl(a_i - b_i)^2 with FMAs, before the sqrt of l2 or the cosine finish).
+ * (float32 sums of fl(a_i - b_i)^2 with FMAs over chunks of 128 elements, carried in float64:
+ * core/vec_dist.h; before the sqrt of l2 or the cosine finish). The chunks only shorten the float32
+ * sums, so the bound of one float32 sum below holds for them.
  *  - TF32 operands (cvt.rna: 11-bit significands, u_t = 2^-11): a~_i b~_i = a_i b_i (1 + d),
  *    |d| <= 2 u_t + u_t^2. Products of TF32 values are exact in float32; the tensor cores add them
- *    with truncation (relative error <= 2^-22 per addition). With D <= 4096 terms... the uniform
- *    path has D <= 4096, but the accumulation term is taken as D * 2^-22 <= 2.3e-5 for D = 96;
+ *    with truncation (relative error <= 2^-22 per addition). gpu_dist.cu filters only D <= 4096
+ *    (DIST_GEMM_MAX_LP); the accumulation term is taken as D * 2^-22 <= 2.3e-5 for D = 96;
  *    for D up to 4096 it is <= 1e-3, hence the D-dependent term below. By Cauchy-Schwarz
  *    sum |a_i b_i| <= |a||b| <= M / 2, so |s~ - s| <= (2^-10 + 2^-22 + D 2^-22 (1 + 2^-10)) M / 2.
  *  - l2: g = M - 2 s~ (float32, norms rounded from float64: a few ulps of M), so

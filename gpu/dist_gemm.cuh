@@ -14,6 +14,9 @@
 
 #include "dist_kernels.cuh"
 
+/* The longest vectors (padded floats) the bounds are proven for. */
+#define DIST_GEMM_MAX_LP 4096
+
 /* Pass 1: part[(q * n_split + s) * k + i] = i-th smallest upper bound of query q over the
  * reference tiles of split s (INFINITY when fewer). k <= 64. */
 cudaError_t dist_gemm_launch_bound(const dist_tile_args *a, int k, int n_split, float *part, cudaStream_t s);

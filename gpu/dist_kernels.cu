@@ -1,8 +1,12 @@
 /* dist_kernels.cu: tiled |a - b|^2 kernels with fused distance epilogues (dense, within, top-k)
- * and the ragged warp-per-pair kernel. See dist_kernels.cuh for layouts. */
+ * and the ragged thread-per-pair kernel. See dist_kernels.cuh for layouts. Every value follows
+ * core/vec_dist.h, the CPU engine's arithmetic (#42): cosine vectors arrive scaled by 1/|x|
+ * (gpu_dist.cu's upload), each pair sums fmaf(d, d, acc) over the elements in order, and vectors
+ * longer than TSK_VD_CHUNK carry their chunk sums in float64 (the CHUNKED instantiations). */
 #include <float.h>
 #include <math.h>
 
+#include "../core/vec_dist.h"
 #include "dist_kernels.cuh"
 
 #define APAD (DIST_TILE + 4)   /* As/Bs row stride: 16-byte aligned, fewer bank conflicts */
@@ -13,15 +17,22 @@
 __device__ __forceinline__ int sub_index(int t, int i) { return (i < 4 ? 0 : 64) + t * 4 + (i & 3); }
 
 /* acc[i][j] = |Q[row i] - R[col j]|^2 for this thread's 8 x 8 pairs of the tile whose first
- * query is Q and first reference R (both already offset to the tile). */
+ * query is Q and first reference R (both already offset to the tile). CHUNKED (Lp > TSK_VD_CHUNK):
+ * the float sums restart every TSK_VD_CHUNK elements and are carried into sum[i][j] in float64,
+ * as the CPU engine carries them; sum is untouched otherwise. */
+template <bool CHUNKED>
 __device__ __forceinline__ void tile_sqdiff(const float *__restrict__ Q, const float *__restrict__ R, int Lp,
-                                            float (*As)[APAD], float (*Bs)[APAD], float acc[8][8])
+                                            float (*As)[APAD], float (*Bs)[APAD], float acc[8][8],
+                                            double (*sum)[8])
 {
     const int tid = threadIdx.x, ty = tid >> 4, tx = tid & 15;
 #pragma unroll
     for (int i = 0; i < 8; i++)
 #pragma unroll
-        for (int j = 0; j < 8; j++) acc[i][j] = 0.f;
+        for (int j = 0; j < 8; j++) {
+            acc[i][j] = 0.f;
+            if constexpr (CHUNKED) sum[i][j] = 0.0;
+        }
 
     for (int k0 = 0; k0 < Lp; k0 += DIST_BK) {
         /* 128 items x 16 floats per operand = 512 float4: two per thread, stored k-major. */
@@ -45,26 +56,35 @@ __device__ __forceinline__ void tile_sqdiff(const float *__restrict__ Q, const f
 #pragma unroll
             for (int i = 0; i < 8; i++)
 #pragma unroll
-                for (int j = 0; j < 8; j++) {
-                    float d = a[i] - b[j];
-                    acc[i][j] = fmaf(d, d, acc[i][j]);
-                }
+                for (int j = 0; j < 8; j++) acc[i][j] = tsk_vd_step(acc[i][j], a[i], b[j]);
         }
         __syncthreads();
+        /* DIST_BK divides TSK_VD_CHUNK: chunk ends fall on stage ends. The zero padding past the
+         * vector adds exact zeros, so the last chunk's sum is the CPU's over the real elements. */
+        if constexpr (CHUNKED) {
+            if ((k0 + DIST_BK) % TSK_VD_CHUNK == 0 || k0 + DIST_BK >= Lp) {
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+#pragma unroll
+                    for (int j = 0; j < 8; j++) {
+                        sum[i][j] += (double)acc[i][j];
+                        acc[i][j] = 0.f;
+                    }
+            }
+        }
     }
 }
 
-/* Distance from the squared difference: l2 = sqrt(dd); cosine = (dd - (|a|-|b|)^2) / (2|a||b|),
- * 1 when either vector is zero (inv == 0). */
-__device__ __forceinline__ float finish(const dist_tile_args &a, float dd, int q, int r)
+/* The printed distance of a pair (core/vec_dist.h's finish); cosine is 1 when either vector is
+ * zero (inv == 0), its vectors being scaled already. */
+template <bool CHUNKED>
+__device__ __forceinline__ float finish(const dist_tile_args &a, float acc, double sum, int q, int r)
 {
-    if (!a.cosine) return sqrtf(dd);
-    float iq = a.qinv[q], ir = a.rinv[r];
-    if (iq == 0.f || ir == 0.f) return 1.f;
-    double diff = a.qnorm[q] - a.rnorm[r];
-    return (dd - (float)(diff * diff)) * (0.5f * iq * ir);
+    int zero = a.cosine && (a.qinv[q] == 0.f || a.rinv[r] == 0.f);
+    return CHUNKED ? tsk_vd_finish(sum, a.cosine, zero) : tsk_vd_finish_chunk(acc, a.cosine, zero);
 }
 
+template <bool CHUNKED>
 __global__ void __launch_bounds__(DIST_THREADS, 2)
 dense_kernel(dist_tile_args a, float *__restrict__ out, long long ld)
 {
@@ -72,7 +92,8 @@ dense_kernel(dist_tile_args a, float *__restrict__ out, long long ld)
     __shared__ __align__(16) float Bs[DIST_BK][APAD];
     const int qb = blockIdx.y * DIST_TILE, rb = blockIdx.x * DIST_TILE;
     float acc[8][8];
-    tile_sqdiff(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc);
+    double sum[CHUNKED ? 8 : 1][8] = {};  /* the carried chunk sums (CHUNKED); else one row of zeros, unused */
+    tile_sqdiff<CHUNKED>(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc, sum);
     const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
 #pragma unroll
     for (int i = 0; i < 8; i++) {
@@ -81,11 +102,12 @@ dense_kernel(dist_tile_args a, float *__restrict__ out, long long ld)
 #pragma unroll
         for (int j = 0; j < 8; j++) {
             int r = rb + sub_index(tx, j);
-            if (r < a.nr) out[(size_t)q * ld + r] = finish(a, acc[i][j], q, r);
+            if (r < a.nr) out[(size_t)q * ld + r] = finish<CHUNKED>(a, acc[i][j], sum[CHUNKED ? i : 0][j], q, r);
         }
     }
 }
 
+template <bool CHUNKED>
 __global__ void __launch_bounds__(DIST_THREADS, 2)
 within_kernel(dist_tile_args a, float max_dist, dist_hit *__restrict__ hits, unsigned long long *count,
               unsigned long long cap)
@@ -98,7 +120,8 @@ within_kernel(dist_tile_args a, float max_dist, dist_hit *__restrict__ hits, uns
         a.r0 + rb + DIST_TILE - 1 < a.q0 + qb)
         return;
     float acc[8][8];
-    tile_sqdiff(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc);
+    double sum[CHUNKED ? 8 : 1][8] = {};  /* the carried chunk sums (CHUNKED); else one row of zeros, unused */
+    tile_sqdiff<CHUNKED>(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc, sum);
     const int ty = threadIdx.x >> 4, tx = threadIdx.x & 15;
 #pragma unroll
     for (int i = 0; i < 8; i++) {
@@ -107,7 +130,7 @@ within_kernel(dist_tile_args a, float max_dist, dist_hit *__restrict__ hits, uns
         for (int j = 0; j < 8; j++) {
             int r = rb + sub_index(tx, j);
             if (q >= a.nq || r >= a.nr || !tsk_pair_admitted(a.filter, a.q0 + q, a.r0 + r)) continue;
-            float d = finish(a, acc[i][j], q, r);
+            float d = finish<CHUNKED>(a, acc[i][j], sum[CHUNKED ? i : 0][j], q, r);
             if (d <= max_dist) {
                 unsigned long long slot = atomicAdd(count, 1ULL);
                 if (slot < cap) hits[slot] = dist_hit{q, r, d};
@@ -124,6 +147,7 @@ __device__ __forceinline__ bool before(float d, int r, float e, int s) { return 
  * own sorted list of k (struct of arrays, thread-minor: conflict-free), and at the end the two
  * lists are merged into the split's partial list. Insertions are rare once the lists fill, so the
  * scan costs a few percent of the tile's arithmetic. */
+template <bool CHUNKED>
 __global__ void __launch_bounds__(DIST_THREADS, 2)
 topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
 {
@@ -151,7 +175,8 @@ topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
     for (int rt = rt_lo; rt < rt_hi; rt++) {
         const int rb = rt * DIST_TILE;
         float acc[8][8];
-        tile_sqdiff(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc);
+        double sum[CHUNKED ? 8 : 1][8] = {};  /* the carried chunk sums (CHUNKED); else one row of zeros, unused */
+        tile_sqdiff<CHUNKED>(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc, sum);
 #pragma unroll
         for (int i = 0; i < 8; i++) {
             int lq = sub_index(ty, i), q = qb + lq;
@@ -159,7 +184,7 @@ topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
             for (int j = 0; j < 8; j++) {
                 int lr = sub_index(tx, j), r = rb + lr;
                 bool ok = q < a.nq && r < a.nr && tsk_pair_admitted(a.filter, a.q0 + q, a.r0 + r);
-                Ds[lq][lr] = ok ? finish(a, acc[i][j], q, r) : INFINITY;
+                Ds[lq][lr] = ok ? finish<CHUNKED>(a, acc[i][j], sum[CHUNKED ? i : 0][j], q, r) : INFINITY;
             }
         }
         __syncthreads();
@@ -206,7 +231,8 @@ topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
     }
 }
 
-/* One thread per pair, elements in tile_sqdiff's order (0 .. Lp-1, one FMA each). */
+/* One thread per pair, elements in tile_sqdiff's order (0 .. Lp-1, one FMA each, the chunk sums
+ * carried in float64 past TSK_VD_CHUNK elements). */
 __global__ void exact_kernel(dist_tile_args a, dist_hit *__restrict__ hits, unsigned long long n)
 {
     unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -215,48 +241,45 @@ __global__ void exact_kernel(dist_tile_args a, dist_hit *__restrict__ hits, unsi
     const float4 *x = reinterpret_cast<const float4 *>(a.Q + (size_t)h.q * a.Lp);
     const float4 *y = reinterpret_cast<const float4 *>(a.R + (size_t)h.r * a.Lp);
     float acc = 0.f;
+    double sum = 0.0;
     for (int k = 0; k < a.Lp / 4; k++) {
         float4 u = x[k], v = y[k];
-        float d0 = u.x - v.x, d1 = u.y - v.y, d2 = u.z - v.z, d3 = u.w - v.w;
-        acc = fmaf(d0, d0, acc);
-        acc = fmaf(d1, d1, acc);
-        acc = fmaf(d2, d2, acc);
-        acc = fmaf(d3, d3, acc);
+        acc = tsk_vd_step(acc, u.x, v.x);
+        acc = tsk_vd_step(acc, u.y, v.y);
+        acc = tsk_vd_step(acc, u.z, v.z);
+        acc = tsk_vd_step(acc, u.w, v.w);
+        if ((k + 1) % (TSK_VD_CHUNK / 4) == 0 || k + 1 == a.Lp / 4) {  /* as tile_sqdiff folds */
+            sum += (double)acc;
+            acc = 0.f;
+        }
     }
-    hits[i].d = finish(a, acc, h.q, h.r);
+    const bool chunked = a.Lp > TSK_VD_CHUNK;
+    const int zero = a.cosine && (a.qinv[h.q] == 0.f || a.rinv[h.r] == 0.f);
+    hits[i].d = chunked ? tsk_vd_finish(sum, a.cosine, zero) : tsk_vd_finish_chunk((float)sum, a.cosine, zero);
 }
 
-/* One warp per pair; float64 sums so long slide vectors lose nothing. */
+/* One thread per pair: core/vec_dist.h's pair sum, the CPU engine's pair path, over the first
+ * min(rows) rows with the norms over those rows. */
 __global__ void ragged_kernel(const float *__restrict__ Qrows, const long long *qstart, const long long *qrows, int nq,
                               const float *__restrict__ Rrows, const long long *rstart, const long long *rrows, int nr,
                               int dim, int cosine, float *__restrict__ out, long long ld)
 {
-    const int lane = threadIdx.x & 31;
-    const long long pair = (long long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const long long pair = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (pair >= (long long)nq * nr) return;
     const int q = (int)(pair / nr), r = (int)(pair % nr);
     const long long len = min(qrows[q], rrows[r]) * dim;
     const float *x = Qrows + qstart[q], *y = Rrows + rstart[r];
-    double dd = 0, xx = 0, yy = 0, xy = 0;
-    for (long long i = lane; i < len; i += 32) {
-        double u = x[i], v = y[i];
-        dd += (u - v) * (u - v);
-        xx += u * u;
-        yy += v * v;
-        xy += u * v;
+    float sa = 1.f, sb = 1.f, d;
+    double na = 0, nb = 0;
+    if (cosine) {
+        na = tsk_vd_norm2(x, len);
+        nb = tsk_vd_norm2(y, len);
+        sa = tsk_vd_inv_norm(na);
+        sb = tsk_vd_inv_norm(nb);
     }
-    for (int o = 16; o > 0; o >>= 1) {
-        dd += __shfl_xor_sync(0xffffffffu, dd, o);
-        xx += __shfl_xor_sync(0xffffffffu, xx, o);
-        yy += __shfl_xor_sync(0xffffffffu, yy, o);
-        xy += __shfl_xor_sync(0xffffffffu, xy, o);
-    }
-    if (lane) return;
-    double res;
-    if (!cosine) res = sqrt(dd);
-    else if (xx == 0.0 || yy == 0.0) res = 1.0;
-    else res = 1.0 - xy / (sqrt(xx) * sqrt(yy));
-    out[(size_t)q * ld + r] = (float)res;
+    if (cosine && (na == 0 || nb == 0)) d = tsk_vd_finish(0, 1, 1);
+    else d = tsk_vd_finish(tsk_vd_pair_sum(x, sa, y, sb, len), cosine, 0);
+    out[(size_t)q * ld + r] = d;
 }
 
 static dim3 tile_grid(const dist_tile_args *a)
@@ -264,10 +287,13 @@ static dim3 tile_grid(const dist_tile_args *a)
     return dim3((a->nr + DIST_TILE - 1) / DIST_TILE, (a->nq + DIST_TILE - 1) / DIST_TILE);
 }
 
+/* The tiled kernels' instantiation for a.Lp: one float sum per pair, or chunk sums carried. */
+#define TILED(kernel, a) ((a)->Lp > TSK_VD_CHUNK ? kernel<true> : kernel<false>)
+
 cudaError_t dist_launch_dense(const dist_tile_args *a, float *out, long long ld, cudaStream_t s)
 {
     if (a->nq <= 0 || a->nr <= 0) return cudaSuccess;
-    dense_kernel<<<tile_grid(a), DIST_THREADS, 0, s>>>(*a, out, ld);
+    TILED(dense_kernel, a)<<<tile_grid(a), DIST_THREADS, 0, s>>>(*a, out, ld);
     return cudaGetLastError();
 }
 
@@ -275,7 +301,7 @@ cudaError_t dist_launch_within(const dist_tile_args *a, float max_dist, dist_hit
                                unsigned long long cap, cudaStream_t s)
 {
     if (a->nq <= 0 || a->nr <= 0) return cudaSuccess;
-    within_kernel<<<tile_grid(a), DIST_THREADS, 0, s>>>(*a, max_dist, hits, count, cap);
+    TILED(within_kernel, a)<<<tile_grid(a), DIST_THREADS, 0, s>>>(*a, max_dist, hits, count, cap);
     return cudaGetLastError();
 }
 
@@ -288,10 +314,11 @@ cudaError_t dist_launch_topk(const dist_tile_args *a, int k, int n_split, dist_c
 {
     if (a->nq <= 0) return cudaSuccess;
     size_t smem = dist_topk_smem(k);
-    cudaError_t e = cudaFuncSetAttribute(topk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    auto kernel = TILED(topk_kernel, a);
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
     dim3 grid((a->nq + DIST_TILE - 1) / DIST_TILE, n_split);
-    topk_kernel<<<grid, DIST_THREADS, smem, s>>>(*a, k, n_split, part);
+    kernel<<<grid, DIST_THREADS, smem, s>>>(*a, k, n_split, part);
     return cudaGetLastError();
 }
 
@@ -308,8 +335,7 @@ cudaError_t dist_launch_ragged(const float *Qrows, const long long *qstart, cons
 {
     long long pairs = (long long)nq * nr;
     if (pairs <= 0) return cudaSuccess;
-    const int warps = 8;
-    ragged_kernel<<<(unsigned)((pairs + warps - 1) / warps), warps * 32, 0, s>>>(
-        Qrows, qstart, qrows, nq, Rrows, rstart, rrows, nr, dim, cosine, out, ld);
+    ragged_kernel<<<(unsigned)((pairs + 255) / 256), 256, 0, s>>>(Qrows, qstart, qrows, nq, Rrows, rstart, rrows, nr,
+                                                                 dim, cosine, out, ld);
     return cudaGetLastError();
 }

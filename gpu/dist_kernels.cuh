@@ -5,10 +5,11 @@
  * DIST_BK) floats, and each buffer padded to a multiple of DIST_TILE items so that tile loads
  * need no bounds checks. A block computes a DIST_TILE x DIST_TILE tile of |a - b|^2 in float32
  * (8 x 8 pairs per thread), then finishes the distance and, by mode, stores it (dense), keeps it
- * if <= max (within) or folds it into per-query top-k lists (topk).
+ * if <= max (within) or folds it into per-query top-k lists (topk). Cosine items arrive scaled by
+ * 1/|x|. Every value is core/vec_dist.h's, to the bit what the CPU engine prints (#42).
  *
- * Ragged path (slide sketches with differing row counts): one warp per pair over the packed rows,
- * float64 sums, dense output only. */
+ * Ragged path (slide sketches with differing row counts): one thread per pair over the packed
+ * rows, core/vec_dist.h's pair sum (the CPU's pair path), dense output only. */
 #ifndef TSK_DIST_KERNELS_CUH
 #define TSK_DIST_KERNELS_CUH
 
@@ -41,8 +42,8 @@ struct dist_tile_args {
     int Lp;                /* padded vector length (multiple of DIST_BK) */
     int nq, nr;            /* valid items in Q and R */
     long long q0, r0;      /* global index of Q's and R's first item (for filters) */
-    const float *qinv, *rinv;  /* cosine: 1/|x| (0 for a zero vector), float */
-    const double *qnorm, *rnorm; /* cosine: |x| in float64 */
+    const float *qinv, *rinv;  /* cosine: 1/|x| (0 for a zero vector: distance 1), float */
+    const double *qnorm, *rnorm; /* |x| in float64 (the top-k filter's bounds) */
     int cosine;
     tsk_pair_filter filter; /* which pairs take part (tsk_pair_admitted, core/tsk_def.h) */
 };

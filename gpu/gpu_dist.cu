@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "../core/vec_dist.h"
 #include "cuda_util.cuh"
 #include "dist_gemm.cuh"
 #include "dist_kernels.cuh"
@@ -100,9 +101,11 @@ static long long round_tile(long long n) { return (n + DIST_TILE - 1) / DIST_TIL
 
 /* Items [lo, lo + n) of set s, each padded to Lp floats, into dst (which has room for
  * round_tile(n) + DIST_TILE items; the rows after n are zeroed so tile loads read defined
- * memory). Packs through two pinned halves so packing overlaps the copies. */
-static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, long long lo, long long n, float *dst,
-                        long long alloc_items)
+ * memory). Cosine items are scaled by their scale[item] = 1/|x| on the way, as the CPU engine
+ * packs them (core/vec_dist.h), so the kernels sum the differences of unit vectors; scale is NULL
+ * for l2. Packs through two pinned halves so packing overlaps the copies. */
+static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, const float *scale, long long lo,
+                        long long n, float *dst, long long alloc_items)
 {
     const size_t row_bytes = (size_t)g->Lp * sizeof(float);
     if (!dc.stage) {
@@ -121,7 +124,10 @@ static int upload_items(tsk_gpu_dist *g, dev_ctx &dc, const tsk_sketch_set *s, l
                 long long item = lo + c + i;
                 const float *src = s->rows + (size_t)s->first_row[item] * s->dim;
                 float *o = buf + (size_t)i * g->Lp;
-                memcpy(o, src, (size_t)g->L * sizeof(float));
+                if (scale)
+                    for (int j = 0; j < g->L; j++) o[j] = tsk_vd_scale(src[j], scale[item]);
+                else
+                    memcpy(o, src, (size_t)g->L * sizeof(float));
                 memset(o + g->L, 0, (size_t)(g->Lp - g->L) * sizeof(float));
             }
             TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dst + (size_t)c * g->Lp, buf, (size_t)m * row_bytes,
@@ -188,6 +194,12 @@ static cudaError_t grow_block(const tsk_gpu_dist *g, float *&X, float *&inv, dou
     return e;
 }
 
+/* The scales upload_items applies to a set's items: 1/|x| for cosine, none for l2. */
+static const float *scales(const tsk_gpu_dist *g, const std::vector<float> &inv)
+{
+    return g->metric == TSK_METRIC_COSINE ? inv.data() : nullptr;
+}
+
 /* Makes reference items [lo, lo + want) resident, loading a block starting at lo if needed.
  * Returns the number of items resident from lo on (>= 1), or -1. */
 static long long ensure_ref(tsk_gpu_dist *g, dev_ctx &dc, long long lo, long long want)
@@ -204,7 +216,7 @@ static long long ensure_ref(tsk_gpu_dist *g, dev_ctx &dc, long long lo, long lon
             return -1;
         }
     }
-    if (upload_items(g, dc, g->ref, lo, n, dc.R, dc.r_alloc) ||
+    if (upload_items(g, dc, g->ref, scales(g, g->rinv), lo, n, dc.R, dc.r_alloc) ||
         upload_norms(g, dc, g->rnorm, g->rinv, lo, n, dc.Rnorm, dc.Rinv))
         return -1;
     dc.r_lo = lo;
@@ -237,7 +249,7 @@ static int make_args(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, lo
     }
     long long alloc = round_tile(nq) + DIST_TILE;
     TSK_CUDA_CHECK(site(dc), grow_block(g, dc.Q, dc.Qinv, dc.Qnorm, dc.q_alloc, alloc));
-    if (upload_items(g, dc, g->query, q, nq, dc.Q, dc.q_alloc) ||
+    if (upload_items(g, dc, g->query, scales(g, g->qinv), q, nq, dc.Q, dc.q_alloc) ||
         upload_norms(g, dc, g->qnorm, g->qinv, q, nq, dc.Qnorm, dc.Qinv))
         return -1;
     a->Q = dc.Q;
@@ -540,9 +552,13 @@ static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int
             if (rn < 0) return -1;
             rn = std::min(rn, n_ref - rl);
             /* l2 only: cosine through the filter measured slower (50k read sketches, top-10: 0.63 s
-             * against 0.39 s, H100); its bounds are in dist_gemm.cu and tested, for later tuning. */
-            int rc = g->metric == TSK_METRIC_L2 ? topk_block_filtered(g, dc, q + c, nc, rl, rn, k, f, out + c * k)
-                                                : topk_block_direct(g, dc, q + c, nc, rl, rn, k, f, out + c * k);
+             * against 0.39 s, H100). Its cosine bounds in dist_gemm.cu are of unscaled vectors:
+             * since #42 cosine vectors arrive scaled by 1/|x|, so the filter would take its l2
+             * bounds of the sum S over them (norms of the scaled vectors; a zero vector as S = 2),
+             * S / 2 being monotone in S: not done, not measured. */
+            const bool filter = g->metric == TSK_METRIC_L2 && g->Lp <= DIST_GEMM_MAX_LP;
+            int rc = filter ? topk_block_filtered(g, dc, q + c, nc, rl, rn, k, f, out + c * k)
+                            : topk_block_direct(g, dc, q + c, nc, rl, rn, k, f, out + c * k);
             if (rc) return -1;
             rl += rn;
         }
@@ -653,10 +669,9 @@ static void norms_of(const tsk_sketch_set *s, int L, std::vector<double> &norm, 
     inv.resize(s->n_items);
     for (int64_t i = 0; i < s->n_items; i++) {
         const float *x = s->rows + (size_t)s->first_row[i] * s->dim;
-        double a = 0;
-        for (int j = 0; j < L; j++) a += (double)x[j] * x[j];
+        double a = tsk_vd_norm2(x, L);  /* the CPU engine's norm and scale, to the bit */
         norm[i] = sqrt(a);
-        inv[i] = a > 0 ? (float)(1.0 / norm[i]) : 0.f;
+        inv[i] = tsk_vd_inv_norm(a);
     }
 }
 
@@ -690,9 +705,11 @@ static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set
     g->urows = ref->n_items ? ref->n_rows[0] : query->n_items ? query->n_rows[0] : 1;
     for (int64_t i = 0; i < ref->n_items && g->uniform; i++) g->uniform = ref->n_rows[i] == g->urows;
     for (int64_t i = 0; i < query->n_items && g->uniform; i++) g->uniform = query->n_rows[i] == g->urows;
-    /* The tiled kernel sums in float32; past a few thousand floats per vector its rounding could
-     * approach 1e-5, so long (slide) vectors take the float64 warp-per-pair kernel. */
-    if (g->uniform && g->urows * query->dim > 4096) g->uniform = 0;
+    /* Long vectors stay on the tiled kernels, which carry their chunk sums in float64 as the CPU
+     * engine's blocked path does (the ragged kernel's order is the CPU's pair path, not that one),
+     * up to 2^20 floats an item: a tile pads its buffers by 128 items (0.5 GB each at that length).
+     * Past it the ragged kernel's sums may differ from the CPU's in the last bits. */
+    if (g->uniform && g->urows * query->dim > ((int64_t)1 << 20)) g->uniform = 0;
     g->L = g->uniform ? (int)(g->urows * query->dim) : 0;
     g->Lp = (g->L + DIST_BK - 1) / DIST_BK * DIST_BK;
     try {

@@ -2,10 +2,9 @@
  *
  * Twin of cpu/cpu_dist.h: the same functions with a tsk_gpu_ prefix and the same results (pairs,
  * order, ties), so src/ drives either engine through one loop over query blocks. Distances agree
- * with tsk_distance_naive within 1e-5 relative (or 1e-6 absolute): the kernels sum (a - b)^2
- * directly in float32 instead of expanding |a|^2 + |b|^2 - 2ab, and cosine is derived from that
- * sum and float64 norms, as the CPU engine does:
- *     1 - a.b/(|a||b|) = (|a - b|^2 - (|a| - |b|)^2) / (2 |a| |b|).
+ * with tsk_distance_naive within 1e-5 relative (or 1e-6 absolute), and are the very floats the
+ * CPU engine gives: both follow core/vec_dist.h (sums of (a - b)^2 in the same order with the same
+ * FMAs, cosine over the vectors scaled by 1/|x|, 1 - cos = |a/|a| - b/|b||^2 / 2) (#42).
  *
  * How the work runs (docs/gpu.md, "The distance engine"):
  *  - sets whose items all have the same number of rows (whole-record sketches, the common case)
