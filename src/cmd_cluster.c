@@ -28,7 +28,9 @@
 #include "cluster_quality.h"
 #include "commands.h"
 #include "dist_run.h"
+#include "genome_dir.h"
 #include "genome_source.h"
+#include "progress_line.h"
 #include "representative_dir.h"
 #include "sketch_opts.h"
 #include "sketch_source.h"
@@ -38,7 +40,7 @@
 
 enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_REPRESENTATIVES, OPT_HEADER, OPT_METRIC, OPT_PER_RECORD,
        OPT_FORMAT, OPT_REP_DIR, OPT_COPY, OPT_PATHS, OPT_MIN_COMPLETENESS, OPT_MAX_CONTAMINATION, OPT_MIN_LENGTH,
-       OPT_MISSING_QUALITY, OPT_REASSIGN, OPT_REFERENCE };
+       OPT_MISSING_QUALITY, OPT_REASSIGN, OPT_REFERENCE, OPT_GENOME_DIR };
 
 typedef enum { METHOD_GREEDY = 0, METHOD_SINGLE = 1 } cluster_method;
 
@@ -59,6 +61,9 @@ typedef struct {
     tsk_quality_rules rules;         /* --quality, filters, --missing-quality */
     const char **references;         /* --reference FILE...: representatives kept, inputs first */
     size_t n_references;
+    const char *genome_dir, *extension; /* --genome-dir DIR, -x EXT: DIR's files as inputs */
+    char **dir_paths;                /* their paths (owned) */
+    size_t n_dir_paths;
     tsk_sketch_job job;
     int params_given;
     tsk_input *inputs;
@@ -109,6 +114,9 @@ static void usage(FILE *f)
                "                           the others) or drop (left out)\n"
                "      --reassign           greedy: members then move to their nearest representative, also one\n"
                "                           ranked below them (default: a cluster's best-ranked genome represents it)\n"
+               "      --genome-dir DIR     DIR's FASTA files as inputs (.fa, .fna, .fasta..., compressed or not),\n"
+               "                           sorted by name\n"
+               "  -x, --extension EXT      --genome-dir: the files ending in .EXT instead (any case)\n"
                "      --reference FILE     genomes of an earlier dereplication (a genome .tsk or FASTA): kept as\n"
                "                           representatives, ranked first; the inputs join them or make new\n"
                "                           clusters (greedy; may be repeated)\n"
@@ -151,6 +159,8 @@ static const struct option long_options[] = {
     {"missing-quality", required_argument, 0, OPT_MISSING_QUALITY},
     {"reassign", no_argument, 0, OPT_REASSIGN},
     {"reference", required_argument, 0, OPT_REFERENCE},
+    {"genome-dir", required_argument, 0, OPT_GENOME_DIR},
+    {"extension", required_argument, 0, 'x'},
     {"output", required_argument, 0, 'o'},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
@@ -181,6 +191,8 @@ static int cluster_option(cluster_cmd *c, int opt, const char *arg)
     case OPT_COPY: c->copy = 1; return TSK_EXIT_OK;
     case OPT_PATHS: c->paths = 1; return TSK_EXIT_OK;
     case OPT_REASSIGN: c->reassign = 1; return TSK_EXIT_OK;
+    case OPT_GENOME_DIR: c->genome_dir = arg; return TSK_EXIT_OK;
+    case 'x': c->extension = arg; return TSK_EXIT_OK;
     case OPT_REFERENCE: {
         const char **r = realloc(c->references, (c->n_references + 1) * sizeof *r);
         if (!r) {
@@ -215,7 +227,7 @@ static int parse_options(cluster_cmd *c, int argc, char **argv)
 {
     int opt, rc = TSK_EXIT_OK;
     optind = 1;
-    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, TSK_SKETCH_SHORT_OPTS "o:d:qh", long_options, NULL)) != -1) {
+    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, TSK_SKETCH_SHORT_OPTS "o:d:x:qh", long_options, NULL)) != -1) {
         const int used = tsk_sketch_option(&c->job, opt, optarg);
         if (used == 1) c->params_given |= tsk_sketch_param_option(opt);
         else if (used < 0) rc = -used;
@@ -225,6 +237,24 @@ static int parse_options(cluster_cmd *c, int argc, char **argv)
         } else rc = cluster_option(c, opt, optarg);
     }
     return rc;
+}
+
+/* --genome-dir: the directory's genome files after the other inputs, sorted by name. */
+static int append_genome_dir(cluster_cmd *c)
+{
+    char err[TSK_ERRLEN];
+    if (tsk_genome_dir_list(c->genome_dir, c->extension, &c->dir_paths, &c->n_dir_paths, err, sizeof err)) {
+        tsk_error("%s", err);
+        return TSK_EXIT_INPUT;
+    }
+    tsk_input *in = realloc(c->inputs, (c->n_inputs + c->n_dir_paths) * sizeof *in);
+    if (!in) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < c->n_dir_paths; i++) in[c->n_inputs + i] = (tsk_input){c->dir_paths[i], NULL};
+    c->inputs = in, c->n_inputs += c->n_dir_paths;
+    return TSK_EXIT_OK;
 }
 
 /* --reference files go first among the inputs: their genomes get the first items. */
@@ -270,6 +300,11 @@ static int count_reference_items(const cluster_cmd *c, int64_t *n)
 static int collect_inputs(cluster_cmd *c, int argc, char **argv, int *genomes)
 {
     int rc = tsk_inputs_collect(argc, argv, optind, &c->job, &c->inputs, &c->n_inputs);
+    if (rc == TSK_EXIT_OK && c->genome_dir) rc = append_genome_dir(c);
+    if (rc == TSK_EXIT_OK && c->extension && !c->genome_dir) {
+        tsk_error("-x/--extension applies to --genome-dir");
+        rc = TSK_EXIT_USAGE;
+    }
     if (rc == TSK_EXIT_OK && c->n_references) rc = prepend_references(c);
     if (rc == TSK_EXIT_OK && c->n_inputs == 0) {
         tsk_error("no inputs (try 'tsketch cluster -h')");
@@ -282,6 +317,7 @@ static int collect_inputs(cluster_cmd *c, int argc, char **argv, int *genomes)
     }
     if (rc == TSK_EXIT_OK)
         rc = tsk_inputs_settle("cluster", c->inputs, c->n_inputs, 1, c->per_record, &c->job, &c->kinds, genomes);
+    if (rc == TSK_EXIT_OK && tsk_inputs_check_fd_names(&c->job, c->inputs, c->n_inputs)) rc = TSK_EXIT_USAGE;
     if (rc == TSK_EXIT_OK && c->per_record && (size_t)c->kinds.genome_files == c->n_inputs) {
         tsk_error("--per-record applies to FASTA inputs: these are genome .tsk files, whose genomes were chosen "
                   "when they were sketched");
@@ -589,7 +625,22 @@ static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *
 
 /* ---- clustering ---- */
 
-static int greedy_take(void *ctx, const tsk_cluster_link *l, int64_t n) { return tsk_greedy_add(ctx, l, n); }
+/* The links read back into the greedy clustering, with a progress line on a terminal (the reading
+ * of many links spilled to disk is the long wait after the engine's own line). */
+typedef struct {
+    tsk_greedy *g;
+    tsk_progress line;
+    int64_t done, total;
+} greedy_feed;
+
+static int greedy_take(void *ctx, const tsk_cluster_link *l, int64_t n)
+{
+    greedy_feed *f = ctx;
+    f->done += n;
+    tsk_progress_show(&f->line, 0, "tsketch: clustering: %lld of %lld links (%.0f %%) ", (long long)f->done,
+                      (long long)f->total, 100.0 * (double)f->done / (double)(f->total ? f->total : 1));
+    return tsk_greedy_add(f->g, l, n);
+}
 
 static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_sink *sink, tsk_clustering *out)
 {
@@ -609,10 +660,13 @@ static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_si
         if (tsk_link_runs_spilled(sink->runs) && !tsk_quiet)
             tsk_note("%lld links held as %lld sorted runs on disk (TSKETCH_CLUSTER_MEMORY)",
                      (long long)tsk_link_runs_count(sink->runs), (long long)tsk_link_runs_spilled(sink->runs));
-        if (tsk_link_runs_read(sink->runs, greedy_take, g, err, sizeof err)) {
+        greedy_feed feed = {.g = g, .total = tsk_link_runs_count(sink->runs)};
+        tsk_progress_start(&feed.line, c->output || !isatty(STDOUT_FILENO), 0.25);
+        if (tsk_link_runs_read(sink->runs, greedy_take, &feed, err, sizeof err)) {
             tsk_error("%s", err);
             rc = TSK_EXIT_RUNTIME;
         }
+        tsk_progress_end(&feed.line, 0);
         tsk_greedy_finish(g);
     }
     tsk_link_runs_close(sink->runs);
@@ -741,6 +795,17 @@ static void note_summary(const cluster_items *it, int64_t n_ranked, int64_t n_cl
              it->genomes ? "genomes" : "records", (long long)n_clusters, (long long)n_singletons);
 }
 
+/* Genomes without a fingerprint (shorter than a window, or no A/C/G/T) link to nothing: each is a
+ * singleton, said once with their number (the sketcher warns about each). */
+static void note_empty_genomes(const cluster_items *it)
+{
+    int64_t empty = 0;
+    for (int64_t i = 0; it->genomes && i < it->n; i++) empty += tsk_key_set_size(&it->g.set, i) == 0;
+    if (empty)
+        tsk_note("cluster: %lld genome%s without a fingerprint (no window of A/C/G/T): each is its own cluster",
+                 (long long)empty, empty == 1 ? "" : "s");
+}
+
 /* Loads, ranks, links, clusters and writes. */
 static int run(cluster_cmd *c, int genomes)
 {
@@ -759,6 +824,7 @@ static int run(cluster_cmd *c, int genomes)
     if (rc == TSK_EXIT_OK) {
         t_load = tsk_seconds();
         tsk_timing_loaded(it.n, t0);
+        note_empty_genomes(&it);
         const size_t n = (size_t)(it.n ? it.n : 1);
         order = malloc(n * sizeof *order), cluster_of = malloc(n * sizeof *cluster_of), line = malloc(n * sizeof *line);
         rank_of = malloc(n * sizeof *rank_of);
@@ -840,6 +906,7 @@ int tsk_cmd_cluster(int argc, char **argv)
     tsk_atomic_abort(c.table);
     free(c.inputs);
     free(c.references);
+    tsk_genome_dir_free(c.dir_paths, c.n_dir_paths);
     tsk_sketch_job_free(&c.job);
     return rc;
 }

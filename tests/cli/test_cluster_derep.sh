@@ -8,7 +8,9 @@
 #   - --min-completeness, --max-contamination, --min-length, --missing-quality: filtered genomes
 #     are left out, and the table is the one of clustering the kept genomes alone;
 #   - a cluster's best-ranked genome represents it (greedy's reassignment only with --reassign);
-#   - --reference FILE: earlier representatives kept as representatives, ranked first.
+#   - --reference FILE: earlier representatives kept as representatives, ranked first;
+#   - notes: <(zcat x.gz) refused as a genome name, genomes without fingerprints counted;
+#   - --genome-dir DIR [-x EXT]: a directory's genome files as inputs.
 # Usage: TSKETCH=... TESTDATA=... bash test_cluster_derep.sh
 source "$(dirname "$0")/harness.sh"
 T=$(cd "$(dirname "$TSKETCH")" && pwd)/$(basename "$TSKETCH") # absolute: the checks run in $WORK
@@ -145,4 +147,39 @@ run --reference bins/r4.fa --reference bins/MT-human.fa "${NEW[@]}" -o got.ref2
 expect_same want.ref got.ref2 "--reference with FASTA files, repeated: the same"
 expect_exit 2 "--reference applies to --method greedy" "--reference with single linkage: refused" -- \
     run --method single --reference reps.tsk "${NEW[@]}"
+
+# ---- notes: a pipe's path as a genome name, genomes without fingerprints ----
+expect_exit 2 "/dev/fd/[0-9]+: a pipe's path .* names no genome .*-I NAME" "cluster <(cat x.fa): refused, not a genome named '63'" -- \
+    "$T" cluster -q bins/r1.fa <(cat bins/r2.fa)
+expect_exit 2 "/dev/fd/[0-9]+: a pipe's path" "sketch --genome --per-file <(cat x.fa): refused too" -- \
+    "$T" sketch -q --genome --per-file <(cat bins/r2.fa) -o outs/x.tsk
+expect_exit 0 "" "... -I NAME names it" -- "$T" sketch -q --genome --per-file -I r2 <(cat bins/r2.fa) -o x.tsk
+expect_exit 0 "" "--per-record <(cat x.fa): records are named by their headers, taken" -- \
+    "$T" cluster -q --per-record bins/r1.fa <(cat bins/r2.fa)
+printf '>n\n%s\n' NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN >allN.fa
+printf '>s\nACGTACGTAC\n' >short.fa
+expect_exit 0 "cluster: 2 genomes without a fingerprint \(no window of A/C/G/T\): each is its own cluster" \
+    "genomes without fingerprints: one note with their number" -- "$T" cluster allN.fa short.fa bins/r1.fa bins/r2.fa
+expect_true "... each a singleton" -- grep -qx $'allN\t3\tallN\t0' "$WORK/out"
+
+# ---- --genome-dir DIR [-x EXT] ----
+run "${ALL[@]}" -o want.dir
+run --genome-dir bins -o got.dir
+expect_same want.dir got.dir "--genome-dir bins: the table of bins/*.fa (sorted by name)"
+mkdir mixed
+cp bins/r1.fa mixed/A.FNA
+gzip -c bins/r2.fa >mixed/b.fna.gz
+cp bins/r3.fa mixed/c.fasta
+echo notes >mixed/readme.txt
+mkdir mixed/sub.fa
+run --genome-dir mixed/ -o got.mixed
+expect_true "... sequence extensions in any case, compressed or not; no other file, no directory" -- \
+    test "$(cut -f1 got.mixed | sort | tr '\n' ' ')" = "A b c "
+run --genome-dir mixed -x fna -o got.x
+expect_true "-x fna: A.FNA alone (b.fna.gz ends in .gz)" -- test "$(cut -f1 got.x)" = A
+run --genome-dir mixed -x fna.gz -o got.x
+expect_true "-x fna.gz: b.fna.gz" -- test "$(cut -f1 got.x)" = b
+expect_exit 3 "mixed: no file ending in .fsa" "-x fsa, no such file: refused" -- run --genome-dir mixed -x fsa
+expect_exit 3 "nodir: cannot read the directory" "--genome-dir of no directory: refused" -- run --genome-dir nodir
+expect_exit 2 "-x/--extension applies to --genome-dir" "-x alone: refused" -- run -x fna "${ALL[@]}"
 finish
