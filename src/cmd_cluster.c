@@ -99,8 +99,8 @@ static void usage(FILE *f)
                "  -d, --max-dist D         link pairs at distance <= D (genome sketches: default 0.05, i.e. 95%%\n"
                "                           ANI; vector sketches: required)\n"
                "      --method M           greedy (default: in rank order, an item joins the nearest earlier\n"
-               "                           representative within D or becomes one; members then move to\n"
-               "                           their nearest representative) or single (connected components)\n"
+               "                           representative within D or becomes one) or single (connected\n"
+               "                           components)\n"
                "      --quality FILE       rank by CheckM2, CheckM1 or dRep quality tables, or NAME<TAB>SCORE lines\n"
                "                           (Completeness - 5 x Contamination), highest first; then longer\n"
                "                           first, then input order (without FILE: longer first)\n"
@@ -771,16 +771,17 @@ static int write_outputs(cluster_cmd *c, const cluster_items *it, const tsk_clus
     }
     int rc = ferror(t) ? tsk_dist_write_failed(c->output) : TSK_EXIT_OK;
     if (rc == TSK_EXIT_OK) rc = write_representatives(c, v);
-    /* the representatives first: the table appears last, so a table means a complete run */
-    if (rc == TSK_EXIT_OK && c->reps) rc = commit_output(c->reps);
-    else tsk_atomic_abort(c->reps);
-    c->reps = NULL;
+    /* the representatives first, their directory (a rename that may fail) before their names: the
+     * table appears last, so a table means a complete run */
     char err[TSK_ERRLEN];
     if (rc == TSK_EXIT_OK && c->dir && tsk_rep_dir_commit(c->dir, err, sizeof err)) {
         tsk_error("%s", err);
         rc = TSK_EXIT_RUNTIME;
     } else if (rc != TSK_EXIT_OK) tsk_rep_dir_abort(c->dir);
     c->dir = NULL;
+    if (rc == TSK_EXIT_OK && c->reps) rc = commit_output(c->reps);
+    else tsk_atomic_abort(c->reps);
+    c->reps = NULL;
     if (rc == TSK_EXIT_OK) rc = commit_output(c->table);
     else tsk_atomic_abort(c->table);
     c->table = NULL;
