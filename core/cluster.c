@@ -60,6 +60,7 @@ static int is_representative(const tsk_clustering *c, int64_t r) { return c->rep
 struct tsk_greedy {
     tsk_clustering *c;
     const tsk_link_check *check;  /* NULL: every link holds */
+    int reassign;             /* a new representative takes better-ranked members nearer to it */
     int64_t next_visit;       /* the first rank not visited yet */
     int64_t item;             /* the rank whose links are gathered in links[], -1 before the first */
     uint64_t last_key;        /* (worse, better) of the last link taken: the order check */
@@ -74,9 +75,12 @@ tsk_greedy *tsk_greedy_open(tsk_clustering *c, const tsk_link_check *check)
     if (!g) return NULL;
     g->c = c;
     g->check = check;
+    g->reassign = 1;
     g->item = -1;
     return g;
 }
+
+void tsk_greedy_set_reassign(tsk_greedy *g, int reassign) { g->reassign = reassign; }
 
 static int holds(const tsk_link_check *check, uint32_t a, uint32_t b)
 {
@@ -95,7 +99,8 @@ static int nearer_first(const void *pa, const void *pb)
  * it is nearer to. Members' ties stay with the representative they have: it ranks better (it was
  * visited first, or is better than w). The check is asked in order of nearness, so only about the
  * links that decide. */
-static void visit(tsk_clustering *c, const tsk_link_check *check, int64_t w, tsk_cluster_link *l, int64_t n)
+static void visit(tsk_clustering *c, const tsk_link_check *check, int reassign, int64_t w, tsk_cluster_link *l,
+                  int64_t n)
 {
     int64_t best = -1;
     float best_dist = INFINITY;
@@ -115,7 +120,7 @@ static void visit(tsk_clustering *c, const tsk_link_check *check, int64_t w, tsk
     }
     c->rep[w] = (uint32_t)w;
     c->dist[w] = 0;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; reassign && i < n; i++) {
         const uint32_t b = l[i].better;
         if (!is_representative(c, b) && l[i].dist < c->dist[b] && holds(check, (uint32_t)w, b))
             c->rep[b] = (uint32_t)w, c->dist[b] = l[i].dist;
@@ -128,7 +133,7 @@ static void visit_until(tsk_greedy *g, int64_t until)
 {
     for (; g->next_visit < until; g->next_visit++) {
         const int with_links = g->next_visit == g->item;
-        visit(g->c, g->check, g->next_visit, with_links ? g->links : NULL, with_links ? g->n_links : 0);
+        visit(g->c, g->check, g->reassign, g->next_visit, with_links ? g->links : NULL, with_links ? g->n_links : 0);
     }
 }
 

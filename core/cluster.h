@@ -4,8 +4,9 @@
  * a link joins two ranks at a distance. Two methods:
  *
  *   greedy (GTDB, galah): items are visited in rank order; one linked to a representative visited
- *     before it joins the nearest, otherwise it becomes a representative; then every member moves
- *     to its nearest linked representative. The links must come sorted by (worse, better) rank, so
+ *     before it joins the nearest, otherwise it becomes a representative, so that a cluster's
+ *     best-ranked item represents it; with reassignment (tsk_greedy_set_reassign) every member
+ *     then moves to its nearest linked representative, also one ranked below it. The links must come sorted by (worse, better) rank, so
  *     that an item's status is settled before any worse item asks about it: memory O(N) plus the
  *     links of one item, whatever the number of links (io/link_runs.h sorts them out of memory).
  *   single linkage: the connected components (a union-find, links in any order); the
@@ -64,6 +65,12 @@ typedef struct tsk_greedy tsk_greedy;
 /* Starts greedy clustering into c (initialised for n items); check NULL: every link holds. The
  * result is that of the links that hold. NULL when memory runs out. */
 tsk_greedy *tsk_greedy_open(tsk_clustering *c, const tsk_link_check *check);
+
+/* reassign 1 (the default of tsk_greedy_open): a new representative takes the members visited
+ * before it that are nearer to it than to their representative (each member ends with its
+ * nearest linked representative); 0: members stay where they joined (a cluster's best-ranked item
+ * is its representative). Set before the first tsk_greedy_add. */
+void tsk_greedy_set_reassign(tsk_greedy *g, int reassign);
 
 /* The next links[0..n), continuing the sorted sequence of the calls before. 0, or -1 when they
  * are out of order (a caller's bug) or memory runs out. */

@@ -22,19 +22,25 @@
 #include "../io/atomic_file.h"
 #include "../io/float_text.h"
 #include "../io/link_runs.h"
-#include "../io/quality.h"
 #include "../io/tsk_file.h"
 #include "cli.h"
+#include "cluster_outputs.h"
+#include "cluster_quality.h"
 #include "commands.h"
 #include "dist_run.h"
+#include "genome_dir.h"
 #include "genome_source.h"
+#include "progress_line.h"
+#include "representative_dir.h"
 #include "sketch_opts.h"
 #include "sketch_source.h"
 
 #define DEFAULT_GENOME_DIST 0.05
 #define EAGER_AF_THREADS 4 /* -p from which --min-af is estimated for every pair, in parallel */
 
-enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_REPRESENTATIVES, OPT_HEADER, OPT_METRIC, OPT_PER_RECORD };
+enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_REPRESENTATIVES, OPT_HEADER, OPT_METRIC, OPT_PER_RECORD,
+       OPT_FORMAT, OPT_REP_DIR, OPT_COPY, OPT_PATHS, OPT_MIN_COMPLETENESS, OPT_MAX_CONTAMINATION, OPT_MIN_LENGTH,
+       OPT_MISSING_QUALITY, OPT_REASSIGN, OPT_REFERENCE, OPT_GENOME_DIR };
 
 typedef enum { METHOD_GREEDY = 0, METHOD_SINGLE = 1 } cluster_method;
 
@@ -49,6 +55,15 @@ typedef struct {
     tsk_metric metric;
     int metric_given;
     int per_record;                  /* --per-record: a FASTA input's records are genomes */
+    tsk_cluster_format format;       /* --format */
+    const char *rep_dir;             /* --representative-dir DIR */
+    int copy, paths, reassign;       /* --copy, --paths, --reassign */
+    tsk_quality_rules rules;         /* --quality, filters, --missing-quality */
+    const char **references;         /* --reference FILE...: representatives kept, inputs first */
+    size_t n_references;
+    const char *genome_dir, *extension; /* --genome-dir DIR, -x EXT: DIR's files as inputs */
+    char **dir_paths;                /* their paths (owned) */
+    size_t n_dir_paths;
     tsk_sketch_job job;
     int params_given;
     tsk_input *inputs;
@@ -56,6 +71,7 @@ typedef struct {
     tsk_input_kinds kinds;
     /* the outputs, opened before any work (a directory or an unwritable place fails at once) */
     tsk_atomic_file *table, *reps;
+    tsk_rep_dir *dir;
 } cluster_cmd;
 
 /* The items, whichever kind they are. */
@@ -83,14 +99,33 @@ static void usage(FILE *f)
                "  -d, --max-dist D         link pairs at distance <= D (genome sketches: default 0.05, i.e. 95%%\n"
                "                           ANI; vector sketches: required)\n"
                "      --method M           greedy (default: in rank order, an item joins the nearest earlier\n"
-               "                           representative within D or becomes one; members then move to\n"
-               "                           their nearest representative) or single (connected components)\n"
+               "                           representative within D or becomes one) or single (connected\n"
+               "                           components)\n"
                "      --quality FILE       rank by CheckM2, CheckM1 or dRep quality tables, or NAME<TAB>SCORE lines\n"
                "                           (Completeness - 5 x Contamination), highest first; then longer\n"
                "                           first, then input order (without FILE: longer first)\n"
                "      --min-af F           genome sketches: link only pairs whose estimated aligned fraction\n"
                "                           of the smaller genome is >= F (0..1; GTDB: 0.5)\n"
+               "      --min-completeness C  with --quality (CheckM2, CheckM1, dRep): leave out genomes below C %%\n"
+               "                           completeness\n"
+               "      --max-contamination X  with --quality: leave out genomes above X %% contamination\n"
+               "      --min-length L       leave out genomes of fewer than L bases\n"
+               "      --missing-quality P  genomes the quality file lacks: error (default), last (ranked after\n"
+               "                           the others) or drop (left out)\n"
+               "      --reassign           greedy: members then move to their nearest representative, also one\n"
+               "                           ranked below them (default: a cluster's best-ranked genome represents it)\n"
+               "      --genome-dir DIR     DIR's FASTA files as inputs (.fa, .fna, .fasta..., compressed or not),\n"
+               "                           sorted by name\n"
+               "  -x, --extension EXT      --genome-dir: the files ending in .EXT instead (any case)\n"
+               "      --reference FILE     genomes of an earlier dereplication (a genome .tsk or FASTA): kept as\n"
+               "                           representatives, ranked first; the inputs join them or make new\n"
+               "                           clusters (greedy; may be repeated)\n"
+               "      --format F           tsv (default), galah (representative TAB member), cdb or wdb (dRep's\n"
+               "                           Cdb.csv and Wdb.csv)\n"
                "      --representatives FILE  also write the representatives, one a line, in cluster order\n"
+               "      --paths              --representatives: their FASTA paths instead of names\n"
+               "      --representative-dir DIR  a new directory of links to the representatives' FASTA files\n"
+               "      --copy               --representative-dir: copies instead of links\n"
                "      --header             a header line\n"
                "      --metric M           vector sketches: l2 (default) or cosine\n"
                "      --per-record         FASTA inputs: each record is a genome (default: each file is one)\n"
@@ -114,6 +149,18 @@ static const struct option long_options[] = {
     {"header", no_argument, 0, OPT_HEADER},
     {"metric", required_argument, 0, OPT_METRIC},
     {"per-record", no_argument, 0, OPT_PER_RECORD},
+    {"format", required_argument, 0, OPT_FORMAT},
+    {"representative-dir", required_argument, 0, OPT_REP_DIR},
+    {"copy", no_argument, 0, OPT_COPY},
+    {"paths", no_argument, 0, OPT_PATHS},
+    {"min-completeness", required_argument, 0, OPT_MIN_COMPLETENESS},
+    {"max-contamination", required_argument, 0, OPT_MAX_CONTAMINATION},
+    {"min-length", required_argument, 0, OPT_MIN_LENGTH},
+    {"missing-quality", required_argument, 0, OPT_MISSING_QUALITY},
+    {"reassign", no_argument, 0, OPT_REASSIGN},
+    {"reference", required_argument, 0, OPT_REFERENCE},
+    {"genome-dir", required_argument, 0, OPT_GENOME_DIR},
+    {"extension", required_argument, 0, 'x'},
     {"output", required_argument, 0, 'o'},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
@@ -127,7 +174,7 @@ static int cluster_option(cluster_cmd *c, int opt, const char *arg)
     case 'q': tsk_quiet = 1; return TSK_EXIT_OK;
     case 'd': c->dist_given = 1; return tsk_parse_double("-d/--max-dist", arg, 0, INFINITY, &c->max_dist);
     case OPT_MIN_AF: c->min_af_given = 1; return tsk_parse_double("--min-af", arg, 0, 1, &c->min_af);
-    case OPT_QUALITY: c->quality = arg; return TSK_EXIT_OK;
+    case OPT_QUALITY: c->quality = c->rules.path = arg; return TSK_EXIT_OK;
     case OPT_REPRESENTATIVES: c->representatives = arg; return TSK_EXIT_OK;
     case OPT_HEADER: c->header = 1; return TSK_EXIT_OK;
     case OPT_METHOD:
@@ -140,6 +187,37 @@ static int cluster_option(cluster_cmd *c, int opt, const char *arg)
         return TSK_EXIT_OK;
     case OPT_METRIC: c->metric_given = 1; return tsk_parse_metric(arg, &c->metric);
     case OPT_PER_RECORD: c->per_record = 1; return TSK_EXIT_OK;
+    case OPT_REP_DIR: c->rep_dir = arg; return TSK_EXIT_OK;
+    case OPT_COPY: c->copy = 1; return TSK_EXIT_OK;
+    case OPT_PATHS: c->paths = 1; return TSK_EXIT_OK;
+    case OPT_REASSIGN: c->reassign = 1; return TSK_EXIT_OK;
+    case OPT_GENOME_DIR: c->genome_dir = arg; return TSK_EXIT_OK;
+    case 'x': c->extension = arg; return TSK_EXIT_OK;
+    case OPT_REFERENCE: {
+        const char **r = realloc(c->references, (c->n_references + 1) * sizeof *r);
+        if (!r) {
+            tsk_error("out of memory");
+            return TSK_EXIT_RUNTIME;
+        }
+        c->references = r;
+        r[c->n_references++] = arg;
+        return TSK_EXIT_OK;
+    }
+    case OPT_MIN_COMPLETENESS:
+        c->rules.have_min_completeness = 1;
+        return tsk_parse_double("--min-completeness", arg, 0, 100, &c->rules.min_completeness);
+    case OPT_MAX_CONTAMINATION:
+        c->rules.have_max_contamination = 1;
+        return tsk_parse_double("--max-contamination", arg, 0, INFINITY, &c->rules.max_contamination);
+    case OPT_MIN_LENGTH: return tsk_parse_int64("--min-length", arg, 0, INT64_MAX, &c->rules.min_length);
+    case OPT_FORMAT:
+        if (!tsk_cluster_format_parse(arg, &c->format)) return TSK_EXIT_OK;
+        tsk_error("option --format: '%s' is not tsv, galah, cdb or wdb", arg);
+        return TSK_EXIT_USAGE;
+    case OPT_MISSING_QUALITY:
+        if (!tsk_missing_policy_parse(arg, &c->rules.missing)) return TSK_EXIT_OK;
+        tsk_error("option --missing-quality: '%s' is not error, last or drop", arg);
+        return TSK_EXIT_USAGE;
     default: return tsk_usage_error("cluster");
     }
 }
@@ -149,7 +227,7 @@ static int parse_options(cluster_cmd *c, int argc, char **argv)
 {
     int opt, rc = TSK_EXIT_OK;
     optind = 1;
-    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, TSK_SKETCH_SHORT_OPTS "o:d:qh", long_options, NULL)) != -1) {
+    while (rc == TSK_EXIT_OK && (opt = getopt_long(argc, argv, TSK_SKETCH_SHORT_OPTS "o:d:x:qh", long_options, NULL)) != -1) {
         const int used = tsk_sketch_option(&c->job, opt, optarg);
         if (used == 1) c->params_given |= tsk_sketch_param_option(opt);
         else if (used < 0) rc = -used;
@@ -161,12 +239,73 @@ static int parse_options(cluster_cmd *c, int argc, char **argv)
     return rc;
 }
 
+/* --genome-dir: the directory's genome files after the other inputs, sorted by name. */
+static int append_genome_dir(cluster_cmd *c)
+{
+    char err[TSK_ERRLEN];
+    if (tsk_genome_dir_list(c->genome_dir, c->extension, &c->dir_paths, &c->n_dir_paths, err, sizeof err)) {
+        tsk_error("%s", err);
+        return TSK_EXIT_INPUT;
+    }
+    tsk_input *in = realloc(c->inputs, (c->n_inputs + c->n_dir_paths) * sizeof *in);
+    if (!in) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < c->n_dir_paths; i++) in[c->n_inputs + i] = (tsk_input){c->dir_paths[i], NULL};
+    c->inputs = in, c->n_inputs += c->n_dir_paths;
+    return TSK_EXIT_OK;
+}
+
+/* --reference files go first among the inputs: their genomes get the first items. */
+static int prepend_references(cluster_cmd *c)
+{
+    const size_t n = c->n_references + c->n_inputs;
+    tsk_input *in = calloc(n, sizeof *in);
+    if (!in) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < c->n_references; i++) in[i].path = (char *)c->references[i];
+    if (c->n_inputs) memcpy(in + c->n_references, c->inputs, c->n_inputs * sizeof *in);
+    free(c->inputs);
+    c->inputs = in, c->n_inputs = n;
+    return TSK_EXIT_OK;
+}
+
+/* The genomes of the --reference files: a genome .tsk's records, one a FASTA file. */
+static int count_reference_items(const cluster_cmd *c, int64_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < c->n_references; i++) {
+        if (!tsk_file_is_sketch(c->references[i])) {
+            (*n)++;
+            continue;
+        }
+        char err[TSK_ERRLEN];
+        tsk_file *f = tsk_file_open(c->references[i], err, sizeof err);
+        if (!f) {
+            tsk_error("%s", err);
+            return TSK_EXIT_INPUT;
+        }
+        *n += f->n_records;
+        tsk_file_close(f);
+    }
+    return TSK_EXIT_OK;
+}
+
 /* The inputs (dist's front end, sketch_source.h): what they hold settled before the sketch job is
  * finished, so that genome options on genome .tsk files mean what they mean to dist; FASTA inputs
  * are genomes, one a file unless --per-record. */
 static int collect_inputs(cluster_cmd *c, int argc, char **argv, int *genomes)
 {
     int rc = tsk_inputs_collect(argc, argv, optind, &c->job, &c->inputs, &c->n_inputs);
+    if (rc == TSK_EXIT_OK && c->genome_dir) rc = append_genome_dir(c);
+    if (rc == TSK_EXIT_OK && c->extension && !c->genome_dir) {
+        tsk_error("-x/--extension applies to --genome-dir");
+        rc = TSK_EXIT_USAGE;
+    }
+    if (rc == TSK_EXIT_OK && c->n_references) rc = prepend_references(c);
     if (rc == TSK_EXIT_OK && c->n_inputs == 0) {
         tsk_error("no inputs (try 'tsketch cluster -h')");
         rc = TSK_EXIT_USAGE;
@@ -178,12 +317,40 @@ static int collect_inputs(cluster_cmd *c, int argc, char **argv, int *genomes)
     }
     if (rc == TSK_EXIT_OK)
         rc = tsk_inputs_settle("cluster", c->inputs, c->n_inputs, 1, c->per_record, &c->job, &c->kinds, genomes);
+    if (rc == TSK_EXIT_OK && tsk_inputs_check_fd_names(&c->job, c->inputs, c->n_inputs)) rc = TSK_EXIT_USAGE;
     if (rc == TSK_EXIT_OK && c->per_record && (size_t)c->kinds.genome_files == c->n_inputs) {
         tsk_error("--per-record applies to FASTA inputs: these are genome .tsk files, whose genomes were chosen "
                   "when they were sketched");
         rc = TSK_EXIT_USAGE;
     }
     return rc;
+}
+
+/* The options of outputs and filters that need one another or files behind the genomes: why they
+ * cannot be, or NULL. */
+static const char *check_outputs_kind(const cluster_cmd *c, int genomes)
+{
+    if ((c->rules.have_min_completeness || c->rules.have_max_contamination) && !c->quality)
+        return "--min-completeness and --max-contamination need --quality FILE (CheckM2, CheckM1 or dRep's genomeInfo)";
+    if (c->rules.missing != TSK_MISSING_ERROR && !c->quality) return "--missing-quality needs --quality FILE";
+    if (c->copy && !c->rep_dir) return "--copy applies to --representative-dir";
+    if (c->paths && !c->representatives) return "--paths applies to --representatives";
+    if (c->reassign && c->method != METHOD_GREEDY) return "--reassign applies to --method greedy";
+    if (c->n_references && c->method != METHOD_GREEDY)
+        return "--reference applies to --method greedy (single linkage would join representatives)";
+    if (c->n_references && !genomes) return "--reference applies to genome sketches";
+    if (c->n_references && c->per_record)
+        return "--reference with --per-record: give the earlier representatives as a genome .tsk";
+    if (c->header && c->format != TSK_CLUSTER_TSV)
+        return "--header applies to --format tsv (galah's file has no header; Cdb and Wdb always have theirs)";
+    if (!c->rep_dir && !c->paths) return NULL;
+    /* a genome a FASTA file: then the items are the inputs, in order */
+    int files = genomes && !c->per_record && !c->kinds.genome_files && !c->kinds.row_file;
+    for (size_t i = 0; files && i < c->n_inputs; i++) files = strcmp(c->inputs[i].path, "-") != 0;
+    if (!files)
+        return "--representative-dir and --paths need FASTA files as inputs, a genome a file (a .tsk holds no "
+               "paths to its genomes' files; standard input has none)";
+    return NULL;
 }
 
 /* What each kind of item allows. */
@@ -199,6 +366,7 @@ static int check_kind(cluster_cmd *c, int genomes)
     else if (!genomes && !c->dist_given && !c->kinds.unreadable) /* else: loading names the file (exit 3) */
         why = "vector sketches need -d: their distances have no unit that a default could fit (genome sketches: "
               "-d 0.05 is 95% ANI)";
+    else why = check_outputs_kind(c, genomes);
     if (why) {
         tsk_error("%s", why);
         return TSK_EXIT_USAGE;
@@ -237,7 +405,8 @@ static int open_outputs(cluster_cmd *c)
     }
     char err[TSK_ERRLEN];
     if (!(c->table = tsk_atomic_open(c->output ? c->output : "-", err, sizeof err)) ||
-        (c->representatives && !(c->reps = tsk_atomic_open(c->representatives, err, sizeof err)))) {
+        (c->representatives && !(c->reps = tsk_atomic_open(c->representatives, err, sizeof err))) ||
+        (c->rep_dir && !(c->dir = tsk_rep_dir_open(c->rep_dir, c->copy, err, sizeof err)))) {
         tsk_error("%s", err);
         return TSK_EXIT_RUNTIME;
     }
@@ -277,53 +446,36 @@ static void free_items(cluster_items *it)
     tsk_source_free(&it->v);
 }
 
-/* Every item's score from the quality file (exit 3 for an item without one; a note counts the
- * file's names that match no item, however often an input repeats). */
-static int quality_scores(const char *path, const cluster_items *it, double *score)
+/* order[rank] = item, rank_of[item] = rank, score[item] (NULL without --quality); *n_ranked = the
+ * items not filtered out, ranks 0..*n_ranked (cluster_quality.h): scored items first, then those
+ * the quality file lacks (--missing-quality last), then the filtered ones, each tier in the order
+ * tsk_cluster_rank gives. The n_reference first items (--reference) come before all, whatever their
+ * tier: they are never left out. */
+static int rank_items(const cluster_cmd *c, const cluster_items *it, int64_t n_reference, int64_t *order,
+                      uint32_t *rank_of, double *score, int64_t *n_ranked)
 {
-    tsk_quality q;
-    char err[TSK_ERRLEN];
-    const int read = tsk_quality_read(path, &q, err, sizeof err);
-    if (read) {
-        tsk_error("%s", err);
-        return read == -2 ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
+    const size_t n = (size_t)(it->n ? it->n : 1);
+    unsigned char *tier = calloc(n, 1);
+    int64_t *tiered = malloc(n * sizeof *tiered);
+    int rc = tier && tiered ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
+    if (rc == TSK_EXIT_OK && (c->quality || c->rules.min_length))
+        rc = tsk_cluster_quality(&c->rules, it->n, it->names, it->length, score, tier);
+    if (rc == TSK_EXIT_OK && tsk_cluster_rank(it->n, c->quality ? score : NULL, it->length, order)) rc = TSK_EXIT_RUNTIME;
+    int64_t m = 0;
+    for (int64_t r = 0; rc == TSK_EXIT_OK && r < it->n; r++)
+        if (order[r] < n_reference) tiered[m++] = order[r], tier[order[r]] = TSK_TIER_SCORED;
+    for (unsigned char t = TSK_TIER_SCORED; rc == TSK_EXIT_OK && t <= TSK_TIER_FILTERED; t++) {
+        if (t == TSK_TIER_FILTERED) *n_ranked = m;
+        for (int64_t r = 0; r < it->n; r++)
+            if (order[r] >= n_reference && tier[order[r]] == t) tiered[m++] = order[r];
     }
-    unsigned char *used = calloc((size_t)(q.n ? q.n : 1), 1);
-    int rc = used ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
-    if (!used) tsk_error("out of memory");
-    for (int64_t i = 0; i < it->n && rc == TSK_EXIT_OK; i++) {
-        const int64_t e = tsk_quality_find(&q, it->names[i]);
-        if (e >= 0) {
-            score[i] = q.entry[e].score;
-            used[e] = 1;
-            continue;
-        }
-        tsk_error("%s: no score for '%s' (every input needs one; the %s has %lld names, matched without "
-                  "directories and sequence extensions)",
-                  path, it->names[i], tsk_quality_format_name(q.format), (long long)q.n);
-        rc = TSK_EXIT_INPUT;
-    }
-    int64_t unused = 0;
-    for (int64_t e = 0; rc == TSK_EXIT_OK && e < q.n; e++) unused += !used[e];
-    if (unused) tsk_note("%s: %lld names not among the inputs", path, (long long)unused);
-    free(used);
-    tsk_quality_free(&q);
-    return rc;
-}
-
-/* order[rank] = item, rank_of[item] = rank. */
-static int rank_items(const cluster_cmd *c, const cluster_items *it, int64_t *order, uint32_t *rank_of)
-{
-    double *score = NULL;
-    int rc = TSK_EXIT_OK;
-    if (c->quality) {
-        if (!(score = malloc((size_t)(it->n ? it->n : 1) * sizeof *score))) rc = TSK_EXIT_RUNTIME;
-        else rc = quality_scores(c->quality, it, score);
-    }
-    if (rc == TSK_EXIT_OK && tsk_cluster_rank(it->n, score, it->length, order)) rc = TSK_EXIT_RUNTIME;
+    if (rc == TSK_EXIT_OK) memcpy(order, tiered, (size_t)it->n * sizeof *order);
+    for (int64_t i = 0; rc == TSK_EXIT_OK && score && i < it->n; i++)
+        if (tier[i] != TSK_TIER_SCORED) score[i] = NAN; /* no score to write (Wdb) */
     if (rc == TSK_EXIT_RUNTIME) tsk_error("out of memory ranking the items");
     for (int64_t r = 0; rc == TSK_EXIT_OK && r < it->n; r++) rank_of[order[r]] = (uint32_t)r;
-    free(score);
+    free(tier);
+    free(tiered);
     return rc;
 }
 
@@ -356,6 +508,8 @@ typedef struct {
     const cluster_cmd *cmd;
     const cluster_items *it;
     const uint32_t *rank_of;
+    int64_t n_ranked;          /* ranks from n_ranked on are filtered out: linked to nothing */
+    int64_t n_reference;       /* ranks below it are --reference genomes: never linked together */
     tsk_link_runs *runs;       /* greedy */
     tsk_components *parts;     /* single */
     const tsk_link_check *check; /* --min-af asked where a link decides (single: as links come) */
@@ -388,7 +542,8 @@ static int reserve(link_sink *s, int64_t n)
 static void add_link(link_sink *s, int64_t *n, int64_t a, int64_t b, float dist)
 {
     const uint32_t ra = s->rank_of[a], rb = s->rank_of[b];
-    if (ra == rb) return;
+    if (ra == rb || (int64_t)ra >= s->n_ranked || (int64_t)rb >= s->n_ranked) return;
+    if ((int64_t)ra < s->n_reference && (int64_t)rb < s->n_reference) return; /* both stay representatives */
     if (s->parts) tsk_components_link(s->parts, ra, rb, s->check);
     else s->buf[(*n)++] = (tsk_cluster_link){ra > rb ? ra : rb, ra > rb ? rb : ra, dist};
 }
@@ -470,7 +625,22 @@ static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *
 
 /* ---- clustering ---- */
 
-static int greedy_take(void *ctx, const tsk_cluster_link *l, int64_t n) { return tsk_greedy_add(ctx, l, n); }
+/* The links read back into the greedy clustering, with a progress line on a terminal (the reading
+ * of many links spilled to disk is the long wait after the engine's own line). */
+typedef struct {
+    tsk_greedy *g;
+    tsk_progress line;
+    int64_t done, total;
+} greedy_feed;
+
+static int greedy_take(void *ctx, const tsk_cluster_link *l, int64_t n)
+{
+    greedy_feed *f = ctx;
+    f->done += n;
+    tsk_progress_show(&f->line, 0, "tsketch: clustering: %lld of %lld links (%.0f %%) ", (long long)f->done,
+                      (long long)f->total, 100.0 * (double)f->done / (double)(f->total ? f->total : 1));
+    return tsk_greedy_add(f->g, l, n);
+}
 
 static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_sink *sink, tsk_clustering *out)
 {
@@ -485,14 +655,18 @@ static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_si
         tsk_error("out of memory clustering");
         rc = TSK_EXIT_RUNTIME;
     }
+    if (g) tsk_greedy_set_reassign(g, c->reassign);
     if (rc == TSK_EXIT_OK) {
         if (tsk_link_runs_spilled(sink->runs) && !tsk_quiet)
             tsk_note("%lld links held as %lld sorted runs on disk (TSKETCH_CLUSTER_MEMORY)",
                      (long long)tsk_link_runs_count(sink->runs), (long long)tsk_link_runs_spilled(sink->runs));
-        if (tsk_link_runs_read(sink->runs, greedy_take, g, err, sizeof err)) {
+        greedy_feed feed = {.g = g, .total = tsk_link_runs_count(sink->runs)};
+        tsk_progress_start(&feed.line, c->output || !isatty(STDOUT_FILENO), 0.25);
+        if (tsk_link_runs_read(sink->runs, greedy_take, &feed, err, sizeof err)) {
             tsk_error("%s", err);
             rc = TSK_EXIT_RUNTIME;
         }
+        tsk_progress_end(&feed.line, 0);
         tsk_greedy_finish(g);
     }
     tsk_link_runs_close(sink->runs);
@@ -556,15 +730,36 @@ static int commit_output(tsk_atomic_file *f)
     return TSK_EXIT_RUNTIME;
 }
 
-/* The table (and the representatives' names) in output order, into the outputs opened at the
- * start; both are committed or both removed. */
-static int write_outputs(cluster_cmd *c, const cluster_items *it, const int64_t *order, const tsk_clustering *cl,
-                         const int64_t *cluster_of, const int64_t *line)
+/* The representatives' names (or FASTA paths) one a line, and their files in --representative-dir
+ * (with these, items are the inputs in order: check_outputs_kind). */
+static int write_representatives(cluster_cmd *c, const tsk_cluster_view *v)
 {
+    FILE *f = c->reps ? tsk_atomic_stream(c->reps) : NULL;
+    char err[TSK_ERRLEN];
+    for (int64_t i = 0; i < v->n_lines; i++) {
+        const int64_t r = v->line[i];
+        if (v->cl->rep[r] != (uint32_t)r) continue;
+        const int64_t item = v->order[r];
+        if (f) fprintf(f, "%s\n", c->paths ? c->inputs[item].path : v->names[item]);
+        if (c->dir && tsk_rep_dir_add(c->dir, c->inputs[item].path, err, sizeof err)) {
+            tsk_error("%s", err);
+            return TSK_EXIT_RUNTIME;
+        }
+    }
+    return f && ferror(f) ? tsk_dist_write_failed(c->representatives) : TSK_EXIT_OK;
+}
+
+/* The table (and the representatives' names and files) in output order, into the outputs opened at
+ * the start; all are committed or all removed. */
+static int write_outputs(cluster_cmd *c, const cluster_items *it, const tsk_cluster_view *v)
+{
+    const int64_t *order = v->order, *cluster_of = v->cluster_of, *line = v->line;
+    const tsk_clustering *cl = v->cl;
     FILE *t = tsk_atomic_stream(c->table);
     if (c->header) fputs("genome\tcluster\trepresentative\tdistance\n", t);
     char num[64];
-    for (int64_t i = 0; i < cl->n && !ferror(t); i++) {
+    if (c->format != TSK_CLUSTER_TSV) tsk_cluster_write_format(t, v, c->format);
+    for (int64_t i = 0; c->format == TSK_CLUSTER_TSV && i < v->n_lines && !ferror(t); i++) {
         const int64_t r = line[i];
         fputs(it->names[order[r]], t);
         fprintf(t, "\t%lld\t", (long long)cluster_of[r]);
@@ -575,15 +770,15 @@ static int write_outputs(cluster_cmd *c, const cluster_items *it, const int64_t 
         fwrite(num, 1, len + 1, t);
     }
     int rc = ferror(t) ? tsk_dist_write_failed(c->output) : TSK_EXIT_OK;
-    if (rc == TSK_EXIT_OK && c->reps) {
-        FILE *f = tsk_atomic_stream(c->reps);
-        for (int64_t i = 0; i < cl->n && !ferror(f); i++) {
-            const int64_t r = line[i];
-            if (cl->rep[r] == (uint32_t)r) fprintf(f, "%s\n", it->names[order[r]]);
-        }
-        if (ferror(f)) rc = tsk_dist_write_failed(c->representatives);
-    }
-    /* the representatives first: the table appears last, so a table means a complete run */
+    if (rc == TSK_EXIT_OK) rc = write_representatives(c, v);
+    /* the representatives first, their directory (a rename that may fail) before their names: the
+     * table appears last, so a table means a complete run */
+    char err[TSK_ERRLEN];
+    if (rc == TSK_EXIT_OK && c->dir && tsk_rep_dir_commit(c->dir, err, sizeof err)) {
+        tsk_error("%s", err);
+        rc = TSK_EXIT_RUNTIME;
+    } else if (rc != TSK_EXIT_OK) tsk_rep_dir_abort(c->dir);
+    c->dir = NULL;
     if (rc == TSK_EXIT_OK && c->reps) rc = commit_output(c->reps);
     else tsk_atomic_abort(c->reps);
     c->reps = NULL;
@@ -595,10 +790,21 @@ static int write_outputs(cluster_cmd *c, const cluster_items *it, const int64_t 
 
 /* ---- the command ---- */
 
-static void note_summary(const cluster_items *it, int64_t n_clusters, int64_t n_singletons)
+static void note_summary(const cluster_items *it, int64_t n_ranked, int64_t n_clusters, int64_t n_singletons)
 {
-    tsk_note("cluster: %lld %s, %lld clusters (%lld singletons)", (long long)it->n,
+    tsk_note("cluster: %lld %s, %lld clusters (%lld singletons)", (long long)n_ranked,
              it->genomes ? "genomes" : "records", (long long)n_clusters, (long long)n_singletons);
+}
+
+/* Genomes without a fingerprint (shorter than a window, or no A/C/G/T) link to nothing: each is a
+ * singleton, said once with their number (the sketcher warns about each). */
+static void note_empty_genomes(const cluster_items *it)
+{
+    int64_t empty = 0;
+    for (int64_t i = 0; it->genomes && i < it->n; i++) empty += tsk_key_set_size(&it->g.set, i) == 0;
+    if (empty)
+        tsk_note("cluster: %lld genome%s without a fingerprint (no window of A/C/G/T): each is its own cluster",
+                 (long long)empty, empty == 1 ? "" : "s");
 }
 
 /* Loads, ranks, links, clusters and writes. */
@@ -611,6 +817,7 @@ static int run(cluster_cmd *c, int genomes)
     int rc = load_items(c, genomes, &it);
     int64_t *order = NULL, *cluster_of = NULL, *line = NULL;
     uint32_t *rank_of = NULL;
+    double *score = NULL;
     tsk_clustering cl = {0};
     link_sink sink = {.cmd = c, .it = &it};
     af_check af = {.set = &it.g.set, .window = 0, .min_af = c->min_af};
@@ -618,6 +825,7 @@ static int run(cluster_cmd *c, int genomes)
     if (rc == TSK_EXIT_OK) {
         t_load = tsk_seconds();
         tsk_timing_loaded(it.n, t0);
+        note_empty_genomes(&it);
         const size_t n = (size_t)(it.n ? it.n : 1);
         order = malloc(n * sizeof *order), cluster_of = malloc(n * sizeof *cluster_of), line = malloc(n * sizeof *line);
         rank_of = malloc(n * sizeof *rank_of);
@@ -626,8 +834,16 @@ static int run(cluster_cmd *c, int genomes)
             rc = TSK_EXIT_RUNTIME;
         }
     }
-    if (rc == TSK_EXIT_OK) rc = rank_items(c, &it, order, rank_of);
+    int64_t n_ranked = it.n, n_reference = 0;
+    if (rc == TSK_EXIT_OK) rc = count_reference_items(c, &n_reference);
+    if (rc == TSK_EXIT_OK && (c->quality || c->rules.min_length) && !(score = malloc((size_t)(it.n ? it.n : 1) * sizeof *score))) {
+        tsk_error("out of memory");
+        rc = TSK_EXIT_RUNTIME;
+    }
+    if (rc == TSK_EXIT_OK) rc = rank_items(c, &it, n_reference, order, rank_of, score, &n_ranked);
     sink.rank_of = rank_of;
+    sink.n_ranked = n_ranked;
+    sink.n_reference = n_reference;
     af.order = order, af.window = it.params.window, af.anchor_k = it.params.anchor_k;
     /* on a few threads, asking where links decide is the least work; on many, asking about every
      * pair in parallel is the shortest wait (docs/cluster.md) */
@@ -642,8 +858,12 @@ static int run(cluster_cmd *c, int genomes)
         tsk_error("out of memory");
         rc = TSK_EXIT_RUNTIME;
     }
-    if (rc == TSK_EXIT_OK) rc = write_outputs(c, &it, order, &cl, cluster_of, line);
-    if (rc == TSK_EXIT_OK) note_summary(&it, n_clusters, n_singletons);
+    /* the filtered items rank last, each alone: the last clusters, left out */
+    n_clusters -= it.n - n_ranked, n_singletons -= it.n - n_ranked;
+    const tsk_cluster_view view = {n_ranked, it.names, order, &cl, cluster_of, line, c->quality ? score : NULL, c->max_dist,
+                                   c->method == METHOD_GREEDY ? "greedy" : "single"};
+    if (rc == TSK_EXIT_OK) rc = write_outputs(c, &it, &view);
+    if (rc == TSK_EXIT_OK) note_summary(&it, n_ranked, n_clusters, n_singletons);
     if (rc == TSK_EXIT_OK && timing)
         fprintf(stderr,
                 "tsketch: timing: load %.3f s, links and clustering %.3f s (%lld pairs; %lld aligned fractions "
@@ -653,7 +873,7 @@ static int run(cluster_cmd *c, int genomes)
     free(sink.buf);
     free(sink.keep);
     tsk_clustering_free(&cl);
-    free(order), free(cluster_of), free(line), free(rank_of);
+    free(order), free(cluster_of), free(line), free(rank_of), free(score);
     free_items(&it);
     return rc;
 }
@@ -666,6 +886,7 @@ int tsk_cmd_cluster(int argc, char **argv)
     tsk_sketch_job_init(&c.job);
     int rc = parse_options(&c, argc, argv), genomes = 0;
     if (rc < 0) {
+        free(c.references);
         tsk_sketch_job_free(&c.job);
         return TSK_EXIT_OK; /* -h */
     }
@@ -682,8 +903,11 @@ int tsk_cmd_cluster(int argc, char **argv)
     if (rc == TSK_EXIT_OK) rc = open_outputs(&c);
     if (rc == TSK_EXIT_OK) rc = run(&c, genomes);
     tsk_atomic_abort(c.reps); /* what a failed run left open: nothing stays behind */
+    tsk_rep_dir_abort(c.dir);
     tsk_atomic_abort(c.table);
     free(c.inputs);
+    free(c.references);
+    tsk_genome_dir_free(c.dir_paths, c.n_dir_paths);
     tsk_sketch_job_free(&c.job);
     return rc;
 }

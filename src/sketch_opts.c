@@ -374,6 +374,34 @@ static void cap_threads(tsk_sketch_job *job)
     job->threads = (int)cpus;
 }
 
+/* Whether path is a process's file descriptor (/dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N): its
+ * last component is a number, not a name for a --per-file sketch. */
+static int fd_path(const char *path)
+{
+    const char *n = NULL;
+    if (!strncmp(path, "/dev/fd/", 8)) n = path + 8;
+    else if (!strncmp(path, "/proc/", 6)) {
+        const char *fd = strstr(path + 6, "/fd/");
+        n = fd && fd == strchr(path + 6, '/') ? fd + 4 : NULL; /* /proc/X/fd/, X one component */
+    }
+    if (!n || !*n) return 0;
+    for (; *n; n++)
+        if (*n < '0' || *n > '9') return 0;
+    return 1;
+}
+
+int tsk_inputs_check_fd_names(const tsk_sketch_job *job, const tsk_input *inputs, size_t n)
+{
+    for (size_t i = 0; job->per_file && !job->per_file_name && i < n; i++)
+        if (!inputs[i].name && fd_path(inputs[i].path)) {
+            tsk_error("%s: a pipe's path (a process substitution such as <(zcat x.gz)) names no genome (it would be "
+                      "'%s'): give the file itself (x.gz is read as it is), or name it with -I NAME",
+                      inputs[i].path, strrchr(inputs[i].path, '/') + 1);
+            return -1;
+        }
+    return 0;
+}
+
 int tsk_sketch_job_finish(tsk_sketch_job *job)
 {
     tsk_params *p = &job->params;
@@ -413,6 +441,7 @@ int tsk_sketch_job_finish(tsk_sketch_job *job)
         tsk_error("-I/--id names one sketch, but there are %zu inputs", job->n_inputs);
         return TSK_EXIT_USAGE;
     }
+    if (tsk_inputs_check_fd_names(job, job->inputs, job->n_inputs)) return TSK_EXIT_USAGE;
     if (job->tables_path) {
         char err[TSK_ERRLEN];
         if (job->given & TSK_GIVEN_SEED) {

@@ -90,6 +90,11 @@ enum {
 /* Adds a positional input path (strdup'd). Returns 0 or -1 (out of memory). */
 int tsk_sketch_job_add_input(tsk_sketch_job *job, const char *path);
 
+/* --per-file sketches are named by their files; a process's file descriptor (/dev/fd/63 of
+ * <(zcat x.gz), /proc/self/fd/N) would name one "63". Refuses such an input of inputs[0..n) that
+ * has no name of its own (a list's NAME, -I): -1 after the message (exit 2), else 0. */
+int tsk_inputs_check_fd_names(const tsk_sketch_job *job, const tsk_input *inputs, size_t n);
+
 /* Parses the sketch options shared by sketch/dist/triangle (-k -s -S --alphabet --canonical
  * --window --stride --tables --precision -p --device -l --per-file -I). Used through getopt_long:
  * returns 1 if opt was one of them (consumed), 0 if not, or minus an exit code when its value is bad

@@ -5,8 +5,9 @@
 # genomes.fa.gz: planted.py's groups, 8 kb genomes, 30 substitutions (near pairs 0.0039, far ones
 # 0.0081, sketched with --genome --scaled 1 --min-keys 0); quality.tsv (by hand): chainC, ranked
 # first in its chain, splits it the other way from input order; tieR2 beats tieR1 by one point;
-# moveR1 > moveM > moveR2 (the second pass); dupB before dupA; lenA and lenB tie (lenB is longer);
-# a name not among the inputs. greedy.tsv and single.tsv: -d 0.006 --header --quality quality.tsv.
+# moveR1 > moveM > moveR2 (--reassign moves moveM); dupB before dupA; lenA and lenB tie (lenB is
+# longer); a name not among the inputs. greedy.tsv, greedy_reassign.tsv (--reassign) and single.tsv:
+# -d 0.006 --header --quality quality.tsv.
 set -eu
 T=${TSKETCH:-tsketch}
 tmp=$(mktemp -d)
@@ -21,3 +22,5 @@ for m in greedy single; do
     python3 ../../tests/cli/cluster_ref.py --info "$tmp/g.json" --links "$tmp/g.links" --pairs "$tmp/g.pairs" \
         --method $m --header --quality quality.tsv >$m.tsv
 done
+python3 ../../tests/cli/cluster_ref.py --info "$tmp/g.json" --links "$tmp/g.links" --pairs "$tmp/g.pairs" \
+    --method greedy --reassign --header --quality quality.tsv >greedy_reassign.tsv

@@ -4,6 +4,7 @@ contract alone, for tests/cli/test_cluster.sh. Standard library only, except --m
 which read the keys with python/tsketch_io.py (numpy).
 
     cluster_ref.py --info INFO.json --links LINKS.tsv [--pairs PAIRS.tsv] [--method greedy|single]
+                   [--reassign]
                    [--quality FILE] [--header] [--representatives FILE] [--min-af F --tsk FILE.tsk]
     cluster_ref.py --af --tsk FILE.tsk      every pair's aligned fraction: NAME TAB NAME TAB repr(AF)
 
@@ -137,8 +138,9 @@ def load_sketches(path):
     return tsketch_io.load(path)
 
 
-def greedy(n, order, rank, dist_of):
-    """dist_of(i, j): the float distance of a linked pair, None when not linked."""
+def greedy(n, order, rank, dist_of, reassign=False):
+    """dist_of(i, j): the float distance of a linked pair, None when not linked. reassign: the
+    second pass of --reassign."""
     reps, rep_of = [], {}
 
     def nearest(i, among):
@@ -157,7 +159,7 @@ def greedy(n, order, rank, dist_of):
         else:
             rep_of[i] = best[1]
     for i in order:  # the second pass: the nearest linked representative, ranked below or not
-        if rep_of[i] != i:
+        if reassign and rep_of[i] != i:
             rep_of[i] = nearest(i, reps)[1]
     return rep_of
 
@@ -185,6 +187,7 @@ def main():
     ap.add_argument("--links")
     ap.add_argument("--pairs")
     ap.add_argument("--method", default="greedy", choices=["greedy", "single"])
+    ap.add_argument("--reassign", action="store_true")
     ap.add_argument("--quality")
     ap.add_argument("--header", action="store_true")
     ap.add_argument("--representatives")
@@ -217,13 +220,16 @@ def main():
         s = links.get((min(i, j), max(i, j)))
         return None if s is None else float(s)
 
-    rep_of = (greedy if a.method == "greedy" else single)(n, order, rank, dist_of)
+    if a.method == "greedy":
+        rep_of = greedy(n, order, rank, dist_of, a.reassign)
+    else:
+        rep_of = single(n, order, rank, dist_of)
 
     reps = [i for i in order if rep_of[i] == i]
     out = ["genome\tcluster\trepresentative\tdistance\n"] if a.header else []
     singletons = 0
     for c, r in enumerate(reps, start=1):
-        # the representative first, then the rest in rank order (greedy's second pass may give a
+        # the representative first, then the rest in rank order (greedy's --reassign may give a
         # representative members ranked above it)
         members = [r] + [i for i in order if rep_of[i] == r and i != r]
         singletons += len(members) == 1

@@ -3,7 +3,7 @@
 # written from the contract alone, fed with what `tsketch dist` prints for the same items (the
 # links: `dist -d D`; all pairs for single linkage's chains), byte for byte:
 #   1. planted genome sets whose distances are exact (testdata/cluster/planted.py, every window kept):
-#      chains where greedy and single differ, ties in rank and in distance, greedy's second pass,
+#      chains where greedy and single differ, ties in rank and in distance, greedy's --reassign,
 #      identical genomes, a longer genome ranked first; --quality both ways; -p, FASTA vs .tsk,
 #      two .tsk inputs, links spilled to disk (TSKETCH_CLUSTER_MEMORY)
 #   2. outputs: --header, --representatives, -o (plain, BGZF), -q, the summary line
@@ -105,13 +105,18 @@ cp "$WORK/got" "$WORK/pl.greedy"
 check pl "planted, single" --method single -- -d 0.008 "$WORK/pl.tsk"
 cp "$WORK/got" "$WORK/pl.single"
 check pl "planted, greedy spelled out" --method greedy -- -d 0.008 "$WORK/pl.tsk"
+check pl "planted, greedy --reassign" --reassign -- -d 0.008 "$WORK/pl.tsk"
+grep '^move' "$WORK/got" >"$WORK/pl.reassign"
 # what the contract says of these plants, independently of the reference
-expect_lines "greedy: chain split (chainC its own), tieM to the better-ranked tieR1, moveM moved to moveR2, lenB first" \
+expect_lines "greedy: chain split (chainC its own), tieM to the better-ranked tieR1, moveM stays with moveR1 (ranked above moveR2), lenB first" \
     "$WORK/pl.greedy" \
     $'chainA\t1\tchainA\t0' $'chainB\t1\tchainA\t'"$(d_of chainA chainB)" $'chainC\t2\tchainC\t0' \
     $'tieR1\t3\ttieR1\t0' $'tieM\t3\ttieR1\t'"$(d_of tieM tieR1)" $'tieR2\t4\ttieR2\t0' $'moveR1\t5\tmoveR1\t0' \
-    $'moveR2\t6\tmoveR2\t0' $'moveM\t6\tmoveR2\t'"$(d_of moveM moveR2)" $'dupA\t7\tdupA\t0' $'dupB\t7\tdupA\t0' \
+    $'moveM\t5\tmoveR1\t'"$(d_of moveM moveR1)" $'moveR2\t6\tmoveR2\t0' $'dupA\t7\tdupA\t0' $'dupB\t7\tdupA\t0' \
     $'lenB\t8\tlenB\t0' $'lenA\t8\tlenB\t'"$(d_of lenA lenB)" $'solo1\t9\tsolo1\t0' $'solo2\t10\tsolo2\t0'
+expect_lines "greedy --reassign: moveM moved to moveR2, its nearest representative, ranked below it" \
+    "$WORK/pl.reassign" \
+    $'moveR1\t5\tmoveR1\t0' $'moveR2\t6\tmoveR2\t0' $'moveM\t6\tmoveR2\t'"$(d_of moveM moveR2)"
 expect_lines "single: chains whole (chainC at its distance to chainA, beyond -d), representatives best-ranked" \
     "$WORK/pl.single" \
     $'chainA\t1\tchainA\t0' $'chainB\t1\tchainA\t'"$(d_of chainA chainB)" $'chainC\t1\tchainA\t'"$(d_of chainA chainC)" \
@@ -182,9 +187,13 @@ for m in greedy single; do
     "$T" cluster -q --header --method $m --quality "$C/quality.tsv" -d 0.006 "${EXACT[@]}" --per-record "$C/genomes.fa.gz" >"$WORK/golden.fa.$m"
     expect_same "$C/$m.tsv" "$WORK/golden.fa.$m" "golden: $m from the FASTA"
 done
+"$T" cluster -q --header --reassign --quality "$C/quality.tsv" -d 0.006 "$WORK/golden.tsk" >"$WORK/golden.reassign"
+expect_same "$C/greedy_reassign.tsv" "$WORK/golden.reassign" "golden: greedy --reassign"
 prepare golden 0.006 "$WORK/golden.tsk"
 ref golden --header --quality "$C/quality.tsv" >"$WORK/golden.ref" 2>/dev/null
 expect_same "$C/greedy.tsv" "$WORK/golden.ref" "golden: the reference still makes greedy.tsv"
+ref golden --header --reassign --quality "$C/quality.tsv" >"$WORK/golden.ref" 2>/dev/null
+expect_same "$C/greedy_reassign.tsv" "$WORK/golden.ref" "golden: the reference still makes greedy_reassign.tsv"
 
 mkdir "$WORK/outs" # outputs of runs that fail: it stays empty
 # ---- 4. synthetic species: 60 genomes of 150-250 kb (the same length within a family) in 12

@@ -91,6 +91,24 @@ else not_ok "second run: nothing to be done" "$(tail -15 "$WORK/run2.log")"; fi
 changed=$(find "$OUT" -type f -newer "$WORK/stamp" | grep -v '/logs/' | wc -l)
 if [ "$changed" -eq 0 ]; then ok "second run: no output rewritten"; else not_ok "second run rewrote files" "$(find "$OUT" -type f -newer "$WORK/stamp")"; fi
 
+# the dereplication options: galah's table, a filter, and representatives/ of links to the files
+OUT2="$WORK/run/derep"
+if "$SNAKEMAKE" -s "$SNAKEFILE" --directory "$WORK/run" -c 2 --config genomes="$GDIR" outdir="$OUT2" threads=1 \
+    device=auto cluster_format=galah cluster_min_length=10000 cluster_representative_dir=links >"$WORK/derep.log" 2>&1
+then ok "cluster_format, cluster_min_length, cluster_representative_dir: the workflow runs"
+else not_ok "the workflow with the dereplication options" "$(tail -20 "$WORK/derep.log")"; fi
+tsketch cluster -q --format galah --min-length 10000 "$OUT/genomes.tsk" -o "$WORK/derep.galah"
+expect_same "$WORK/derep.galah" "$OUT2/clusters.tsv" "clusters.tsv = 'tsketch cluster --format galah --min-length 10000'"
+bad=0
+while read -r name; do
+    f=$(for g in "${GENOMES[@]}"; do
+        [ "$(basename "$g" | sed -E 's/\.(fa|fasta|fna|ffn|fas|fsa|fsa_nt)(\.(gz|bgz|bgzf))?$//I')" = "$name" ] && echo "$g"; done)
+    [ -n "$f" ] && [ "$(readlink "$OUT2/representatives/$(basename "$f")")" = "$f" ] || bad=1
+done <"$OUT2/representatives.txt"
+if [ $bad -eq 0 ] && [ "$(ls "$OUT2/representatives" | wc -l)" -eq "$(wc -l <"$OUT2/representatives.txt")" ]
+then ok "representatives/: a link to each representative's file, by absolute path"
+else not_ok "representatives/: a link to each representative's file" "$(ls -l "$OUT2/representatives")"; fi
+
 # bad config values: an error naming the key before any job, no distances.tsv
 for kv in batch=0 parts=0; do
     out0="$WORK/run/bad $kv"
@@ -102,7 +120,8 @@ for kv in batch=0 parts=0; do
         ok "$kv: fails with 'config: ${kv%=*} = 0: must be at least 1', no job run, no distances.tsv"
     else not_ok "$kv: the message, and no output" "$(grep -i error -A3 "$WORK/bad.log" | head -8; ls "$out0" 2>&1)"; fi
 done
-for kv in parts=two cluster_method=average cluster_max_dist=1.5 cluster_min_af=x device=gpu; do
+for kv in parts=two cluster_method=average cluster_max_dist=1.5 cluster_min_af=x device=gpu cluster_format=xml \
+    cluster_representative_dir=maybe cluster_missing_quality=later cluster_min_completeness=50; do
     if run_workflow "$WORK/bad.log" "$kv"; then not_ok "$kv refused" "exit 0"
     elif grep -q "config: ${kv%=*} = " "$WORK/bad.log"; then ok "$kv: refused naming the key"
     else not_ok "$kv: refused naming the key" "$(grep -i error -A3 "$WORK/bad.log" | head -8)"; fi

@@ -1,6 +1,6 @@
 /* Tests of the GPU sketch engine (gpu/gpu_sketch.h) against the scalar float64 DP of the CPU
- * engine (tsk_cpu_sketch_reference) and the authors' reference vectors (testdata/gpu, copied from
- * shared/spec/vectors). Without a GPU only the "unavailable" contract is checked. */
+ * engine (tsk_cpu_sketch_reference) and the authors' reference vectors (testdata/gpu; its README
+ * says where they come from). Without a GPU only the "unavailable" contract is checked. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>

@@ -38,6 +38,14 @@ def paramProblem(String key, value) {
                     (text.isBigDecimal() && (text as BigDecimal) >= 0 && (text as BigDecimal) <= 1)) ? null : 'must be a number in [0, 1]'
         case 'cluster_method':
             return text in ['greedy', 'single'] ? null : 'must be greedy or single'
+        case 'cluster_format':
+            return text in ['tsv', 'galah', 'cdb', 'wdb'] ? null : 'must be tsv, galah, cdb or wdb'
+        case ['cluster_min_completeness', 'cluster_max_contamination', 'cluster_min_length']:
+            if (value == null || value == false || text == '') return null
+            if (!(text.isBigDecimal() && (text as BigDecimal) >= 0)) return 'must be a number >= 0'
+            return key != 'cluster_min_length' && !params.cluster_quality ? 'needs cluster_quality' : null
+        case 'cluster_missing_quality':
+            return (value == null || value == false || text == '' || text in ['error', 'last', 'drop']) ? null : 'must be error, last or drop'
         case 'cluster_quality':
             return (value == null || value == false || text == '' || file(text).isFile()) ? null : 'no such file'
     }
@@ -45,7 +53,8 @@ def paramProblem(String key, value) {
 }
 
 workflow {
-    ['batch', 'parts', 'cluster_max_dist', 'cluster_method', 'cluster_quality', 'cluster_min_af'].each { key ->
+    ['batch', 'parts', 'cluster_max_dist', 'cluster_method', 'cluster_quality', 'cluster_min_af', 'cluster_format',
+     'cluster_min_completeness', 'cluster_max_contamination', 'cluster_min_length', 'cluster_missing_quality'].each { key ->
         def why = paramProblem(key, params[key])
         if (why) error("params.${key} = '${params[key]}': ${why}")
     }
@@ -85,7 +94,7 @@ workflow {
     TSKETCH_DIST_NEAREST(ch_genomes)
     TSKETCH_TRIANGLE(ch_genomes)
 
-    // species clusters and their representatives (ext.args: -d, --method, --min-af)
+    // species clusters and their representatives (ext.args: -d, --method, --format, --min-af, the filters)
     def quality = params.cluster_quality ? file(params.cluster_quality.toString(), checkIfExists: true) : []
     TSKETCH_CLUSTER(ch_genomes.map { meta, tsk -> [ [ id: 'clusters' ], tsk ] }, quality)
 
