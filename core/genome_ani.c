@@ -15,7 +15,8 @@
 
 #define RADIX_BITS 11
 #define RADIX (1 << RADIX_BITS)
-#define MAX_GRID (TSK_ANI_GRID_DIV + 2)  /* the atom and at most every step of the grid */
+#define MAX_GRID_DIV 400                  /* the finest grid tsk_ani_work_set_em takes: step 0.0025 */
+#define MAX_GRID (MAX_GRID_DIV + 2)       /* the atom and at most every step of the grid */
 #define POWER_TABLE_N 256                  /* cells with n below this take their row from power tables */
 
 struct tsk_ani_work {
@@ -36,6 +37,7 @@ struct tsk_ani_work {
     double x0[MAX_GRID], x1[MAX_GRID], x2[MAX_GRID], xe[MAX_GRID], acc[MAX_GRID];
     int plain_steps;                     /* > 0: that many plain EM steps, no acceleration */
     int grid_div;                        /* grid step 1 / grid_div */
+    double tol;                          /* SQUAREM stops on a gain below tol a segment */
     int last_em_steps;
     int value_bits;                      /* bits of the values the pair compares */
 };
@@ -43,7 +45,10 @@ struct tsk_ani_work {
 tsk_ani_work *tsk_ani_work_new(void)
 {
     tsk_ani_work *w = calloc(1, sizeof *w);
-    if (w) w->grid_div = TSK_ANI_GRID_DIV;
+    if (w) {
+        w->grid_div = TSK_ANI_GRID_DIV;
+        w->tol = TSK_ANI_EM_TOL;
+    }
     return w;
 }
 
@@ -57,11 +62,14 @@ void tsk_ani_work_free(tsk_ani_work *w)
     free(w);
 }
 
-int tsk_ani_work_set_em(tsk_ani_work *w, int plain_steps, int grid_div)
+int tsk_ani_work_set_em(tsk_ani_work *w, int plain_steps, int grid_div, double tol)
 {
-    if (plain_steps < 0 || grid_div < 10 || grid_div > TSK_ANI_GRID_DIV || TSK_ANI_GRID_DIV % grid_div) return -1;
+    if (plain_steps < 0 || !(tol > 0) || grid_div < 10 || grid_div > MAX_GRID_DIV || MAX_GRID_DIV % grid_div ||
+        7 * grid_div % 10)
+        return -1;
     w->plain_steps = plain_steps;
     w->grid_div = grid_div;
+    w->tol = tol;
     return 0;
 }
 
@@ -136,17 +144,23 @@ static uint64_t *sort_by_high(tsk_ani_work *w, uint64_t *keys, uint64_t *tmp, in
 }
 
 /* Hits of both genomes' segments: one merge of the two sorted lists; a value both hold is a hit of
- * every anchor that carries it, on either side. */
+ * every anchor that carries it, on either side. Without branches on the values (they mispredict
+ * half the time): each step takes the smaller head, Q's on a tie, and m is the last value found
+ * on both sides, so R's copies of a tied value (taken after Q's) still hit. */
 static void count_hits(const uint64_t *q, int64_t nq, const uint64_t *r, int64_t nr, uint32_t *a_q, uint32_t *a_r)
 {
     int64_t i = 0, j = 0;
+    uint64_t m = UINT64_MAX; /* no 32-bit value */
     while (i < nq && j < nr) {
-        const uint32_t vq = (uint32_t)(q[i] >> 32), vr = (uint32_t)(r[j] >> 32);
-        if (vq < vr) { i++; continue; }
-        if (vr < vq) { j++; continue; }
-        for (; i < nq && (uint32_t)(q[i] >> 32) == vq; i++) a_q[(uint32_t)q[i]]++;
-        for (; j < nr && (uint32_t)(r[j] >> 32) == vq; j++) a_r[(uint32_t)r[j]]++;
+        const uint64_t vq = q[i] >> 32, vr = r[j] >> 32;
+        const int take_q = vq <= vr;
+        m = vq == vr ? vq : m;
+        a_q[(uint32_t)q[i]] += (uint32_t)(take_q & (vq == m));
+        a_r[(uint32_t)r[j]] += (uint32_t)(!take_q & (vr == m));
+        i += take_q;
+        j += !take_q;
     }
+    for (; j < nr && r[j] >> 32 == m; j++) a_r[(uint32_t)r[j]]++;
 }
 
 /* x^e by repeated multiplication, scaled by a power of two whenever it falls below 2^-600 (the
@@ -213,7 +227,7 @@ static void npmle(tsk_ani_work *w, int64_t c, int g, double n_seg)
         const double l0 = em_step(w, c, g, n_seg, x0, x1);
         const double l1 = em_step(w, c, g, n_seg, x1, x2);
         steps += 2;
-        if (l0 - prev < TSK_ANI_EM_TOL * n_seg) {
+        if (l0 - prev < w->tol * n_seg) {
             memcpy(x0, x1, (size_t)g * sizeof *x0);
             break;
         }

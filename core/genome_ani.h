@@ -47,12 +47,16 @@ extern "C" {
  * under 1 % of segments above the cutoff; a 25 % piece of a genome gives 25 %. */
 #define TSK_ANI_MIN_AF 0.02
 /* The identity grid of the mixture: the atom "not homologous", then TSK_ANI_GRID_LOW, ..., 1 in
- * steps of 1 / TSK_ANI_GRID_DIV (FINDINGS: 0.70 .. 1.00 step 0.0025). */
+ * steps of 1 / TSK_ANI_GRID_DIV. FINDINGS.md used steps of 0.0025; steps of 0.01 fit fastANI as
+ * well (7 seeds, both rates; bench/ani/FINDINGS.md, "The C estimator") at a quarter of the EM's
+ * work: the segments' ~25 anchors cannot tell identities 0.0025 apart anyway. */
 #define TSK_ANI_GRID_LOW 0.70
-#define TSK_ANI_GRID_DIV 400
+#define TSK_ANI_GRID_DIV 100
 /* The EM (accelerated by SQUAREM) stops when a cycle gains less than TSK_ANI_EM_TOL log-likelihood
- * per segment, or after TSK_ANI_EM_MAX_CYCLES cycles (of 2-3 EM steps). */
-#define TSK_ANI_EM_TOL 1e-7
+ * per segment, or after TSK_ANI_EM_MAX_CYCLES cycles (of 2-3 EM steps). The likelihood is flat
+ * along some directions of the weights, so the stopping point moves a pair's ANI by up to ~1 point
+ * (400 plain EM steps against convergence at 1e-7: mean 0.1); 1e-6 fits fastANI as well as 1e-7. */
+#define TSK_ANI_EM_TOL 1e-6
 #define TSK_ANI_EM_MAX_CYCLES 200
 
 /* One genome's segment anchors, as stored (docs/format.md): segments in genome order (contig after
@@ -103,8 +107,9 @@ int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani
 
 /* For benches and tests: plain_steps > 0 fits the mixture by that many plain EM steps from uniform
  * weights (the prototype's way; 0: SQUAREM, the default), on a grid of step 1 / grid_div (a divisor
- * of TSK_ANI_GRID_DIV, at least 10). Returns 0, or -1 on values out of range. */
-int tsk_ani_work_set_em(tsk_ani_work *w, int plain_steps, int grid_div);
+ * of 400, at least 10; TSK_ANI_GRID_DIV by default), stopping SQUAREM at a gain below tol a segment (default
+ * TSK_ANI_EM_TOL). Returns 0, or -1 on values out of range. */
+int tsk_ani_work_set_em(tsk_ani_work *w, int plain_steps, int grid_div, double tol);
 /* EM steps of the last direction tsk_ani_pair fitted (0 when it needed none). */
 int tsk_ani_work_em_steps(const tsk_ani_work *w);
 
