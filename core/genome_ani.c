@@ -94,29 +94,48 @@ int32_t tsk_ani_rate_log2(int64_t length)
     return r;
 }
 
-/* The anchors of g as the pair compares them: the pair's genomes differ in rate by drop bits, and
- * the values of both are cut to the 32 - drop bits they both hold, bits 32 - lo .. 64 - hi of h
- * (lo, hi: the denser and the sparser rate). The denser genome (g->rate_log2 == lo, drop > 0) keeps
- * the anchors of the sparser rate, h < 2^(64 - hi), whose stored values are below 2^(32 - drop); the
- * sparser one's values lose their drop lowest bits. Writes (value << 32 | segment) to keys and the
- * count kept per segment to n; returns how many are kept. */
-static int64_t anchors_at_rate(const tsk_ani_genome *g, int32_t lo, int32_t hi, uint64_t *keys, uint32_t *n)
+/* The anchors of g as (stored value << 32 | segment), in g's order. */
+static void keys_of(const tsk_ani_genome *g, uint64_t *keys)
+{
+    int64_t at = 0;
+    for (int64_t s = 0; s < g->n_segments; s++)
+        for (uint32_t j = 0; j < g->seg_count[s]; j++, at++) keys[at] = (uint64_t)g->hash[at] << 32 | (uint64_t)s;
+}
+
+/* How a pair compares the anchors of g: the pair's genomes differ in rate by drop = hi - lo bits
+ * (lo, hi: the denser and the sparser rate), and the values of both are cut to the 32 - drop bits
+ * they both hold, bits 32 - lo .. 64 - hi of h. The denser genome (rate lo, drop > 0) keeps the
+ * anchors of the sparser rate, h < 2^(64 - hi), those whose stored value is below *limit; the
+ * sparser one's values lose their *shift = drop lowest bits. A cut and a right shift keep the
+ * values' order, so a genome's sorted anchors serve every pair. */
+static void compare_form(const tsk_ani_genome *g, int32_t lo, int32_t hi, uint64_t *limit, int *shift)
 {
     const int drop = hi - lo;
-    const uint64_t limit = g->rate_log2 == lo ? UINT64_C(1) << (32 - drop) : UINT64_C(1) << 32;
-    const int shift = g->rate_log2 == lo ? 0 : drop;
-    int64_t at = 0, kept = 0;
+    *limit = g->rate_log2 == lo ? UINT64_C(1) << (32 - drop) : UINT64_C(1) << 32;
+    *shift = g->rate_log2 == lo ? 0 : drop;
+}
+
+/* The anchors per segment of g below limit, into n. */
+static void counts_below(const tsk_ani_genome *g, uint64_t limit, uint32_t *n)
+{
+    int64_t at = 0;
     for (int64_t s = 0; s < g->n_segments; s++) {
         uint32_t c = 0;
-        for (uint32_t j = 0; j < g->seg_count[s]; j++) {
-            const uint32_t v = g->hash[at++];
-            if (v >= limit) continue;
-            keys[kept++] = (uint64_t)(v >> shift) << 32 | (uint64_t)s;
-            c++;
-        }
+        for (uint32_t j = 0; j < g->seg_count[s]; j++) c += g->hash[at++] < limit;
         n[s] = c;
     }
-    return kept;
+}
+
+/* Sorted keys below a value limit: a prefix; its length. */
+static int64_t kept_prefix(const uint64_t *keys, int64_t n, uint64_t limit)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] >> 32 < limit) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 /* Sorts keys[0..n) by their high 32 bits, stably, through tmp; returns where the sorted keys are. */
@@ -147,12 +166,13 @@ static uint64_t *sort_by_high(tsk_ani_work *w, uint64_t *keys, uint64_t *tmp, in
  * every anchor that carries it, on either side. Without branches on the values (they mispredict
  * half the time): each step takes the smaller head, Q's on a tie, and m is the last value found
  * on both sides, so R's copies of a tied value (taken after Q's) still hit. */
-static void count_hits(const uint64_t *q, int64_t nq, const uint64_t *r, int64_t nr, uint32_t *a_q, uint32_t *a_r)
+static void count_hits(const uint64_t *q, int64_t nq, int shift_q, const uint64_t *r, int64_t nr, int shift_r,
+                       uint32_t *a_q, uint32_t *a_r)
 {
     int64_t i = 0, j = 0;
     uint64_t m = UINT64_MAX; /* no 32-bit value */
     while (i < nq && j < nr) {
-        const uint64_t vq = q[i] >> 32, vr = r[j] >> 32;
+        const uint64_t vq = q[i] >> 32 >> shift_q, vr = r[j] >> 32 >> shift_r;
         const int take_q = vq <= vr;
         m = vq == vr ? vq : m;
         a_q[(uint32_t)q[i]] += (uint32_t)(take_q & (vq == m));
@@ -160,7 +180,7 @@ static void count_hits(const uint64_t *q, int64_t nq, const uint64_t *r, int64_t
         i += take_q;
         j += !take_q;
     }
-    for (; j < nr && r[j] >> 32 == m; j++) a_r[(uint32_t)r[j]]++;
+    for (; j < nr && r[j] >> 32 >> shift_r == m; j++) a_r[(uint32_t)r[j]]++;
 }
 
 /* x^e by repeated multiplication, scaled by a power of two whenever it falls below 2^-600 (the
@@ -421,23 +441,24 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
     return 0;
 }
 
-/* Both genomes' per-segment counts and hits at the common rate, into w->n_q, a_q, n_r, a_r; the
- * anchors kept in *kept_q, *kept_r. Returns 0, or -1 when out of memory. */
-static int segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int64_t *kept_q,
-                        int64_t *kept_r)
+int tsk_ani_sort_anchors(tsk_ani_work *w, const tsk_ani_genome *g, uint64_t *keys)
+{
+    if (grow((void **)&w->tmp, &w->cap_tmp, g->n_anchors, sizeof *w->tmp)) return -1;
+    keys_of(g, keys);
+    const uint64_t *sorted = sort_by_high(w, keys, w->tmp, g->n_anchors);
+    if (sorted != keys) memcpy(keys, sorted, (size_t)g->n_anchors * sizeof *keys);
+    return 0;
+}
+
+/* Both genomes' per-segment counts and hits at the common rate, from their sorted anchors, into
+ * w->n_q, a_q, n_r, a_r; the anchors kept in *kept_q, *kept_r. Returns 0, or -1 when out of memory
+ * or on a genome out of range. */
+static int hits_sorted(tsk_ani_work *w, const tsk_ani_genome *q, const uint64_t *q_keys, const tsk_ani_genome *r,
+                       const uint64_t *r_keys, int64_t *kept_q, int64_t *kept_r)
 {
     if (q->n_segments >= (INT64_C(1) << 32) || r->n_segments >= (INT64_C(1) << 32)) return -1;
     if (q->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || q->rate_log2 > TSK_ANI_MAX_RATE_LOG2 ||
         r->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || r->rate_log2 > TSK_ANI_MAX_RATE_LOG2)
-        return -1;
-    const int32_t hi = q->rate_log2 > r->rate_log2 ? q->rate_log2 : r->rate_log2;
-    const int32_t lo = q->rate_log2 < r->rate_log2 ? q->rate_log2 : r->rate_log2;
-    w->value_bits = 32 - (hi - lo);
-    /* keys_q, keys_r and tmp trade places in the sorts: each has room for either genome */
-    const int64_t most = q->n_anchors > r->n_anchors ? q->n_anchors : r->n_anchors;
-    if (grow((void **)&w->keys_q, &w->cap_keys_q, most, sizeof *w->keys_q) ||
-        grow((void **)&w->keys_r, &w->cap_keys_r, most, sizeof *w->keys_r) ||
-        grow((void **)&w->tmp, &w->cap_tmp, most, sizeof *w->tmp))
         return -1;
     if (q->n_segments > w->cap_seg_q) {
         uint32_t *n = realloc(w->n_q, (size_t)q->n_segments * sizeof *n);
@@ -455,25 +476,32 @@ static int segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_
         w->a_r = n;
         w->cap_seg_r = r->n_segments;
     }
-
-    const int64_t nq = anchors_at_rate(q, lo, hi, w->keys_q, w->n_q);
-    const int64_t nr = anchors_at_rate(r, lo, hi, w->keys_r, w->n_r);
-    uint64_t *sq = sort_by_high(w, w->keys_q, w->tmp, nq);
-    if (sq != w->keys_q) { /* keep the sorted Q where the sort of R cannot overwrite it */
-        uint64_t *t = w->keys_q;
-        int64_t tc = w->cap_keys_q;
-        w->keys_q = w->tmp;
-        w->cap_keys_q = w->cap_tmp;
-        w->tmp = t;
-        w->cap_tmp = tc;
-    }
-    uint64_t *sr = sort_by_high(w, w->keys_r, w->tmp, nr);
+    const int32_t hi = q->rate_log2 > r->rate_log2 ? q->rate_log2 : r->rate_log2;
+    const int32_t lo = q->rate_log2 < r->rate_log2 ? q->rate_log2 : r->rate_log2;
+    w->value_bits = 32 - (hi - lo);
+    uint64_t limit_q, limit_r;
+    int shift_q, shift_r;
+    compare_form(q, lo, hi, &limit_q, &shift_q);
+    compare_form(r, lo, hi, &limit_r, &shift_r);
+    counts_below(q, limit_q, w->n_q);
+    counts_below(r, limit_r, w->n_r);
+    *kept_q = kept_prefix(q_keys, q->n_anchors, limit_q);
+    *kept_r = kept_prefix(r_keys, r->n_anchors, limit_r);
     for (int64_t s = 0; s < q->n_segments; s++) w->a_q[s] = 0;
     for (int64_t s = 0; s < r->n_segments; s++) w->a_r[s] = 0;
-    count_hits(w->keys_q, nq, sr, nr, w->a_q, w->a_r);
-    *kept_q = nq;
-    *kept_r = nr;
+    count_hits(q_keys, *kept_q, shift_q, r_keys, *kept_r, shift_r, w->a_q, w->a_r);
     return 0;
+}
+
+/* hits_sorted after sorting both genomes' anchors into the work. */
+static int segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int64_t *kept_q,
+                        int64_t *kept_r)
+{
+    if (grow((void **)&w->keys_q, &w->cap_keys_q, q->n_anchors, sizeof *w->keys_q) ||
+        grow((void **)&w->keys_r, &w->cap_keys_r, r->n_anchors, sizeof *w->keys_r) ||
+        tsk_ani_sort_anchors(w, q, w->keys_q) || tsk_ani_sort_anchors(w, r, w->keys_r))
+        return -1;
+    return hits_sorted(w, q, w->keys_q, r, w->keys_r, kept_q, kept_r);
 }
 
 int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, uint32_t *n_q,
@@ -492,13 +520,10 @@ int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani
     return 0;
 }
 
-int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,
-                 tsk_ani_result *out)
+/* Both directions and the pair, from the hits in the work. */
+static int pair_from_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int64_t nq, int64_t nr,
+                          int anchor_k, tsk_ani_result *out)
 {
-    memset(out, 0, sizeof *out);
-    int64_t nq, nr;
-    if (segment_hits(w, q, r, &nq, &nr)) return -1;
-
     int64_t used_q, used_r;
     if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &out->ani_q, &out->af_q, &used_q) ||
         direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &out->ani_r, &out->af_r, &used_r))
@@ -508,6 +533,24 @@ int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome 
     out->ani = (out->ani_q + out->ani_r) / 2;
     out->af = q->n_segments <= r->n_segments ? out->af_q : out->af_r;
     return 0;
+}
+
+int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,
+                 tsk_ani_result *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t nq, nr;
+    if (segment_hits(w, q, r, &nq, &nr)) return -1;
+    return pair_from_hits(w, q, r, nq, nr, anchor_k, out);
+}
+
+int tsk_ani_pair_sorted(tsk_ani_work *w, const tsk_ani_genome *q, const uint64_t *q_keys, const tsk_ani_genome *r,
+                        const uint64_t *r_keys, int anchor_k, tsk_ani_result *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t nq, nr;
+    if (hits_sorted(w, q, q_keys, r, r_keys, &nq, &nr)) return -1;
+    return pair_from_hits(w, q, r, nq, nr, anchor_k, out);
 }
 
 float tsk_ani_distance(const tsk_ani_result *r)

@@ -99,6 +99,14 @@ void tsk_ani_work_free(tsk_ani_work *w);
 int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,
                  tsk_ani_result *out);
 
+/* A genome's anchors sorted once for all its pairs (tsk_ani_pair_sorted, which then sorts nothing):
+ * keys[i] = stored value << 32 | segment, ascending by value; keys holds g->n_anchors entries
+ * (8 bytes an anchor). Returns 0, or -1 when out of memory. */
+int tsk_ani_sort_anchors(tsk_ani_work *w, const tsk_ani_genome *g, uint64_t *keys);
+/* tsk_ani_pair from both genomes' sorted anchors (tsk_ani_sort_anchors): the same bytes. */
+int tsk_ani_pair_sorted(tsk_ani_work *w, const tsk_ani_genome *q, const uint64_t *q_keys, const tsk_ani_genome *r,
+                        const uint64_t *r_keys, int anchor_k, tsk_ani_result *out);
+
 /* The counts the estimator starts from: per segment of q (of r) its anchors at the pair's common
  * rate, n_q (n_r), and those whose value the other genome holds, a_q (a_r); arrays of n_segments.
  * Returns 0, or -1 when out of memory. */
