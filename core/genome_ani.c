@@ -1,12 +1,13 @@
 /* genome_ani.c: ANI over the aligned part and the aligned fraction of two genomes from their segment
  * anchors (genome_ani.h; docs/algorithm.md, "ANI and aligned fraction").
  *
- * A pair: both genomes' anchors cut to the sparser rate, tagged with their segment and sorted by
- * value (LSD radix), one merge counts every segment's hits in both directions; per direction the
- * segments become cells (n, a) with multiplicities, and the mixture of identities over them is fitted
- * by EM, accelerated by SQUAREM. Every sum runs in one fixed order and nothing depends on the order
- * of the anchors within a segment (the counts are integers), so a pair gives the same bytes on any
- * thread, whichever engine found it. */
+ * A pair: both genomes' anchors, tagged with their segment and sorted by value (LSD radix; once a
+ * genome with tsk_ani_sort_anchors), are cut to the sparser rate inside one merge, which counts
+ * every segment's hits in both directions; per direction the segments become cells (n, a) with
+ * multiplicities, and the mixture of identities over them is fitted by EM, accelerated by SQUAREM.
+ * Every sum runs in one fixed order and nothing depends on the order of the anchors within a
+ * segment (the counts are integers), so a pair gives the same bytes on any thread, whichever
+ * engine found it. */
 #include "genome_ani.h"
 
 #include <math.h>

@@ -124,7 +124,8 @@ int main(int argc, char **argv)
         }
     }
     if (opt + 1 != argc) {
-        fprintf(stderr, "usage: ani_pairs [-r RATE_LOG2] [-e PLAIN_EM_STEPS] [-g GRID_DIV] [-t REPEATS] [-l TOL] GENOMES_TXT\n");
+        fprintf(stderr, "usage: ani_pairs [-r RATE_LOG2] [-e PLAIN_EM_STEPS] [-g GRID_DIV] [-l EM_TOL] [-t REPEATS] "
+                        "GENOMES_TXT\n");
         return 2;
     }
     FILE *list = fopen(argv[opt], "r");
@@ -177,7 +178,8 @@ int main(int argc, char **argv)
         const double ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
         int64_t anchors = 0;
         for (int i = 0; i < n; i++) anchors += gs[i].g.n_anchors;
-        fprintf(stderr, "ani_pairs: %ld pairs, %.4f ms (CPU time) a pair, %.1f EM steps (R -> Q direction), %.0f anchors a genome\n",
+        fprintf(stderr, "ani_pairs: %ld pairs, %.4f ms (CPU time) a pair, %.1f EM steps (R -> Q direction), "
+                        "%.0f anchors a genome\n",
                 pairs, ms / (double)pairs, (double)steps / (double)pairs, (double)anchors / n);
         for (int i = 0; i < n; i++) free(keys[i]);
         free(keys);

@@ -40,7 +40,8 @@ typedef struct {
 
 static synth synth_random(uint64_t *rng, int64_t n_seg)
 {
-    synth g = {n_seg, malloc((size_t)(n_seg + 1) * sizeof(int64_t)), malloc((size_t)(n_seg * 80 + 1) * sizeof(uint64_t))};
+    synth g = {n_seg, malloc((size_t)(n_seg + 1) * sizeof(int64_t)),
+               malloc((size_t)(n_seg * 80 + 1) * sizeof(uint64_t))};
     g.first[0] = 0;
     for (int64_t s = 0; s < n_seg; s++) {
         const int n = 35 + (int)(splitmix64(rng) % 25); /* 35..59, mean 47 */
@@ -54,7 +55,8 @@ static synth synth_random(uint64_t *rng, int64_t n_seg)
  * when ident[s] < 0. */
 static synth synth_relative(uint64_t *rng, const synth *q, const double *ident)
 {
-    synth g = {0, malloc((size_t)(q->n_seg + 1) * sizeof(int64_t)), malloc((size_t)(q->first[q->n_seg] + 1) * sizeof(uint64_t))};
+    synth g = {0, malloc((size_t)(q->n_seg + 1) * sizeof(int64_t)),
+               malloc((size_t)(q->first[q->n_seg] + 1) * sizeof(uint64_t))};
     g.first[0] = 0;
     for (int64_t s = 0; s < q->n_seg; s++) {
         if (ident[s] < 0) continue;
@@ -347,7 +349,8 @@ Test(genome_ani, sorted_once_same_bytes)
     tsk_ani_work *w = tsk_ani_work_new();
     for (int t = 0; t < 3; t++) {
         tsk_ani_genome gq = stored(&q, rates[t][0]), gr = stored(&r, rates[t][1]);
-        uint64_t *kq = malloc((size_t)(gq.n_anchors + 1) * sizeof *kq), *kr = malloc((size_t)(gr.n_anchors + 1) * sizeof *kr);
+        uint64_t *kq = malloc((size_t)(gq.n_anchors + 1) * sizeof *kq);
+        uint64_t *kr = malloc((size_t)(gr.n_anchors + 1) * sizeof *kr);
         cr_assert_eq(tsk_ani_sort_anchors(w, &gq, kq), 0);
         cr_assert_eq(tsk_ani_sort_anchors(w, &gr, kr), 0);
         for (int64_t i = 1; i < gq.n_anchors; i++) cr_assert(kq[i - 1] >> 32 <= kq[i] >> 32);
