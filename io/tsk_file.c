@@ -35,6 +35,9 @@ static const unsigned char TSK_MAGIC[TSK_FILE_MAGIC_LEN] = TSK_FILE_MAGIC;
 #define TSK_RECORD_ENTRY 56u    /* bytes per record in the record table */
 #define TSK_SOURCE_ENTRY 16u    /* bytes per source in the source table */
 #define TSK_WRITE_BUFFER (1u << 20)
+/* Anchor hashes held in memory at most; beyond, they go to a side file that tsk_writer_finish
+ * copies after the record table (10^5 bacteria hold about 15 GB of them). */
+#define TSK_ANI_SPILL (64u << 20)
 
 enum { /* header field offsets */
     H_MAGIC = 0, H_VERSION = 8, H_BOM = 12, H_HEADER_SIZE = 16, H_CRC = 20, H_FILE_SIZE = 24,
@@ -139,6 +142,9 @@ struct tsk_writer {
     /* genome sketches: the anchor section's parts, written after the record table */
     bytes ani_table, ani_counts, ani_hashes;
     uint64_t ani_segments, ani_anchors;
+    FILE *ani_spill;           /* the hashes beyond spill_at, in order (unlinked: gone when closed) */
+    size_t spill_at;           /* TSK_ANI_SPILL, or tsk_writer_spill_anchors_at's */
+    uint64_t ani_spilled;      /* bytes of them there */
 };
 
 static void writer_free(tsk_writer *w)
@@ -151,6 +157,7 @@ static void writer_free(tsk_writer *w)
     free(w->ani_table.p);
     free(w->ani_counts.p);
     free(w->ani_hashes.p);
+    if (w->ani_spill) fclose(w->ani_spill);
     free(w->last_source);
     free(w);
 }
@@ -170,6 +177,7 @@ tsk_writer *tsk_writer_open(const char *path, const tsk_params *p, const char *t
     }
     w->fd = -1;
     w->params = *p;
+    w->spill_at = TSK_ANI_SPILL;
     w->row_bytes = p->scaled > 0 ? sizeof(uint64_t) : (size_t)p->dim * (p->precision == TSK_DOUBLE ? 8 : 4);
     if (!(w->path = strdup(path)) || !(w->buf = malloc(TSK_WRITE_BUFFER)) ||
         bytes_add_string(&w->strings, tool_version ? tool_version : "", &w->version_off, &w->version_len) ||
@@ -347,7 +355,54 @@ static int add_anchors(tsk_writer *w, const tsk_genome_anchors *a, char *err, si
     return 0;
 }
 
+/* Moves the hashes held in memory to the side file (made the first time, unlinked, in $TMPDIR or /tmp). */
+static int spill_anchors(tsk_writer *w, char *err, size_t errlen)
+{
+    if (!w->ani_hashes.len) return 0;
+    if (!w->ani_spill) {
+        const char *dir = getenv("TMPDIR");
+        char path[4096];
+        snprintf(path, sizeof path, "%s/tsketch-anchors-XXXXXX", dir && *dir ? dir : "/tmp");
+        const int fd = mkstemp(path);
+        if (fd >= 0) unlink(path);
+        if (fd < 0 || !(w->ani_spill = fdopen(fd, "w+b"))) {
+            tsk_io_set_err(err, errlen, "%s: cannot make a temporary file for the segment anchors in %s: %s", w->path,
+                           dir && *dir ? dir : "/tmp", strerror(errno));
+            if (fd >= 0) close(fd);
+            return -1;
+        }
+    }
+    if (fwrite(w->ani_hashes.p, 1, w->ani_hashes.len, w->ani_spill) != w->ani_hashes.len) {
+        tsk_io_set_err(err, errlen, "%s: write failed (temporary file of the segment anchors): %s", w->path,
+                       strerror(errno));
+        return -1;
+    }
+    w->ani_spilled += w->ani_hashes.len;
+    w->ani_hashes.len = 0;
+    return 0;
+}
+
+/* Writes the spilled hashes to w->fd, adding them to *crc; 0 or an errno. */
+static int copy_spilled(tsk_writer *w, uint32_t *crc)
+{
+    if (!w->ani_spill) return 0;
+    if (fflush(w->ani_spill) || fseek(w->ani_spill, 0, SEEK_SET)) return errno ? errno : EIO;
+    unsigned char *buf = malloc(TSK_WRITE_BUFFER);
+    if (!buf) return ENOMEM;
+    int e = 0;
+    for (uint64_t left = w->ani_spilled; left && !e;) {
+        const size_t n = fread(buf, 1, left < TSK_WRITE_BUFFER ? (size_t)left : TSK_WRITE_BUFFER, w->ani_spill);
+        if (!n) e = ferror(w->ani_spill) && errno ? errno : EIO;
+        else e = tsk_write_checksummed(w->fd, buf, n, crc);
+        left -= n;
+    }
+    free(buf);
+    return e;
+}
+
 static int add_record(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen);
+
+void tsk_writer_spill_anchors_at(tsk_writer *w, size_t bytes) { w->spill_at = bytes; }
 
 int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
 {
@@ -374,7 +429,7 @@ int tsk_writer_add_genome(tsk_writer *w, const tsk_record_info *rec, const uint6
         w->ani_anchors -= (uint64_t)anchors->n_anchors;
         return -1;
     }
-    return 0;
+    return w->ani_hashes.len >= w->spill_at ? spill_anchors(w, err, errlen) : 0;
 }
 
 static int add_record(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
@@ -584,8 +639,10 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     uint32_t ani_crc = 0;
     if (w->params.scaled > 0) {
         ani_offset = align8(file_size);
+        const uint64_t hashes_len = w->ani_anchors * 4;
         const size_t counts_pad = (size_t)(align8(w->ani_counts.len) - w->ani_counts.len);
-        const size_t hashes_pad = (size_t)(align8(w->ani_hashes.len) - w->ani_hashes.len);
+        const size_t hashes_pad = (size_t)(align8(hashes_len) - hashes_len);
+        /* the spilled hashes come before those still in memory (part 4) */
         const struct {
             const void *p;
             size_t n;
@@ -593,15 +650,16 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
                          {w->ani_counts.p, w->ani_counts.len}, {zeros, counts_pad},
                          {w->ani_hashes.p, w->ani_hashes.len}, {zeros, hashes_pad}};
         for (size_t i = 0; i < sizeof ani_parts / sizeof ani_parts[0]; i++) {
-            if (!ani_parts[i].n) continue;
-            const int e = i == 0 ? (tsk_write_all(w->fd, ani_parts[i].p, ani_parts[i].n) ? errno : 0)
-                                 : tsk_write_checksummed(w->fd, ani_parts[i].p, ani_parts[i].n, &ani_crc);
+            int e = i == 4 ? copy_spilled(w, &ani_crc) : 0;
+            if (!e && ani_parts[i].n)
+                e = i == 0 ? (tsk_write_all(w->fd, ani_parts[i].p, ani_parts[i].n) ? errno : 0)
+                           : tsk_write_checksummed(w->fd, ani_parts[i].p, ani_parts[i].n, &ani_crc);
             if (e) {
                 write_failed(w, e, err, errlen);
                 goto fail;
             }
         }
-        ani_size = w->ani_table.len + w->ani_counts.len + counts_pad + w->ani_hashes.len + hashes_pad;
+        ani_size = w->ani_table.len + w->ani_counts.len + counts_pad + hashes_len + hashes_pad;
         file_size = ani_offset + ani_size;
     }
 

@@ -160,6 +160,10 @@ int tsk_writer_add_batch(tsk_writer *w, const tsk_record_info *recs, int64_t n, 
 int tsk_writer_add_genome(tsk_writer *w, const tsk_record_info *rec, const uint64_t *keys,
                           const tsk_genome_anchors *anchors, char *err, size_t errlen);
 
+/* The anchor hashes a genome writer holds in memory before it moves them to a side file in
+ * $TMPDIR (64 MiB; the same file either way). For tests. */
+void tsk_writer_spill_anchors_at(tsk_writer *w, size_t bytes);
+
 /* Waits until the rows of ticket (tsk_writer_add_batch) and everything before are written: their
  * memory is the caller's again. A ticket of 0 or less returns at once. Returns 0, or -1 with a
  * message when a write failed (disk full...). */

@@ -471,6 +471,54 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
 
 /* Versions 2 (genome sketches of the key layout before the floor) and 3 (no segment anchors) are
  * refused with advice; a version 4 header without a valid floor or kind is corrupt. */
+/* Anchor hashes spilled to the side file (after every genome, or some) give the same bytes. */
+Test(tsk_file, genome_anchors_spilled_same_bytes)
+{
+    tsk_params p;
+    test_genome_params(&p, 500, 100, 16);
+    char *dir = scratch_dir(), *path = path_in(dir, "g.tsk"), err[TSK_ERRLEN];
+    enum { N = 50 };
+    static uint32_t hashes[N * 40];
+    static uint16_t counts[N * 4];
+    for (int i = 0; i < N * 40; i++) hashes[i] = (uint32_t)i * 2654435761u;
+    unsigned char *want = NULL;
+    size_t want_len = 0;
+    const size_t spill[] = {(size_t)1 << 30, 0, 4, 333};
+    for (size_t s = 0; s < 4; s++) {
+        tsk_writer *w = tsk_writer_open(path, &p, "v", "cmd", err, sizeof err);
+        cr_assert(w, "%s", err);
+        tsk_writer_spill_anchors_at(w, spill[s]);
+        int at = 0, seg = 0;
+        for (int g = 0; g < N; g++) {
+            const int n = g % 7 * 5, segs = g % 4;
+            for (int j = 0; j < segs; j++) counts[seg + j] = (uint16_t)(j == 0 ? n : 0);
+            const tsk_genome_anchors a = {segs, segs ? n : 0, 6 + g % 20, counts + seg, hashes + at, g, 1000};
+            const uint64_t key = (uint64_t)g;
+            tsk_record_info r = {"g", "g.fa", 20000, 20000, 0, -1, 1};
+            cr_assert_eq(tsk_writer_add_genome(w, &r, &key, &a, err, sizeof err), 0, "%s", err);
+            at += (int)a.n_anchors;
+            seg += segs;
+        }
+        cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
+        size_t len = 0;
+        unsigned char *got = slurp(path, &len);
+        if (!want) {
+            want = got, want_len = len;
+            tsk_file *f = tsk_file_open(path, err, sizeof err);
+            cr_assert(f, "%s", err);
+            for (int g = 0, h = 0; g < N; h += (int)f->anchors[g++].n_anchors)
+                for (int64_t j = 0; j < f->anchors[g].n_anchors; j++) cr_assert_eq(f->anchors[g].hash[j], hashes[h + j]);
+            tsk_file_close(f);
+        } else {
+            cr_assert(len == want_len && memcmp(got, want, len) == 0, "spilled at %zu bytes: another file", spill[s]);
+            free(got);
+        }
+    }
+    free(want);
+    free(path);
+    scratch_rm(dir);
+}
+
 /* Damaged anchor sections with a valid checksum: each named. */
 Test(tsk_file, genome_anchor_damage_named, .init = damaged_setup, .fini = damaged_teardown)
 {
