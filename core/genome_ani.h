@@ -81,6 +81,9 @@ typedef struct {
  * length / 2^r <= TSK_ANI_MAX_ANCHORS. */
 int32_t tsk_ani_rate_log2(int64_t length);
 
+/* The largest hash an anchor of rate r has: hashes below 2^(64 - r). */
+static inline uint64_t tsk_ani_max_hash(int32_t rate_log2) { return UINT64_MAX >> rate_log2; }
+
 /* Both directions and the pair. */
 typedef struct {
     double ani_q, af_q;     /* Q -> R: Q's segments against R's anchors */

@@ -407,7 +407,7 @@ void tsk_writer_spill_anchors_at(tsk_writer *w, size_t bytes) { w->spill_at = by
 int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
 {
     if (w->params.scaled > 0) {
-        const tsk_genome_anchors none = {0, 0, tsk_ani_rate_of_length(rec->clean_len), NULL, NULL, 0, 0};
+        const tsk_genome_anchors none = {0, 0, tsk_ani_rate_log2(rec->clean_len), NULL, NULL, 0, 0};
         return tsk_writer_add_genome(w, rec, rows, &none, err, errlen);
     }
     return add_record(w, rec, rows, err, errlen);

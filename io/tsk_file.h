@@ -52,19 +52,6 @@ typedef struct {
     int64_t n50;                 /* the N50 of its cleaned contig lengths */
 } tsk_genome_anchors;
 
-/* The sampling of a genome's anchors (tsk_ani_rate_log2 of core/genome_ani.h, which the estimator
- * defines; the same function here, inline, for the sketcher and the file checks): the least
- * r >= TSK_ANI_MIN_RATE_LOG2 with length <= TSK_ANI_MAX_ANCHORS 2^r. */
-static inline int32_t tsk_ani_rate_of_length(int64_t length)
-{
-    int32_t r = TSK_ANI_MIN_RATE_LOG2;
-    while (r < TSK_ANI_MAX_RATE_LOG2 && length > ((int64_t)TSK_ANI_MAX_ANCHORS << r)) r++;
-    return r;
-}
-
-/* The largest hash an anchor of rate r has: hashes below 2^(64 - r). */
-static inline uint64_t tsk_ani_max_hash(int32_t rate_log2) { return UINT64_MAX >> rate_log2; }
-
 /* ---- reading ---- */
 
 typedef struct {

@@ -124,7 +124,7 @@ static int64_t n50_of(int64_t *len, int64_t n)
  * its contigs and N50. Into g->ani. */
 static int finish_anchors(genome_out *g)
 {
-    const int32_t rate = tsk_ani_rate_of_length(g->clean_len);
+    const int32_t rate = tsk_ani_rate_log2(g->clean_len);
     const uint64_t bound = tsk_ani_max_hash(rate);
     const int64_t n_seg = g->n_segments;
     if (n_seg > g->cap_segments) {
@@ -379,7 +379,7 @@ static tsk_batcher *file_batch_full(void *ctx)
      * its own, cut to them at the end (finish_anchors) */
     if (f->rc == TSK_EXIT_OK)
         f->rc = scan_records(f->s, b, 0, b->n, tsk_genome_candidate_limit(&f->s->job->params, f->floor_len),
-                             tsk_ani_max_hash(tsk_ani_rate_of_length(f->g->clean_len)), f->g, &f->g->keys);
+                             tsk_ani_max_hash(tsk_ani_rate_log2(f->g->clean_len)), f->g, &f->g->keys);
     if (f->rc != TSK_EXIT_OK) return NULL;
     tsk_batcher_reset(b);
     return b;
@@ -422,7 +422,7 @@ static int sketch_file(sketch_run *s, size_t i, genome_out *g)
         g->clean_len = length;
         if (mostly_not_dna(g->raw_len, g->clean_len)) warn_not_dna(in->path, g->name, g->raw_len, g->clean_len);
         rc = scan_records(s, b, 0, b->n, tsk_genome_candidate_limit(&job->params, length),
-                          tsk_ani_max_hash(tsk_ani_rate_of_length(length)), g, &g->keys);
+                          tsk_ani_max_hash(tsk_ani_rate_log2(length)), g, &g->keys);
     }
     if (rc == TSK_EXIT_OK && finish_anchors(g)) rc = TSK_EXIT_RUNTIME;
     if (rc == TSK_EXIT_RUNTIME && !failed(s)) tsk_error("%s: out of memory for the keys of '%s'", in->path, g->name);
@@ -593,7 +593,7 @@ static void sketch_record_batch(sketch_run *s, const tsk_batcher *b, genome_out 
             o->clean_len = info->clean_len;
             genome_out_clear(o);
             int rc = o->name ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
-            const uint64_t ani_max = tsk_ani_max_hash(tsk_ani_rate_of_length(info->clean_len));
+            const uint64_t ani_max = tsk_ani_max_hash(tsk_ani_rate_log2(info->clean_len));
             if (rc == TSK_EXIT_OK && s->gpu) { /* the GPU scanned the batch (scan_on_gpu); the anchors here */
                 const int64_t n = s->gpu_offset[r + 1] - s->gpu_offset[r];
                 if (tsk_key_vec_reserve(&o->keys, n) == 0) {
