@@ -408,7 +408,10 @@ static int genome_line(const tsk_dist_engine *e, int64_t q, int64_t r, int64_t s
 
 int tsk_dist_items_ani(const tsk_dist_items *it)
 {
-    return it->keys_q && it->ani_q && it->ani_r && it->mode == TSK_GENOME_SYMMETRIC;
+    /* sets that hold no anchors for these items (a source loaded without them) leave the keys' distance */
+    return it->keys_q && it->ani_q && it->ani_r && it->mode == TSK_GENOME_SYMMETRIC &&
+           it->ani_q->n_items == it->keys_q->n_items && it->ani_r->n_items == it->keys_r->n_items &&
+           (it->ani_q->genome || it->ani_q->n_items == 0) && (it->ani_r->genome || it->ani_r->n_items == 0);
 }
 
 double tsk_dist_ani_chance_share(int64_t window) { return pow(ANI_CHANCE_IDENTITY, (double)window) * 0.5; }

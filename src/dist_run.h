@@ -44,7 +44,7 @@ typedef struct {
     int anchor_k;           /* the anchors' k-mer length (tsk_params.anchor_k) */
 } tsk_dist_items;
 
-/* Whether the items' genome distance is 1 - ANI (ANI sets given, symmetric mode). */
+/* Whether the items' genome distance is 1 - ANI: ANI sets of the key sets' items, symmetric mode. */
 int tsk_dist_items_ani(const tsk_dist_items *it);
 
 /* Key shares below this (a mean share below (0.80)^W / 2) are chance matches: d = 1, not refined. */
