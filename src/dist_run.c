@@ -737,8 +737,9 @@ static int64_t topk_candidates(const tsk_dist_engine *e, int64_t k)
 }
 
 /* Top-k with ANI: each query's candidates (lines[0..n), query after query, in key order) refined,
- * ranked by distance (ties: key order) and cut to k within max_dist. Returns the lines kept, or
- * -1 out of memory. */
+ * ranked by distance (ties: key order) and cut to k within max_dist. Unrelated references (1) are
+ * no neighbours, as references that share no key are none. Returns the lines kept, or -1 out of
+ * memory. */
 static int64_t ani_topk(const dist_job *r, tsk_genome_line *lines, int64_t n, int64_t k)
 {
     if (refine_lines(&r->e->items, lines, n, r->s->threads)) return -1;
@@ -750,7 +751,7 @@ static int64_t ani_topk(const dist_job *r, tsk_genome_line *lines, int64_t n, in
         while (j < n && lines[j].query == lines[i].query) j++;
         sort_by_dist(lines + i, j - i, tmp);
         for (int64_t t = i; t < j && t - i < k; t++)
-            if ((double)lines[t].dist <= r->s->max_dist) lines[kept++] = lines[t];
+            if ((double)lines[t].dist <= r->s->max_dist && lines[t].dist < 1.0f) lines[kept++] = lines[t];
         i = j;
     }
     free(tmp);
