@@ -37,6 +37,24 @@ extern "C" {
 #define TSK_ANI_MAX_RATE_LOG2 31
 #define TSK_ANI_MAX_ANCHORS 49152      /* expected anchors a genome keeps at most: 192 KB */
 
+/* The identity below which a segment does not map (counts neither in ANI nor in AF). fastANI's
+ * nominal cutoff is 0.80, but the mixture smears segments near 80 % both ways (a 16-mer survives
+ * 80 % identity with 2.8 %: one hit a segment); 0.78 gave the least error against fastANI on the
+ * generated uneven sets (donor blocks at 75-85 %) without taking an AT-rich genome's chance
+ * matches for homology (bench/ani/FINDINGS.md: 0.74-0.76 did, on the Blochmannia ancestor). */
+#define TSK_ANI_CUTOFF 0.78
+/* The least AF of each direction for a related pair: chance matches and a few shared repeats give
+ * under 1 % of segments above the cutoff; a 25 % piece of a genome gives 25 %. */
+#define TSK_ANI_MIN_AF 0.02
+/* The identity grid of the mixture: the atom "not homologous", then TSK_ANI_GRID_LOW, ..., 1 in
+ * steps of 1 / TSK_ANI_GRID_DIV (FINDINGS: 0.70 .. 1.00 step 0.0025). */
+#define TSK_ANI_GRID_LOW 0.70
+#define TSK_ANI_GRID_DIV 400
+/* The EM (accelerated by SQUAREM) stops when a cycle gains less than TSK_ANI_EM_TOL log-likelihood
+ * per segment, or after TSK_ANI_EM_MAX_CYCLES cycles (of 2-3 EM steps). */
+#define TSK_ANI_EM_TOL 1e-7
+#define TSK_ANI_EM_MAX_CYCLES 200
+
 /* One genome's segment anchors, as stored (docs/format.md): segments in genome order (contig after
  * contig), each with its anchors' count; the anchors' stored hashes, segment after segment, in
  * any order within a segment. */
@@ -76,6 +94,19 @@ void tsk_ani_work_free(tsk_ani_work *w);
 /* ANI and AF of q and r, whose anchors are anchor_k-mers. Returns 0, or -1 when out of memory. */
 int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,
                  tsk_ani_result *out);
+
+/* The counts the estimator starts from: per segment of q (of r) its anchors at the pair's common
+ * rate, n_q (n_r), and those whose value the other genome holds, a_q (a_r); arrays of n_segments.
+ * Returns 0, or -1 when out of memory. */
+int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, uint32_t *n_q,
+                         uint32_t *a_q, uint32_t *n_r, uint32_t *a_r);
+
+/* For benches and tests: plain_steps > 0 fits the mixture by that many plain EM steps from uniform
+ * weights (the prototype's way; 0: SQUAREM, the default), on a grid of step 1 / grid_div (a divisor
+ * of TSK_ANI_GRID_DIV, at least 10). Returns 0, or -1 on values out of range. */
+int tsk_ani_work_set_em(tsk_ani_work *w, int plain_steps, int grid_div);
+/* EM steps of the last direction tsk_ani_pair fitted (0 when it needed none). */
+int tsk_ani_work_em_steps(const tsk_ani_work *w);
 
 /* The distance of a result: 1 - ani as float (1 when unrelated). */
 float tsk_ani_distance(const tsk_ani_result *r);

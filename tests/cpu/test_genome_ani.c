@@ -1,0 +1,335 @@
+/* test_genome_ani.c: the ANI/AF estimator of core/genome_ani.h on synthetic segment anchors of
+ * planted identities: even, mosaic, pieces, self, unrelated, no segment, mixed rates, determinism,
+ * and the hit counts against a brute-force O(n m) count.
+ *
+ * A synthetic genome is a list of 64-bit anchor hashes per segment, all below 2^58 (kept at rate
+ * 2^-6; a genome at rate r keeps those below 2^(64 - r), stored h >> (32 - r)): ~47 anchors a
+ * segment at 2^-6, ~23 at 2^-7 as a 3 kb segment of a 5 Mbp genome has at 1/128. A relative R of Q:
+ * per segment of identity I each anchor survives with I^16 (else a fresh random hash, the k-mer a
+ * substitution made). The fits are NPMLE means of ~1,000 segments: with ~23 anchors a segment at
+ * p = 0.95^16 = 0.44, the pooled a/n has sd sqrt(p (1 - p) / 23,000) = 0.0033, so the identity
+ * I = p^(1/16) has sd 0.0033 I / (16 p) = 0.00045; the mixture's mean about twice that. The
+ * tolerances (0.002, 0.003) are 2-4 of those sds: never flaky over the fixed seeds, yet a bias of
+ * the estimator's size before the mixture (0.7-2 points) fails them. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/genome_ani.h"
+
+#define K 16
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *s) { return (double)(splitmix64(s) >> 11) / 9007199254740992.0; }
+
+/* A genome's anchor hashes below 2^58, segment after segment. */
+typedef struct {
+    int64_t n_seg;
+    int64_t *first; /* n_seg + 1 offsets into h */
+    uint64_t *h;
+} synth;
+
+static synth synth_random(uint64_t *rng, int64_t n_seg)
+{
+    synth g = {n_seg, malloc((size_t)(n_seg + 1) * sizeof(int64_t)), malloc((size_t)(n_seg * 80 + 1) * sizeof(uint64_t))};
+    g.first[0] = 0;
+    for (int64_t s = 0; s < n_seg; s++) {
+        const int n = 35 + (int)(splitmix64(rng) % 25); /* 35..59, mean 47 */
+        for (int j = 0; j < n; j++) g.h[g.first[s] + j] = splitmix64(rng) >> 6;
+        g.first[s + 1] = g.first[s] + n;
+    }
+    return g;
+}
+
+/* A relative of q: segment s at identity ident[s] (each anchor kept with ident^16), or missing
+ * when ident[s] < 0. */
+static synth synth_relative(uint64_t *rng, const synth *q, const double *ident)
+{
+    synth g = {0, malloc((size_t)(q->n_seg + 1) * sizeof(int64_t)), malloc((size_t)(q->first[q->n_seg] + 1) * sizeof(uint64_t))};
+    g.first[0] = 0;
+    for (int64_t s = 0; s < q->n_seg; s++) {
+        if (ident[s] < 0) continue;
+        double p = 1;
+        for (int t = 0; t < K; t++) p *= ident[s];
+        int64_t at = g.first[g.n_seg];
+        for (int64_t j = q->first[s]; j < q->first[s + 1]; j++)
+            g.h[at++] = uniform(rng) < p ? q->h[j] : splitmix64(rng) >> 6;
+        g.first[++g.n_seg] = at;
+    }
+    return g;
+}
+
+static void synth_free(synth *g)
+{
+    free(g->first);
+    free(g->h);
+}
+
+/* The stored form of g at rate 2^-rate (the caller frees seg_count and hash). */
+static tsk_ani_genome stored(const synth *g, int rate)
+{
+    uint16_t *count = malloc((size_t)(g->n_seg + 1) * sizeof *count);
+    uint32_t *hash = malloc((size_t)(g->first[g->n_seg] + 1) * sizeof *hash);
+    int64_t n = 0;
+    for (int64_t s = 0; s < g->n_seg; s++) {
+        count[s] = 0;
+        for (int64_t j = g->first[s]; j < g->first[s + 1]; j++)
+            if (g->h[j] < UINT64_C(1) << (64 - rate)) {
+                hash[n++] = (uint32_t)(g->h[j] >> (32 - rate));
+                count[s]++;
+            }
+    }
+    return (tsk_ani_genome){.n_segments = g->n_seg, .n_anchors = n, .rate_log2 = rate, .seg_count = count,
+                            .hash = hash, .length = g->n_seg * TSK_ANI_SEGMENT};
+}
+
+static void stored_free(tsk_ani_genome *g)
+{
+    free((void *)g->seg_count);
+    free((void *)g->hash);
+}
+
+static tsk_ani_result pair_of(const synth *q, const synth *r, int rate_q, int rate_r)
+{
+    tsk_ani_work *w = tsk_ani_work_new();
+    cr_assert(w);
+    tsk_ani_genome gq = stored(q, rate_q), gr = stored(r, rate_r);
+    tsk_ani_result res;
+    cr_assert_eq(tsk_ani_pair(w, &gq, &gr, K, &res), 0);
+    stored_free(&gq);
+    stored_free(&gr);
+    tsk_ani_work_free(w);
+    return res;
+}
+
+Test(genome_ani, even_identity)
+{
+    uint64_t rng = 1;
+    synth q = synth_random(&rng, 1000);
+    double ident[1000];
+    for (int s = 0; s < 1000; s++) ident[s] = 0.95;
+    synth r = synth_relative(&rng, &q, ident);
+    const tsk_ani_result res = pair_of(&q, &r, 7, 7);
+    cr_expect(res.defined);
+    cr_expect(res.ani > 0.948 && res.ani < 0.952, "planted 0.95, estimated %.5f", res.ani);
+    cr_expect(res.af > 0.97 && res.af <= 1.0, "af %.4f", res.af);
+    cr_expect(res.ani_q > 0.948 && res.ani_q < 0.952 && res.ani_r > 0.948 && res.ani_r < 0.952);
+    cr_expect_float_eq(tsk_ani_distance(&res), (float)(1.0 - res.ani), 1e-9);
+    synth_free(&q);
+    synth_free(&r);
+}
+
+Test(genome_ani, mosaic)
+{
+    uint64_t rng = 2;
+    synth q = synth_random(&rng, 1000);
+    double ident[1000], planted = 0;
+    for (int s = 0; s < 1000; s++) {
+        ident[s] = s % 5 == 2 ? 0.90 : 0.99; /* 20 % of the segments at 0.90 */
+        planted += ident[s] / 1000;
+    }
+    synth r = synth_relative(&rng, &q, ident);
+    const tsk_ani_result res = pair_of(&q, &r, 7, 7);
+    cr_expect(res.ani > planted - 0.003 && res.ani < planted + 0.003, "planted %.4f, estimated %.5f", planted, res.ani);
+    /* the pooled estimate (today's) would be ((0.8 0.99^16 + 0.2 0.9^16))^(1/16) = 0.978 */
+    synth_free(&q);
+    synth_free(&r);
+}
+
+Test(genome_ani, piece_against_source)
+{
+    uint64_t rng = 3;
+    synth src = synth_random(&rng, 1000);
+    double ident[1000];
+    for (int s = 0; s < 1000; s++) ident[s] = s < 250 ? 1.0 : -1; /* the first quarter, unchanged */
+    synth piece = synth_relative(&rng, &src, ident);
+    const tsk_ani_result res = pair_of(&piece, &src, 7, 7);
+    cr_expect(res.defined);
+    cr_expect(res.ani_q == 1.0 && res.af_q == 1.0, "piece -> source: %.5f %.4f", res.ani_q, res.af_q);
+    cr_expect(res.ani_r > 0.998, "source -> piece ani %.5f", res.ani_r);
+    cr_expect(res.af_r > 0.24 && res.af_r < 0.26, "source -> piece af %.4f", res.af_r);
+    cr_expect(res.ani > 0.999, "ani %.5f", res.ani);
+    cr_expect(res.af == 1.0, "the piece is the smaller genome, all aligned: af %.4f", res.af);
+    synth_free(&src);
+    synth_free(&piece);
+}
+
+Test(genome_ani, self)
+{
+    uint64_t rng = 4;
+    synth q = synth_random(&rng, 300);
+    const tsk_ani_result res = pair_of(&q, &q, 7, 7);
+    cr_expect(res.defined);
+    cr_expect_eq(res.ani, 1.0);
+    cr_expect_eq(res.af, 1.0);
+    cr_expect_eq(tsk_ani_distance(&res), 0.0f);
+    synth_free(&q);
+}
+
+Test(genome_ani, unrelated)
+{
+    uint64_t rng = 5;
+    synth q = synth_random(&rng, 1700), r = synth_random(&rng, 1500);
+    const tsk_ani_result res = pair_of(&q, &r, 7, 7);
+    cr_expect(res.defined);
+    cr_expect_eq(res.ani, 0.0);
+    cr_expect_eq(res.af, 0.0);
+    cr_expect_eq(tsk_ani_distance(&res), 1.0f);
+    synth_free(&q);
+    synth_free(&r);
+}
+
+Test(genome_ani, no_segment)
+{
+    uint64_t rng = 6;
+    synth q = synth_random(&rng, 200), empty = {0, calloc(1, sizeof(int64_t)), malloc(sizeof(uint64_t))};
+    tsk_ani_result res = pair_of(&q, &empty, 7, 6);
+    cr_expect_eq(res.defined, 0);
+    cr_expect_eq(res.ani, 0.0);
+    cr_expect_eq(tsk_ani_distance(&res), 1.0f);
+    res = pair_of(&empty, &q, 6, 7);
+    cr_expect_eq(res.defined, 0);
+    /* segments without anchors are no segments with anchors either */
+    tsk_ani_work *w = tsk_ani_work_new();
+    tsk_ani_genome gq = stored(&q, 7);
+    const uint16_t zero[3] = {0, 0, 0};
+    const tsk_ani_genome none = {.n_segments = 3, .n_anchors = 0, .rate_log2 = 7, .seg_count = zero,
+                                 .hash = NULL, .length = 9000};
+    cr_assert_eq(tsk_ani_pair(w, &gq, &none, K, &res), 0);
+    cr_expect_eq(res.defined, 0);
+    stored_free(&gq);
+    tsk_ani_work_free(w);
+    synth_free(&q);
+    synth_free(&empty);
+}
+
+/* A genome at 2^-6 against one at 2^-8 compares the anchors both keep at 2^-8 on the 30 bits both
+ * store: the same hits as both at 2^-8 (the values' 30 bits coincide by chance with 2^-30 a pair)
+ * and the same estimate but for the chance of a match by accident, 4 x (R's anchors) / 2^32 instead
+ * of R's anchors / 2^32 beside 2 L_R / 4^16 (1e-2 of it), which moves the fitted mean by
+ * ~3e-5 (0.003 ANI points; tolerance 1e-4). */
+Test(genome_ani, rates_meet_at_the_sparser)
+{
+    uint64_t rng = 7;
+    synth q = synth_random(&rng, 800);
+    double ident[800];
+    for (int s = 0; s < 800; s++) ident[s] = s % 7 == 0 ? -1 : 0.93 + 0.01 * (s % 5);
+    synth r = synth_relative(&rng, &q, ident);
+    const tsk_ani_result a = pair_of(&q, &r, 6, 8), b = pair_of(&q, &r, 8, 8), c = pair_of(&q, &r, 8, 6);
+    cr_expect(b.ani > 0.94 && b.ani < 0.96, "ani %.4f", b.ani);
+    cr_expect(fabs(a.ani - b.ani) < 1e-4 && fabs(a.af - b.af) < 1e-4, "6 vs 8: %.6f %.6f, both at 8: %.6f %.6f", a.ani,
+              a.af, b.ani, b.af);
+    cr_expect(fabs(c.ani - b.ani) < 1e-4 && fabs(c.af - b.af) < 1e-4, "8 vs 6: %.6f %.6f, both at 8: %.6f %.6f", c.ani,
+              c.af, b.ani, b.af);
+    tsk_ani_work *w = tsk_ani_work_new();
+    tsk_ani_genome q6 = stored(&q, 6), q8 = stored(&q, 8), r8 = stored(&r, 8);
+    uint32_t n1[800], a1[800], m1[800], b1[800], n2[800], a2[800], m2[800], b2[800];
+    cr_assert_eq(tsk_ani_segment_hits(w, &q6, &r8, n1, a1, m1, b1), 0);
+    cr_assert_eq(tsk_ani_segment_hits(w, &q8, &r8, n2, a2, m2, b2), 0);
+    cr_expect(memcmp(n1, n2, sizeof n1) == 0 && memcmp(a1, a2, sizeof a1) == 0);
+    cr_expect(memcmp(m1, m2, (size_t)r.n_seg * sizeof *m1) == 0 && memcmp(b1, b2, (size_t)r.n_seg * sizeof *b1) == 0);
+    tsk_ani_work_free(w);
+    stored_free(&q6);
+    stored_free(&q8);
+    stored_free(&r8);
+    synth_free(&q);
+    synth_free(&r);
+}
+
+Test(genome_ani, deterministic)
+{
+    uint64_t rng = 8;
+    synth q = synth_random(&rng, 600);
+    double ident[600];
+    for (int s = 0; s < 600; s++) ident[s] = s % 9 == 0 ? -1 : s % 4 == 0 ? 0.8 : 0.96;
+    synth r = synth_relative(&rng, &q, ident);
+    const tsk_ani_result a = pair_of(&q, &r, 7, 7), b = pair_of(&q, &r, 7, 7);
+    cr_expect(memcmp(&a, &b, sizeof a) == 0);
+    /* anchors in another order within every segment: the same bytes */
+    for (int64_t s = 0; s < r.n_seg; s++) {
+        const int64_t lo = r.first[s], n = r.first[s + 1] - lo;
+        for (int64_t j = n - 1; j > 0; j--) {
+            const int64_t i = (int64_t)(splitmix64(&rng) % (uint64_t)(j + 1));
+            const uint64_t t = r.h[lo + j];
+            r.h[lo + j] = r.h[lo + i];
+            r.h[lo + i] = t;
+        }
+    }
+    const tsk_ani_result c = pair_of(&q, &r, 7, 7);
+    cr_expect(memcmp(&a, &c, sizeof a) == 0, "shuffled: %.17g %.17g vs %.17g %.17g", a.ani, a.af, c.ani, c.af);
+    /* one work reused across pairs of other sizes gives what fresh ones give */
+    tsk_ani_work *w = tsk_ani_work_new();
+    synth small = synth_random(&rng, 50);
+    tsk_ani_genome gq = stored(&q, 7), gr = stored(&r, 7), gs = stored(&small, 6);
+    tsk_ani_result d, e;
+    cr_assert_eq(tsk_ani_pair(w, &gs, &gs, K, &e), 0);
+    cr_assert_eq(tsk_ani_pair(w, &gq, &gr, K, &d), 0);
+    cr_assert_eq(tsk_ani_pair(w, &gs, &gq, K, &e), 0);
+    cr_expect(memcmp(&a, &d, sizeof a) == 0);
+    stored_free(&gq);
+    stored_free(&gr);
+    stored_free(&gs);
+    tsk_ani_work_free(w);
+    synth_free(&small);
+    synth_free(&q);
+    synth_free(&r);
+}
+
+/* The sorted merge against a count of every pair of anchors, with repeated values inside and across
+ * segments and two rates. */
+Test(genome_ani, hits_against_brute_force)
+{
+    uint64_t rng = 9;
+    synth q = synth_random(&rng, 120);
+    double ident[120];
+    for (int s = 0; s < 120; s++) ident[s] = s % 6 == 0 ? -1 : 0.9;
+    synth r = synth_relative(&rng, &q, ident);
+    const uint64_t repeat = q.h[5] >> 1; /* below 2^57: kept at either rate */
+    for (int64_t j = 0; j < 40; j++) q.h[j * 37 % q.first[q.n_seg]] = repeat;
+    for (int64_t j = 0; j < 10; j++) r.h[j * 53 % r.first[r.n_seg]] = repeat;
+    tsk_ani_genome gq = stored(&q, 6), gr = stored(&r, 7);
+    uint32_t nq[120], aq[120], nr[120], ar[120];
+    tsk_ani_work *w = tsk_ani_work_new();
+    cr_assert_eq(tsk_ani_segment_hits(w, &gq, &gr, nq, aq, nr, ar), 0);
+    /* naive: both cut to rate 7 (h < 2^57), compared on the bits both store, 26 .. 57 */
+    for (int side = 0; side < 2; side++) {
+        const synth *x = side ? &r : &q, *y = side ? &q : &r;
+        const uint32_t *n = side ? nr : nq, *a = side ? ar : aq;
+        for (int64_t s = 0; s < x->n_seg; s++) {
+            uint32_t cn = 0, ca = 0;
+            for (int64_t i = x->first[s]; i < x->first[s + 1]; i++) {
+                if (x->h[i] >= UINT64_C(1) << 57) continue;
+                cn++;
+                int hit = 0;
+                for (int64_t j = 0; j < y->first[y->n_seg] && !hit; j++)
+                    hit = y->h[j] < UINT64_C(1) << 57 && (y->h[j] >> 26) == (x->h[i] >> 26);
+                ca += hit;
+            }
+            cr_expect_eq(n[s], cn, "side %d segment %lld: %u anchors, naive %u", side, (long long)s, n[s], cn);
+            cr_expect_eq(a[s], ca, "side %d segment %lld: %u hits, naive %u", side, (long long)s, a[s], ca);
+        }
+    }
+    tsk_ani_work_free(w);
+    stored_free(&gq);
+    stored_free(&gr);
+    synth_free(&q);
+    synth_free(&r);
+}
+
+Test(genome_ani, rate_of_a_length)
+{
+    cr_expect_eq(tsk_ani_rate_log2(0), 6);
+    cr_expect_eq(tsk_ani_rate_log2((int64_t)TSK_ANI_MAX_ANCHORS << 6), 6);
+    cr_expect_eq(tsk_ani_rate_log2(((int64_t)TSK_ANI_MAX_ANCHORS << 6) + 1), 7);
+    cr_expect_eq(tsk_ani_rate_log2(5000000), 7);
+    cr_expect_eq(tsk_ani_rate_log2(10000000), 8);
+}
