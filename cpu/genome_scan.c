@@ -32,6 +32,28 @@ void tsk_key_vec_free(tsk_key_vec *v)
     memset(v, 0, sizeof *v);
 }
 
+int tsk_anchor_vec_reserve(tsk_anchor_vec *v, int64_t extra)
+{
+    if (v->n + extra <= v->cap) return 0;
+    int64_t cap = v->cap ? v->cap : 1024;
+    while (cap < v->n + extra) cap *= 2;
+    int64_t *seg = realloc(v->segment, (size_t)cap * sizeof *seg);
+    if (!seg) return -1;
+    v->segment = seg;
+    uint64_t *h = realloc(v->hash, (size_t)cap * sizeof *h);
+    if (!h) return -1;
+    v->hash = h;
+    v->cap = cap;
+    return 0;
+}
+
+void tsk_anchor_vec_free(tsk_anchor_vec *v)
+{
+    free(v->segment);
+    free(v->hash);
+    memset(v, 0, sizeof *v);
+}
+
 struct tsk_genome_scanner {
     const tsk_params *p;
     int dim, t;
@@ -404,32 +426,76 @@ static int avx512_anchors_available(void)
 #define HAVE_AVX512_ANCHORS 0
 #endif
 
-/* The scan, with D a constant where it is inlined (see tsk_genome_scan). */
+/* The scan, with D a constant where it is inlined (see tsk_genome_scan). The anchor loop covers
+ * the positions of both what out wants (anchors whose window fits the contig, hash at most
+ * max_hash) and what ani wants (anchors inside a full segment, hash at most its bound), with the
+ * larger bound; each anchor found is then sorted to either or both. */
 static inline __attribute__((always_inline)) int scan(tsk_genome_scanner *s, const int D, const uint8_t *codes,
                                                      int64_t n, int64_t from, int64_t to, uint64_t max_hash,
-                                                     tsk_key_vec *out)
+                                                     tsk_key_vec *out, const tsk_anchor_request *ani)
 {
     const tsk_params *p = s->p;
     const int k = p->anchor_k;
     const int64_t w = p->window;
-    /* the k-mer at `at` is an anchor with a window when its window [at + k/2 - w/2, .. + w) fits in
-     * [0, n): at from max(from, w/2 - k/2) to min(to, n - w - k/2 + w/2 + 1) */
-    const int64_t lead = w / 2 - k / 2;
-    if (from < lead) from = lead;
+    if (k <= 0) return 0;
     if (from < 0) from = 0;
-    if (to > n - w + lead + 1) to = n - w + lead + 1;
     if (to > n - k + 1) to = n - k + 1;
-    if (k <= 0 || from >= to) return 0;
+    /* keys: the k-mer at `at` is an anchor with a window when its window [at + k/2 - w/2, .. + w)
+     * fits in [0, n): at from max(from, w/2 - k/2) to min(to, n - w - k/2 + w/2 + 1) */
+    const int64_t lead = w / 2 - k / 2;
+    int64_t key_from = from < lead ? lead : from, key_to = to > n - w + lead + 1 ? n - w + lead + 1 : to;
+    if (!out || key_from >= key_to) key_from = key_to = 0;
+    /* segment anchors: k-mers starting before the end of the last full segment, less k - 1 */
+    const int64_t seg_end = n / TSK_ANI_SEGMENT * TSK_ANI_SEGMENT;
+    int64_t ani_from = from, ani_to = to > seg_end - k + 1 ? seg_end - k + 1 : to;
+    if (!ani || ani_from >= ani_to) ani_from = ani_to = 0;
+    int64_t lo, hi;
+    uint64_t bound;
+    if (key_from < key_to && ani_from < ani_to) {
+        lo = key_from < ani_from ? key_from : ani_from;
+        hi = key_to > ani_to ? key_to : ani_to;
+        bound = max_hash > ani->max_hash ? max_hash : ani->max_hash;
+    } else if (key_from < key_to) {
+        lo = key_from, hi = key_to, bound = max_hash;
+    } else if (ani_from < ani_to) {
+        lo = ani_from, hi = ani_to, bound = ani->max_hash;
+    } else {
+        return 0;
+    }
     int64_t found_at[BATCH];
     uint64_t found_hash[BATCH];
-    for (int64_t at = from; at < to;) {
+    for (int64_t at = lo; at < hi;) {
         int nf = 0;
 #if HAVE_AVX512_ANCHORS
-        if (s->kernel == TSK_GENOME_SCAN_AVX512 && to - at >= 8)
-            at = anchors_avx512(codes, k, p->seed, max_hash, at, to, found_at, found_hash, &nf, BATCH);
+        if (s->kernel == TSK_GENOME_SCAN_AVX512 && hi - at >= 8)
+            at = anchors_avx512(codes, k, p->seed, bound, at, hi, found_at, found_hash, &nf, BATCH);
         else
 #endif
-            at = anchors_portable(codes, k, p->seed, max_hash, at, to, found_at, found_hash, &nf, BATCH);
+            at = anchors_portable(codes, k, p->seed, bound, at, hi, found_at, found_hash, &nf, BATCH);
+        if (ani) {
+            if (tsk_anchor_vec_reserve(ani->out, nf)) return -1;
+            tsk_anchor_vec *v = ani->out;
+            for (int j = 0; j < nf; j++) {
+                const int64_t x = found_at[j];
+                const int64_t seg = x / TSK_ANI_SEGMENT;
+                if (x >= ani_from && x < ani_to && found_hash[j] <= ani->max_hash &&
+                    (x + k - 1) / TSK_ANI_SEGMENT == seg) {
+                    v->segment[v->n] = ani->first_segment + seg;
+                    v->hash[v->n++] = found_hash[j];
+                }
+            }
+            /* keep those for the keys (in place: never ahead of the reading) */
+            int m = 0;
+            for (int j = 0; j < nf; j++) {
+                const int64_t x = found_at[j];
+                if (x >= key_from && x < key_to && found_hash[j] <= max_hash) {
+                    found_at[m] = x;
+                    found_hash[m++] = found_hash[j];
+                }
+            }
+            nf = m;
+        }
+        if (!nf) continue;
         if (tsk_key_vec_reserve(out, nf)) return -1;
         int j = 0;
         for (; j + 4 <= nf; j += 4) { /* four fingerprint chains side by side: each is D dependent mixes */
@@ -466,10 +532,16 @@ int tsk_genome_scanner_use_kernel(tsk_genome_scanner *s, tsk_genome_scan_kernel 
 
 tsk_genome_scan_kernel tsk_genome_scanner_kernel(const tsk_genome_scanner *s) { return s->kernel; }
 
+int tsk_genome_scan_with_anchors(tsk_genome_scanner *s, const uint8_t *codes, int64_t n, int64_t from, int64_t to,
+                                 uint64_t max_hash, tsk_key_vec *out, const tsk_anchor_request *ani)
+{
+    /* the default dimension (16) as a constant: its loops unroll into a few vector operations */
+    if (s->dim == 16) return scan(s, 16, codes, n, from, to, max_hash, out, ani);
+    return scan(s, s->dim, codes, n, from, to, max_hash, out, ani);
+}
+
 int tsk_genome_scan(tsk_genome_scanner *s, const uint8_t *codes, int64_t n, int64_t from, int64_t to,
                     uint64_t max_hash, tsk_key_vec *out)
 {
-    /* the default dimension (16) as a constant: its loops unroll into a few vector operations */
-    if (s->dim == 16) return scan(s, 16, codes, n, from, to, max_hash, out);
-    return scan(s, s->dim, codes, n, from, to, max_hash, out);
+    return tsk_genome_scan_with_anchors(s, codes, n, from, to, max_hash, out, NULL);
 }

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "../core/genome_ani.h"
 #include "../core/tsk_def.h"
 
 #ifdef __cplusplus
@@ -34,6 +35,28 @@ typedef struct {
 int tsk_key_vec_reserve(tsk_key_vec *v, int64_t extra);
 void tsk_key_vec_free(tsk_key_vec *v);
 
+/* Segment anchors (core/genome_ani.h) as a scan finds them: the genome's segment of each and its
+ * full 64-bit anchor hash, in position order. The hash is kept whole because the genome's rate
+ * may only be known later (a --per-file genome scanned before its last contig is read): the
+ * sketcher keeps those below its final bound (tsk_anchor_vec_finish, src/genome_sketch.c). */
+typedef struct {
+    int64_t *segment;
+    uint64_t *hash;
+    int64_t n, cap;
+} tsk_anchor_vec;
+
+int tsk_anchor_vec_reserve(tsk_anchor_vec *v, int64_t extra);
+void tsk_anchor_vec_free(tsk_anchor_vec *v);
+
+/* What a scan collects of a contig's segment anchors: every anchor k-mer wholly inside one of the
+ * contig's full segments (TSK_ANI_SEGMENT bases from its start; a shorter tail is none) whose hash
+ * is at most max_hash, its segment numbered first_segment + (its position / TSK_ANI_SEGMENT). */
+typedef struct {
+    uint64_t max_hash;
+    int64_t first_segment;   /* the genome's segments before this contig */
+    tsk_anchor_vec *out;
+} tsk_anchor_request;
+
 /* One thread's scratch (the DP state of a window, D x (t + 1) counts). */
 typedef struct tsk_genome_scanner tsk_genome_scanner;
 
@@ -49,6 +72,12 @@ void tsk_genome_scanner_free(tsk_genome_scanner *s);
  * contig's keys together. Returns 0, or -1 when memory runs out. */
 int tsk_genome_scan(tsk_genome_scanner *s, const uint8_t *codes, int64_t n, int64_t from, int64_t to,
                     uint64_t max_hash, tsk_key_vec *out);
+
+/* tsk_genome_scan that also collects the segment anchors ani asks for (NULL: none) from the same
+ * anchor loop; out NULL: the anchors alone, no keys (a genome whose keys the GPU finds). Pieces
+ * [from, to) of a contig give its anchors together as they give its keys. */
+int tsk_genome_scan_with_anchors(tsk_genome_scanner *s, const uint8_t *codes, int64_t n, int64_t from, int64_t to,
+                                 uint64_t max_hash, tsk_key_vec *out, const tsk_anchor_request *ani);
 
 /* The anchor loop: portable (any CPU), or eight k-mers at a time with AVX-512 (F, DQ) and BMI2 for
  * anchor k <= 25. Both find the same anchors. A scanner starts with the widest this CPU runs, or the

@@ -44,12 +44,19 @@ enum { /* header field offsets */
     H_ALPHABET_SIZE = 148, H_CANONICAL = 152, H_PRECISION = 156, H_ELEM_SIZE = 160,
     H_TABLES_FROM_FILE = 164, H_WINDOW = 168, H_STRIDE = 176, H_TABLES_OFFSET = 184, H_TABLES_SIZE = 188,
     H_ANCHOR_K = 192, H_KIND = 196, H_SCALED = 200, H_MIN_KEYS = 208,
+    /* version 4: the anchor section */
+    H_ANI_OFFSET = 216, H_ANI_SIZE = 224, H_ANI_SEGMENTS = 232, H_ANI_ANCHORS = 240,
 };
-/* Vector files keep format version 1 byte for byte; genome sketches (kind 1) are version 3, which
+#define TSK_ANI_ENTRY 40u       /* bytes per genome in the anchor section's table */
+enum { /* anchor table entry field offsets */
+    A_N_SEGMENTS = 0, A_N_ANCHORS = 8, A_N_CONTIGS = 16, A_N50 = 24, A_RATE = 32,
+};
+/* Vector files keep format version 1 byte for byte; genome sketches (kind 1) are version 4, which
  * older readers refuse by its number instead of misreading keys as rows. Version 2 held genome
- * sketches of an earlier key layout (fingerprint hashes only, no size floor): refused, with the
- * advice to sketch again. */
+ * sketches of an earlier key layout (fingerprint hashes only, no size floor), version 3 the keys
+ * without the segment anchors: both refused, with the advice to sketch again. */
 #define TSK_OLD_GENOME_FORMAT_VERSION 2u
+#define TSK_V3_GENOME_FORMAT_VERSION 3u
 #define TSK_KIND_ROWS 0u
 #define TSK_KIND_GENOME 1u
 enum { /* record entry field offsets */
@@ -129,6 +136,9 @@ struct tsk_writer {
     uint64_t n_sources;
     char *last_source;         /* consecutive records from one file share one source entry */
     uint64_t version_off, version_len, cmdline_off, cmdline_len;
+    /* genome sketches: the anchor section's parts, written after the record table */
+    bytes ani_table, ani_counts, ani_hashes;
+    uint64_t ani_segments, ani_anchors;
 };
 
 static void writer_free(tsk_writer *w)
@@ -138,6 +148,9 @@ static void writer_free(tsk_writer *w)
     free(w->records.p);
     free(w->sources.p);
     free(w->strings.p);
+    free(w->ani_table.p);
+    free(w->ani_counts.p);
+    free(w->ani_hashes.p);
     free(w->last_source);
     free(w);
 }
@@ -299,7 +312,72 @@ static int add_entry(tsk_writer *w, const tsk_record_info *rec, char *err, size_
     return 0;
 }
 
+/* The genome's entry of the anchor section and its arrays (little-endian, as the file holds them). */
+static int add_anchors(tsk_writer *w, const tsk_genome_anchors *a, char *err, size_t errlen)
+{
+    if (a->n_segments < 0 || a->n_anchors < 0 || a->rate_log2 < TSK_ANI_MIN_RATE_LOG2 ||
+        a->rate_log2 > TSK_ANI_MAX_RATE_LOG2) {
+        tsk_io_set_err(err, errlen, "%s: invalid segment anchors (rate %d)", w->path, (int)a->rate_log2);
+        return -1;
+    }
+    if (bytes_reserve(&w->ani_table, TSK_ANI_ENTRY) || bytes_reserve(&w->ani_counts, (size_t)a->n_segments * 2) ||
+        bytes_reserve(&w->ani_hashes, (size_t)a->n_anchors * 4)) {
+        tsk_io_set_err(err, errlen, "%s: out of memory for the segment anchors", w->path);
+        return -1;
+    }
+    unsigned char *e = w->ani_table.p + w->ani_table.len;
+    memset(e, 0, TSK_ANI_ENTRY);
+    put_u64(e + A_N_SEGMENTS, (uint64_t)a->n_segments);
+    put_u64(e + A_N_ANCHORS, (uint64_t)a->n_anchors);
+    put_u64(e + A_N_CONTIGS, (uint64_t)a->n_contigs);
+    put_u64(e + A_N50, (uint64_t)a->n50);
+    put_u32(e + A_RATE, (uint32_t)a->rate_log2);
+    w->ani_table.len += TSK_ANI_ENTRY;
+    unsigned char *c = w->ani_counts.p + w->ani_counts.len;
+    for (int64_t i = 0; i < a->n_segments; i++) {
+        c[2 * i] = (unsigned char)a->seg_count[i];
+        c[2 * i + 1] = (unsigned char)(a->seg_count[i] >> 8);
+    }
+    w->ani_counts.len += (size_t)a->n_segments * 2;
+    unsigned char *h = w->ani_hashes.p + w->ani_hashes.len;
+    for (int64_t i = 0; i < a->n_anchors; i++) put_u32(h + 4 * i, a->hash[i]);
+    w->ani_hashes.len += (size_t)a->n_anchors * 4;
+    w->ani_segments += (uint64_t)a->n_segments;
+    w->ani_anchors += (uint64_t)a->n_anchors;
+    return 0;
+}
+
+static int add_record(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen);
+
 int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
+{
+    if (w->params.scaled > 0) {
+        const tsk_genome_anchors none = {0, 0, tsk_ani_rate_of_length(rec->clean_len), NULL, NULL, 0, 0};
+        return tsk_writer_add_genome(w, rec, rows, &none, err, errlen);
+    }
+    return add_record(w, rec, rows, err, errlen);
+}
+
+int tsk_writer_add_genome(tsk_writer *w, const tsk_record_info *rec, const uint64_t *keys,
+                          const tsk_genome_anchors *anchors, char *err, size_t errlen)
+{
+    if (w->params.scaled <= 0) {
+        tsk_io_set_err(err, errlen, "%s: segment anchors given to a file of sketch rows", w->path);
+        return -1;
+    }
+    if (add_anchors(w, anchors, err, errlen)) return -1;
+    if (add_record(w, rec, keys, err, errlen)) {
+        w->ani_table.len -= TSK_ANI_ENTRY; /* the record is not in the file: nor its anchors */
+        w->ani_counts.len -= (size_t)anchors->n_segments * 2;
+        w->ani_hashes.len -= (size_t)anchors->n_anchors * 4;
+        w->ani_segments -= (uint64_t)anchors->n_segments;
+        w->ani_anchors -= (uint64_t)anchors->n_anchors;
+        return -1;
+    }
+    return 0;
+}
+
+static int add_record(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
 {
     if (bytes_reserve(&w->records, TSK_RECORD_ENTRY)) {
         tsk_io_set_err(err, errlen, "%s: out of memory", w->path);
@@ -500,10 +578,43 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
         }
     }
 
+    /* genome sketches: the anchor section at the next 8-byte boundary (the padding outside the
+     * checksum, as the rows'), its arrays each padded to 8 bytes within it */
+    uint64_t file_size = trailer_offset + trailer_size, ani_offset = 0, ani_size = 0;
+    uint32_t ani_crc = 0;
+    if (w->params.scaled > 0) {
+        ani_offset = align8(file_size);
+        const size_t counts_pad = (size_t)(align8(w->ani_counts.len) - w->ani_counts.len);
+        const size_t hashes_pad = (size_t)(align8(w->ani_hashes.len) - w->ani_hashes.len);
+        const struct {
+            const void *p;
+            size_t n;
+        } ani_parts[] = {{zeros, ani_offset - file_size},   {w->ani_table.p, w->ani_table.len},
+                         {w->ani_counts.p, w->ani_counts.len}, {zeros, counts_pad},
+                         {w->ani_hashes.p, w->ani_hashes.len}, {zeros, hashes_pad}};
+        for (size_t i = 0; i < sizeof ani_parts / sizeof ani_parts[0]; i++) {
+            if (!ani_parts[i].n) continue;
+            const int e = i == 0 ? (tsk_write_all(w->fd, ani_parts[i].p, ani_parts[i].n) ? errno : 0)
+                                 : tsk_write_checksummed(w->fd, ani_parts[i].p, ani_parts[i].n, &ani_crc);
+            if (e) {
+                write_failed(w, e, err, errlen);
+                goto fail;
+            }
+        }
+        ani_size = w->ani_table.len + w->ani_counts.len + counts_pad + w->ani_hashes.len + hashes_pad;
+        file_size = ani_offset + ani_size;
+    }
+
     unsigned char header[TSK_PAGE];
     memset(header, 0, sizeof header);
     encode_header(header, &w->params);
-    put_u64(header + H_FILE_SIZE, trailer_offset + trailer_size);
+    put_u64(header + H_FILE_SIZE, file_size);
+    if (w->params.scaled > 0) {
+        put_u64(header + H_ANI_OFFSET, ani_offset);
+        put_u64(header + H_ANI_SIZE, ani_size);
+        put_u64(header + H_ANI_SEGMENTS, w->ani_segments);
+        put_u64(header + H_ANI_ANCHORS, w->ani_anchors);
+    }
     put_u64(header + H_DATA_OFFSET, TSK_PAGE);
     put_u64(header + H_DATA_SIZE, w->data_size);
     put_u64(header + H_N_ROWS, (uint64_t)w->n_rows);
@@ -520,6 +631,7 @@ int tsk_writer_finish(tsk_writer *w, char *err, size_t errlen)
     uint32_t crc = tsk_crc32(0, header, header_size); /* the CRC field is still zero here */
     crc = tsk_crc32_combine(crc, data_crc, w->data_size);
     crc = tsk_crc32_combine(crc, trailer_crc, trailer_size);
+    if (ani_size) crc = tsk_crc32_combine(crc, ani_crc, ani_size);
     put_u32(header + H_CRC, crc);
     if (tsk_pwrite_all(w->fd, header, TSK_PAGE, 0) != 0) {
         write_failed(w, errno, err, errlen);
@@ -633,6 +745,7 @@ static int map_file(tsk_file *f, const char *path, char *err, size_t errlen)
 typedef struct {
     uint32_t version, header_size;
     uint64_t file_size, data_offset, data_size, trailer_offset, trailer_size;
+    uint64_t ani_offset, ani_size, ani_segments, ani_anchors; /* version 4 */
 } file_layout;
 
 /* The header's identity: magic, byte order, a format version this tsketch reads, the size. */
@@ -662,8 +775,14 @@ static int check_identity(const unsigned char *m, uint64_t actual, const char *p
                        "floor): sketch the genomes again", path);
         return -1;
     }
+    if (l->version == TSK_V3_GENOME_FORMAT_VERSION) {
+        tsk_io_set_err(err, errlen,
+                       "%s: genome sketches of an older tsketch (format version 3: no ANI anchors): sketch the "
+                       "genomes again", path);
+        return -1;
+    }
     if (l->version != TSK_FORMAT_VERSION && l->version != TSK_GENOME_FORMAT_VERSION) {
-        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads versions 1 and 3)%s", path,
+        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads versions 1 and 4)%s", path,
                 l->version, l->version > TSK_GENOME_FORMAT_VERSION ? ": written by a newer tsketch" : "");
         return -1;
     }
@@ -694,7 +813,22 @@ static int read_layout(const unsigned char *m, const char *path, file_layout *l,
         what = "data offset";
     else if (l->data_size > file_size - l->data_offset) what = "data size";
     else if (l->trailer_offset != align8(l->data_offset + l->data_size)) what = "trailer offset";
-    else if (l->trailer_offset > file_size || l->trailer_size != file_size - l->trailer_offset) what = "trailer size";
+    else if (l->trailer_offset > file_size || l->trailer_size > file_size - l->trailer_offset) what = "trailer size";
+    else if (l->version != TSK_GENOME_FORMAT_VERSION && l->trailer_size != file_size - l->trailer_offset)
+        what = "trailer size";
+    if (!what && l->version == TSK_GENOME_FORMAT_VERSION) {
+        /* the anchor section: its table, and its arrays each padded to 8 bytes, fill the rest */
+        l->ani_offset = get_u64(m + H_ANI_OFFSET), l->ani_size = get_u64(m + H_ANI_SIZE);
+        l->ani_segments = get_u64(m + H_ANI_SEGMENTS), l->ani_anchors = get_u64(m + H_ANI_ANCHORS);
+        const uint64_t n_records = get_u64(m + H_N_RECORDS);
+        if (l->ani_offset != align8(l->trailer_offset + l->trailer_size) || l->ani_offset > file_size ||
+            l->ani_size != file_size - l->ani_offset)
+            what = "anchor section offset";
+        else if (n_records > l->ani_size / TSK_ANI_ENTRY || l->ani_segments > l->ani_size / 2 ||
+                 l->ani_anchors > l->ani_size / 4 ||
+                 n_records * TSK_ANI_ENTRY + align8(2 * l->ani_segments) + align8(4 * l->ani_anchors) != l->ani_size)
+            what = "anchor section size";
+    }
     if (what) {
         tsk_io_set_err(err, errlen, "%s: corrupt header (%s out of range)", path, what);
         return -1;
@@ -785,6 +919,7 @@ static int check_crc(const tsk_file *f, const file_layout *l, int threads, data_
     crc = tsk_crc32(crc, m + H_CRC + 4, l->header_size - H_CRC - 4);
     crc = tsk_crc32_threads_visit(crc, m + l->data_offset, l->data_size, threads, data_visit, seen);
     crc = tsk_crc32(crc, m + l->trailer_offset, l->trailer_size);
+    if (l->version == TSK_GENOME_FORMAT_VERSION) crc = tsk_crc32(crc, m + l->ani_offset, l->ani_size);
     madvise(f->map, f->map_len, MADV_NORMAL);
     if ((uint32_t)crc != get_u32(m + H_CRC)) {
         tsk_io_set_err(err, errlen, "%s: checksum mismatch (the file is corrupt)", path);
@@ -793,13 +928,13 @@ static int check_crc(const tsk_file *f, const file_layout *l, int threads, data_
     return 0;
 }
 
-/* The genome sketch fields of a version 3 header into p. */
+/* The genome sketch fields of a version 4 header into p. */
 static int read_genome_params(const unsigned char *m, const char *path, tsk_params *p, char *err, size_t errlen)
 {
     uint64_t scaled = get_u64(m + H_SCALED), min_keys = get_u64(m + H_MIN_KEYS);
     if (get_u32(m + H_KIND) != TSK_KIND_GENOME || scaled < 1 || scaled > (uint64_t)INT64_MAX ||
         min_keys > (uint64_t)TSK_GENOME_MAX_MIN_KEYS) {
-        tsk_io_set_err(err, errlen, "%s: corrupt header (version 3 without a genome sketch kind, scale and floor)",
+        tsk_io_set_err(err, errlen, "%s: corrupt header (version 4 without a genome sketch kind, scale and floor)",
                        path);
         return -1;
     }
@@ -976,6 +1111,56 @@ static int read_records(tsk_file *f, const file_trailer *tr, const char *path, c
     return 0;
 }
 
+/* A genome sketch's anchor section (version 4) into f->anchors: every genome's entry against its
+ * record (segments within its length, rate 6..31, its contigs' N50 within its length) and its
+ * segments' counts against its anchors; the entries' sums against the header's totals. */
+static int read_anchors(tsk_file *f, const file_layout *l, const char *path, char *err, size_t errlen)
+{
+    if (f->params.scaled <= 0) return 0;
+    const unsigned char *m = f->map;
+    const unsigned char *table = m + l->ani_offset;
+    const uint16_t *counts = (const uint16_t *)(const void *)(table + (uint64_t)f->n_records * TSK_ANI_ENTRY);
+    const uint32_t *hashes = (const uint32_t *)(const void *)((const unsigned char *)counts + align8(2 * l->ani_segments));
+    if (f->n_records && !(f->anchors = calloc((size_t)f->n_records, sizeof *f->anchors))) {
+        tsk_io_set_err(err, errlen, "%s: out of memory", path);
+        return OPEN_NO_MEMORY;
+    }
+    uint64_t seg = 0, anc = 0;
+    for (int64_t i = 0; i < f->n_records; i++) {
+        const unsigned char *e = table + (uint64_t)i * TSK_ANI_ENTRY;
+        const tsk_record_info *r = &f->records[i];
+        const uint64_t n_seg = get_u64(e + A_N_SEGMENTS), n_anc = get_u64(e + A_N_ANCHORS);
+        const uint64_t n_contigs = get_u64(e + A_N_CONTIGS), n50 = get_u64(e + A_N50);
+        const uint32_t rate = get_u32(e + A_RATE);
+        const char *what = NULL;
+        if (rate < TSK_ANI_MIN_RATE_LOG2 || rate > TSK_ANI_MAX_RATE_LOG2 || get_u32(e + A_RATE + 4) != 0)
+            what = "rate out of range";
+        else if (n_seg > (uint64_t)r->clean_len / TSK_ANI_SEGMENT || n_seg > l->ani_segments - seg)
+            what = "more segments than its length holds";
+        else if (n_anc > l->ani_anchors - anc) what = "more anchors than the file holds";
+        else if (n50 > (uint64_t)r->clean_len || n_contigs > (uint64_t)INT64_MAX) what = "N50 longer than the genome";
+        uint64_t sum = 0;
+        for (uint64_t j = 0; !what && j < n_seg; j++) sum += counts[seg + j];
+        if (!what && sum != n_anc) what = "segment counts do not sum to its anchors";
+        if (what) {
+            tsk_io_set_err(err, errlen, "%s: corrupt genome sketch (record %" PRId64 ": segment anchors: %s)", path, i,
+                           what);
+            return -1;
+        }
+        f->anchors[i] = (tsk_genome_anchors){(int64_t)n_seg, (int64_t)n_anc, (int32_t)rate, counts + seg,
+                                             hashes + anc, (int64_t)n_contigs, (int64_t)n50};
+        seg += n_seg;
+        anc += n_anc;
+    }
+    if (seg != l->ani_segments || anc != l->ani_anchors) {
+        tsk_io_set_err(err, errlen, "%s: corrupt genome sketch (segment anchors: genomes hold %" PRIu64 " segments and %"
+                       PRIu64 " anchors, the header %" PRIu64 " and %" PRIu64 ")", path, seg, anc, l->ani_segments,
+                       l->ani_anchors);
+        return -1;
+    }
+    return 0;
+}
+
 /* A genome sketch's keys must be strictly ascending in every record (the engines merge and search
  * them). The checksum pass counted the keys not above the one before (seen->breaks); when all of
  * them start a record, every record is in order: one look per record here, none per key. Else
@@ -1033,7 +1218,7 @@ tsk_file *tsk_file_open_threads(const char *path, int threads, int *code, char *
         tsk_io_set_err(err, errlen, "%s: out of memory", path);
         return NULL;
     }
-    file_layout l;
+    file_layout l = {0};
     file_trailer tr;
     data_seen seen = {0};
     int rc = map_file(f, path, err, errlen);
@@ -1048,6 +1233,7 @@ tsk_file *tsk_file_open_threads(const char *path, int threads, int *code, char *
         f->n_rows = (int64_t)tr.n_rows;
         rc = check_values(f, &seen, tr.n_rows, path, err, errlen);
     }
+    if (!rc) rc = read_anchors(f, &l, path, err, errlen);
     if (rc) {
         *code = rc == OPEN_NO_MEMORY ? TSK_FILE_NO_MEMORY : TSK_FILE_BAD;
         tsk_file_close(f);
@@ -1076,6 +1262,7 @@ void tsk_file_close(tsk_file *f)
 {
     if (!f) return;
     if (f->map) munmap(f->map, f->map_len);
+    free(f->anchors);
     free(f->tool_version);
     free(f->command_line);
     free(f->records);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/genome_ani.h"
 #include "../core/tsk_def.h"
 
 #ifdef __cplusplus
@@ -18,8 +19,9 @@ extern "C" {
 #endif
 
 #define TSK_FORMAT_VERSION 1
-/* The version of genome sketch files (kind, scaled and min_keys in the header, keys as rows). */
-#define TSK_GENOME_FORMAT_VERSION 3u
+/* The version of genome sketch files (kind, scaled and min_keys in the header, keys as rows, the
+ * genomes' segment anchors after the record table). */
+#define TSK_GENOME_FORMAT_VERSION 4u
 /* The first 8 bytes of every .tsk file (docs/format.md). */
 #define TSK_FILE_MAGIC "\x89TSK\r\n\x1a\n"
 #define TSK_FILE_MAGIC_LEN 8
@@ -37,6 +39,32 @@ typedef struct {
     int64_t n_rows;       /* rows of the record (1, or floor(clean_len/stride) for slides) */
 } tsk_record_info;
 
+/* What a genome sketch file (version 4) holds of each genome beside its keys: its segment anchors
+ * (core/genome_ani.h: the segments' anchor counts and the anchors' stored hashes, segment after
+ * segment) and the shape of its assembly. Pointers into the mapping when read. */
+typedef struct {
+    int64_t n_segments;          /* its segments of TSK_ANI_SEGMENT bases, with or without anchors */
+    int64_t n_anchors;           /* sum of seg_count */
+    int32_t rate_log2;           /* one anchor k-mer in 2^rate_log2 kept (6..31) */
+    const uint16_t *seg_count;   /* n_segments counts */
+    const uint32_t *hash;        /* n_anchors stored hashes, h >> (32 - rate_log2) */
+    int64_t n_contigs;           /* its records (contigs; 1 for a genome a record) */
+    int64_t n50;                 /* the N50 of its cleaned contig lengths */
+} tsk_genome_anchors;
+
+/* The sampling of a genome's anchors (tsk_ani_rate_log2 of core/genome_ani.h, which the estimator
+ * defines; the same function here, inline, for the sketcher and the file checks): the least
+ * r >= TSK_ANI_MIN_RATE_LOG2 with length <= TSK_ANI_MAX_ANCHORS 2^r. */
+static inline int32_t tsk_ani_rate_of_length(int64_t length)
+{
+    int32_t r = TSK_ANI_MIN_RATE_LOG2;
+    while (r < TSK_ANI_MAX_RATE_LOG2 && length > ((int64_t)TSK_ANI_MAX_ANCHORS << r)) r++;
+    return r;
+}
+
+/* The largest hash an anchor of rate r has: hashes below 2^(64 - r). */
+static inline uint64_t tsk_ani_max_hash(int32_t rate_log2) { return UINT64_MAX >> rate_log2; }
+
 /* ---- reading ---- */
 
 typedef struct {
@@ -49,6 +77,8 @@ typedef struct {
     const void *data;           /* n_rows x params.dim values, float or double per precision; for
                                  * genome sketches (params.scaled > 0) n_rows uint64 keys */
     size_t elem_size;           /* 4 or 8 */
+    tsk_genome_anchors *anchors; /* genome sketches: n_records entries (their arrays in the mapping);
+                                  * NULL for sketch rows */
     /* private */
     void *map;
     size_t map_len;
@@ -122,6 +152,13 @@ int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, 
  * a message (a bad record; a failed write of earlier rows). */
 int tsk_writer_add_batch(tsk_writer *w, const tsk_record_info *recs, int64_t n, const void *rows, int64_t *ticket,
                          char *err, size_t errlen);
+
+/* tsk_writer_add for a genome sketch file: record rec, its keys (rec->n_rows) and its anchors
+ * (copied; written after the record table by tsk_writer_finish). tsk_writer_add of a genome record
+ * gives it no segments (rate tsk_ani_rate_log2 of its length, no contigs): for tests and tools
+ * that have no sequence. */
+int tsk_writer_add_genome(tsk_writer *w, const tsk_record_info *rec, const uint64_t *keys,
+                          const tsk_genome_anchors *anchors, char *err, size_t errlen);
 
 /* Waits until the rows of ticket (tsk_writer_add_batch) and everything before are written: their
  * memory is the caller's again. A ticket of 0 or less returns at once. Returns 0, or -1 with a

@@ -9,14 +9,17 @@
     s.record_rows(i)   # the rows (or keys) of record i
     s.keys(i)          # genome sketches: record i's keys, ascending uint64
     s.threshold(i)     # genome sketches: record i's threshold tau (its keys are those at most it)
+    s.anchors(i)       # genome sketches: record i's segment anchors (seg_count, hashes, rate_log2)
+    s.n_contigs(i), s.n50(i)  # genome sketches: its contigs, and their N50
     s.row_names()      # one name per row, as `tsketch export` writes them
 
     import faiss                                   # e.g. nearest sketches of whole records
     index = faiss.IndexFlatL2(s.params["dim"]); index.add(np.ascontiguousarray(s.rows, "float32"))
 
-The layout read here is docs/format.md: format version 1 (sketch rows) and version 3 (genome
-sketches: kind 1, `scaled`, `min_keys`, one little-endian uint64 key per row; version 2, genome
-sketches of an older key layout, is refused). Nothing is read into memory
+The layout read here is docs/format.md: format version 1 (sketch rows) and version 4 (genome
+sketches: kind 1, `scaled`, `min_keys`, one little-endian uint64 key per row, then the genomes'
+segment anchors after the record table; versions 2 and 3, genome sketches of older tsketch
+versions, are refused). Nothing is read into memory
 but the header and the trailer; the rows stay on disk until used. `load` refuses exactly what
 tsketch refuses (io/tsk_file.c: magic, byte order, version, sizes, regions; every parameter in
 range and consistent as core/tsk_def.c's tsk_params_check and core/genome_keys.c's
@@ -40,7 +43,10 @@ MAGIC = b"\x89TSK\r\n\x1a\n"
 FIXED_HEADER = 256
 RECORD_ENTRY = 56
 SOURCE_ENTRY = 16
-GENOME_VERSION = 3
+GENOME_VERSION = 4
+ANI_ENTRY = 40         # bytes per genome in the anchor section's table
+ANI_SEGMENT = 3000     # bases a segment (core/genome_ani.h)
+ANI_MIN_RATE_LOG2, ANI_MAX_RATE_LOG2 = 6, 31
 PAGE = 4096
 MAX_T = 16
 MAX_DIM = 65536
@@ -66,8 +72,9 @@ class Record(NamedTuple):
 class Sketches:
     """A loaded .tsk file: names, params, records, the memory-mapped rows and the tables."""
 
-    def __init__(self, path, version, params, records, rows, hash_table, sign_table):
+    def __init__(self, path, version, params, records, rows, hash_table, sign_table, ani=None):
         self.path = path
+        self._ani = ani
         self.version = version
         self.params = params
         self.records = records
@@ -78,7 +85,7 @@ class Sketches:
 
     @property
     def is_genome(self):
-        """True for genome sketches (key sets, format version 3)."""
+        """True for genome sketches (key sets, format version 4)."""
         return self.params["kind"] == "genome"
 
     def record_rows(self, i):
@@ -106,6 +113,25 @@ class Sketches:
             s = min(max(4 * self.records[i].clean_len // (5 * min_keys), 1), scaled)
             return U64_MAX // s | FP_MASK
         return max(t, int(keys[min_keys - 1]) | FP_MASK)
+
+    def anchors(self, i):
+        """Genome i's segment anchors (core/genome_ani.h, docs/format.md "Segment anchors"):
+        (seg_count, hashes, rate_log2): the anchors of each of its 3 kb segments (uint16, genome
+        order), their stored hashes h >> (32 - rate_log2) segment after segment (uint32), and its
+        rate (the anchors are the anchor k-mers with hash h < 2^(64 - rate_log2))."""
+        if not self.is_genome:
+            raise ValueError(f"{self.path}: sketch rows, not a genome sketch: it has no anchors")
+        e = self._ani["table"][i]
+        return self._ani["counts"][e["seg_at"]:e["seg_at"] + e["n_segments"]], \
+            self._ani["hashes"][e["hash_at"]:e["hash_at"] + e["n_anchors"]], e["rate_log2"]
+
+    def n_contigs(self, i):
+        """Genome i's contigs (records of its FASTA; 1 for a genome a record)."""
+        return self._ani["table"][i]["n_contigs"]
+
+    def n50(self, i):
+        """The N50 of genome i's cleaned contig lengths."""
+        return self._ani["table"][i]["n50"]
 
     def row_names(self):
         """Row names as `tsketch export` writes them: the record name for whole-record sketches and
@@ -247,10 +273,11 @@ def _rows_fit(p, clean_len, n_rows):
     return n_rows == (clean_len // p["stride"] if p["window"] > 0 else 1)
 
 
-def _check_layout(path, u32, u64, size):
+def _check_layout(path, version, u32, u64, size):
     """The regions inside the file, in the format's order (io/tsk_file.c read_layout)."""
     header_size, data_offset, data_size = u32(16), u64(32), u64(40)
     trailer_offset, trailer_size = u64(64), u64(72)
+    trailer_end = size if version != GENOME_VERSION else trailer_offset + trailer_size
     what = None
     if header_size < FIXED_HEADER or header_size > size:
         what = "header size"
@@ -260,8 +287,14 @@ def _check_layout(path, u32, u64, size):
         what = "data size"
     elif trailer_offset != (data_offset + data_size + 7) // 8 * 8:
         what = "trailer offset"
-    elif trailer_offset > size or trailer_size != size - trailer_offset:
+    elif trailer_offset > size or trailer_size > size - trailer_offset or trailer_end != trailer_offset + trailer_size:
         what = "trailer size"
+    elif version == GENOME_VERSION:
+        ani_offset, ani_size, n_seg, n_anc, n_rec = u64(216), u64(224), u64(232), u64(240), u64(56)
+        if ani_offset != (trailer_offset + trailer_size + 7) // 8 * 8 or ani_offset > size or ani_size != size - ani_offset:
+            what = "anchor section offset"
+        elif n_rec * ANI_ENTRY + (2 * n_seg + 7) // 8 * 8 + (4 * n_anc + 7) // 8 * 8 != ani_size:
+            what = "anchor section size"
     if what:
         _fail(path, f"corrupt header ({what} out of range)")
     return header_size, data_offset, data_size, trailer_offset, trailer_size
@@ -278,7 +311,7 @@ def _read_params(path, version, u32, u64, header_size, tables):
     if version == GENOME_VERSION:
         scaled, min_keys = u64(200), u64(208)
         if u32(196) != 1 or not 1 <= scaled <= (1 << 63) - 1 or min_keys > MAX_MIN_KEYS:
-            _fail(path, "corrupt header (version 3 without a genome sketch kind, scale and floor)")
+            _fail(path, "corrupt header (version 4 without a genome sketch kind, scale and floor)")
         p["scaled"], p["min_keys"] = scaled, min_keys
     a = ALPHABETS[alphabet][1]
     n_tables = t * a * 5
@@ -366,13 +399,16 @@ def load(path, verify=True):
         if version == 2:
             _fail(path, "genome sketches of an older tsketch (format version 2: another key layout, no size "
                   "floor): sketch the genomes again")
+        if version == 3:
+            _fail(path, "genome sketches of an older tsketch (format version 3: no ANI anchors): sketch the genomes "
+                  "again")
         if version not in (1, GENOME_VERSION):
             _fail(path, f"unsupported format version {version} (this reader knows 1 and {GENOME_VERSION})")
         file_size = u64(24)
         if file_size != size:
             _fail(path, f"truncated (expected {file_size} bytes, found {size})" if size < file_size
                   else f"corrupt ({size} bytes, {size - file_size} more than the header records)")
-        header_size, data_offset, data_size, trailer_offset, trailer_size = _check_layout(path, u32, u64, size)
+        header_size, data_offset, data_size, trailer_offset, trailer_size = _check_layout(path, version, u32, u64, size)
         f.seek(0)
         header = f.read(header_size)
         f.seek(trailer_offset)
@@ -386,6 +422,9 @@ def load(path, verify=True):
                 c = zlib.crc32(chunk, c)
                 left -= len(chunk)
             c = zlib.crc32(trailer, c)
+            if version == GENOME_VERSION:
+                f.seek(u64(216))
+                c = zlib.crc32(f.read(u64(224)), c)
             if c != u32(20):
                 _fail(path, "checksum mismatch (the file is corrupt)")
 
@@ -412,6 +451,7 @@ def load(path, verify=True):
         rows = np.empty(shape, dtype=dtype)
     if kind == "genome" or verify:
         _check_values(path, p, records, rows)
+    ani = _read_anchors(path, records, u64) if kind == "genome" else None
     a = ALPHABETS[p["alphabet"]][1]
     tables = header[FIXED_HEADER:]
     params = {
@@ -434,7 +474,44 @@ def load(path, verify=True):
     }
     hash_table = np.frombuffer(tables, dtype="<i4", count=p["t"] * a).reshape(p["t"], a)
     sign_table = np.frombuffer(tables, dtype="i1", offset=p["t"] * a * 4, count=p["t"] * a).reshape(p["t"], a)
-    return Sketches(path, version, params, records, rows, hash_table, sign_table)
+    return Sketches(path, version, params, records, rows, hash_table, sign_table, ani)
+
+
+def _read_anchors(path, records, u64):
+    """The anchor section (io/tsk_file.c read_anchors): every genome's entry against its record,
+    its segments' counts against its anchors, the sums against the header."""
+    offset, n_seg, n_anc, n = u64(216), u64(232), u64(240), len(records)
+    entry = np.dtype([("n_segments", "<u8"), ("n_anchors", "<u8"), ("n_contigs", "<u8"), ("n50", "<u8"),
+                      ("rate_log2", "<u4"), ("reserved", "<u4")])
+    raw = np.fromfile(path, dtype=entry, count=n, offset=offset) if n else np.empty(0, entry)
+    counts = np.memmap(path, dtype="<u2", mode="r", offset=offset + n * ANI_ENTRY, shape=(n_seg,)) if n_seg \
+        else np.empty(0, "<u2")
+    hashes = np.memmap(path, dtype="<u4", mode="r", offset=offset + n * ANI_ENTRY + (2 * n_seg + 7) // 8 * 8,
+                       shape=(n_anc,)) if n_anc else np.empty(0, "<u4")
+    table, seg, anc = [], 0, 0
+    for i, (e, r) in enumerate(zip(raw, records)):
+        ns, na, rate = int(e["n_segments"]), int(e["n_anchors"]), int(e["rate_log2"])
+        what = None
+        if not ANI_MIN_RATE_LOG2 <= rate <= ANI_MAX_RATE_LOG2 or e["reserved"] != 0:
+            what = "rate out of range"
+        elif ns > r.clean_len // ANI_SEGMENT or ns > n_seg - seg:
+            what = "more segments than its length holds"
+        elif na > n_anc - anc:
+            what = "more anchors than the file holds"
+        elif int(e["n50"]) > r.clean_len:
+            what = "N50 longer than the genome"
+        elif int(counts[seg:seg + ns].sum(dtype=np.uint64)) != na:
+            what = "segment counts do not sum to its anchors"
+        if what:
+            _fail(path, f"corrupt genome sketch (record {i}: segment anchors: {what})")
+        table.append({"n_segments": ns, "n_anchors": na, "rate_log2": rate, "n_contigs": int(e["n_contigs"]),
+                      "n50": int(e["n50"]), "seg_at": seg, "hash_at": anc})
+        seg += ns
+        anc += na
+    if seg != n_seg or anc != n_anc:
+        _fail(path, f"corrupt genome sketch (segment anchors: genomes hold {seg} segments and {anc} anchors, the "
+              f"header {n_seg} and {n_anc})")
+    return {"table": table, "counts": counts, "hashes": hashes}
 
 
 if __name__ == "__main__":  # python3 tsketch_io.py FILE.tsk: a summary, as a smoke test

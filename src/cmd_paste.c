@@ -105,7 +105,11 @@ int tsk_cmd_paste(int argc, char **argv)
     for (int i = 0; i < n_in && rc == TSK_EXIT_OK; i++)
         for (int64_t r = 0; r < in[i]->n_records && rc == TSK_EXIT_OK; r++) {
             const tsk_record_info *rec = &in[i]->records[r];
-            if (tsk_writer_add(w, rec, tsk_file_row(in[i], rec->first_row), err, sizeof err)) {
+            /* genome sketches carry their segment anchors along */
+            const int bad = in[i]->anchors ? tsk_writer_add_genome(w, rec, tsk_file_row(in[i], rec->first_row),
+                                                                   &in[i]->anchors[r], err, sizeof err)
+                                           : tsk_writer_add(w, rec, tsk_file_row(in[i], rec->first_row), err, sizeof err);
+            if (bad) {
                 tsk_error("%s", err);
                 rc = TSK_EXIT_RUNTIME;
             }

@@ -56,11 +56,12 @@ static int wait_rows(void *ctx, int64_t ticket)
 }
 
 /* tsk_genome_sink: one genome sketch (its keys as rows) at a time. */
-static int write_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys)
+static int write_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys,
+                        const tsk_genome_anchors *anchors)
 {
     sketch_sink_ctx *c = ctx;
     char err[TSK_ERRLEN];
-    if (tsk_writer_add(c->writer, genome, keys, err, sizeof err)) {
+    if (tsk_writer_add_genome(c->writer, genome, keys, anchors, err, sizeof err)) {
         tsk_error("%s", err);
         return TSK_EXIT_RUNTIME;
     }

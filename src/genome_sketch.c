@@ -54,8 +54,103 @@ typedef struct {
     const char *source;   /* the input path (outlives the run) */
     int64_t raw_len, clean_len;
     tsk_key_vec keys;     /* its kept keys, ascending */
+    tsk_anchor_vec anchors; /* its segment anchors at a rate at most its own, in segment order */
+    int64_t n_segments;   /* its full segments so far */
+    int64_t *contig_len, n_contigs, cap_contigs; /* its contigs' cleaned lengths (for the N50) */
+    /* finished (finish_anchors): what the sink gets */
+    uint16_t *seg_count;
+    uint32_t *ani_hash;
+    int64_t cap_segments, cap_hash;
+    tsk_genome_anchors ani;
     int done;
 } genome_out;
+
+static void genome_out_free(genome_out *g)
+{
+    free(g->name);
+    tsk_key_vec_free(&g->keys);
+    tsk_anchor_vec_free(&g->anchors);
+    free(g->contig_len);
+    free(g->seg_count);
+    free(g->ani_hash);
+    memset(g, 0, sizeof *g);
+}
+
+/* A genome starts empty (its buffers kept from the genome before in its slot). */
+static void genome_out_clear(genome_out *g)
+{
+    g->keys.n = 0;
+    g->anchors.n = 0;
+    g->n_segments = 0;
+    g->n_contigs = 0;
+}
+
+/* Notes the contigs of records r0 .. r1-1 of b: their lengths, and their segments (whose genome
+ * numbers they take from g->n_segments on). */
+static int add_contigs(genome_out *g, const tsk_batcher *b, int64_t r0, int64_t r1)
+{
+    if (g->n_contigs + (r1 - r0) > g->cap_contigs) {
+        int64_t cap = g->cap_contigs ? g->cap_contigs : 16;
+        while (cap < g->n_contigs + (r1 - r0)) cap *= 2;
+        int64_t *more = realloc(g->contig_len, (size_t)cap * sizeof *more);
+        if (!more) return -1;
+        g->contig_len = more;
+        g->cap_contigs = cap;
+    }
+    for (int64_t r = r0; r < r1; r++) g->contig_len[g->n_contigs++] = b->offset[r + 1] - b->offset[r];
+    return 0;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* The N50 of lengths: the length of the contig at which the longest contigs first hold half of
+ * the bases (sorts lengths). 0 for no bases. */
+static int64_t n50_of(int64_t *len, int64_t n)
+{
+    qsort(len, (size_t)n, sizeof *len, cmp_desc);
+    int64_t total = 0, sum = 0;
+    for (int64_t i = 0; i < n; i++) total += len[i];
+    for (int64_t i = 0; i < n && total > 0; i++)
+        if (2 * (sum += len[i]) >= total) return len[i];
+    return 0;
+}
+
+/* The genome's anchors at its own rate (core/genome_ani.h): those of its scan (at a rate at most
+ * its own) below its bound, stored as their 32 bits below the zero top bits, counted per segment;
+ * its contigs and N50. Into g->ani. */
+static int finish_anchors(genome_out *g)
+{
+    const int32_t rate = tsk_ani_rate_of_length(g->clean_len);
+    const uint64_t bound = tsk_ani_max_hash(rate);
+    const int64_t n_seg = g->n_segments;
+    if (n_seg > g->cap_segments) {
+        uint16_t *c = realloc(g->seg_count, (size_t)n_seg * sizeof *c);
+        if (!c) return -1;
+        g->seg_count = c;
+        g->cap_segments = n_seg;
+    }
+    if (g->anchors.n > g->cap_hash) {
+        uint32_t *h = realloc(g->ani_hash, (size_t)g->anchors.n * sizeof *h);
+        if (!h) return -1;
+        g->ani_hash = h;
+        g->cap_hash = g->anchors.n;
+    }
+    if (n_seg) memset(g->seg_count, 0, (size_t)n_seg * sizeof *g->seg_count);
+    int64_t n = 0;
+    for (int64_t i = 0; i < g->anchors.n; i++) {
+        const uint64_t h = g->anchors.hash[i];
+        if (h > bound) continue;
+        g->seg_count[g->anchors.segment[i]]++; /* at most TSK_ANI_SEGMENT: fits */
+        g->ani_hash[n++] = (uint32_t)(h >> (32 - rate));
+    }
+    g->ani = (tsk_genome_anchors){n_seg, n, rate, g->seg_count, g->ani_hash, g->n_contigs,
+                                  n50_of(g->contig_len, g->n_contigs)};
+    return 0;
+}
 
 typedef struct {
     const tsk_sketch_job *job;
@@ -152,13 +247,13 @@ static void write_ready(sketch_run *s, genome_out *slots, int64_t n_slots, int64
         if (s->rc == TSK_EXIT_OK) {
             tsk_record_info rec = {g->name, g->source, g->raw_len, g->clean_len, g->raw_len - g->clean_len, 0,
                                    g->keys.n};
-            const int rc = s->sink(s->sink_ctx, &rec, g->keys.keys);
+            const int rc = s->sink(s->sink_ctx, &rec, g->keys.keys, &g->ani);
             if (rc != TSK_EXIT_OK) s->rc = rc;
         }
         s->bases_written += g->clean_len;
         free(g->name);
         g->name = NULL;
-        g->keys.n = 0;
+        genome_out_clear(g);
         g->done = 0;
         s->written++;
         show_progress(s, 0);
@@ -184,21 +279,30 @@ typedef struct {
     int64_t n, from, to;
     uint64_t max_hash;
     tsk_key_vec keys;
+    tsk_anchor_vec anchors;
+    tsk_anchor_request ani;
 } piece;
 
-/* Appends to out the candidate keys of records r0 .. r1-1 of b (contigs), each scanned with bound
- * max_hash: on this thread when they are short, else in pieces that are tasks for every thread. */
+/* Appends to g's keys the candidate keys of records r0 .. r1-1 of b (contigs of g), each scanned
+ * with bound max_hash, and to g's anchors their segment anchors at most ani_max; keys NULL: the
+ * anchors alone (the GPU found the keys). On this thread when they are short, else in pieces that
+ * are tasks for every thread; the pieces' anchors are joined in order, so they come out in
+ * position order either way. */
 static int scan_records(sketch_run *s, const tsk_batcher *b, int64_t r0, int64_t r1, uint64_t max_hash,
-                        tsk_key_vec *out)
+                        uint64_t ani_max, genome_out *g, tsk_key_vec *keys)
 {
+    if (add_contigs(g, b, r0, r1)) return TSK_EXIT_RUNTIME;
     const int64_t bases = b->offset[r1] - b->offset[r0];
     const int64_t piece_bases = s->piece_bases;
     if (bases <= SPLIT_PIECES * piece_bases || s->threads == 1) {
         tsk_genome_scanner *sc = s->scanner[omp_get_thread_num()];
-        for (int64_t r = r0; r < r1; r++)
-            if (tsk_genome_scan(sc, b->codes + b->offset[r], b->offset[r + 1] - b->offset[r], 0, INT64_MAX, max_hash,
-                                out))
+        for (int64_t r = r0; r < r1; r++) {
+            const int64_t n = b->offset[r + 1] - b->offset[r];
+            const tsk_anchor_request ani = {ani_max, g->n_segments, &g->anchors};
+            if (tsk_genome_scan_with_anchors(sc, b->codes + b->offset[r], n, 0, INT64_MAX, max_hash, keys, &ani))
                 return TSK_EXIT_RUNTIME;
+            g->n_segments += n / TSK_ANI_SEGMENT;
+        }
         return TSK_EXIT_OK;
     }
     int64_t n_pieces = 0;
@@ -208,28 +312,43 @@ static int scan_records(sketch_run *s, const tsk_batcher *b, int64_t r0, int64_t
     int64_t k = 0;
     for (int64_t r = r0; r < r1; r++) {
         const int64_t n = b->offset[r + 1] - b->offset[r];
-        for (int64_t a = 0; a < n; a += piece_bases)
-            pc[k++] = (piece){b->codes + b->offset[r], n, a, a + piece_bases, max_hash, {0}};
+        for (int64_t a = 0; a < n; a += piece_bases) {
+            pc[k] = (piece){b->codes + b->offset[r], n, a, a + piece_bases, max_hash, {0}, {0}, {ani_max, g->n_segments, NULL}};
+            pc[k].ani.out = &pc[k].anchors;
+            k++;
+        }
+        g->n_segments += n / TSK_ANI_SEGMENT;
     }
     int bad = 0;
     for (int64_t j = 0; j < n_pieces; j++) {
 #pragma omp task firstprivate(j) shared(pc, bad, s)
         {
             piece *q = &pc[j];
-            if (tsk_genome_scan(s->scanner[omp_get_thread_num()], q->codes, q->n, q->from, q->to, q->max_hash,
-                                &q->keys))
+            if (tsk_genome_scan_with_anchors(s->scanner[omp_get_thread_num()], q->codes, q->n, q->from, q->to,
+                                             q->max_hash, keys ? &q->keys : NULL, &q->ani))
                 __atomic_store_n(&bad, 1, __ATOMIC_RELAXED);
         }
     }
 #pragma omp taskwait
     for (int64_t j = 0; j < n_pieces; j++) {
-        if (!bad && tsk_key_vec_reserve(out, pc[j].keys.n) == 0) {
-            if (pc[j].keys.n) memcpy(out->keys + out->n, pc[j].keys.keys, (size_t)pc[j].keys.n * sizeof *out->keys);
-            out->n += pc[j].keys.n;
+        if (!bad && (!keys || tsk_key_vec_reserve(keys, pc[j].keys.n) == 0)) {
+            if (pc[j].keys.n) memcpy(keys->keys + keys->n, pc[j].keys.keys, (size_t)pc[j].keys.n * sizeof *keys->keys);
+            if (keys) keys->n += pc[j].keys.n;
+        } else {
+            bad = 1;
+        }
+        tsk_anchor_vec *a = &pc[j].anchors;
+        if (!bad && tsk_anchor_vec_reserve(&g->anchors, a->n) == 0) {
+            if (a->n) {
+                memcpy(g->anchors.segment + g->anchors.n, a->segment, (size_t)a->n * sizeof *a->segment);
+                memcpy(g->anchors.hash + g->anchors.n, a->hash, (size_t)a->n * sizeof *a->hash);
+            }
+            g->anchors.n += a->n;
         } else {
             bad = 1;
         }
         tsk_key_vec_free(&pc[j].keys);
+        tsk_anchor_vec_free(a);
     }
     free(pc);
     return bad ? TSK_EXIT_RUNTIME : TSK_EXIT_OK;
@@ -256,9 +375,11 @@ static tsk_batcher *file_batch_full(void *ctx)
     tsk_batcher_batch(b); /* names and sources as pointers */
     f->g->clean_len += b->offset[b->n];
     for (int64_t r = 0; r < b->n; r++) f->g->raw_len += b->info[r].raw_len;
+    /* the segment anchors at the rate of the length so far, at most the genome's: a superset of
+     * its own, cut to them at the end (finish_anchors) */
     if (f->rc == TSK_EXIT_OK)
         f->rc = scan_records(f->s, b, 0, b->n, tsk_genome_candidate_limit(&f->s->job->params, f->floor_len),
-                             &f->g->keys);
+                             tsk_ani_max_hash(tsk_ani_rate_of_length(f->g->clean_len)), f->g, &f->g->keys);
     if (f->rc != TSK_EXIT_OK) return NULL;
     tsk_batcher_reset(b);
     return b;
@@ -274,7 +395,7 @@ static int sketch_file(sketch_run *s, size_t i, genome_out *g)
     g->name = in->name ? strdup(in->name) : job->per_file_name ? strdup(job->per_file_name) : tsk_path_stem(in->path);
     g->source = in->path;
     g->raw_len = g->clean_len = 0;
-    g->keys.n = 0;
+    genome_out_clear(g);
     if (!g->name) {
         tsk_error("%s: out of memory", in->path);
         return TSK_EXIT_RUNTIME;
@@ -300,8 +421,10 @@ static int sketch_file(sketch_run *s, size_t i, genome_out *g)
         const int64_t length = g->clean_len + b->offset[b->n];
         g->clean_len = length;
         if (mostly_not_dna(g->raw_len, g->clean_len)) warn_not_dna(in->path, g->name, g->raw_len, g->clean_len);
-        rc = scan_records(s, b, 0, b->n, tsk_genome_candidate_limit(&job->params, length), &g->keys);
+        rc = scan_records(s, b, 0, b->n, tsk_genome_candidate_limit(&job->params, length),
+                          tsk_ani_max_hash(tsk_ani_rate_of_length(length)), g, &g->keys);
     }
+    if (rc == TSK_EXIT_OK && finish_anchors(g)) rc = TSK_EXIT_RUNTIME;
     if (rc == TSK_EXIT_RUNTIME && !failed(s)) tsk_error("%s: out of memory for the keys of '%s'", in->path, g->name);
     if (rc == TSK_EXIT_OK) select_keys(&job->params, g);
     return rc;
@@ -354,10 +477,7 @@ static int run_per_file(sketch_run *s)
             }
         }
     }
-    for (int64_t j = 0; j < s->n_slots; j++) {
-        free(s->slots[j].name);
-        tsk_key_vec_free(&s->slots[j].keys);
-    }
+    for (int64_t j = 0; j < s->n_slots; j++) genome_out_free(&s->slots[j]);
     free(s->slots);
     for (int t = 0; t < s->threads; t++) tsk_batcher_free(&s->file_batch[t]);
     free(s->file_batch);
@@ -471,19 +591,23 @@ static void sketch_record_batch(sketch_run *s, const tsk_batcher *b, genome_out 
             o->source = info->source;
             o->raw_len = info->raw_len;
             o->clean_len = info->clean_len;
-            o->keys.n = 0;
+            genome_out_clear(o);
             int rc = o->name ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
-            if (rc == TSK_EXIT_OK && s->gpu) { /* the GPU scanned the batch (scan_on_gpu) */
+            const uint64_t ani_max = tsk_ani_max_hash(tsk_ani_rate_of_length(info->clean_len));
+            if (rc == TSK_EXIT_OK && s->gpu) { /* the GPU scanned the batch (scan_on_gpu); the anchors here */
                 const int64_t n = s->gpu_offset[r + 1] - s->gpu_offset[r];
                 if (tsk_key_vec_reserve(&o->keys, n) == 0) {
                     if (n) memcpy(o->keys.keys, s->gpu_keys + s->gpu_offset[r], (size_t)n * sizeof *o->keys.keys);
                     o->keys.n = n;
+                    rc = scan_records(s, b, r, r + 1, 0, ani_max, o, NULL);
                 } else {
                     rc = TSK_EXIT_RUNTIME;
                 }
             } else if (rc == TSK_EXIT_OK) {
-                rc = scan_records(s, b, r, r + 1, tsk_genome_candidate_limit(p, info->clean_len), &o->keys);
+                rc = scan_records(s, b, r, r + 1, tsk_genome_candidate_limit(p, info->clean_len), ani_max, o,
+                                  &o->keys);
             }
+            if (rc == TSK_EXIT_OK && finish_anchors(o)) rc = TSK_EXIT_RUNTIME;
             if (rc == TSK_EXIT_OK) select_keys(p, o);
             else if (!failed(s)) tsk_error("%s: out of memory for the keys of '%s'", info->source, info->name);
             if (rc != TSK_EXIT_OK) fail(s, rc);
@@ -568,10 +692,7 @@ static int run_records(sketch_run *s)
     }
     if (started) pthread_join(reader, NULL);
     if (rc == TSK_EXIT_OK) rc = tsk_ordered_rc(&r.order);
-    for (int64_t i = 0; i < g_cap; i++) {
-        free(g[i].name);
-        tsk_key_vec_free(&g[i].keys);
-    }
+    for (int64_t i = 0; i < g_cap; i++) genome_out_free(&g[i]);
     free(g);
     free(warned_source);
     for (int k = 0; k < NBATCH; k++) tsk_batcher_free(&r.b[k]);

@@ -35,7 +35,36 @@ static int reserve(tsk_genome_source *s, int64_t more_items, int64_t more_keys)
         int64_t *lengths = realloc(s->length, (size_t)s->cap_items * sizeof *lengths);
         if (lengths) s->length = lengths;
         if (!names || !lengths) return -1;
+        int64_t **per_item[] = {&s->n_contigs, &s->n50, &s->seg_at, &s->hash_at};
+        for (size_t k = 0; k < sizeof per_item / sizeof per_item[0]; k++) {
+            int64_t *more = realloc(*per_item[k], (size_t)s->cap_items * sizeof *more);
+            if (!more) return -1;
+            *per_item[k] = more;
+        }
+        tsk_ani_genome *ani = realloc(s->ani_genome, (size_t)s->cap_items * sizeof *ani);
+        if (!ani) return -1;
+        s->ani_genome = ani;
     }
+    return 0;
+}
+
+/* Genome i's anchors: its counts and hashes copied (copy) or, for the group's file in place, left
+ * where they lie (finalize points at them). */
+static int add_anchors(tsk_genome_source *s, int64_t i, const tsk_genome_anchors *a, int copy)
+{
+    s->ani_genome[i] = (tsk_ani_genome){a->n_segments, a->n_anchors, a->rate_log2, NULL, NULL, s->length[i]};
+    s->n_contigs[i] = a->n_contigs;
+    s->n50[i] = a->n50;
+    s->seg_at[i] = s->n_seg;
+    s->hash_at[i] = s->n_hash;
+    if (!copy) return 0;
+    if (grow((void **)&s->seg_counts, sizeof *s->seg_counts, s->n_seg + a->n_segments, &s->cap_seg) ||
+        grow((void **)&s->ani_hashes, sizeof *s->ani_hashes, s->n_hash + a->n_anchors, &s->cap_hash))
+        return -1;
+    if (a->n_segments) memcpy(s->seg_counts + s->n_seg, a->seg_count, (size_t)a->n_segments * sizeof *a->seg_count);
+    if (a->n_anchors) memcpy(s->ani_hashes + s->n_hash, a->hash, (size_t)a->n_anchors * sizeof *a->hash);
+    s->n_seg += a->n_segments;
+    s->n_hash += a->n_anchors;
     return 0;
 }
 
@@ -56,10 +85,11 @@ static int add_entry(tsk_genome_source *s, const char *name, int64_t length, int
     return 0;
 }
 
-/* Appends one genome with its keys. */
-static int add_genome(tsk_genome_source *s, const char *name, int64_t length, const uint64_t *keys, int64_t n)
+/* Appends one genome with its keys and anchors. */
+static int add_genome(tsk_genome_source *s, const char *name, int64_t length, const uint64_t *keys, int64_t n,
+                      const tsk_genome_anchors *anchors)
 {
-    if (reserve(s, 1, n) || add_entry(s, name, length, n)) return -1;
+    if (reserve(s, 1, n) || add_entry(s, name, length, n) || add_anchors(s, s->set.n_items - 1, anchors, 1)) return -1;
     if (n) memcpy(s->keys + s->offset[s->set.n_items - 1], keys, (size_t)n * sizeof *keys);
     return 0;
 }
@@ -72,6 +102,17 @@ static int finalize(tsk_genome_source *s, const tsk_params *p)
     if (s->set.n_items == 0) s->offset[0] = 0;
     for (int64_t i = 0; i < s->set.n_items; i++) s->names[i] = s->name_arena + (uintptr_t)s->names[i];
     s->set.keys = s->file ? (const uint64_t *)s->file->data : s->keys;
+    for (int64_t i = 0; i < s->set.n_items; i++) {
+        tsk_ani_genome *g = &s->ani_genome[i];
+        if (s->file) { /* the group's one input: record i is genome i */
+            g->seg_count = s->file->anchors[i].seg_count;
+            g->hash = s->file->anchors[i].hash;
+        } else {
+            g->seg_count = s->seg_counts + s->seg_at[i];
+            g->hash = s->ani_hashes + s->hash_at[i];
+        }
+    }
+    s->ani = (tsk_ani_set){s->set.n_items, s->ani_genome};
     s->set.offset = s->offset;
     s->set.tau = NULL;
     if (s->set.n_items == 0) return 0;
@@ -91,6 +132,13 @@ void tsk_genome_source_free(tsk_genome_source *s)
     free(s->tau);
     free(s->names);
     free(s->name_arena);
+    free(s->n_contigs);
+    free(s->n50);
+    free(s->seg_at);
+    free(s->hash_at);
+    free(s->ani_genome);
+    free(s->seg_counts);
+    free(s->ani_hashes);
     memset(s, 0, sizeof *s);
 }
 
@@ -100,16 +148,17 @@ typedef struct {
     int threads;
 } loader_ctx;
 
-static int take_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys)
+static int take_genome(void *ctx, const tsk_record_info *genome, const uint64_t *keys,
+                       const tsk_genome_anchors *anchors)
 {
-    if (add_genome(ctx, genome->name, genome->clean_len, keys, genome->n_rows)) {
+    if (add_genome(ctx, genome->name, genome->clean_len, keys, genome->n_rows, anchors)) {
         tsk_error("%s: out of memory holding the genome sketches", genome->source);
         return TSK_EXIT_RUNTIME;
     }
     return TSK_EXIT_OK;
 }
 
-/* A genome .tsk: the names and lengths in order, then the keys. The group's only input (its
+/* A genome .tsk: the names, lengths and anchors in order, then the keys. The group's only input (its
  * records' keys lie back to back from row 0: tsk_file.h) is used where it lies (the group keeps the file: its pages were mapped
  * on every thread when its checksum was checked, and no key is touched here). Otherwise the keys
  * are copied out of the mapping on every thread. */
@@ -122,7 +171,8 @@ static int genome_add_file(void *ctx, int group, tsk_file **fp, const char *path
     const int64_t first = g->set.n_items;
     int failed = reserve(g, f->n_records, in_place ? 0 : f->n_rows);
     for (int64_t r = 0; r < f->n_records && !failed; r++)
-        failed = add_entry(g, f->records[r].name, f->records[r].clean_len, f->records[r].n_rows);
+        failed = add_entry(g, f->records[r].name, f->records[r].clean_len, f->records[r].n_rows) ||
+                 add_anchors(g, first + r, &f->anchors[r], !in_place);
     if (failed) {
         tsk_error("%s: out of memory holding the genome sketches", path);
         return TSK_EXIT_RUNTIME;

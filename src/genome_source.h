@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "../core/genome_ani.h"
 #include "../core/genome_keys.h"
 #include "../io/tsk_file.h"
 #include "sketch_opts.h"
@@ -20,6 +21,12 @@
 typedef struct {
     tsk_key_sets set;        /* what the genome engines take */
     const char **names;      /* set.n_items genome names */
+    /* set.n_items genomes' segment anchors (core/genome_ani.h), item i as in set: for a group of
+     * one genome .tsk their arrays lie in the file's mapping (no copy, as the keys); otherwise
+     * they are copies (other .tsk inputs) or the sketcher's (FASTA), held by the group */
+    tsk_ani_set ani;
+    int64_t *n_contigs;      /* each genome's contigs (records of its FASTA) */
+    int64_t *n50;            /* each genome's N50 of cleaned contig lengths */
     /* private: the storage behind set and names */
     uint64_t *keys;          /* the keys, copied (NULL when they are the file's) */
     tsk_file *file;          /* a group of one genome .tsk: set.keys points into its mapping; closed on free */
@@ -27,6 +34,11 @@ typedef struct {
     int64_t *length;         /* each genome's cleaned length (its threshold depends on it) */
     uint64_t *tau;           /* each genome's threshold tau_g (set.tau, unless all are equal) */
     int64_t n_keys, cap_keys, cap_items;
+    tsk_ani_genome *ani_genome;  /* ani.genome; its arrays set by finalize */
+    int64_t *seg_at, *hash_at;   /* where genome i's copied arrays start in seg_counts, ani_hashes */
+    uint16_t *seg_counts;
+    uint32_t *ani_hashes;
+    int64_t n_seg, cap_seg, n_hash, cap_hash;
     char *name_arena;
     size_t arena_len, arena_cap;
 } tsk_genome_source;

@@ -210,3 +210,89 @@ Test(genome_scan, window_counts_are_the_tuple_counts)
         free(x);
     }
 }
+
+/* ---- segment anchors (core/genome_ani.h) ---- */
+
+/* The definition, brute force: every canonical k-mer of the contig, hashed as the anchors are
+ * (SplitMix64 output of (k-mer XOR seed) + gamma), lying wholly in a full segment, hash <= bound. */
+static int64_t brute_anchors(const tsk_params *p, const uint8_t *x, int64_t n, uint64_t bound, int64_t first_segment,
+                             int64_t *seg, uint64_t *hash)
+{
+    const int k = p->anchor_k;
+    const int64_t seg_end = n / TSK_ANI_SEGMENT * TSK_ANI_SEGMENT;
+    int64_t m = 0;
+    for (int64_t at = 0; at + k <= seg_end; at++) {
+        if (at / TSK_ANI_SEGMENT != (at + k - 1) / TSK_ANI_SEGMENT) continue;
+        uint64_t fw = 0, rc = 0;
+        for (int i = 0; i < k; i++) {
+            fw = (fw << 2) | x[at + i];
+            rc = (rc << 2) | (uint64_t)(3 - x[at + k - 1 - i]);
+        }
+        uint64_t state = (fw < rc ? fw : rc) ^ p->seed;
+        const uint64_t h = next_rand(&state);
+        if (h > bound) continue;
+        seg[m] = first_segment + at / TSK_ANI_SEGMENT;
+        hash[m++] = h;
+    }
+    return m;
+}
+
+/* Anchors of a contig scanned in pieces of `piece` (0: whole) with kernel, keys or not. */
+static void check_anchors(const tsk_params *p, int64_t n, uint64_t seed, uint64_t key_bound, uint64_t ani_bound,
+                          int64_t piece, int with_keys)
+{
+    uint8_t *codes = random_codes(n, seed);
+    int64_t *want_seg = malloc((size_t)(n + 1) * sizeof *want_seg);
+    uint64_t *want_hash = malloc((size_t)(n + 1) * sizeof *want_hash);
+    const int64_t m = brute_anchors(p, codes, n, ani_bound, 7, want_seg, want_hash);
+    uint64_t *want_keys = NULL;
+    const int64_t mk = row_keys(p, codes, n, key_bound, &want_keys);
+    for (int kernel = TSK_GENOME_SCAN_PORTABLE; kernel <= TSK_GENOME_SCAN_AVX512; kernel++) {
+        tsk_genome_scanner *s = tsk_genome_scanner_new(p);
+        if (tsk_genome_scanner_use_kernel(s, (tsk_genome_scan_kernel)kernel)) {
+            tsk_genome_scanner_free(s);
+            continue;
+        }
+        tsk_anchor_vec a = {0};
+        tsk_key_vec keys = {0};
+        const tsk_anchor_request req = {ani_bound, 7, &a};
+        const int64_t step = piece > 0 ? piece : n + 1;
+        for (int64_t at = 0; at < n; at += step)
+            cr_assert_eq(tsk_genome_scan_with_anchors(s, codes, n, at, at + step, key_bound, with_keys ? &keys : NULL,
+                                                      &req), 0);
+        cr_assert_eq(a.n, m, "kernel %d n=%lld piece=%lld: %lld anchors, the definition %lld", kernel, (long long)n,
+                     (long long)piece, (long long)a.n, (long long)m);
+        for (int64_t j = 0; j < m; j++) {
+            cr_assert_eq(a.segment[j], want_seg[j], "kernel %d: anchor %lld's segment", kernel, (long long)j);
+            cr_assert_eq(a.hash[j], want_hash[j], "kernel %d: anchor %lld's hash", kernel, (long long)j);
+        }
+        /* the keys are those of a scan without anchors */
+        cr_assert_eq(keys.n, with_keys ? mk : 0, "kernel %d: %lld keys, the rows give %lld", kernel, (long long)keys.n,
+                     (long long)mk);
+        for (int64_t j = 0; j < keys.n; j++) cr_assert_eq(keys.keys[j], want_keys[j]);
+        tsk_anchor_vec_free(&a);
+        tsk_key_vec_free(&keys);
+        tsk_genome_scanner_free(s);
+    }
+    free(want_keys);
+    free(want_seg);
+    free(want_hash);
+    free(codes);
+}
+
+Test(genome_scan, segment_anchors_are_the_definition)
+{
+    const tsk_params p = genome_params(4, 16, 20, 16, 0x5EED);
+    /* tails, a contig under one segment, exactly two; pieces across segment borders */
+    const int64_t lengths[] = {0, 15, 2999, 3000, 3015, 6000, 10007, 20000};
+    for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
+        for (int64_t piece = 0; piece <= 3001; piece += 1000) {
+            check_anchors(&p, lengths[i], 40 + i, UINT64_MAX / 50, UINT64_MAX >> 6, piece, 1);
+            check_anchors(&p, lengths[i], 40 + i, UINT64_MAX / 500, UINT64_MAX >> 3, piece, 0);
+        }
+    /* a key bound above the anchors' and both equal */
+    check_anchors(&p, 9000, 5, UINT64_MAX / 10, UINT64_MAX >> 8, 0, 1);
+    check_anchors(&p, 9000, 6, UINT64_MAX >> 6, UINT64_MAX >> 6, 777, 1);
+    const tsk_params q = genome_params(3, 7, 24, 8, 3);
+    check_anchors(&q, 7000, 8, UINT64_MAX / 20, UINT64_MAX >> 6, 500, 1);
+}

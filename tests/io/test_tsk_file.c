@@ -297,10 +297,10 @@ Test(tsk_file, header_damage_named, .init = damaged_setup, .fini = damaged_teard
 {
     unsigned char *b = malloc(len_g + 8);
     memcpy(b, bytes_g, len_g);
-    b[8] = 4;
-    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 4 (this tsketch reads versions 1 and 3): written by a newer tsketch");
+    b[8] = 5;
+    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 5 (this tsketch reads versions 1 and 4): written by a newer tsketch");
     b[8] = 0;
-    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 0 (this tsketch reads versions 1 and 3)");
+    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 0 (this tsketch reads versions 1 and 4)");
     b[8] = 1;
     memcpy(b + 12, "\x01\x02\x03\x04", 4);
     cr_assert_str_eq(open_damaged(b, len_g), "written in big-endian byte order, which this tsketch does not read");
@@ -333,9 +333,17 @@ Test(tsk_file, header_larger_than_a_page, .init = damaged_setup, .fini = damaged
     free(b);
 }
 
-/* ---- genome sketches: format version 3 ---- */
+/* ---- genome sketches: format version 4 ---- */
 
-/* Three genomes (one without keys) with ascending keys from 0 to UINT64_MAX; returns the keys. */
+/* The segment anchors write_genomes gives its genomes: g1 one segment of 3 anchors, "empty" none,
+ * g3 one segment without anchors. */
+static const uint16_t test_seg_count[2] = {3, 0};
+static const uint32_t test_hash[3] = {0xFFFFFFFFu, 7, 0x80000000u};
+static const tsk_genome_anchors test_anchors[3] = {
+    {1, 3, 6, test_seg_count, test_hash, 2, 2500}, {0, 0, 6, NULL, NULL, 1, 4990}, {1, 0, 31, test_seg_count + 1, NULL, 5, 1000}};
+
+/* Three genomes (one without keys) with ascending keys from 0 to UINT64_MAX and test_anchors;
+ * returns the keys. */
 static uint64_t *write_genomes(const char *path, const tsk_params *p, int64_t *n_keys)
 {
     char err[TSK_ERRLEN];
@@ -350,7 +358,7 @@ static uint64_t *write_genomes(const char *path, const tsk_params *p, int64_t *n
     int64_t at = 0;
     for (int i = 0; i < 3; i++) {
         tsk_record_info r = {names[i], "g.fa", 5000, 4990, 10, -1, counts[i]};
-        cr_assert_eq(tsk_writer_add(w, &r, keys + at, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(tsk_writer_add_genome(w, &r, keys + at, &test_anchors[i], err, sizeof err), 0, "%s", err);
         at += counts[i];
     }
     cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
@@ -372,11 +380,19 @@ static void fix_crc(unsigned char *b)
     uLong crc = crc32(0, b, header_size);
     crc = crc32(crc, b + data_offset, (uInt)data_size);
     crc = crc32(crc, b + toff, (uInt)tsize);
+    uint32_t version;
+    memcpy(&version, b + 8, 4);
+    if (version == 4) { /* the anchor section */
+        uint64_t aoff, asize;
+        memcpy(&aoff, b + 216, 8);
+        memcpy(&asize, b + 224, 8);
+        crc = crc32(crc, b + aoff, (uInt)asize);
+    }
     const uint32_t c = (uint32_t)crc;
     memcpy(b + 20, &c, 4);
 }
 
-Test(tsk_file, genome_round_trip_version_3_min_keys)
+Test(tsk_file, genome_round_trip_version_4_min_keys)
 {
     const int64_t scaleds[] = {1, 500, INT64_C(1) << 32}; /* the stride (= scaled) is at most 2^32 */
     const int64_t floors[] = {0, 1, 12000, TSK_GENOME_MAX_MIN_KEYS};
@@ -392,7 +408,7 @@ Test(tsk_file, genome_round_trip_version_3_min_keys)
             uint32_t u32;
             uint64_t u64;
             memcpy(&u32, raw + 8, 4);
-            cr_assert_eq(u32, 3, "format version");
+            cr_assert_eq(u32, 4, "format version");
             memcpy(&u32, raw + 160, 4);
             cr_assert_eq(u32, 8, "elem_size");
             memcpy(&u32, raw + 196, 4);
@@ -401,8 +417,34 @@ Test(tsk_file, genome_round_trip_version_3_min_keys)
             cr_assert_eq(u64, (uint64_t)scaleds[a], "scaled");
             memcpy(&u64, raw + 208, 8);
             cr_assert_eq(u64, (uint64_t)floors[b], "min_keys at offset 208");
-            for (size_t i = 216; i < 256; i++) cr_assert_eq(raw[i], 0, "reserved byte %zu", i);
+            for (size_t i = 248; i < 256; i++) cr_assert_eq(raw[i], 0, "reserved byte %zu", i);
             cr_assert_eq(memcmp(raw + 4096, keys, (size_t)n * 8), 0, "keys as little-endian uint64 rows");
+            /* the anchor section, byte for byte as docs/format.md lays it out */
+            uint64_t toff, tsize, aoff, asize, nseg, nanc, fsize;
+            memcpy(&toff, raw + 64, 8);
+            memcpy(&tsize, raw + 72, 8);
+            memcpy(&fsize, raw + 24, 8);
+            memcpy(&aoff, raw + 216, 8);
+            memcpy(&asize, raw + 224, 8);
+            memcpy(&nseg, raw + 232, 8);
+            memcpy(&nanc, raw + 240, 8);
+            cr_assert_eq(aoff, (toff + tsize + 7) / 8 * 8, "anchor section at the next 8-byte boundary");
+            cr_assert(nseg == 2 && nanc == 3 && asize == 3 * 40 + 8 + 16 && aoff + asize == fsize && fsize == len);
+            const unsigned char *e = raw + aoff;
+            memcpy(&u64, e, 8);
+            cr_assert_eq(u64, 1, "g1's segments");
+            memcpy(&u64, e + 8, 8);
+            cr_assert_eq(u64, 3, "g1's anchors");
+            memcpy(&u64, e + 16, 8);
+            cr_assert_eq(u64, 2, "g1's contigs");
+            memcpy(&u64, e + 24, 8);
+            cr_assert_eq(u64, 2500, "g1's N50");
+            memcpy(&u32, e + 32, 4);
+            cr_assert_eq(u32, 6, "g1's rate");
+            memcpy(&u32, e + 2 * 40 + 32, 4);
+            cr_assert_eq(u32, 31, "g3's rate");
+            cr_assert(e[120] == 3 && e[121] == 0 && e[122] == 0 && e[123] == 0, "segment counts as uint16");
+            cr_assert_eq(memcmp(e + 128, test_hash, 12), 0, "hashes as uint32");
             free(raw);
             tsk_file *f = tsk_file_open(path, err, sizeof err);
             cr_assert(f, "%s", err);
@@ -413,6 +455,13 @@ Test(tsk_file, genome_round_trip_version_3_min_keys)
             cr_assert(f->records[0].n_rows == 40 && f->records[1].n_rows == 0 && f->records[2].n_rows == 7 &&
                       f->records[2].first_row == 40 && f->records[0].clean_len == 4990);
             cr_assert_eq(memcmp(f->data, keys, (size_t)n * 8), 0, "keys not bit-exact");
+            for (int g = 0; g < 3; g++) {
+                const tsk_genome_anchors *a = &f->anchors[g], *w = &test_anchors[g];
+                cr_assert(a->n_segments == w->n_segments && a->n_anchors == w->n_anchors && a->rate_log2 == w->rate_log2 &&
+                          a->n_contigs == w->n_contigs && a->n50 == w->n50, "genome %d's anchor entry", g);
+                for (int64_t j = 0; j < a->n_segments; j++) cr_assert_eq(a->seg_count[j], w->seg_count[j]);
+                for (int64_t j = 0; j < a->n_anchors; j++) cr_assert_eq(a->hash[j], w->hash[j]);
+            }
             tsk_file_close(f);
             free(keys);
         }
@@ -420,8 +469,47 @@ Test(tsk_file, genome_round_trip_version_3_min_keys)
     scratch_rm(dir);
 }
 
-/* Version 2 (genome sketches of the key layout before the floor) is refused with advice; a
- * version 3 header without a valid floor or kind is corrupt. */
+/* Versions 2 (genome sketches of the key layout before the floor) and 3 (no segment anchors) are
+ * refused with advice; a version 4 header without a valid floor or kind is corrupt. */
+/* Damaged anchor sections with a valid checksum: each named. */
+Test(tsk_file, genome_anchor_damage_named, .init = damaged_setup, .fini = damaged_teardown)
+{
+    tsk_params p;
+    test_genome_params(&p, 500, 12000, 16);
+    char *path = path_in(dir_g, "genome.tsk");
+    int64_t n;
+    free(write_genomes(path, &p, &n));
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    uint64_t aoff;
+    memcpy(&aoff, b + 216, 8);
+    const struct { size_t at; unsigned char v; const char *want; } cases[] = {
+        {aoff + 32, 5, "corrupt genome sketch (record 0: segment anchors: rate out of range)"},
+        {aoff + 32, 32, "corrupt genome sketch (record 0: segment anchors: rate out of range)"},
+        {aoff + 120, 2, "corrupt genome sketch (record 0: segment anchors: segment counts do not sum to its anchors)"},
+        {aoff + 0, 2, "corrupt genome sketch (record 0: segment anchors: more segments than its length holds)"},
+        {aoff + 40 + 24, 0xFF, "corrupt genome sketch (record 1: segment anchors: N50 longer than the genome)"},
+        {aoff + 8, 2, "corrupt genome sketch (record 0: segment anchors: segment counts do not sum to its anchors)"},
+        {aoff + 80 + 8, 4, "corrupt genome sketch (record 2: segment anchors: more anchors than the file holds)"},
+        {232, 3, "corrupt genome sketch (segment anchors: genomes hold 2 segments and 3 anchors, the header 3 and 3)"},
+        {232, 9, "corrupt header (anchor section size out of range)"},
+        {216, 0, "corrupt header (anchor section offset out of range)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned char *c = malloc(len);
+        memcpy(c, b, len);
+        c[cases[i].at] = cases[i].v;
+        fix_crc(c);
+        cr_assert_str_eq(open_damaged(c, len), cases[i].want, "case %zu", i);
+        free(c);
+    }
+    /* a byte of the anchor section without a new checksum */
+    b[aoff + 130] ^= 1;
+    cr_assert_str_eq(open_damaged(b, len), "checksum mismatch (the file is corrupt)");
+    free(b);
+    free(path);
+}
+
 Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_teardown)
 {
     tsk_params p;
@@ -438,10 +526,13 @@ Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_t
     cr_assert_str_eq(open_damaged(b, len), "genome sketches of an older tsketch (format version 2: another key "
                                            "layout, no size floor): sketch the genomes again");
     b[8] = 3;
+    cr_assert_str_eq(open_damaged(b, len), "genome sketches of an older tsketch (format version 3: no ANI anchors): "
+                                           "sketch the genomes again");
+    b[8] = 4;
     const uint64_t too_big = (uint64_t)TSK_GENOME_MAX_MIN_KEYS + 1;
     memcpy(b + 208, &too_big, 8);
     fix_crc(b);
-    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 3 without a genome sketch kind, scale and floor)");
+    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 4 without a genome sketch kind, scale and floor)");
     const uint64_t max = (uint64_t)TSK_GENOME_MAX_MIN_KEYS;
     memcpy(b + 208, &max, 8);
     fix_crc(b);
@@ -453,13 +544,13 @@ Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_t
     tsk_file_close(f);
     b[196] = 0; /* kind: rows */
     fix_crc(b);
-    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 3 without a genome sketch kind, scale and floor)");
-    /* a sketch-row file relabelled version 3: no kind, no scale */
+    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 4 without a genome sketch kind, scale and floor)");
+    /* a sketch-row file relabelled version 4: no anchor section */
     unsigned char *v = malloc(len_g);
     memcpy(v, bytes_g, len_g);
-    v[8] = 3;
+    v[8] = 4;
     fix_crc(v);
-    cr_assert_str_eq(open_damaged(v, len_g), "corrupt header (version 3 without a genome sketch kind, scale and floor)");
+    cr_assert_str_eq(open_damaged(v, len_g), "corrupt header (anchor section offset out of range)");
     free(v);
     free(b);
     free(ok);

@@ -171,7 +171,9 @@ CRAFTED = [
     ("big-endian byte order mark", craft("whole", F("bom", 0x04030201)), "big-endian"),
     ("bad byte order mark", craft("whole", F("bom", 7)), "byte-order mark"),
     ("format version 2", craft("whole", F("version", 2)), "format version 2"),
-    ("format version 4", craft("whole", F("version", 4)), "unsupported format version 4"),
+    ("format version 5", craft("whole", F("version", 5)), "unsupported format version 5"),
+    ("sketch rows marked version 4", craft("whole", F("version", 4)), "anchor section offset out of range"),
+    ("genome format version 3", craft("genome3", F("version", 3)), "format version 3: no ANI anchors"),
     ("file size larger than the file", craft("whole", F("file_size", len(BASES["whole"]) + 8)), "truncated"),
     ("file size smaller than the file", craft("whole", F("file_size", len(BASES["whole"]) - 8)), "more than the header"),
     ("header size below 256", craft("whole", F("header_size", 100)), "header size out of range"),
@@ -212,10 +214,10 @@ CRAFTED = [
     ("tables not the seed's", craft("whole", lambda b: hash_entry(b, 0, (u32(b, 256) + 1) % u32(b, 132))),
      "tables differ from those of seed"),
     ("file tables marked as drawn", craft("tables", F("tables_from_file", 0)), "tables differ from those of seed"),
-    ("genome kind 0", craft("genome3", F("kind", 0)), "version 3 without a genome sketch kind"),
-    ("genome scaled 0", craft("genome3", F("scaled", 0)), "version 3 without a genome sketch kind"),
-    ("genome scaled 2^63", craft("genome3", F("scaled", 1 << 63)), "version 3 without a genome sketch kind"),
-    ("genome min keys 1e9 + 1", craft("genome3", F("min_keys", 10**9 + 1)), "version 3 without a genome sketch kind"),
+    ("genome kind 0", craft("genome3", F("kind", 0)), "version 4 without a genome sketch kind"),
+    ("genome scaled 0", craft("genome3", F("scaled", 0)), "version 4 without a genome sketch kind"),
+    ("genome scaled 2^63", craft("genome3", F("scaled", 1 << 63)), "version 4 without a genome sketch kind"),
+    ("genome min keys 1e9 + 1", craft("genome3", F("min_keys", 10**9 + 1)), "version 4 without a genome sketch kind"),
     ("genome huge scaled", craft("genome3", F("scaled", 1 << 62)), "stride must equal scaled"),
     ("genome huge scaled and stride", craft("genome3", F("scaled", 1 << 62), F("stride", 1 << 62)), "at most 2^32"),
     ("genome stride other than scaled", craft("genome3", F("stride", 400)), "stride must equal scaled"),
@@ -227,6 +229,18 @@ CRAFTED = [
     ("genome t above the window", craft("genome3", retable(6), F("window", 4), F("anchor_k", 2)), "t must not exceed"),
     ("genome of elem size 4", craft("genome3", F("elem_size", 4)), "inconsistent parameter fields"),
     ("genome keys not ascending", craft("genome3", swap_keys), "keys not strictly ascending"),
+    ("genome anchor rate 5", craft("genome3", lambda b: struct.pack_into("<I", b, u64(b, 216) + 32, 5)),
+     "segment anchors: rate out of range"),
+    ("genome anchor counts off", craft("genome3", lambda b: struct.pack_into("<Q", b, u64(b, 216) + 8, u64(
+        b, u64(b, 216) + 8) + 1)), "segment anchors"),
+    ("genome more segments than its length", craft("genome3", lambda b: struct.pack_into(
+        "<Q", b, u64(b, 216), 10**6)), "more segments than its length holds"),
+    ("genome N50 beyond its length", craft("genome3", lambda b: struct.pack_into(
+        "<Q", b, u64(b, 216) + 24, 10**9)), "N50 longer than the genome"),
+    ("genome anchor section size", craft("genome3", lambda b: struct.pack_into("<Q", b, 224, 8)),
+     "anchor section offset out of range"),
+    ("genome anchor total", craft("genome3", lambda b: struct.pack_into("<Q", b, 240, u64(b, 240) + 1)),
+     "corrupt genome sketch (segment anchors: genomes hold"),
     ("rows do not fill the data", craft("whole", F("n_rows", 4)), "do not fill"),
     ("record table sizes", craft("whole", F("strings_size", u64(BASES["whole"], 88) + 1)), "record table sizes"),
     ("version string outside", craft("whole", F("version_off", 1 << 40)), "version or command line string"),
@@ -278,7 +292,9 @@ EDGE = [0, 1, 2, 3, 4, 7, 8, 16, 20, 31, 32, 33, 63, 64, 65, 255, 256, 4096, 655
 
 def mutate(rng, b):
     """One deterministic mutation of b; returns whether the CRC is to be fixed."""
-    what = rng.randrange(8)
+    what = rng.randrange(9)
+    if len(b) < 256 and what in (3, 5, 6, 7):  # a file cut inside its header: a header field instead
+        what = 1
     if what == 0:  # random bytes anywhere
         for _ in range(rng.randint(1, 4)):
             b[rng.randrange(len(b))] = rng.randrange(256)
@@ -290,7 +306,7 @@ def mutate(rng, b):
         v = rng.choice(EDGE) if what == 1 else old + rng.choice([-2, -1, 1, 2])
         b[off:off + size] = (v % (1 << (8 * size))).to_bytes(size, "little")
     elif what == 3:  # a record field
-        n = u64(b, 56)
+        n = u64(b, 56) if len(b) >= 64 else 0
         if n and trailer_off(b) + n * 56 <= len(b):
             field = rng.choice(list(R))
             off, fmt = R[field]
@@ -317,6 +333,10 @@ def mutate(rng, b):
             else:
                 b[k:k + 8] = rng.choice([b"\0\0\xc0\x7f" * 2, b"\0\0\x80\x7f" * 2, b"\0" * 6 + b"\xf0\x7f",
                                          bytes(rng.randrange(256) for _ in range(8))])
+    elif what == 7:  # genome sketches: a field of the anchor section (counts, rates, N50) or a byte of it
+        if len(b) >= 256 and u32(b, 8) == 4 and u64(b, 216) < len(b):
+            at = rng.randrange(u64(b, 216), len(b))
+            b[at] = rng.choice([0, 1, 2, 5, 32, 0xFF, rng.randrange(256)])
     else:  # truncated or extended
         if rng.random() < 0.5:
             del b[rng.randrange(len(b)):]

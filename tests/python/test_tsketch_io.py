@@ -1,7 +1,8 @@
 """python/tsketch_io.py against `tsketch export` and `tsketch info --json` (an independent path:
 the C reader): names, row names, every value bit for bit, parameters; genome sketches' keys, their
 size floor and thresholds (against `tsketch dist`'s shared and total counts); npy; and bad files
-refused with a reason (version 2 genome files among them).
+refused with a reason (version 2 and 3 genome files among them); genome sketches' segment anchors
+against an independent extraction from the FASTA (the definition of core/genome_ani.h).
 
 Usage: test_tsketch_io.py TSKETCH TESTDATA  (needs numpy; exit 77 = skipped without it)
 """
@@ -62,7 +63,7 @@ path = os.path.join(work, "whole_records.tsk")
 tsketch("export", "-f", "npy", path, "-o", os.path.join(work, "w.npy"))
 check(np.array_equal(np.load(os.path.join(work, "w.npy")), tsketch_io.load(path).rows), "npy export = rows")
 
-# genome sketches (format version 3): keys = export's, parameters = info's, and each genome's
+# genome sketches (format version 4): keys = export's, parameters = info's, and each genome's
 # threshold (tsketch_io's threshold(), from the documented formula) gives the shared and total
 # counts and the distance that `tsketch dist` prints for every pair
 GENOMES = {
@@ -78,8 +79,8 @@ for desc, extra in GENOMES.items():
     s = tsketch_io.load(gpath)
     info = json.loads(tsketch("info", "--json", gpath))
     lines = [l.split("\t") for l in tsketch("export", gpath).splitlines()]
-    check(s.is_genome and s.version == 3 and info["format_version"] == 3 and s.rows.dtype == np.uint64,
-          f"{desc}: version 3, uint64 keys")
+    check(s.is_genome and s.version == 4 and info["format_version"] == 4 and s.rows.dtype == np.uint64,
+          f"{desc}: version 4, uint64 keys")
     check([l[0] for l in lines] == s.names, f"{desc}: names = export's")
     check(all(np.array_equal(s.keys(i), np.array([int(v) for v in l[1:]], dtype=np.uint64))
               for i, l in enumerate(lines)), f"{desc}: the keys of all {len(lines)} genomes = export's")
@@ -126,6 +127,97 @@ for desc, extra in GENOMES.items():
     check(not bad, f"{desc}: shared, total and distance of all {len(rows)} pairs = dist's, from the thresholds",
           str(bad[:3]))
 
+# segment anchors (core/genome_ani.h), extracted here from the FASTA independently of the C
+# scanner: the records' cleaned codes, cut into 3,000-base segments per record (contig), a tail
+# shorter than that no segment; every canonical 16-mer wholly inside a segment whose SplitMix64
+# hash (output function of (k-mer XOR seed) + gamma) is below 2^(64 - r), r the least rate >= 6
+# with length <= 49152 2^r, stored as h >> (32 - r), counted per segment
+M64 = (1 << 64) - 1
+CODES = {"A": 0, "C": 1, "G": 2, "T": 3, "U": 3}
+
+
+def fasta_records(path):
+    name, parts = None, []
+    for line in open(path):
+        line = line.rstrip("\r\n")
+        if line.startswith(">"):
+            if name is not None:
+                yield name, "".join(parts)
+            name, parts = line[1:].split()[0] if line[1:].split() else "", []
+        elif name is not None:
+            parts.append(line.strip())
+    if name is not None:
+        yield name, "".join(parts)
+
+
+def splitmix(x):
+    z = (x + 0x9E3779B97F4A7C15) & M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def rate_of(length):
+    r = 6
+    while r < 31 and length > 49152 << r:
+        r += 1
+    return r
+
+
+def contig_anchors(codes, k, seed, bound):
+    """[(segment, h)] of one contig, in position order."""
+    out = []
+    for seg in range(len(codes) // 3000):
+        for at in range(seg * 3000, seg * 3000 + 3000 - k + 1):
+            x = codes[at:at + k]
+            fw = rc = 0
+            for c in x:
+                fw = fw * 4 + c
+            for c in reversed(x):
+                rc = rc * 4 + 3 - c
+            h = splitmix(min(fw, rc) ^ seed)
+            if h <= bound:
+                out.append((seg, h))
+    return out
+
+
+def genome_anchors(contigs, k, seed):
+    """(seg_count, hashes, rate, n_contigs, n50) of a genome of these cleaned contigs."""
+    length = sum(len(c) for c in contigs)
+    r = rate_of(length)
+    counts, hashes = [], []
+    for c in contigs:
+        segs = [0] * (len(c) // 3000)
+        for seg, h in contig_anchors(c, k, seed, M64 >> r):
+            segs[seg] += 1
+            hashes.append(h >> (32 - r))
+        counts += segs
+    lens, acc, n50 = sorted((len(c) for c in contigs), reverse=True), 0, 0
+    for n in lens:
+        acc += n
+        if 2 * acc >= length:
+            n50 = n
+            break
+    return counts, hashes, r, len(contigs), n50
+
+
+clean = {f: [[CODES[ch] for ch in seq.upper() if ch in CODES] for _, seq in fasta_records(f)] for f in FASTA}
+for desc, per_file in (("genome per file, floor 500", True), ("genome", False)):
+    s = tsketch_io.load(os.path.join(work, desc.replace(" ", "_").replace(",", "") + ".tsk"))
+    k, seed = s.params["anchor_k"], s.params["seed"]
+    genomes = [clean[f] for f in FASTA] if per_file else [[c] for f in FASTA for c in clean[f]]
+    check(len(genomes) == len(s), f"{desc}: {len(s)} genomes")
+    total, bad = 0, []
+    for i, contigs in enumerate(genomes):
+        counts, hashes, r, nc, n50 = genome_anchors(contigs, k, seed)
+        got_counts, got_hashes, got_r = s.anchors(i)
+        total += len(hashes)
+        if ([int(v) for v in got_counts] != counts or [int(v) for v in got_hashes] != hashes or got_r != r
+                or s.n_contigs(i) != nc or s.n50(i) != n50):
+            bad.append((s.names[i], len(got_counts), len(counts), len(got_hashes), len(hashes), got_r, r))
+    check(not bad and total > 0, f"{desc}: segment anchors ({total}), rates, contigs and N50 of every genome = the "
+          "definition's, extracted from the FASTA", str(bad[:3]))
+
 # bad files: a reason, never a wrong answer
 raw = open(path, "rb").read()
 bad = {
@@ -137,8 +229,10 @@ bad = {
 graw = open(os.path.join(work, "genome.tsk"), "rb").read()
 bad["genome sketches of version 2"] = (graw[:8] + (2).to_bytes(4, "little") + graw[12:],
                                        "format version 2: another key layout, no size floor): sketch the genomes again")
+bad["genome sketches of version 3"] = (graw[:8] + (3).to_bytes(4, "little") + graw[12:],
+                                       "format version 3: no ANI anchors): sketch the genomes again")
 # the CRC comes first, as in tsketch (the floor's own check, CRC fixed: test_tsk_validation.py)
-bad["version 3 floor over 1e9"] = (graw[:208] + (10**9 + 1).to_bytes(8, "little") + graw[216:], "checksum mismatch")
+bad["version 4 floor over 1e9"] = (graw[:208] + (10**9 + 1).to_bytes(8, "little") + graw[216:], "checksum mismatch")
 for desc, (data, reason) in bad.items():
     p = os.path.join(work, "bad.tsk")
     open(p, "wb").write(data)
