@@ -52,8 +52,9 @@ typedef struct {
 int tsk_clustering_init(tsk_clustering *c, int64_t n);
 void tsk_clustering_free(tsk_clustering *c);
 
-/* A second condition on links, checked only where a link decides something (it is costly:
- * cluster's --min-af): returns 1 when the link between ranks a and b holds. */
+/* A second condition on links, checked only where a link decides something (for a condition that
+ * is costly to ask about every pair; cluster's --min-af no longer is: the AF comes with each link):
+ * returns 1 when the link between ranks a and b holds. */
 typedef struct {
     int (*holds)(void *ctx, uint32_t a, uint32_t b);
     void *ctx;

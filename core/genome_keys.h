@@ -232,11 +232,14 @@ static inline int tsk_key_sets_holds(const tsk_key_sets *s, int64_t i0, int64_t 
 
 /* One pair's line of genome distances (the dist commands print "ref TAB query TAB dist TAB shared
  * TAB total", the shared and total fingerprint counts after the distance, as Mash prints shared
- * hashes): indices into the query and reference sets, the counts and the distance. */
+ * hashes; with --ani also "TAB ani TAB af"): indices into the query and reference sets, the counts,
+ * the distance, and the pair's ANI (a fraction) and aligned fraction from its segment anchors
+ * (genome_ani.h), both NAN where there is no estimate (no anchors, or --containment). */
 typedef struct {
     int64_t query, ref;
     int64_t shared, total;
     float dist;
+    float ani, af;
 } tsk_genome_line;
 
 #ifdef __cplusplus

@@ -2,6 +2,7 @@
 #include "dist_out.h"
 #include "float_text.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct tsk_dist_out {
     float *matrix;               /* TSK_DIST_MATRIX */
     FILE *f;
     char *path;
+    int ani_columns;             /* genome lines: "TAB ani TAB af" after the counts */
 };
 
 int tsk_dist_format_parse(const char *s)
@@ -239,14 +241,27 @@ static size_t format_genome_line(const tsk_dist_out *o, char *b, const tsk_genom
     at += decimal(b + at, l->shared);
     b[at++] = '\t';
     at += decimal(b + at, l->total);
+    if (o->ani_columns) at += tsk_dist_format_ani(b + at, l->ani, l->af);
     b[at++] = '\n';
     return at;
 }
 
+size_t tsk_dist_format_ani(char *b, float ani, float af)
+{
+    if (isnan(ani) || isnan(af)) {
+        memcpy(b, "\tNA\tNA", 7);
+        return 6;
+    }
+    /* snprintf's %.2f / %.4f of the float's exact double value: the same text on every platform */
+    return (size_t)snprintf(b, TSK_DIST_ANI_TEXT, "\t%.2f\t%.4f", 100.0 * (double)ani, (double)af);
+}
+
+void tsk_dist_out_genome_ani(tsk_dist_out *o, int on) { o->ani_columns = on; }
+
 static size_t genome_room(const tsk_dist_out *o, int64_t i, const void *arg)
 {
     const tsk_genome_line *l = (const tsk_genome_line *)arg + i;
-    return strlen(o->rn[l->ref]) + strlen(o->qn[l->query]) + LINE_EXTRA + 48;
+    return strlen(o->rn[l->ref]) + strlen(o->qn[l->query]) + LINE_EXTRA + 48 + TSK_DIST_ANI_TEXT;
 }
 
 static size_t genome_format(const tsk_dist_out *o, int64_t i, const void *arg, char *b)

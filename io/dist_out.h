@@ -59,6 +59,17 @@ int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int sw
  * `threads` threads. 0 or -1. */
 int tsk_dist_out_genome_lines(tsk_dist_out *o, const tsk_genome_line *lines, int64_t n, int threads);
 
+/* tsv genome lines: also "TAB ani TAB af" (on: 1) after the counts (tsk_dist_format_ani). */
+void tsk_dist_out_genome_ani(tsk_dist_out *o, int on);
+
+/* Room tsk_dist_format_ani needs, its NUL included. */
+#define TSK_DIST_ANI_TEXT 32
+
+/* "TAB ani TAB af" of a pair into b (TSK_DIST_ANI_TEXT bytes of room): ANI in percent with 2
+ * decimals (as skani prints it), AF a fraction with 4 decimals; "TAB NA TAB NA" where either is NAN
+ * (no estimate). Returns its length (b is NUL-terminated). */
+size_t tsk_dist_format_ani(char *b, float ani, float af);
+
 /* tsv: writes text as it is (a header line of another shape than the one open writes). 0 or -1. */
 int tsk_dist_out_text(tsk_dist_out *o, const char *text);
 

@@ -15,11 +15,11 @@
 #include <unistd.h>
 
 #include "../core/cluster.h"
-#include "../core/genome_af.h"
 #include "../core/tsk_knobs.h"
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_sets.h"
 #include "../io/atomic_file.h"
+#include "../io/dist_out.h"
 #include "../io/float_text.h"
 #include "../io/link_runs.h"
 #include "../io/tsk_file.h"
@@ -35,12 +35,13 @@
 #include "sketch_opts.h"
 #include "sketch_source.h"
 
-#define DEFAULT_GENOME_DIST 0.05
-#define EAGER_AF_THREADS 4 /* -p from which --min-af is estimated for every pair, in parallel */
+#define DEFAULT_GENOME_DIST 0.05 /* 95 % ANI */
+#define MAX_GENOME_DIST 0.5      /* a larger -d on genomes is ANI written as a fraction (0.95) */
+#define DIST_HINT "-d is a distance, 1 - ANI: for 95 % ANI write -d 0.05 or --min-ani 95"
 
-enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_REPRESENTATIVES, OPT_HEADER, OPT_METRIC, OPT_PER_RECORD,
-       OPT_FORMAT, OPT_REP_DIR, OPT_COPY, OPT_PATHS, OPT_MIN_COMPLETENESS, OPT_MAX_CONTAMINATION, OPT_MIN_LENGTH,
-       OPT_MISSING_QUALITY, OPT_REASSIGN, OPT_REFERENCE, OPT_GENOME_DIR };
+enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_MIN_ANI, OPT_ANI, OPT_REPRESENTATIVES, OPT_HEADER,
+       OPT_METRIC, OPT_PER_RECORD, OPT_FORMAT, OPT_REP_DIR, OPT_COPY, OPT_PATHS, OPT_MIN_COMPLETENESS,
+       OPT_MAX_CONTAMINATION, OPT_MIN_LENGTH, OPT_MISSING_QUALITY, OPT_REASSIGN, OPT_REFERENCE, OPT_GENOME_DIR };
 
 typedef enum { METHOD_GREEDY = 0, METHOD_SINGLE = 1 } cluster_method;
 
@@ -52,6 +53,9 @@ typedef struct {
     const char *quality, *output, *representatives;
     double min_af;
     int min_af_given, header;
+    double min_ani;                  /* --min-ani, percent */
+    int min_ani_given;
+    int ani;                         /* --ani: the table adds ani and af of member vs representative */
     tsk_metric metric;
     int metric_given;
     int per_record;                  /* --per-record: a FASTA input's records are genomes */
@@ -95,17 +99,25 @@ static void usage(FILE *f)
                "genome), or .tsk files of vector sketches. Output: one line per item,\n"
                "'genome TAB cluster TAB representative TAB distance',\n"
                "by cluster (numbered from 1 in the rank of their representatives), the representative first.\n"
+               "Genome sketches: the distance is 1 - ANI (ANI over the aligned part, estimated from segment\n"
+               "anchors), and a link is ANI >= X and AF >= Y as GTDB writes it (default: 95 %% ANI, no AF bound).\n"
                "\n"
-               "  -d, --max-dist D         link pairs at distance <= D (genome sketches: default 0.05, i.e. 95%%\n"
-               "                           ANI; vector sketches: required)\n"
+               "  -d, --max-dist D         link pairs at distance <= D (genome sketches: 1 - ANI, default 0.05,\n"
+               "                           i.e. 95%% ANI; D above 0.5 is refused as ANI written as a fraction;\n"
+               "                           vector sketches: required)\n"
+               "      --min-ani X          genome sketches: link pairs of ANI >= X percent (0 < X <= 100; GTDB:\n"
+               "                           95): the same as -d (100 - X) / 100\n"
                "      --method M           greedy (default: in rank order, an item joins the nearest earlier\n"
                "                           representative within D or becomes one) or single (connected\n"
                "                           components)\n"
                "      --quality FILE       rank by CheckM2, CheckM1 or dRep quality tables, or NAME<TAB>SCORE lines\n"
                "                           (Completeness - 5 x Contamination), highest first; then longer\n"
                "                           first, then input order (without FILE: longer first)\n"
-               "      --min-af F           genome sketches: link only pairs whose estimated aligned fraction\n"
-               "                           of the smaller genome is >= F (0..1; GTDB: 0.5)\n"
+               "      --min-af F           genome sketches: link only pairs whose aligned fraction (of the genome\n"
+               "                           with fewer segments) is >= F (0..1; GTDB: 0.5); a pair with a genome\n"
+               "                           under 3 kb has no estimate and is not linked\n"
+               "      --ani                genome sketches: the table adds 'ani' (percent) and 'af' of each\n"
+               "                           genome against its representative\n"
                "      --min-completeness C  with --quality (CheckM2, CheckM1, dRep): leave out genomes below C %%\n"
                "                           completeness\n"
                "      --max-contamination X  with --quality: leave out genomes above X %% contamination\n"
@@ -145,6 +157,8 @@ static const struct option long_options[] = {
     {"method", required_argument, 0, OPT_METHOD},
     {"quality", required_argument, 0, OPT_QUALITY},
     {"min-af", required_argument, 0, OPT_MIN_AF},
+    {"min-ani", required_argument, 0, OPT_MIN_ANI},
+    {"ani", no_argument, 0, OPT_ANI},
     {"representatives", required_argument, 0, OPT_REPRESENTATIVES},
     {"header", no_argument, 0, OPT_HEADER},
     {"metric", required_argument, 0, OPT_METRIC},
@@ -173,6 +187,16 @@ static int cluster_option(cluster_cmd *c, int opt, const char *arg)
     case 'o': c->output = arg; return TSK_EXIT_OK;
     case 'q': tsk_quiet = 1; return TSK_EXIT_OK;
     case 'd': c->dist_given = 1; return tsk_parse_double("-d/--max-dist", arg, 0, INFINITY, &c->max_dist);
+    case OPT_MIN_ANI: {
+        c->min_ani_given = 1;
+        const int rc = tsk_parse_double("--min-ani", arg, 0, 100, &c->min_ani);
+        if (rc == TSK_EXIT_OK && !(c->min_ani > 0)) {
+            tsk_error("option --min-ani: %s is not a percentage above 0 (95 is 95 %% ANI)", arg);
+            return TSK_EXIT_USAGE;
+        }
+        return rc;
+    }
+    case OPT_ANI: c->ani = 1; return TSK_EXIT_OK;
     case OPT_MIN_AF: c->min_af_given = 1; return tsk_parse_double("--min-af", arg, 0, 1, &c->min_af);
     case OPT_QUALITY: c->quality = c->rules.path = arg; return TSK_EXIT_OK;
     case OPT_REPRESENTATIVES: c->representatives = arg; return TSK_EXIT_OK;
@@ -361,6 +385,14 @@ static int check_kind(cluster_cmd *c, int genomes)
         why = "genome sketches are compared by shared fingerprints: --metric does not apply";
     else if (!genomes && c->min_af_given)
         why = "--min-af applies to genome sketches (genome .tsk files or FASTA files)";
+    else if (!genomes && c->min_ani_given)
+        why = "--min-ani applies to genome sketches (genome .tsk files or FASTA files)";
+    else if (!genomes && c->ani)
+        why = "--ani applies to genome sketches (genome .tsk files or FASTA files)";
+    else if (c->dist_given && c->min_ani_given)
+        why = "-d and --min-ani set the same threshold (-d 0.05 is --min-ani 95): give one";
+    else if (c->dist_given && (c->max_dist > 1 || (genomes && c->max_dist > MAX_GENOME_DIST)))
+        why = DIST_HINT;
     else if (!genomes && c->per_record)
         why = "--per-record applies to FASTA inputs (genomes)";
     else if (!genomes && !c->dist_given && !c->kinds.unreadable) /* else: loading names the file (exit 3) */
@@ -371,7 +403,8 @@ static int check_kind(cluster_cmd *c, int genomes)
         tsk_error("%s", why);
         return TSK_EXIT_USAGE;
     }
-    if (!c->dist_given) c->max_dist = DEFAULT_GENOME_DIST;
+    if (c->min_ani_given) c->max_dist = (100.0 - c->min_ani) / 100.0;
+    else if (!c->dist_given) c->max_dist = DEFAULT_GENOME_DIST;
     return TSK_EXIT_OK;
 }
 
@@ -481,28 +514,6 @@ static int rank_items(const cluster_cmd *c, const cluster_items *it, int64_t n_r
 
 /* ---- links ---- */
 
-/* --min-af: a link holds when the pair's aligned fraction is at least F (asked by the clustering
- * only where a link decides something: a few per item, not every pair). */
-typedef struct {
-    const tsk_key_sets *set;
-    const int64_t *order;      /* rank -> item */
-    int64_t window;
-    int anchor_k;
-    double min_af;
-    int64_t n_asked;
-    double seconds;
-} af_check;
-
-static int af_holds(void *ctx, uint32_t a, uint32_t b)
-{
-    af_check *c = ctx;
-    const double t0 = tsk_seconds();
-    const double af = tsk_genome_aligned_fraction(c->set, c->order[a], c->set, c->order[b], c->window, c->anchor_k);
-    c->n_asked++;
-    c->seconds += tsk_seconds() - t0;
-    return af >= c->min_af;
-}
-
 /* Where the runner's pairs go: into links (greedy) or the union-find (single). */
 typedef struct {
     const cluster_cmd *cmd;
@@ -512,10 +523,9 @@ typedef struct {
     int64_t n_reference;       /* ranks below it are --reference genomes: never linked together */
     tsk_link_runs *runs;       /* greedy */
     tsk_components *parts;     /* single */
-    const tsk_link_check *check; /* --min-af asked where a link decides (single: as links come) */
-    af_check *eager;           /* or --min-af for every pair here, on the threads, before links */
+    double min_af;             /* --min-af: a link needs the pair's AF (the runner's line) >= this */
+    int min_af_given;
     tsk_cluster_link *buf;
-    unsigned char *keep;       /* eager: which pairs of the block hold */
     int64_t cap;
     int64_t n_pairs;           /* pairs within the distance */
     char err[TSK_ERRLEN];
@@ -528,9 +538,7 @@ static int reserve(link_sink *s, int64_t n)
     if (n <= s->cap) return 0;
     tsk_cluster_link *b = realloc(s->buf, (size_t)n * sizeof *b);
     if (b) s->buf = b;
-    unsigned char *k = realloc(s->keep, (size_t)n);
-    if (k) s->keep = k;
-    if (!b || !k) {
+    if (!b) {
         snprintf(s->err, sizeof s->err, "out of memory holding the links");
         return -1;
     }
@@ -544,7 +552,7 @@ static void add_link(link_sink *s, int64_t *n, int64_t a, int64_t b, float dist)
     const uint32_t ra = s->rank_of[a], rb = s->rank_of[b];
     if (ra == rb || (int64_t)ra >= s->n_ranked || (int64_t)rb >= s->n_ranked) return;
     if ((int64_t)ra < s->n_reference && (int64_t)rb < s->n_reference) return; /* both stay representatives */
-    if (s->parts) tsk_components_link(s->parts, ra, rb, s->check);
+    if (s->parts) tsk_components_link(s->parts, ra, rb, NULL);
     else s->buf[(*n)++] = (tsk_cluster_link){ra > rb ? ra : rb, ra > rb ? rb : ra, dist};
 }
 
@@ -558,19 +566,9 @@ static int sink_lines(void *ctx, const tsk_genome_line *l, int64_t n)
     link_sink *s = ctx;
     if (reserve(s, n)) return -1;
     s->n_pairs += n;
-    af_check *af = s->eager;
-    if (af) {
-        const double t0 = tsk_seconds();
-#pragma omp parallel for schedule(dynamic, 16) num_threads(s->cmd->job.threads)
-        for (int64_t i = 0; i < n; i++)
-            s->keep[i] = tsk_genome_aligned_fraction(af->set, l[i].query, af->set, l[i].ref, af->window,
-                                                     af->anchor_k) >= af->min_af;
-        af->n_asked += n;
-        af->seconds += tsk_seconds() - t0;
-    }
     int64_t m = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (!af || s->keep[i]) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
+    for (int64_t i = 0; i < n; i++) /* a NAN AF (no estimate) fails --min-af */
+        if (!s->min_af_given || (double)l[i].af >= s->min_af) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
     return flush_links(s, m);
 }
 
@@ -595,14 +593,24 @@ static size_t links_budget(void)
     return pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 4 : (size_t)1 << 30;
 }
 
+/* The items of genome sketches as the runner takes them: one set, the symmetric distance, 1 - ANI. */
+static tsk_dist_items genome_items(const cluster_items *it)
+{
+    tsk_dist_items items = {0};
+    items.keys_q = items.keys_r = &it->g.set;
+    items.mode = TSK_GENOME_SYMMETRIC;
+    items.window = it->params.window;
+    items.ani_q = items.ani_r = &it->g.ani;
+    items.anchor_k = it->params.anchor_k;
+    return items;
+}
+
 /* Runs the threshold engine over every pair of the items into sink. */
 static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *sink)
 {
     tsk_dist_items items = {0};
     if (it->genomes) {
-        items.keys_q = items.keys_r = &it->g.set;
-        items.mode = TSK_GENOME_SYMMETRIC;
-        items.window = it->params.window;
+        items = genome_items(it);
     } else {
         items.rows_q = items.rows_r = &it->v.set;
         items.metric = c->metric;
@@ -651,7 +659,7 @@ static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_si
     }
     int rc = find_links(c, it, sink);
     tsk_greedy *g = NULL;
-    if (rc == TSK_EXIT_OK && !(g = tsk_greedy_open(out, sink->check))) {
+    if (rc == TSK_EXIT_OK && !(g = tsk_greedy_open(out, NULL))) {
         tsk_error("out of memory clustering");
         rc = TSK_EXIT_RUNTIME;
     }
@@ -674,23 +682,45 @@ static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_si
     return rc;
 }
 
-/* The distance of item a to item b, exactly as the engines compute it (both give the same bytes). */
-static void member_distances(const cluster_cmd *c, const cluster_items *it, const int64_t *order, tsk_clustering *cl,
-                             tsk_cpu_dist *rows)
+/* Each genome against its representative, as the runner computes a pair (tsk_dist_genome_pair:
+ * 1 - ANI, the same bytes whichever engine found the link): the distance into cl->dist (set_dist:
+ * single linkage, whose links leave it open) and, when ani is not NULL, ANI and AF into ani[r] and
+ * af[r] (--ani). On the -p threads, one scratch each. 0, or -1 out of memory. */
+static int genome_members(const cluster_cmd *c, const cluster_items *it, const int64_t *order, tsk_clustering *cl,
+                          int set_dist, float *ani, float *af)
 {
-    if (it->genomes) {
-        const tsk_key_sets *set = &it->g.set;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(c->job.threads)
+    const tsk_dist_items items = genome_items(it);
+    const tsk_key_sets *set = &it->g.set;
+    int failed = 0;
+#pragma omp parallel num_threads(c->job.threads) reduction(| : failed)
+    {
+        tsk_ani_work *w = tsk_ani_work_new();
+        failed |= !w;
+#pragma omp for schedule(dynamic, 16)
         for (int64_t r = 0; r < cl->n; r++) {
-            if (cl->rep[r] == (uint32_t)r) continue;
+            const int is_rep = cl->rep[r] == (uint32_t)r;
+            if (!w || (is_rep && !ani)) continue;
             const int64_t a = order[r], b = order[cl->rep[r]];
             const int64_t shared = tsk_cpu_genome_shared(set, a, set, b);
-            cl->dist[r] = tsk_genome_pair_distance(set, a, set, b, shared, TSK_GENOME_SYMMETRIC, it->params.window, NULL);
+            tsk_genome_line line;
+            if (tsk_dist_genome_pair(&items, w, a, b, shared, &line)) {
+                failed = 1;
+                continue;
+            }
+            if (set_dist && !is_rep) cl->dist[r] = line.dist;
+            if (ani) ani[r] = line.ani, af[r] = line.af;
         }
-        return;
+        tsk_ani_work_free(w);
     }
+    if (failed) tsk_error("out of memory estimating ANI");
+    return failed ? -1 : 0;
+}
+
+/* The distance of each vector record to its representative, as the engines compute it. */
+static void member_distances(const tsk_clustering *cl, const int64_t *order, tsk_cpu_dist *rows, float *dist)
+{
     for (int64_t r = 0; r < cl->n; r++)
-        if (cl->rep[r] != (uint32_t)r) tsk_cpu_dist_block(rows, order[r], 1, order[cl->rep[r]], 1, &cl->dist[r], 1);
+        if (cl->rep[r] != (uint32_t)r) tsk_cpu_dist_block(rows, order[r], 1, order[cl->rep[r]], 1, &dist[r], 1);
 }
 
 static int cluster_single(const cluster_cmd *c, const cluster_items *it, const int64_t *order, link_sink *sink,
@@ -714,7 +744,8 @@ static int cluster_single(const cluster_cmd *c, const cluster_items *it, const i
             rc = TSK_EXIT_RUNTIME;
         }
     }
-    if (rc == TSK_EXIT_OK) member_distances(c, it, order, out, rows);
+    if (rc == TSK_EXIT_OK && it->genomes && genome_members(c, it, order, out, 1, NULL, NULL)) rc = TSK_EXIT_RUNTIME;
+    else if (rc == TSK_EXIT_OK && !it->genomes) member_distances(out, order, rows, out->dist);
     tsk_cpu_dist_close(rows);
     return rc;
 }
@@ -751,13 +782,15 @@ static int write_representatives(cluster_cmd *c, const tsk_cluster_view *v)
 
 /* The table (and the representatives' names and files) in output order, into the outputs opened at
  * the start; all are committed or all removed. */
-static int write_outputs(cluster_cmd *c, const cluster_items *it, const tsk_cluster_view *v)
+static int write_outputs(cluster_cmd *c, const cluster_items *it, const tsk_cluster_view *v, const float *ani,
+                         const float *af)
 {
     const int64_t *order = v->order, *cluster_of = v->cluster_of, *line = v->line;
     const tsk_clustering *cl = v->cl;
     FILE *t = tsk_atomic_stream(c->table);
-    if (c->header) fputs("genome\tcluster\trepresentative\tdistance\n", t);
-    char num[64];
+    if (c->header && c->format == TSK_CLUSTER_TSV)
+        fputs(ani ? "genome\tcluster\trepresentative\tdistance\tani\taf\n" : "genome\tcluster\trepresentative\tdistance\n", t);
+    char num[64 + TSK_DIST_ANI_TEXT];
     if (c->format != TSK_CLUSTER_TSV) tsk_cluster_write_format(t, v, c->format);
     for (int64_t i = 0; c->format == TSK_CLUSTER_TSV && i < v->n_lines && !ferror(t); i++) {
         const int64_t r = line[i];
@@ -765,7 +798,8 @@ static int write_outputs(cluster_cmd *c, const cluster_items *it, const tsk_clus
         fprintf(t, "\t%lld\t", (long long)cluster_of[r]);
         fputs(it->names[order[cl->rep[r]]], t);
         num[0] = '\t';
-        const size_t len = 1 + tsk_float_g9(num + 1, cl->dist[r]);
+        size_t len = 1 + tsk_float_g9(num + 1, cl->dist[r]);
+        if (ani) len += tsk_dist_format_ani(num + len, ani[r], af[r]);
         num[len] = '\n';
         fwrite(num, 1, len + 1, t);
     }
@@ -819,9 +853,8 @@ static int run(cluster_cmd *c, int genomes)
     uint32_t *rank_of = NULL;
     double *score = NULL;
     tsk_clustering cl = {0};
-    link_sink sink = {.cmd = c, .it = &it};
-    af_check af = {.set = &it.g.set, .window = 0, .min_af = c->min_af};
-    const tsk_link_check check = {af_holds, &af};
+    link_sink sink = {.cmd = c, .it = &it, .min_af = c->min_af, .min_af_given = c->min_af_given};
+    float *ani = NULL, *af = NULL;
     if (rc == TSK_EXIT_OK) {
         t_load = tsk_seconds();
         tsk_timing_loaded(it.n, t0);
@@ -844,12 +877,6 @@ static int run(cluster_cmd *c, int genomes)
     sink.rank_of = rank_of;
     sink.n_ranked = n_ranked;
     sink.n_reference = n_reference;
-    af.order = order, af.window = it.params.window, af.anchor_k = it.params.anchor_k;
-    /* on a few threads, asking where links decide is the least work; on many, asking about every
-     * pair in parallel is the shortest wait (docs/cluster.md) */
-    const int eager = c->min_af_given && c->job.threads >= EAGER_AF_THREADS;
-    sink.check = c->min_af_given && !eager ? &check : NULL;
-    sink.eager = eager ? &af : NULL;
     if (rc == TSK_EXIT_OK && it.n > 1)
         rc = c->method == METHOD_GREEDY ? cluster_greedy(c, &it, &sink, &cl) : cluster_single(c, &it, order, &sink, &cl);
     t_links = tsk_seconds();
@@ -860,18 +887,25 @@ static int run(cluster_cmd *c, int genomes)
     }
     /* the filtered items rank last, each alone: the last clusters, left out */
     n_clusters -= it.n - n_ranked, n_singletons -= it.n - n_ranked;
+    if (rc == TSK_EXIT_OK && c->ani) {
+        const size_t n = (size_t)(it.n ? it.n : 1);
+        if (!(ani = malloc(n * sizeof *ani)) || !(af = malloc(n * sizeof *af))) {
+            tsk_error("out of memory");
+            rc = TSK_EXIT_RUNTIME;
+        } else if (genome_members(c, &it, order, &cl, 0, ani, af)) {
+            rc = TSK_EXIT_RUNTIME;
+        }
+    }
     const tsk_cluster_view view = {n_ranked, it.names, order, &cl, cluster_of, line, c->quality ? score : NULL, c->max_dist,
                                    c->method == METHOD_GREEDY ? "greedy" : "single"};
-    if (rc == TSK_EXIT_OK) rc = write_outputs(c, &it, &view);
+    if (rc == TSK_EXIT_OK) rc = write_outputs(c, &it, &view, ani, af);
     if (rc == TSK_EXIT_OK) note_summary(&it, n_ranked, n_clusters, n_singletons);
     if (rc == TSK_EXIT_OK && timing)
         fprintf(stderr,
-                "tsketch: timing: load %.3f s, links and clustering %.3f s (%lld pairs; %lld aligned fractions "
-                "in %.3f s), output %.3f s\n",
-                t_load - t0, t_links - t_load, (long long)sink.n_pairs, (long long)af.n_asked, af.seconds,
-                tsk_seconds() - t_links);
+                "tsketch: timing: load %.3f s, links and clustering %.3f s (%lld pairs), output %.3f s\n",
+                t_load - t0, t_links - t_load, (long long)sink.n_pairs, tsk_seconds() - t_links);
     free(sink.buf);
-    free(sink.keep);
+    free(ani), free(af);
     tsk_clustering_free(&cl);
     free(order), free(cluster_of), free(line), free(rank_of), free(score);
     free_items(&it);

@@ -24,7 +24,7 @@
 #define LARGE_RUN_PAIRS 1e7 /* a note on stderr above this */
 #define MAX_MATRIX_OPTIONS 16
 
-enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK, OPT_CONTAINMENT };
+enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK, OPT_CONTAINMENT, OPT_ANI };
 
 /* One run of a distance command: its command line, then its inputs. */
 typedef struct {
@@ -38,6 +38,7 @@ typedef struct {
     double max_dist;                 /* -d; INFINITY when not given */
     int64_t top_k;                   /* 0 when not given */
     int with_self, header, containment;
+    int ani;                         /* --ani: genome tsv lines add ani and af */
     int64_t block_i, block_n;        /* --block I/N: this run computes part I of N; 1/1 = all */
     tsk_sketch_job job;              /* the sketch options, --genome, -p, --device, -l lists */
     int params_given;                /* the command line set sketch parameters */
@@ -78,12 +79,18 @@ static void usage(FILE *f, const dist_cmd *d)
                    "                        parts anywhere and concatenate their outputs in order\n");
     fprintf(f, "\n"
                "Genome distances (genome sketches: genome .tsk files from 'tsketch sketch --genome', or\n"
-               "FASTA with --genome): 1 - f^(1/W), an estimate of 1 - ANI (the per-base divergence), with\n"
-               "f the share of window fingerprints the two genomes have in common (the mean of both\n"
-               "directions); 1 when nothing is shared.%s\n"
+               "FASTA with --genome): 1 - ANI, ANI over the aligned part (fastANI's definition, the mean of\n"
+               "both directions) estimated from the genomes' segment anchors, for pairs found by their\n"
+               "shared window fingerprints; 1 for unrelated genomes. A genome under 3 kb has no anchors:\n"
+               "its pairs keep 1 - f^(1/W), f the share of fingerprints in common.%s\n"
                "      --genome          compare genomes (records, or files with --per-file) by genome\n"
                "                        sketches of the FASTA inputs (.tsk files of sketch rows are refused)\n",
             d->triangle ? "" : " TSV lines add the shared and total fingerprint\ncounts.");
+    if (!d->triangle)
+        fputs("      --ani             tsv lines of genome sketches add 'ani' (percent, 2 decimals) and 'af'\n"
+              "                        (aligned fraction of the genome with fewer segments, 4 decimals); NA\n"
+              "                        where a genome is under 3 kb (no anchors)\n",
+              f);
     if (!d->triangle)
         fputs("      --containment     genome sketches: f = the share of the query's fingerprints found in\n"
               "                        the reference (drafts and MAGs against references)\n",
@@ -124,6 +131,7 @@ static const struct option dist_long_options[] = {
     {"header", no_argument, 0, OPT_HEADER},
     {"block", required_argument, 0, OPT_BLOCK},
     {"containment", no_argument, 0, OPT_CONTAINMENT},
+    {"ani", no_argument, 0, OPT_ANI},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
@@ -145,7 +153,7 @@ static void long_options_of(const tsk_matrix_command *cmd, struct option *out)
 static int is_dist_only_option(int opt)
 {
     return opt == OPT_TOPK || opt == OPT_WITH_SELF || opt == OPT_HEADER || opt == OPT_BLOCK ||
-           opt == OPT_CONTAINMENT || opt == 'f' || opt == 'd';
+           opt == OPT_CONTAINMENT || opt == OPT_ANI || opt == 'f' || opt == 'd';
 }
 
 static int parse_format(dist_cmd *d, const char *arg)
@@ -193,6 +201,7 @@ static int dist_option(dist_cmd *d, int opt, const char *arg, const char *long_n
     case OPT_WITH_SELF: d->with_self = 1; return TSK_EXIT_OK;
     case OPT_HEADER: d->header = 1; return TSK_EXIT_OK;
     case OPT_CONTAINMENT: d->containment = 1; return TSK_EXIT_OK;
+    case OPT_ANI: d->ani = 1; return TSK_EXIT_OK;
     case OPT_BLOCK: return parse_block(d, arg);
     default: return tsk_usage_error(d->name);
     }
@@ -262,6 +271,10 @@ static const char *usage_problem(const dist_cmd *d, int genomes)
     if (d->block_n > 1 && d->fmt != TSK_DIST_TSV) return "--block splits pair lists: it needs -f tsv";
     if (genomes && d->containment && d->fmt == TSK_DIST_PHYLIP)
         return "--containment is not symmetric: PHYLIP needs a symmetric matrix (use -f square or tsv)";
+    if (d->ani && !genomes) return "--ani applies to genome sketches (genome .tsk files, or --genome with FASTA)";
+    if (d->ani && d->containment)
+        return "--ani and --containment: ANI is the symmetric genome distance's, containment keeps the key share";
+    if (d->ani && d->fmt != TSK_DIST_TSV) return "--ani adds columns to tsv lines: it needs -f tsv";
     if (genomes && d->metric_given)
         return "genome sketches are compared by shared fingerprints: --metric (l2 or cosine of sketch vectors) "
                "does not apply";
@@ -309,6 +322,7 @@ static int output_open(const dist_cmd *d, dist_output *o, const char *const *q_n
         tsk_error("%s", err);
         return TSK_EXIT_RUNTIME;
     }
+    tsk_dist_out_genome_ani(o->out, d->ani);
     if (header && header_text && tsk_dist_out_text(o->out, header_text)) return tsk_dist_write_failed(d->output);
     return TSK_EXIT_OK;
 }
@@ -439,7 +453,8 @@ static int run_rows(const dist_cmd *d)
     return rc;
 }
 
-/* Genome sketches: 1 - f^(1/W) from shared keys, with the shared and total counts in tsv lines. */
+/* Genome sketches: 1 - ANI from segment anchors, candidates found by shared keys (--containment:
+ * 1 - f^(1/W) of the keys alone), with the shared and total counts in tsv lines (and --ani's). */
 static int run_genomes(const dist_cmd *d)
 {
     tsk_genome_source groups[2];
@@ -455,9 +470,14 @@ static int run_genomes(const dist_cmd *d)
         if (query->set.n_items == 0) tsk_warn("no query genomes: the output has no distances");
         const tsk_dist_items items = {.keys_q = &query->set, .keys_r = &ref->set,
                                       .mode = d->containment ? TSK_GENOME_CONTAINMENT : TSK_GENOME_SYMMETRIC,
-                                      .window = params.window};
+                                      .window = params.window,
+                                      .ani_q = &query->ani,
+                                      .ani_r = &ref->ani,
+                                      .anchor_k = params.anchor_k};
         const dist_table t = {query->names, ref->names, query->set.n_items, ref->set.n_items,
-                              "reference\tquery\tdistance\tshared\ttotal\n", -1};
+                              d->ani ? "reference\tquery\tdistance\tshared\ttotal\tani\taf\n"
+                                     : "reference\tquery\tdistance\tshared\ttotal\n",
+                              -1};
         /* containment is not symmetric: one set lists every ordered pair, each with its own value */
         const tsk_dist_select s = selection(d, d->one_set && !d->containment, query->set.n_items);
         rc = run_items(d, &items, &t, &s, &o);

@@ -4,7 +4,10 @@
  * Each engine kind is a table of its calls (engine_calls), chosen once; which kind and which GPUs
  * is the --device policy's (engine.h). Genome engines count shared keys; every genome distance is
  * computed here from the counts by tsk_genome_pair_distance, so the CPU and GPU engines give the
- * same bytes.
+ * same bytes. With segment anchors (tsk_dist_items.ani_q), the keys only find candidates, and
+ * each candidate is refined here to 1 - ANI (tsk_ani_pair, on the -p threads, one scratch a
+ * thread), after the engine and before the selection's cut: the same bytes again, whichever engine
+ * found the pair.
  *
  * Lanes. A GPU engine runs on lanes: one engine per device, each on a host thread of its own that
  * takes the next query block, while the calling thread hands finished blocks to the sink in query
@@ -38,6 +41,9 @@
 #define ROWS_TOPK_BLOCK 8192         /* queries per top-k block of vector rows */
 #define GENOME_PAIR_BLOCK 4096       /* queries per top-k or threshold block of genome sketches */
 #define PAIR_CHUNK (1 << 16)         /* pairs of a dense block handed to the sink at once */
+#define ANI_PAIR_CELLS (1 << 20)     /* cells of a dense block whose pairs are refined to lines (ANI) */
+#define ANI_MARGIN 0.04              /* identity a pair's key share may seem to fall short of its ANI by */
+#define ANI_CHANCE_IDENTITY 0.80     /* key shares below this identity's (0.80^W / 2): chance matches */
 #define MAX_LANES 16
 
 /* A second GPU's context costs 0.2-0.4 s to open: lanes past the first are opened only for a run
@@ -394,8 +400,99 @@ static int genome_line(const tsk_dist_engine *e, int64_t q, int64_t r, int64_t s
     int64_t total;
     const float d = tsk_genome_pair_distance(it->keys_q, q, it->keys_r, r, shared, it->mode, it->window, &total);
     if (!((double)d <= max_dist)) return 0;
-    *line = (tsk_genome_line){swap ? r : q, swap ? q : r, shared, total, d};
+    *line = (tsk_genome_line){swap ? r : q, swap ? q : r, shared, total, d, NAN, NAN};
     return 1;
+}
+
+/* ---- ANI: candidates from the keys, refined on the host ---- */
+
+int tsk_dist_items_ani(const tsk_dist_items *it)
+{
+    /* sets that hold no anchors for these items (a source loaded without them) leave the keys' distance */
+    return it->keys_q && it->ani_q && it->ani_r && it->mode == TSK_GENOME_SYMMETRIC &&
+           it->ani_q->n_items == it->keys_q->n_items && it->ani_r->n_items == it->keys_r->n_items &&
+           (it->ani_q->genome || it->ani_q->n_items == 0) && (it->ani_r->genome || it->ani_r->n_items == 0);
+}
+
+double tsk_dist_ani_chance_share(int64_t window) { return pow(ANI_CHANCE_IDENTITY, (double)window) * 0.5; }
+
+double tsk_dist_ani_share_floor(double max_dist, int64_t window)
+{
+    const double key = tsk_genome_share_floor(max_dist, window);
+    const double identity = 1.0 - max_dist - ANI_MARGIN;
+    const double ani = identity > 0.0 ? pow(identity, (double)window) * 0.5 : 0.0;
+    return ani < key ? ani : key;
+}
+
+int64_t tsk_dist_ani_candidates(int64_t k) { return 4 * k > k + 16 ? 4 * k : k + 16; }
+
+int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, int64_t r, int64_t shared,
+                         tsk_genome_line *line)
+{
+    int64_t nq, nr;
+    tsk_genome_pair_sizes(it->keys_q, q, it->keys_r, r, &nq, &nr);
+    const double share = tsk_genome_share(shared, nq, nr, it->mode);
+    *line = (tsk_genome_line){q, r, shared, tsk_genome_total(shared, nq, nr, it->mode),
+                              tsk_genome_key_distance(share, it->window), NAN, NAN};
+    if (!tsk_dist_items_ani(it)) return 0;
+    const tsk_ani_genome *a = &it->ani_q->genome[q], *b = &it->ani_r->genome[r];
+    if (a->n_anchors <= 0 || b->n_anchors <= 0) return 0; /* under 3 kb: no estimate, the key distance */
+    if (it->ani_q == it->ani_r && q == r) {
+        line->dist = 0.0f, line->ani = 1.0f, line->af = 1.0f; /* an item with itself, exactly */
+        return 0;
+    }
+    if (share < tsk_dist_ani_chance_share(it->window)) {
+        line->dist = 1.0f, line->ani = 0.0f, line->af = 0.0f; /* chance matches: unrelated */
+        return 0;
+    }
+    tsk_ani_result res;
+    if (tsk_ani_pair(w, a, b, it->anchor_k, &res)) return -1;
+    if (res.defined) line->dist = tsk_ani_distance(&res), line->ani = (float)res.ani, line->af = (float)res.af;
+    return 0;
+}
+
+/* Refines lines[0..n) in place (each line's query and reference as the items index them: one set
+ * when lines are swapped) on up to `threads` threads, one scratch each. 0, or -1 out of memory. */
+static int refine_lines(const tsk_dist_items *it, tsk_genome_line *lines, int64_t n, int threads)
+{
+    if (n <= 0) return 0;
+    if (threads > n) threads = (int)n;
+    if (threads < 1) threads = 1;
+    int failed = 0;
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+    {
+        tsk_ani_work *w = tsk_ani_work_new();
+        failed |= !w;
+#pragma omp for schedule(dynamic, 4)
+        for (int64_t i = 0; i < n; i++)
+            if (w) failed |= tsk_dist_genome_pair(it, w, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]) != 0;
+        tsk_ani_work_free(w);
+    }
+    return failed ? -1 : 0;
+}
+
+/* Keeps the lines within max_dist, in order; returns their number. */
+static int64_t keep_within(tsk_genome_line *lines, int64_t n, double max_dist)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if ((double)lines[i].dist <= max_dist) lines[m++] = lines[i];
+    return m;
+}
+
+/* Sorts l[0..n) by distance, stably (tmp: n lines of room): ties keep the engine's key order. */
+static void sort_by_dist(tsk_genome_line *l, int64_t n, tsk_genome_line *tmp)
+{
+    for (int64_t width = 1; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            const int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) tmp[o++] = l[j].dist < l[i].dist ? l[j++] : l[i++];
+            while (i < mid) tmp[o++] = l[i++];
+            while (j < hi) tmp[o++] = l[j++];
+        }
+        memcpy(l, tmp, (size_t)n * sizeof *l);
+    }
 }
 
 static int grow(void **buf, size_t size, int64_t need, int64_t *cap)
@@ -630,21 +727,55 @@ static int rows_topk_deliver(const dist_job *r, int64_t q0, int64_t nq, void *sl
                                                                                           : TSK_EXIT_OK;
 }
 
+/* The engine's candidates a top-k of k asks for: k, or with ANI tsk_dist_ani_candidates(k) (no
+ * more than the references, unless k is). */
+static int64_t topk_candidates(const tsk_dist_engine *e, int64_t k)
+{
+    if (!tsk_dist_items_ani(&e->items)) return k;
+    const int64_t c = tsk_dist_ani_candidates(k), n_ref = e->items.keys_r->n_items;
+    return c < n_ref ? c : n_ref > k ? n_ref : k;
+}
+
+/* Top-k with ANI: each query's candidates (lines[0..n), query after query, in key order) refined,
+ * ranked by distance (ties: key order) and cut to k within max_dist. Unrelated references (1) are
+ * no neighbours, as references that share no key are none. Returns the lines kept, or -1 out of
+ * memory. */
+static int64_t ani_topk(const dist_job *r, tsk_genome_line *lines, int64_t n, int64_t k)
+{
+    if (refine_lines(&r->e->items, lines, n, r->s->threads)) return -1;
+    tsk_genome_line *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
+    if (!tmp) return -1;
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i;
+        while (j < n && lines[j].query == lines[i].query) j++;
+        sort_by_dist(lines + i, j - i, tmp);
+        for (int64_t t = i; t < j && t - i < k; t++)
+            if ((double)lines[t].dist <= r->s->max_dist && lines[t].dist < 1.0f) lines[kept++] = lines[t];
+        i = j;
+    }
+    free(tmp);
+    return kept;
+}
+
 /* Top-k of genome sketches: lines "neighbour TAB genome asked about", within max_dist. */
 static int sets_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
     pair_slot *ps = slot;
-    const int k = (int)r->s->top_k;
-    if (grow(&ps->pairs, sizeof(tsk_genome_pair), nq * k, &ps->cap) ||
-        grow(&ps->lines, sizeof(tsk_genome_line), nq * k, &ps->line_cap))
+    const int ani = tsk_dist_items_ani(&r->e->items);
+    const int64_t kk = topk_candidates(r->e, r->s->top_k);
+    if (grow(&ps->pairs, sizeof(tsk_genome_pair), nq * kk, &ps->cap) ||
+        grow(&ps->lines, sizeof(tsk_genome_line), nq * kk, &ps->line_cap))
         return out_of_memory(r->e);
     tsk_genome_pair *pairs = ps->pairs;
     tsk_genome_line *lines = ps->lines;
-    if (r->e->calls->topk_sets(l->engine, q0, nq, k, r->e->items.mode, topk_filter(r->s), pairs)) return engine_failed(r->e, l);
+    if (r->e->calls->topk_sets(l->engine, q0, nq, (int)kk, r->e->items.mode, topk_filter(r->s), pairs))
+        return engine_failed(r->e, l);
     ps->n_lines = 0;
-    for (int64_t i = 0; i < nq * k; i++)
+    for (int64_t i = 0; i < nq * kk; i++)
         ps->n_lines += pairs[i].ref >= 0 && genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared,
-                                                        r->s->max_dist, 0, &lines[ps->n_lines]);
+                                                        ani ? INFINITY : r->s->max_dist, 0, &lines[ps->n_lines]);
+    if (ani && (ps->n_lines = ani_topk(r, lines, ps->n_lines, r->s->top_k)) < 0) return out_of_memory(r->e);
     return TSK_EXIT_OK;
 }
 
@@ -677,12 +808,14 @@ static int rows_within_deliver(const dist_job *r, int64_t q0, int64_t nq, void *
                                                                                      : TSK_EXIT_OK;
 }
 
-/* Pairs within max_dist of genome sketches: the engine selects by the share that max_dist needs,
- * the exact distance decides. */
+/* Pairs within max_dist of genome sketches: the engine selects by the share that max_dist needs
+ * (with ANI: the looser candidate bound), the exact distance decides. */
 static int sets_within_compute(const dist_job *r, const dist_lane *l, int64_t q0, int64_t nq, void *slot)
 {
     pair_slot *ps = slot;
-    const double floor = tsk_genome_share_floor(r->s->max_dist, r->e->items.window);
+    const int ani = tsk_dist_items_ani(&r->e->items);
+    const double floor = ani ? tsk_dist_ani_share_floor(r->s->max_dist, r->e->items.window)
+                             : tsk_genome_share_floor(r->s->max_dist, r->e->items.window);
     tsk_genome_pair *pairs = ps->pairs;
     ps->n = 0;
     const int failed = r->e->calls->within_sets(l->engine, q0, nq, floor, r->e->items.mode, pair_filter(r->s), &pairs,
@@ -693,8 +826,12 @@ static int sets_within_compute(const dist_job *r, const dist_lane *l, int64_t q0
     tsk_genome_line *lines = ps->lines;
     ps->n_lines = 0;
     for (int64_t i = 0; i < ps->n; i++)
-        ps->n_lines += genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared, r->s->max_dist,
+        ps->n_lines += genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared, ani ? INFINITY : r->s->max_dist,
                                    r->s->symmetric, &lines[ps->n_lines]);
+    if (ani) {
+        if (refine_lines(&r->e->items, lines, ps->n_lines, r->s->threads)) return out_of_memory(r->e);
+        ps->n_lines = keep_within(lines, ps->n_lines, r->s->max_dist);
+    }
     return TSK_EXIT_OK;
 }
 
@@ -704,6 +841,8 @@ typedef struct {
     int64_t q0, nq, r0, r1, ld;
     float *dist;
     uint32_t *shared;
+    tsk_genome_line *lines;  /* ANI pairs (not dense rows): the block's lines, refined, within max_dist */
+    int64_t n_lines, line_cap;
 } dense_block;
 
 /* n pairs gathered in buf (tsk_genome_line or tsk_pair, by e's kind) to the sink. */
@@ -750,6 +889,55 @@ static void free_dense_slot(void *slot)
     dense_slot *ds = slot;
     free(ds->b.dist);
     free(ds->b.shared);
+    free(ds->b.lines);
+}
+
+/* Dense rows with ANI: every cell the sink reads refined (tsk_dist_genome_pair), rows spread over
+ * the threads, one scratch each. 0, or -1 out of memory. */
+static int dense_ani_rows(const tsk_dist_engine *e, const tsk_dist_select *s, dense_block *b)
+{
+    int threads = s->threads > b->nq ? (int)b->nq : s->threads;
+    if (threads < 1) threads = 1;
+    int failed = 0;
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+    {
+        tsk_ani_work *w = tsk_ani_work_new();
+        failed |= !w;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t i = 0; i < b->nq; i++) {
+            const int64_t r1 = s->lower_only && b->q0 + i < b->r1 ? b->q0 + i : b->r1; /* r < q, as read */
+            for (int64_t c = b->r0; c < b->r1; c++) {
+                tsk_genome_line line = {.dist = 1.0f};
+                if (c >= r1) { /* not read: the key distance is enough */
+                    b->dist[i * b->ld + c] = tsk_genome_pair_distance(e->items.keys_q, b->q0 + i, e->items.keys_r, c,
+                                                                      b->shared[i * b->ld + c], e->items.mode,
+                                                                      e->items.window, NULL);
+                    continue;
+                }
+                if (w && tsk_dist_genome_pair(&e->items, w, b->q0 + i, c, b->shared[i * b->ld + c], &line)) failed = 1;
+                b->dist[i * b->ld + c] = line.dist;
+            }
+        }
+        tsk_ani_work_free(w);
+    }
+    return failed ? -1 : 0;
+}
+
+/* Pairs (lines) of a dense block with ANI: the admitted pairs refined, those within max_dist kept
+ * in order in b->lines. 0, or -1 out of memory. */
+static int dense_ani_lines(const tsk_dist_engine *e, const tsk_dist_select *s, dense_block *b)
+{
+    const tsk_pair_filter f = pair_filter(s);
+    b->n_lines = 0;
+    if (grow((void **)&b->lines, sizeof *b->lines, b->nq * (b->r1 - b->r0), &b->line_cap)) return -1;
+    for (int64_t i = 0; i < b->nq; i++)
+        for (int64_t r = b->r0; r < b->r1; r++)
+            if (tsk_pair_admitted(f, b->q0 + i, r))
+                b->n_lines += genome_line(e, b->q0 + i, r, b->shared[i * b->ld + r], INFINITY, s->symmetric,
+                                          &b->lines[b->n_lines]);
+    if (refine_lines(&e->items, b->lines, b->n_lines, s->threads)) return -1;
+    b->n_lines = keep_within(b->lines, b->n_lines, s->max_dist);
+    return 0;
 }
 
 /* Computes block [q0, q0+nq): only the columns the sink reads (r >= q0 for each unordered pair
@@ -783,12 +971,14 @@ static int dense_compute(const dist_job *r, const dist_lane *l, int64_t q0, int6
                                                                                                    : TSK_EXIT_OK;
     if (e->calls->block_sets(l->engine, q0, nq, b->r0, b->r1 - b->r0, b->shared + b->r0, b->ld))
         return engine_failed(e, l);
+    if (s->dense && tsk_dist_items_ani(&e->items)) return dense_ani_rows(e, s, b) ? out_of_memory(e) : TSK_EXIT_OK;
     if (s->dense)
         for (int64_t i = 0; i < nq; i++)
             for (int64_t c = b->r0; c < b->r1; c++)
                 b->dist[i * b->ld + c] = tsk_genome_pair_distance(e->items.keys_q, q0 + i, e->items.keys_r, c,
                                                                   b->shared[i * b->ld + c], e->items.mode,
                                                                   e->items.window, NULL);
+    if (!s->dense && tsk_dist_items_ani(&e->items)) return dense_ani_lines(e, s, b) ? out_of_memory(e) : TSK_EXIT_OK;
     return TSK_EXIT_OK;
 }
 
@@ -797,7 +987,8 @@ static int dense_deliver(const dist_job *r, int64_t q0, int64_t nq, void *slot)
     const dense_slot *ds = slot;
     progress_update(r->progress, q0);
     const int failed = r->s->dense ? r->sink->rows(r->sink->ctx, q0, nq, ds->b.dist, ds->b.ld)
-                                   : dense_pairs(r->e, r->s, &ds->b, r->pair_buf, r->sink);
+                       : tsk_dist_items_ani(&r->e->items) ? r->sink->lines(r->sink->ctx, ds->b.lines, ds->b.n_lines)
+                                                          : dense_pairs(r->e, r->s, &ds->b, r->pair_buf, r->sink);
     return failed ? tsk_dist_write_failed(r->output) : TSK_EXIT_OK;
 }
 
@@ -812,6 +1003,8 @@ static int run_dense(dist_job *r)
     if (block < 1) block = 1;
     if (r->progress->line.on && block > 64 && block > n_query / 100) /* a block per percent or so, for the line */
         block = n_query / 100 > 64 ? n_query / 100 : 64;
+    if (!r->s->dense && tsk_dist_items_ani(&e->items) && block > ANI_PAIR_CELLS / ld) /* each cell a line */
+        block = ANI_PAIR_CELLS / ld > 0 ? ANI_PAIR_CELLS / ld : 1;
     if (block > n_query) block = n_query > 0 ? n_query : 1;
     const size_t pair_size = e->genomes ? sizeof(tsk_genome_line) : sizeof(tsk_pair);
     if (!r->s->dense && !(r->pair_buf = malloc((size_t)PAIR_CHUNK * pair_size))) return out_of_memory(e);
@@ -829,7 +1022,7 @@ static int run_selection(dist_job *r)
     block_plan p = {.slot_size = sizeof(pair_slot), .free_slot = free_pair_slot};
     if (s->top_k > 0 && e->genomes) {
         /* queries per block: GENOME_PAIR_BLOCK, fewer for a large k (--top-k goes up to 2^20) */
-        const int64_t block = (int64_t)DENSE_BLOCK_BYTES / (s->top_k * (int64_t)sizeof(tsk_genome_pair));
+        const int64_t block = (int64_t)DENSE_BLOCK_BYTES / (topk_candidates(e, s->top_k) * (int64_t)sizeof(tsk_genome_pair));
         p.block = block < 1 ? 1 : block > GENOME_PAIR_BLOCK ? GENOME_PAIR_BLOCK : block;
         p.compute = sets_topk_compute, p.deliver = lines_deliver;
     } else if (s->top_k > 0) {

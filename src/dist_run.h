@@ -18,20 +18,53 @@
 
 #include <stdint.h>
 
+#include "../core/genome_ani.h"
 #include "../core/genome_keys.h"
 #include "../core/tsk_def.h"
 #include "sketch_opts.h"
 
 /* What is compared: vector rows (the l2 or cosine distance of sketch vectors) or genome sketches
- * (1 - f^(1/window) from shared keys). Exactly one of rows_q / keys_q is set; q and r may be the
- * same set (one set against itself: pass the same pointer). Borrowed until the engine closes. */
+ * (1 - f^(1/window) from shared keys; with segment anchors and the symmetric mode, 1 - ANI). Exactly
+ * one of rows_q / keys_q is set; q and r may be the same set (one set against itself: pass the same
+ * pointer). Borrowed until the engine closes.
+ *
+ * ANI (docs/distances.md, "The genome distance"). With ani_q and ani_r (the same items' segment
+ * anchors) and the symmetric mode, the engines only find candidates from the keys, and every pair
+ * that is output is refined on the host by tsk_ani_pair: its distance is 1 - ANI, its line carries
+ * ANI and AF. So CPU and GPU engines give the same bytes. A pair whose key share is below the chance
+ * floor is unrelated (1) without refinement; a pair with a genome without anchors (under 3 kb) keeps
+ * its key distance. */
 typedef struct {
     const tsk_sketch_set *rows_q, *rows_r;
     tsk_metric metric;
     const tsk_key_sets *keys_q, *keys_r;
     tsk_genome_mode mode;   /* symmetric share, or the query's share only (--containment) */
     int64_t window;         /* the genome distance's exponent: the window length W */
+    const tsk_ani_set *ani_q, *ani_r; /* segment anchors, or NULL: the key distance alone */
+    int anchor_k;           /* the anchors' k-mer length (tsk_params.anchor_k) */
 } tsk_dist_items;
+
+/* Whether the items' genome distance is 1 - ANI: ANI sets of the key sets' items, symmetric mode. */
+int tsk_dist_items_ani(const tsk_dist_items *it);
+
+/* Key shares below this (a mean share below (0.80)^W / 2) are chance matches: d = 1, not refined. */
+double tsk_dist_ani_chance_share(int64_t window);
+
+/* The share the engines select candidates by for pairs within max_dist of 1 - ANI: the key share
+ * overstates identity under uneven divergence and a piece's mean share is at least half its
+ * containment, so a pair within max_dist has mean share >= (1 - max_dist - 0.04)^W / 2
+ * (docs/distances.md); never above the key distance's own floor. */
+double tsk_dist_ani_share_floor(double max_dist, int64_t window);
+
+/* The line of one pair of genome items, query q of keys_q and reference r of keys_r sharing `shared`
+ * keys, as every selection computes it: counts, the key distance, and with ANI (tsk_dist_items_ani)
+ * the refined distance, ani and af (NAN and NAN where there is no estimate). w: the calling
+ * thread's scratch (unused without ANI). Returns 0, or -1 when out of memory. */
+int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, int64_t r, int64_t shared,
+                         tsk_genome_line *line);
+
+/* Top-k of ANI: the candidates the engines rank by keys before refinement, max(4k, k + 16). */
+int64_t tsk_dist_ani_candidates(int64_t k);
 
 typedef struct tsk_dist_engine tsk_dist_engine;
 
@@ -55,7 +88,7 @@ typedef struct {
      * against itself lists "earlier item, later item" */
     int (*pairs)(void *ctx, const tsk_pair *p, int64_t n, int swap, double max_dist);
     /* selected pairs of genome sketches, in output order, already within the distance and in
-     * the order of the line (ref, query), with their shared and total key counts */
+     * the order of the line (ref, query), with their shared and total key counts (and ANI, AF) */
     int (*lines)(void *ctx, const tsk_genome_line *l, int64_t n);
     void *ctx;
 } tsk_dist_sink;
@@ -66,11 +99,13 @@ typedef struct {
     int one_set;        /* the query set is the reference set */
     int symmetric;      /* one set with a symmetric distance: each unordered pair once (q < r) */
     int with_self;      /* one set: also the pair of an item with itself */
-    int64_t top_k;      /* > 0: the top_k nearest references of each query (pairs / lines) */
+    int64_t top_k;      /* > 0: the top_k nearest references of each query (pairs / lines); with ANI:
+                         * the engine's top tsk_dist_ani_candidates(k) by keys, refined, ranked by
+                         * the ANI distance (ties: larger key share, then smaller reference) */
     double max_dist;    /* pairs at distance <= max_dist; INFINITY: all of them */
     int dense;          /* every pair as dense rows (sink.rows) instead of pairs / lines */
     int lower_only;     /* dense: the sink reads only r < q (a lower triangle) */
-    int threads;        /* to format lines on */
+    int threads;        /* to format lines and refine pairs (ANI) on */
 } tsk_dist_select;
 
 /* Runs the selection s on e, handing results to sink in query order. Returns TSK_EXIT_OK, or a

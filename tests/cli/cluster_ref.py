@@ -1,16 +1,15 @@
 #!/usr/bin/env python3
 """cluster_ref.py: a brute-force reference of `tsketch cluster` (docs/cluster.md), written from the
-contract alone, for tests/cli/test_cluster.sh. Standard library only, except --min-af and --af,
-which read the keys with python/tsketch_io.py (numpy).
+contract alone, for tests/cli/test_cluster.sh. Standard library only.
 
     cluster_ref.py --info INFO.json --links LINKS.tsv [--pairs PAIRS.tsv] [--method greedy|single]
                    [--reassign]
-                   [--quality FILE] [--header] [--representatives FILE] [--min-af F --tsk FILE.tsk]
-    cluster_ref.py --af --tsk FILE.tsk      every pair's aligned fraction: NAME TAB NAME TAB repr(AF)
+                   [--quality FILE] [--header] [--representatives FILE] [--min-af F]
 
 INFO.json: `tsketch info --json --records` of one .tsk holding every item in input order (names,
 cleaned lengths). LINKS.tsv: `tsketch dist -d D --header` of that .tsk (reference, query, distance
-[, shared, total]): the pairs within D. PAIRS.tsv: `tsketch dist --header` of all pairs, for the
+[, shared, total[, ani, af]]): the pairs within D; with --min-af, `dist -d D --ani --header`, whose
+af column (the ANI estimator's aligned fraction, 4 decimals; NA: none) decides. PAIRS.tsv: `tsketch dist --header` of all pairs, for the
 distance of a single-linkage member that is not linked to its representative. Distances are kept
 as the strings dist printed and compared as floats (Python's float of '%.9g' of a float32 is that
 float32 exactly). Prints the expected table on stdout and the summary line on stderr.
@@ -22,12 +21,10 @@ breadth-first search for the components of single linkage.
 import argparse
 import json
 import math
-import os
 import re
 import sys
 
 NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")  # a finite decimal number
-FP_BITS = 24  # TSK_GENOME_FP_BITS: a key's low bits are its window's fingerprint, the rest its anchor's hash
 
 
 def fail(msg, code=3):
@@ -45,8 +42,9 @@ def read_items(info_path):
     return names, lengths
 
 
-def read_pairs(path, index):
-    """{(i, j) with i < j: distance string} from a dist TSV (with or without its header line)."""
+def read_pairs(path, index, min_af=None):
+    """{(i, j) with i < j: distance string} from a dist TSV (with or without its header line); with
+    min_af, only the pairs whose af column (the 7th, dist --ani) is a number >= min_af."""
     pairs = {}
     with open(path) as f:
         for line in f:
@@ -56,6 +54,11 @@ def read_pairs(path, index):
             i, j = index[cols[0]], index[cols[1]]
             if i == j:
                 continue
+            if min_af is not None:
+                if len(cols) < 7:
+                    fail(f"{path}: --min-af needs the af column of dist --ani", 2)
+                if cols[6] == "NA" or float(cols[6]) < min_af:
+                    continue
             pairs[(min(i, j), max(i, j))] = cols[2]
     return pairs
 
@@ -107,35 +110,6 @@ def ranking(names, lengths, scores):
     for r, i in enumerate(order):
         rank[i] = r
     return order, rank
-
-
-def aligned_fraction(sk, i, j):
-    """docs/cluster.md, 'The aligned fraction': below the pair's common threshold, a = shared anchors,
-    s = shared keys, n = anchors of the genome with fewer keys; I = (s/a)^(1/(W-k)),
-    AF = min(1, (a/n) / I^k); 0 when no anchor is shared."""
-    tau = min(sk.threshold(i), sk.threshold(j))
-    ki = {int(x) for x in sk.keys(i) if int(x) <= tau}
-    kj = {int(x) for x in sk.keys(j) if int(x) <= tau}
-    ai = {x >> FP_BITS for x in ki}
-    aj = {x >> FP_BITS for x in kj}
-    a = len(ai & aj)
-    s = len(ki & kj)
-    if len(ki) != len(kj):
-        n = len(ai) if len(ki) < len(kj) else len(aj)
-    else:  # equal key counts: the fewer anchors (docs/cluster.md)
-        n = min(len(ai), len(aj))
-    if s == 0:  # no window shared (a == 0 too, or anchors without their windows): AF = 0
-        return 0.0
-    w, k = sk.params["window"], sk.params["anchor_k"]
-    ident = (s / a) ** (1 / (w - k))
-    return min(1.0, (a / n) / ident ** k)
-
-
-def load_sketches(path):
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-    import tsketch_io  # numpy: only here
-
-    return tsketch_io.load(path)
 
 
 def greedy(n, order, rank, dist_of, reassign=False):
@@ -192,26 +166,12 @@ def main():
     ap.add_argument("--header", action="store_true")
     ap.add_argument("--representatives")
     ap.add_argument("--min-af", type=float)
-    ap.add_argument("--tsk")
-    ap.add_argument("--af", action="store_true")
     a = ap.parse_args()
-
-    if a.af:
-        sk = load_sketches(a.tsk)
-        for i in range(len(sk)):
-            for j in range(i + 1, len(sk)):
-                print(f"{sk.names[i]}\t{sk.names[j]}\t{aligned_fraction(sk, i, j)!r}")
-        return
 
     names, lengths = read_items(a.info)
     n = len(names)
     index = {nm: i for i, nm in enumerate(names)}
-    links = read_pairs(a.links, index)
-    if a.min_af is not None:
-        sk = load_sketches(a.tsk)
-        if sk.names != names:
-            fail("--tsk and --info name other items", 2)
-        links = {p: d for p, d in links.items() if aligned_fraction(sk, *p) >= a.min_af}
+    links = read_pairs(a.links, index, a.min_af)
     all_pairs = read_pairs(a.pairs, index) if a.pairs else {}
     scores = read_quality(a.quality, names) if a.quality else None
     order, rank = ranking(names, lengths, scores)
