@@ -39,7 +39,7 @@
 #define MAX_GENOME_DIST 0.5      /* a larger -d on genomes is ANI written as a fraction (0.95) */
 #define DIST_HINT "-d is a distance, 1 - ANI: for 95 % ANI write -d 0.05 or --min-ani 95"
 
-enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_MIN_ANI, OPT_ANI, OPT_REPRESENTATIVES, OPT_HEADER,
+enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_MIN_ANI, OPT_ANI, OPT_KEY_DISTANCE, OPT_REPRESENTATIVES, OPT_HEADER,
        OPT_METRIC, OPT_PER_RECORD, OPT_FORMAT, OPT_REP_DIR, OPT_COPY, OPT_PATHS, OPT_MIN_COMPLETENESS,
        OPT_MAX_CONTAMINATION, OPT_MIN_LENGTH, OPT_MISSING_QUALITY, OPT_REASSIGN, OPT_REFERENCE, OPT_GENOME_DIR };
 
@@ -56,6 +56,7 @@ typedef struct {
     double min_ani;                  /* --min-ani, percent */
     int min_ani_given;
     int ani;                         /* --ani: the table adds ani and af of member vs representative */
+    int key_distance;                /* --key-distance: genome sketches linked by 1 - f^(1/W) of their keys */
     tsk_metric metric;
     int metric_given;
     int per_record;                  /* --per-record: a FASTA input's records are genomes */
@@ -116,6 +117,8 @@ static void usage(FILE *f)
                "      --min-af F           genome sketches: link only pairs whose aligned fraction (of the genome\n"
                "                           with fewer segments) is >= F (0..1; GTDB: 0.5); a pair with a genome\n"
                "                           under 3 kb has no estimate and is not linked\n"
+               "      --key-distance       genome sketches: link by 1 - f^(1/W) of the shared fingerprints alone\n"
+               "                           (the Mash-grade distance; no ANI refinement, no --min-af)\n"
                "      --ani                genome sketches: the table adds 'ani' (percent) and 'af' of each\n"
                "                           genome against its representative\n"
                "      --min-completeness C  with --quality (CheckM2, CheckM1, dRep): leave out genomes below C %%\n"
@@ -134,6 +137,8 @@ static void usage(FILE *f)
                "                           clusters (greedy; may be repeated)\n"
                "      --format F           tsv (default), galah (representative TAB member), cdb or wdb (dRep's\n"
                "                           Cdb.csv and Wdb.csv)\n"
+               );
+    fprintf(f,
                "      --representatives FILE  also write the representatives, one a line, in cluster order\n"
                "      --paths              --representatives: their FASTA paths instead of names\n"
                "      --representative-dir DIR  a new directory of links to the representatives' FASTA files\n"
@@ -159,6 +164,7 @@ static const struct option long_options[] = {
     {"min-af", required_argument, 0, OPT_MIN_AF},
     {"min-ani", required_argument, 0, OPT_MIN_ANI},
     {"ani", no_argument, 0, OPT_ANI},
+    {"key-distance", no_argument, 0, OPT_KEY_DISTANCE},
     {"representatives", required_argument, 0, OPT_REPRESENTATIVES},
     {"header", no_argument, 0, OPT_HEADER},
     {"metric", required_argument, 0, OPT_METRIC},
@@ -197,6 +203,7 @@ static int cluster_option(cluster_cmd *c, int opt, const char *arg)
         return rc;
     }
     case OPT_ANI: c->ani = 1; return TSK_EXIT_OK;
+    case OPT_KEY_DISTANCE: c->key_distance = 1; return TSK_EXIT_OK;
     case OPT_MIN_AF: c->min_af_given = 1; return tsk_parse_double("--min-af", arg, 0, 1, &c->min_af);
     case OPT_QUALITY: c->quality = c->rules.path = arg; return TSK_EXIT_OK;
     case OPT_REPRESENTATIVES: c->representatives = arg; return TSK_EXIT_OK;
@@ -389,6 +396,10 @@ static int check_kind(cluster_cmd *c, int genomes)
         why = "--min-ani applies to genome sketches (genome .tsk files or FASTA files)";
     else if (!genomes && c->ani)
         why = "--ani applies to genome sketches (genome .tsk files or FASTA files)";
+    else if (!genomes && c->key_distance)
+        why = "--key-distance applies to genome sketches (genome .tsk files or FASTA files)";
+    else if (c->key_distance && (c->ani || c->min_af_given))
+        why = "--key-distance links by shared fingerprints alone: it has no ANI or AF for --ani or --min-af";
     else if (c->dist_given && c->min_ani_given)
         why = "-d and --min-ani set the same threshold (-d 0.05 is --min-ani 95): give one";
     else if (c->dist_given && (c->max_dist > 1 || (genomes && c->max_dist > MAX_GENOME_DIST)))
@@ -593,14 +604,15 @@ static size_t links_budget(void)
     return pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 4 : (size_t)1 << 30;
 }
 
-/* The items of genome sketches as the runner takes them: one set, the symmetric distance, 1 - ANI. */
-static tsk_dist_items genome_items(const cluster_items *it)
+/* The items of genome sketches as the runner takes them: one set, the symmetric distance, 1 - ANI
+ * (--key-distance: the keys' distance alone). */
+static tsk_dist_items genome_items(const cluster_cmd *c, const cluster_items *it)
 {
     tsk_dist_items items = {0};
     items.keys_q = items.keys_r = &it->g.set;
     items.mode = TSK_GENOME_SYMMETRIC;
     items.window = it->params.window;
-    items.ani_q = items.ani_r = &it->g.ani;
+    items.ani_q = items.ani_r = c->key_distance ? NULL : &it->g.ani;
     items.anchor_k = it->params.anchor_k;
     return items;
 }
@@ -610,7 +622,7 @@ static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *
 {
     tsk_dist_items items = {0};
     if (it->genomes) {
-        items = genome_items(it);
+        items = genome_items(c, it);
     } else {
         items.rows_q = items.rows_r = &it->v.set;
         items.metric = c->metric;
@@ -689,7 +701,7 @@ static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_si
 static int genome_members(const cluster_cmd *c, const cluster_items *it, const int64_t *order, tsk_clustering *cl,
                           int set_dist, float *ani, float *af)
 {
-    const tsk_dist_items items = genome_items(it);
+    const tsk_dist_items items = genome_items(c, it);
     const tsk_key_sets *set = &it->g.set;
     int failed = 0;
 #pragma omp parallel num_threads(c->job.threads) reduction(| : failed)

@@ -24,7 +24,7 @@
 #define LARGE_RUN_PAIRS 1e7 /* a note on stderr above this */
 #define MAX_MATRIX_OPTIONS 16
 
-enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK, OPT_CONTAINMENT, OPT_ANI };
+enum { OPT_METRIC = TSK_OPT_FIRST_FREE, OPT_TOPK, OPT_WITH_SELF, OPT_HEADER, OPT_BLOCK, OPT_CONTAINMENT, OPT_ANI, OPT_KEY_DISTANCE };
 
 /* One run of a distance command: its command line, then its inputs. */
 typedef struct {
@@ -39,6 +39,7 @@ typedef struct {
     int64_t top_k;                   /* 0 when not given */
     int with_self, header, containment;
     int ani;                         /* --ani: genome tsv lines add ani and af */
+    int key_distance;                /* --key-distance: genome sketches by 1 - f^(1/W) of their keys alone */
     int64_t block_i, block_n;        /* --block I/N: this run computes part I of N; 1/1 = all */
     tsk_sketch_job job;              /* the sketch options, --genome, -p, --device, -l lists */
     int params_given;                /* the command line set sketch parameters */
@@ -91,6 +92,9 @@ static void usage(FILE *f, const dist_cmd *d)
               "                        (aligned fraction of the genome with fewer segments, 4 decimals); NA\n"
               "                        where a genome is under 3 kb (no anchors)\n",
               f);
+    fputs("      --key-distance    genome sketches: 1 - f^(1/W) of the shared fingerprints alone (the\n"
+          "                        Mash-grade distance: exact counts, no ANI refinement)\n",
+          f);
     if (!d->triangle)
         fputs("      --containment     genome sketches: f = the share of the query's fingerprints found in\n"
               "                        the reference (drafts and MAGs against references)\n",
@@ -132,6 +136,7 @@ static const struct option dist_long_options[] = {
     {"block", required_argument, 0, OPT_BLOCK},
     {"containment", no_argument, 0, OPT_CONTAINMENT},
     {"ani", no_argument, 0, OPT_ANI},
+    {"key-distance", no_argument, 0, OPT_KEY_DISTANCE},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
@@ -202,6 +207,7 @@ static int dist_option(dist_cmd *d, int opt, const char *arg, const char *long_n
     case OPT_HEADER: d->header = 1; return TSK_EXIT_OK;
     case OPT_CONTAINMENT: d->containment = 1; return TSK_EXIT_OK;
     case OPT_ANI: d->ani = 1; return TSK_EXIT_OK;
+    case OPT_KEY_DISTANCE: d->key_distance = 1; return TSK_EXIT_OK;
     case OPT_BLOCK: return parse_block(d, arg);
     default: return tsk_usage_error(d->name);
     }
@@ -275,6 +281,9 @@ static const char *usage_problem(const dist_cmd *d, int genomes)
     if (d->ani && d->containment)
         return "--ani and --containment: ANI is the symmetric genome distance's, containment keeps the key share";
     if (d->ani && d->fmt != TSK_DIST_TSV) return "--ani adds columns to tsv lines: it needs -f tsv";
+    if (d->key_distance && !genomes)
+        return "--key-distance applies to genome sketches (genome .tsk files, or --genome with FASTA)";
+    if (d->key_distance && d->ani) return "--ani and --key-distance: the key distance has no ANI or AF to print";
     if (genomes && d->metric_given)
         return "genome sketches are compared by shared fingerprints: --metric (l2 or cosine of sketch vectors) "
                "does not apply";
@@ -471,8 +480,8 @@ static int run_genomes(const dist_cmd *d)
         const tsk_dist_items items = {.keys_q = &query->set, .keys_r = &ref->set,
                                       .mode = d->containment ? TSK_GENOME_CONTAINMENT : TSK_GENOME_SYMMETRIC,
                                       .window = params.window,
-                                      .ani_q = &query->ani,
-                                      .ani_r = &ref->ani,
+                                      .ani_q = d->key_distance ? NULL : &query->ani,
+                                      .ani_r = d->key_distance ? NULL : &ref->ani,
                                       .anchor_k = params.anchor_k};
         const dist_table t = {query->names, ref->names, query->set.n_items, ref->set.n_items,
                               d->ani ? "reference\tquery\tdistance\tshared\ttotal\tani\taf\n"

@@ -44,6 +44,37 @@ void free_sets(owned_sets *o)
     free(o->offset);
     free(o->tau);
     free(o->length);
+    free(o->cluster);
+    free(o->keep);
+}
+
+int64_t synthetic_segments(const owned_sets *o, int64_t i) { return o->length[i] / TSK_ANI_SEGMENT; }
+
+int64_t synthetic_anchor_cap(const owned_sets *o, int64_t i)
+{
+    return synthetic_segments(o, i) * (2 * (TSK_ANI_SEGMENT >> tsk_ani_rate_log2(o->length[i])) + 8);
+}
+
+int64_t synthetic_anchors(const owned_sets *o, int64_t i, uint16_t *seg_count, uint32_t *hash)
+{
+    const int64_t c = o->cluster[i], g = c / 5, n_seg = synthetic_segments(o, i);
+    const int r = tsk_ani_rate_log2(o->length[i]);
+    const int64_t per_seg = TSK_ANI_SEGMENT >> r; /* the mean anchors a segment; each varies by +-25 % */
+    const double survive = pow(pow(o->keep[i], 1.0 / WINDOW), ANCHOR_K);
+    const double gfrac = 0.02 + 0.18 * u01(T_GFRAC, (uint64_t)c, 0);
+    int64_t m = 0;
+    for (int64_t s = 0; s < n_seg; s++) {
+        const int genus = (double)s < gfrac * (double)n_seg;
+        const uint64_t owner = genus ? (uint64_t)g : (uint64_t)c, tag = genus ? T_GENUS : T_ANCHOR;
+        const int64_t k = per_seg * 3 / 4 + (int64_t)(h3(tag, owner, (uint64_t)s << 20) % (uint64_t)(per_seg / 2 + 1));
+        for (int64_t j = 0; j < k; j++) {
+            const uint64_t slot = (uint64_t)s << 20 | (uint64_t)(j + 1);
+            const int kept = u01(T_ASURV, (uint64_t)i, slot) < survive;
+            hash[m++] = (uint32_t)(kept ? h3(tag, owner, slot) : h3(T_OWN, (uint64_t)i, slot | 1ull << 60));
+        }
+        seg_count[s] = (uint16_t)k;
+    }
+    return m;
 }
 
 owned_sets make_genomes(int64_t n, int64_t keys)
@@ -118,6 +149,10 @@ owned_sets make_genomes(int64_t n, int64_t keys)
     owned_sets o;
     o.tau = tau;
     o.length = length;
+    o.cluster = cluster;
+    o.keep = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; i++)
+        o.keep[i] = i == 0 || cluster[i - 1] != cluster[i] ? 0.95 : 0.3 + 0.65 * u01(T_KEEP, (uint64_t)i, 0);
     o.min_keys = min_keys;
     o.offset = malloc(sizeof(int64_t) * (size_t)(n + 1));
     o.offset[0] = 0;
@@ -130,7 +165,6 @@ owned_sets make_genomes(int64_t n, int64_t keys)
     }
     free(own);
     free(len);
-    free(cluster);
     o.s = (tsk_key_sets){n, o.keys, o.offset, o.tau};
     return o;
 }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "../../core/genome_ani.h"
 #include "../../core/genome_keys.h"
 #include "../../core/tsk_def.h"
 
@@ -28,7 +29,7 @@ static inline uint64_t mix(uint64_t z)
 static inline uint64_t h3(uint64_t tag, uint64_t a, uint64_t b) { return mix(mix(mix(tag) ^ a) ^ b); }
 static inline double u01(uint64_t tag, uint64_t a, uint64_t b) { return (double)(h3(tag, a, b) >> 11) / 9007199254740992.0; }
 
-enum { T_CLUSTER = 1, T_GENUS, T_OWN, T_POOL, T_KEEP, T_SIZE, T_GFRAC, T_CSIZE, T_SMALL, T_STRIDE, T_LEN };
+enum { T_CLUSTER = 1, T_GENUS, T_OWN, T_POOL, T_KEEP, T_SIZE, T_GFRAC, T_CSIZE, T_SMALL, T_STRIDE, T_LEN, T_ANCHOR, T_ASURV };
 
 typedef struct {
     tsk_key_sets s;
@@ -37,6 +38,8 @@ typedef struct {
     uint64_t *tau;     /* per genome: its threshold */
     int64_t *length;   /* per genome: its length (what a reader computes tau from) */
     int64_t min_keys;
+    int64_t *cluster;  /* per genome: its cluster (species), and the share of the centre it keeps */
+    double *keep;
 } owned_sets;
 
 /* The parameters of the sketches: the genome defaults of `tsketch sketch --genome` with a floor
@@ -46,6 +49,16 @@ tsk_params genome_params(int64_t min_keys);
 /* n genomes of about keys keys each (a floor of keys / 2). */
 owned_sets make_genomes(int64_t n, int64_t keys);
 void free_sets(owned_sets *o);
+
+/* Segment anchors of genome i of o (core/genome_ani.h) at its rate: a cluster's centre has random
+ * anchors, about 2^-rate of its length; a member keeps each with probability I^16, I = keep^(1/W)
+ * the identity its share of the centre's keys stands for, and has fresh ones in their place; the
+ * first 2-20 % of segments are the genus's (as the genus share of the keys), kept alike.
+ * seg_count must hold tsk_synthetic_segments(o, i), hash tsk_synthetic_anchor_cap(o, i) values.
+ * Returns the anchors written. */
+int64_t synthetic_segments(const owned_sets *o, int64_t i);
+int64_t synthetic_anchor_cap(const owned_sets *o, int64_t i);
+int64_t synthetic_anchors(const owned_sets *o, int64_t i, uint16_t *seg_count, uint32_t *hash);
 
 /* Wall-clock seconds, and the median of t[0..n) (sorted in place). */
 double bench_now(void);

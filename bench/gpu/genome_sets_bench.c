@@ -192,8 +192,17 @@ static int gen(int64_t n, int64_t keys, const char *path)
         const int64_t m = tsk_key_set_size(&o.s, i);
         /* the length a reader computes the threshold from */
         tsk_record_info rec = {name, "synthetic", o.length[i], o.length[i], 0, 0, m};
-        if (tsk_writer_add(w, &rec, o.keys + o.offset[i], err, sizeof err)) {
-            fprintf(stderr, "%s\n", err);
+        /* its segment anchors (synthetic_sets.h), so that ANI is estimated as for sketched genomes */
+        uint16_t *seg = malloc(sizeof *seg * (size_t)(synthetic_segments(&o, i) + 1));
+        uint32_t *hash = malloc(sizeof *hash * (size_t)(synthetic_anchor_cap(&o, i) + 1));
+        const int64_t n_anchors = seg && hash ? synthetic_anchors(&o, i, seg, hash) : 0;
+        const tsk_genome_anchors a = {synthetic_segments(&o, i), n_anchors, tsk_ani_rate_log2(o.length[i]), seg, hash, 1,
+                                      o.length[i]};
+        const int bad = !seg || !hash || tsk_writer_add_genome(w, &rec, o.keys + o.offset[i], &a, err, sizeof err);
+        free(seg);
+        free(hash);
+        if (bad) {
+            fprintf(stderr, "%s\n", seg && hash ? err : "out of memory");
             tsk_writer_abort(w);
             free_sets(&o);
             return 2;

@@ -44,7 +44,7 @@ A  M     98.7   99.3    0.95  1     a 60 kb block at 90 % in 600 kb (uneven dive
 A  E     96.7   97.3    0.95  1     even divergence 3 %
 A  P25   99.5   100     0.95  1     a 25 % piece against its source (the piece's AF)
 A  P50   99.5   100     0.95  1     a 50 % piece against its source
-A  C20   99.5   100     0.95  1     20 kb contigs against the complete genome
+A  C20   99.0   100     0.95  1     20 kb contigs against the complete genome (below 100: a contig's tail under 3 kb keeps no anchors, docs/distances.md)
 A  A2    100    100     1     1     a genome against an identical one
 X0 X1    96.5   97.5    0.95  1     strains at 3 %
 X0 Y0    92.5   93.5    0.95  1     strains at 7 %
