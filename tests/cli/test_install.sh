@@ -79,7 +79,7 @@ expect_same <(complete_words tsketch help ex) <(echo export) "completion: 'tsket
 expect_same <(complete_words tsketch cluster --meth) <(echo --method) "completion: 'tsketch cluster --meth' -> --method"
 expect_same <(complete_words tsketch cluster --method "") <(echo greedy single) "completion: --method values"
 expect_same <(complete_words tsketch cluster --rep) <(echo --representative-dir --representatives) "completion: 'tsketch cluster --rep'"
-expect_same <(complete_words tsketch cluster --min) <(echo --min-af --min-completeness --min-keys --min-length) "completion: cluster's --min-af and the sketch options"
+expect_same <(complete_words tsketch cluster --min) <(echo --min-af --min-ani --min-completeness --min-keys --min-length) "completion: cluster's --min-af, --min-ani and the sketch options"
 mkdir -p "$WORK/q" && : >"$WORK/q/quality_report.tsv"
 expect_same <(complete_words tsketch cluster --quality "$WORK/q/qual") <(echo "$WORK/q/quality_report.tsv") \
     "completion: a file after --quality"

@@ -2,6 +2,7 @@
 """Compares two Newick trees of the same leaves as unrooted trees.
 
     newick_compare.py OURS.nwk OTHER.nwk [--scale S] [--tol T]
+    newick_compare.py --has-split TREE.nwk NAME1,NAME2    (leaves named by these prefixes: one side of an edge)
 
 Prints the Robinson-Foulds distance (non-trivial splits in one tree and not the other) and the
 largest difference of branch lengths over the edges both trees have (an edge is named by the
@@ -91,7 +92,22 @@ def splits(names, edges, order):
     return out
 
 
+def has_split(path, prefixes):
+    """Whether the leaves named by prefixes (each the start of one leaf's name) are one side of an
+    edge of the tree (a clade once rooted elsewhere: the root's trifurcation is no clade)."""
+    names, edges = parse(open(path).read())
+    want = frozenset(k for k, x in enumerate(names) if any(x.startswith(p) for p in prefixes))
+    if len(want) != len(prefixes):
+        return False
+    rest = frozenset(range(len(names))) - want
+    return any(frozenset(leaves) in (want, rest) for leaves, _ in edges)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == '--has-split':
+        ok = has_split(sys.argv[2], sys.argv[3].split(','))
+        print('split %s: %s' % (sys.argv[3], 'yes' if ok else 'no'))
+        return 0 if ok else 1
     ap = argparse.ArgumentParser()
     ap.add_argument('ours')
     ap.add_argument('other')
