@@ -36,14 +36,15 @@ prepare() {
     "$T" dist -q --header --key-distance "$tsk" >"$WORK/$c.pairs" 2>/dev/null || "$T" dist -q --header "$tsk" >"$WORK/$c.pairs"
     # genome sketches: the links with their ANI and AF, for --min-af (vector sketches: none)
     "$T" dist -q --header --ani -d "$d" "$tsk" >"$WORK/$c.links_ani" 2>/dev/null || :
+    "$T" dist -q --header "$tsk" >"$WORK/$c.pairs_ani" 2>/dev/null || :
 }
 
 # ref CASE OPTS...: the reference's table on stdout, its summary line on stderr
 ref() {
-    local c=$1 links=$WORK/$1.links
+    local c=$1 links=$WORK/$1.links pairs=$WORK/$1.pairs
     shift
-    case " $* " in *" --min-af "*) links=$WORK/$c.links_ani ;; esac
-    "$PY" "$REF" --info "$WORK/$c.json" --links "$links" --pairs "$WORK/$c.pairs" "$@"
+    case " $* " in *" --min-af "*) links=$WORK/$c.links_ani pairs=$WORK/$c.pairs_ani ;; esac
+    "$PY" "$REF" --info "$WORK/$c.json" --links "$links" --pairs "$pairs" "$@"
 }
 
 # check CASE DESC OPTS... -- ARGS...: `tsketch cluster OPTS ARGS` exits 0, prints the reference's
