@@ -31,18 +31,20 @@ prepare() {
     local c=$1 d=$2 tsk=$3
     [ "$tsk" -ef "$WORK/$c.tsk" ] || cp "$tsk" "$WORK/$c.tsk"
     "$T" info --json --records "$tsk" >"$WORK/$c.json"
-    "$T" dist -q --header -d "$d" "$tsk" >"$WORK/$c.links"
-    "$T" dist -q --header "$tsk" >"$WORK/$c.pairs"
+    # key distances: the reference is a key oracle (--min-af runs use the ANI links below)
+    "$T" dist -q --header --key-distance -d "$d" "$tsk" >"$WORK/$c.links" 2>/dev/null || "$T" dist -q --header -d "$d" "$tsk" >"$WORK/$c.links"
+    "$T" dist -q --header --key-distance "$tsk" >"$WORK/$c.pairs" 2>/dev/null || "$T" dist -q --header "$tsk" >"$WORK/$c.pairs"
     # genome sketches: the links with their ANI and AF, for --min-af (vector sketches: none)
     "$T" dist -q --header --ani -d "$d" "$tsk" >"$WORK/$c.links_ani" 2>/dev/null || :
+    "$T" dist -q --header "$tsk" >"$WORK/$c.pairs_ani" 2>/dev/null || :
 }
 
 # ref CASE OPTS...: the reference's table on stdout, its summary line on stderr
 ref() {
-    local c=$1 links=$WORK/$1.links
+    local c=$1 links=$WORK/$1.links pairs=$WORK/$1.pairs
     shift
-    case " $* " in *" --min-af "*) links=$WORK/$c.links_ani ;; esac
-    "$PY" "$REF" --info "$WORK/$c.json" --links "$links" --pairs "$WORK/$c.pairs" "$@"
+    case " $* " in *" --min-af "*) links=$WORK/$c.links_ani pairs=$WORK/$c.pairs_ani ;; esac
+    "$PY" "$REF" --info "$WORK/$c.json" --links "$links" --pairs "$pairs" "$@"
 }
 
 # check CASE DESC OPTS... -- ARGS...: `tsketch cluster OPTS ARGS` exits 0, prints the reference's
@@ -56,7 +58,10 @@ check() {
         not_ok "$desc" "the reference failed: $(head -c 300 "$WORK/want.err")"
         return
     fi
-    "$T" cluster "${opts[@]}" "$@" >"$WORK/got" 2>"$WORK/got.err"
+    # --key-distance (the reference's links are key distances) unless --min-af (ANI links)
+    local kd=(--key-distance)
+    case "$c ${opts[*]} $* " in v*|*" --min-af "*) kd=() ;; esac
+    "$T" cluster "${kd[@]}" "${opts[@]}" "$@" >"$WORK/got" 2>"$WORK/got.err"
     local rc=$?
     if [ $rc -ne 0 ]; then
         not_ok "$desc" "exit $rc" "stderr: $(head -c 400 "$WORK/got.err")"
@@ -159,15 +164,15 @@ TSKETCH_CLUSTER_MEMORY=1 check pl "planted, greedy, TSKETCH_CLUSTER_MEMORY=1" --
 check pl "planted, --header" --header -- -d 0.008 "$WORK/pl.tsk"
 [ "$(head -1 "$WORK/got")" = $'genome\tcluster\trepresentative\tdistance' ] && ok "--header: the documented header line" ||
     not_ok "--header: the documented header line" "$(head -1 "$WORK/got")"
-"$T" cluster -q -d 0.008 "$WORK/pl.tsk" --representatives "$WORK/reps.txt" -o "$WORK/pl.out.tsv" 2>"$WORK/q.err"
+"$T" cluster -q --key-distance -d 0.008 "$WORK/pl.tsk" --representatives "$WORK/reps.txt" -o "$WORK/pl.out.tsv" 2>"$WORK/q.err"
 expect_same "$WORK/pl.greedy" "$WORK/pl.out.tsv" "-o FILE: the table of stdout"
 cut -f3 "$WORK/pl.greedy" | awk '!seen[$0]++' >"$WORK/reps.want"
 expect_same "$WORK/reps.want" "$WORK/reps.txt" "--representatives: the representatives column's distinct names in cluster order"
 [ ! -s "$WORK/q.err" ] && ok "-q: nothing on stderr" || not_ok "-q: nothing on stderr" "$(head -c 300 "$WORK/q.err")"
-"$T" cluster -q --method single -d 0.008 "$WORK/pl.tsk" --representatives "$WORK/reps1.txt" >/dev/null
+"$T" cluster -q --key-distance --method single -d 0.008 "$WORK/pl.tsk" --representatives "$WORK/reps1.txt" >/dev/null
 ref pl --method single --representatives "$WORK/reps1.want" >/dev/null 2>&1
 expect_same "$WORK/reps1.want" "$WORK/reps1.txt" "--representatives with single linkage = the reference's"
-"$T" cluster -q -d 0.008 "$WORK/pl.tsk" -o "$WORK/pl.out.tsv.gz"
+"$T" cluster -q --key-distance -d 0.008 "$WORK/pl.tsk" -o "$WORK/pl.out.tsv.gz"
 if "$PY" - "$WORK/pl.out.tsv.gz" <<'EOF'; then ok "-o x.tsv.gz: BGZF (BC extra field, the EOF block)"; else not_ok "-o x.tsv.gz: BGZF (BC extra field, the EOF block)"; fi
 import sys
 b = open(sys.argv[1], "rb").read()
@@ -180,12 +185,12 @@ expect_same "$WORK/pl.greedy" "$WORK/pl.out.gz.tsv" "-o x.tsv.gz decompresses to
 # ---- 3. golden files (testdata/cluster/make.sh; the reference made them once) ----
 "$T" sketch -q "${EXACT[@]}" "$C/genomes.fa.gz" -o "$WORK/golden.tsk"
 for m in greedy single; do
-    "$T" cluster -q --header --method $m --quality "$C/quality.tsv" -d 0.006 "$WORK/golden.tsk" >"$WORK/golden.$m"
+    "$T" cluster -q --key-distance --header --method $m --quality "$C/quality.tsv" -d 0.006 "$WORK/golden.tsk" >"$WORK/golden.$m"
     expect_same "$C/$m.tsv" "$WORK/golden.$m" "golden: $m with testdata/cluster/quality.tsv"
-    "$T" cluster -q --header --method $m --quality "$C/quality.tsv" -d 0.006 "${EXACT[@]}" --per-record "$C/genomes.fa.gz" >"$WORK/golden.fa.$m"
+    "$T" cluster -q --key-distance --header --method $m --quality "$C/quality.tsv" -d 0.006 "${EXACT[@]}" --per-record "$C/genomes.fa.gz" >"$WORK/golden.fa.$m"
     expect_same "$C/$m.tsv" "$WORK/golden.fa.$m" "golden: $m from the FASTA"
 done
-"$T" cluster -q --header --reassign --quality "$C/quality.tsv" -d 0.006 "$WORK/golden.tsk" >"$WORK/golden.reassign"
+"$T" cluster -q --key-distance --header --reassign --quality "$C/quality.tsv" -d 0.006 "$WORK/golden.tsk" >"$WORK/golden.reassign"
 expect_same "$C/greedy_reassign.tsv" "$WORK/golden.reassign" "golden: greedy --reassign"
 prepare golden 0.006 "$WORK/golden.tsk"
 ref golden --header --quality "$C/quality.tsv" >"$WORK/golden.ref" 2>/dev/null

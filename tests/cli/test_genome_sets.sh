@@ -27,9 +27,9 @@ keys_of() { "$T" export "$1" | cut -f2- | tr '\t' '\n' | sed '/^$/d' | sort -u; 
 "$T" sketch -q --per-file "${P[@]}" "${G[@]}" -o "$WORK/sets.tsk"
 "$T" export "$WORK/sets.tsk" >"$WORK/sets.keys"
 expect_same "$D/sets.keys.tsv" "$WORK/sets.keys" "per-file genome keys = reference (export)"
-"$T" dist "$WORK/sets.tsk" >"$WORK/sets.dist"
+"$T" dist --key-distance "$WORK/sets.tsk" >"$WORK/sets.dist"
 golden_match "$D/sets.dist.tsv" "$WORK/sets.dist" "per-file genome distances, shared, total = reference"
-"$T" dist --containment "$WORK/sets.tsk" >"$WORK/sets.cont"
+"$T" dist --key-distance --containment "$WORK/sets.tsk" >"$WORK/sets.cont"
 golden_match "$D/sets.containment.tsv" "$WORK/sets.cont" "--containment distances, shared, |query| = reference"
 "$T" sketch -q "${P2[@]}" -p 2 "${G[0]}" "${G[1]}" -o "$WORK/rec.tsk"
 "$T" export "$WORK/rec.tsk" >"$WORK/rec.keys"
@@ -37,7 +37,7 @@ expect_same "$D/records.keys.tsv" "$WORK/rec.keys" "per-record genome keys (seed
 "$T" sketch -q "${P2[@]}" "${G[0]}" "${G[1]}" -o "$WORK/rec32.tsk"
 "$T" export "$WORK/rec32.tsk" >"$WORK/rec32.keys"
 expect_same "$D/records.keys.tsv" "$WORK/rec32.keys" "per-record genome keys (float32 rows) = reference"
-"$T" dist "$WORK/rec.tsk" >"$WORK/rec.dist"
+"$T" dist --key-distance "$WORK/rec.tsk" >"$WORK/rec.dist"
 golden_match "$D/records.dist.tsv" "$WORK/rec.dist" "per-record genome distances = reference"
 
 # genomes with no key (shorter than a window, empty, all N) beside real ones: the reference, run here
@@ -45,10 +45,10 @@ RP=(-k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200)
 { cat "${G[1]}"; printf '>tiny\nACGTACGTAC\n>empty\n\n>nn\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n'; } >"$WORK/mix.fa"
 "$T" sketch -q "${P[@]}" "$WORK/mix.fa" -o "$WORK/mix.tsk"
 expect_same <("$PY" "$REF" "${RP[@]}" keys "$WORK/mix.fa") <("$T" export "$WORK/mix.tsk") "keys of genomes with no window kept = reference (names alone)"
-expect_same <("$PY" "$REF" "${RP[@]}" dist "$WORK/mix.fa") <("$T" dist "$WORK/mix.tsk") "empty genome sketches: distance 1, shared 0 = reference"
-expect_same <("$PY" "$REF" "${RP[@]}" containment "$WORK/mix.fa") <("$T" dist --containment "$WORK/mix.tsk") \
+expect_same <("$PY" "$REF" "${RP[@]}" dist "$WORK/mix.fa") <("$T" dist --key-distance "$WORK/mix.tsk") "empty genome sketches: distance 1, shared 0 = reference"
+expect_same <("$PY" "$REF" "${RP[@]}" containment "$WORK/mix.fa") <("$T" dist --key-distance --containment "$WORK/mix.tsk") \
     "empty genome sketches, --containment = reference"
-[ "$("$T" dist --top-k 3 "$WORK/mix.tsk" | wc -l)" -eq 0 ] && ok "--top-k: genomes sharing nothing have no neighbours" ||
+[ "$("$T" dist --key-distance --top-k 3 "$WORK/mix.tsk" | wc -l)" -eq 0 ] && ok "--top-k: genomes sharing nothing have no neighbours" ||
     not_ok "--top-k: genomes sharing nothing have no neighbours"
 
 # ---- 2. strands, rotations and contig splits ----
@@ -63,7 +63,7 @@ J=2490 A=1520 B=3950 # breaks that windows cross (2, 2 and 4 of them)
   echo ">c3"; cut -c$((B + 1))- "$WORK/g.seq"; } >"$WORK/split.fa"
 for f in g rc rot split; do "$T" sketch -q --per-file "${P[@]}" "$WORK/$f.fa" -o "$WORK/$f.tsk"; done
 expect_same <(keys_of "$WORK/g.tsk") <(keys_of "$WORK/rc.tsk") "a genome and its reverse complement: the same keys"
-"$T" dist "$WORK/g.tsk" "$WORK/rc.tsk" | cut -f3-5 >"$WORK/rc.d"
+"$T" dist --key-distance "$WORK/g.tsk" "$WORK/rc.tsk" | cut -f3-5 >"$WORK/rc.d"
 [ "$(cat "$WORK/rc.d")" = "0	$(keys_of "$WORK/g.tsk" | wc -l)	$(keys_of "$WORK/g.tsk" | wc -l)" ] &&
     ok "reverse complement at distance 0, every key shared" || not_ok "reverse complement at distance 0" "$(cat "$WORK/rc.d")"
 "$T" sketch -q --genome "$WORK/g.fa" -o "$WORK/gd.tsk"
@@ -108,11 +108,11 @@ comm -23 "$WORK/kg.keys" "$WORK/ksplit.keys" >"$WORK/lost.ab"
 "$T" sketch -q "${P[@]}" "${G[@]}" -o "$WORK/r9.tsk"
 "$T" export "$WORK/r9.tsk" >"$WORK/r9.keys"
 "$T" info --records "$WORK/r9.tsk" | awk -F'\t' -v OFS='\t' '/^#name/ { on = 1; next } on { print $1, $3 }' >"$WORK/r9.len"
-"$T" dist "$WORK/r9.tsk" >"$WORK/all.tsv"
-"$T" dist --containment "$WORK/r9.tsk" >"$WORK/allc.tsv"
+"$T" dist --key-distance "$WORK/r9.tsk" >"$WORK/all.tsv"
+"$T" dist --key-distance --containment "$WORK/r9.tsk" >"$WORK/allc.tsv"
 [ "$(wc -l <"$WORK/all.tsv")" -eq 36 ] && [ "$(wc -l <"$WORK/allc.tsv")" -eq 72 ] && grep -q "	1	0	" "$WORK/all.tsv" &&
     ok "all pairs: 36 lines, 72 with --containment, some at distance 1" || not_ok "all pairs: line counts"
-"$T" dist --header "$WORK/r9.tsk" >"$WORK/hdr.tsv"
+"$T" dist --key-distance --header "$WORK/r9.tsk" >"$WORK/hdr.tsv"
 [ "$(head -1 "$WORK/hdr.tsv")" = "reference	query	distance	shared	total" ] && expect_same <(tail -n +2 "$WORK/hdr.tsv") "$WORK/all.tsv" "--header: the header line, then the same lines" ||
     not_ok "--header line" "$(head -1 "$WORK/hdr.tsv")"
 
@@ -157,34 +157,34 @@ for q in names:
 EOF
 }
 for k in 1 2 3 20 1048576; do  # the largest k: blocks of fewer queries, the same lines
-    "$T" dist --top-k $k "$WORK/r9.tsk" >"$WORK/top.tsv"
+    "$T" dist --key-distance --top-k $k "$WORK/r9.tsk" >"$WORK/top.tsv"
     expected_topk "$WORK/all.tsv" $k inf symmetric | expect_same - "$WORK/top.tsv" "--top-k $k = the all-pairs TSV ranked"
-    "$T" dist --top-k $k --containment "$WORK/r9.tsk" >"$WORK/topc.tsv"
+    "$T" dist --key-distance --top-k $k --containment "$WORK/r9.tsk" >"$WORK/topc.tsv"
     expected_topk "$WORK/allc.tsv" $k inf containment | expect_same - "$WORK/topc.tsv" "--top-k $k --containment = the all-pairs TSV ranked"
 done
-"$T" dist --top-k 2 -d 0.07 "$WORK/r9.tsk" >"$WORK/topd.tsv"
+"$T" dist --key-distance --top-k 2 -d 0.07 "$WORK/r9.tsk" >"$WORK/topd.tsv"
 expected_topk "$WORK/all.tsv" 2 0.07 symmetric | expect_same - "$WORK/topd.tsv" "--top-k 2 -d 0.07 = the all-pairs TSV ranked and cut"
 X=$(awk -F'\t' '$3 > 0 && $3 < 1 { print $3 }' "$WORK/all.tsv" | sort -g | head -1) # a distance printed: the bound is inclusive
 for x in 0 "$X" 0.05 0.08 0.999 1; do
-    "$T" dist -d $x "$WORK/r9.tsk" >"$WORK/d.tsv"
+    "$T" dist --key-distance -d $x "$WORK/r9.tsk" >"$WORK/d.tsv"
     awk -F'\t' -v x=$x '$3 <= x' "$WORK/all.tsv" | expect_same - "$WORK/d.tsv" "-d $x = the all-pairs lines within $x"
-    "$T" dist -d $x --containment "$WORK/r9.tsk" >"$WORK/dc.tsv"
+    "$T" dist --key-distance -d $x --containment "$WORK/r9.tsk" >"$WORK/dc.tsv"
     awk -F'\t' -v x=$x '$3 <= x' "$WORK/allc.tsv" | expect_same - "$WORK/dc.tsv" "-d $x --containment = the all-pairs lines within $x"
 done
 
-"$T" dist --with-self "$WORK/r9.tsk" >"$WORK/self.tsv"
-"$T" dist --with-self --containment "$WORK/r9.tsk" >"$WORK/selfc.tsv"
+"$T" dist --key-distance --with-self "$WORK/r9.tsk" >"$WORK/self.tsv"
+"$T" dist --key-distance --with-self --containment "$WORK/r9.tsk" >"$WORK/selfc.tsv"
 [ "$(awk -F'\t' '$1 == $2 && $3 == 0' "$WORK/self.tsv" | wc -l)" -eq 9 ] && expect_same <(awk -F'\t' '$1 != $2' "$WORK/self.tsv") "$WORK/all.tsv" \
     "--with-self: the 9 self pairs at 0, then the same pairs" || not_ok "--with-self: 9 self pairs at distance 0"
 for x in 0 0.05; do
-    expect_same <(awk -F'\t' -v x=$x '$3 <= x' "$WORK/self.tsv") <("$T" dist --with-self -d $x "$WORK/r9.tsk") "--with-self -d $x = the lines within $x"
-    expect_same <(awk -F'\t' -v x=$x '$3 <= x' "$WORK/selfc.tsv") <("$T" dist --with-self --containment -d $x "$WORK/r9.tsk") \
+    expect_same <(awk -F'\t' -v x=$x '$3 <= x' "$WORK/self.tsv") <("$T" dist --key-distance --with-self -d $x "$WORK/r9.tsk") "--with-self -d $x = the lines within $x"
+    expect_same <(awk -F'\t' -v x=$x '$3 <= x' "$WORK/selfc.tsv") <("$T" dist --key-distance --with-self --containment -d $x "$WORK/r9.tsk") \
         "--with-self --containment -d $x = the lines within $x"
 done
 
 # matrices: phylip (lower triangle), square (rows: queries, columns: references), npy (float32)
-"$T" dist -f phylip "$WORK/r9.tsk" >"$WORK/m.phy"
-"$T" triangle "$WORK/r9.tsk" >"$WORK/t.phy"
+"$T" dist --key-distance -f phylip "$WORK/r9.tsk" >"$WORK/m.phy"
+"$T" triangle --key-distance "$WORK/r9.tsk" >"$WORK/t.phy"
 expect_same "$WORK/m.phy" "$WORK/t.phy" "triangle = dist -f phylip"
 awk -F'\t' 'NR == 1 { next } { for (j = 2; j <= NF; j++) print name[j - 1] "\t" $1 "\t" $j; name[NR - 1] = $1 }' "$WORK/m.phy" | sort >"$WORK/phy.pairs"
 cut -f1-3 "$WORK/all.tsv" | sort >"$WORK/all.pairs"
@@ -193,13 +193,13 @@ square_pairs() { # SQUARE: "column TAB row TAB value" off the diagonal, and the 
     awk -F'\t' 'NR == 1 { for (j = 2; j <= NF; j++) c[j] = $j; next }
         { for (j = 2; j <= NF; j++) if (c[j] != $1) print c[j] "\t" $1 "\t" $j; else if ($j != 0) print "diagonal " $1 " " $j }' "$1" | sort
 }
-"$T" dist -f square "$WORK/r9.tsk" >"$WORK/m.sq"
+"$T" dist --key-distance -f square "$WORK/r9.tsk" >"$WORK/m.sq"
 square_pairs "$WORK/m.sq" >"$WORK/sq.pairs"
 awk -F'\t' -v OFS='\t' '{ print $1, $2, $3; print $2, $1, $3 }' "$WORK/all.tsv" | sort | expect_same - "$WORK/sq.pairs" "-f square: symmetric, 0 on the diagonal, the TSV's distances"
-"$T" dist -f square --containment "$WORK/r9.tsk" >"$WORK/mc.sq"
+"$T" dist --key-distance -f square --containment "$WORK/r9.tsk" >"$WORK/mc.sq"
 square_pairs "$WORK/mc.sq" >"$WORK/sqc.pairs"
 cut -f1-3 "$WORK/allc.tsv" | sort | expect_same - "$WORK/sqc.pairs" "-f square --containment: row = query, column = reference, the TSV's values"
-"$T" dist -f npy -o "$WORK/m.npy" "$WORK/r9.tsk"
+"$T" dist --key-distance -f npy -o "$WORK/m.npy" "$WORK/r9.tsk"
 expect_true "-f npy: float32 matrix = -f square" -- "$PY" - "$WORK/m.npy" "$WORK/m.sq" <<'EOF'
 import ast, struct, sys
 raw = open(sys.argv[1], "rb").read()
@@ -234,23 +234,23 @@ done
 expect_same <("$T" export "$WORK/r9.tsk") <("$T" export "$WORK/r9p3.tsk") "sketch -p 3 = -p 1 (keys)"
 for args in "" "--top-k 3" "-d 0.08" "--containment" "-f square"; do
     # shellcheck disable=SC2086
-    expect_same <("$T" dist -p 1 $args "$WORK/r9.tsk") <("$T" dist -p 3 $args "$WORK/r9.tsk") "dist -p 3 = -p 1 ($args)"
+    expect_same <("$T" dist --key-distance -p 1 $args "$WORK/r9.tsk") <("$T" dist --key-distance -p 3 $args "$WORK/r9.tsk") "dist -p 3 = -p 1 ($args)"
 done
 # (dist REF QUERY...: the first input holds the references, the others the queries)
 "$T" sketch -q --per-file "${P[@]}" "${G[0]}" -o "$WORK/g0.tsk"
 "$T" sketch -q --per-file "${P[@]}" "${G[1]}" "${G[2]}" "${G[3]}" -o "$WORK/g123.tsk"
-"$T" dist --per-file "${P[@]}" "${G[@]}" >"$WORK/fa.tsv"
-expect_same <("$T" dist "$WORK/g0.tsk" "$WORK/g123.tsk") "$WORK/fa.tsv" "FASTA given to dist --genome --per-file = sketch then dist"
+"$T" dist --key-distance --per-file "${P[@]}" "${G[@]}" >"$WORK/fa.tsv"
+expect_same <("$T" dist --key-distance "$WORK/g0.tsk" "$WORK/g123.tsk") "$WORK/fa.tsv" "FASTA given to dist --genome --per-file = sketch then dist"
 "$T" sketch -q "${P[@]}" "${G[0]}" -o "$WORK/g0r.tsk"
 "$T" sketch -q "${P[@]}" "${G[1]}" "${G[2]}" "${G[3]}" -o "$WORK/g123r.tsk"
-"$T" dist "${P[@]}" --top-k 2 "${G[@]}" >"$WORK/fa_top.tsv"
-expect_same <("$T" dist --top-k 2 "$WORK/g0r.tsk" "$WORK/g123r.tsk") "$WORK/fa_top.tsv" "FASTA records given to dist --genome --top-k = sketch then dist"
-"$T" dist "${P[@]}" --containment -d 0.09 "${G[@]}" >"$WORK/fa_cd.tsv"
-expect_same <("$T" dist --containment -d 0.09 "$WORK/g0r.tsk" "$WORK/g123r.tsk") "$WORK/fa_cd.tsv" "FASTA records given to dist --genome --containment -d = sketch then dist"
+"$T" dist --key-distance "${P[@]}" --top-k 2 "${G[@]}" >"$WORK/fa_top.tsv"
+expect_same <("$T" dist --key-distance --top-k 2 "$WORK/g0r.tsk" "$WORK/g123r.tsk") "$WORK/fa_top.tsv" "FASTA records given to dist --genome --top-k = sketch then dist"
+"$T" dist --key-distance "${P[@]}" --containment -d 0.09 "${G[@]}" >"$WORK/fa_cd.tsv"
+expect_same <("$T" dist --key-distance --containment -d 0.09 "$WORK/g0r.tsk" "$WORK/g123r.tsk") "$WORK/fa_cd.tsv" "FASTA records given to dist --genome --containment -d = sketch then dist"
 cat "${G[@]}" >"$WORK/all.fa"
-expect_same <("$T" dist "$WORK/r9.tsk") <("$T" dist "${P[@]}" "$WORK/all.fa") "one FASTA given to dist --genome: all pairs of its records = sketch then dist"
-"$T" dist "${P[@]}" "$WORK/refs.tsk" "${G[2]}" "${G[3]}" --per-file >"$WORK/mixed.tsv"
-expect_same <("$T" dist "$WORK/refs.tsk" "$WORK/qs.tsk") "$WORK/mixed.tsv" "genome .tsk references x FASTA queries = both sketched"
+expect_same <("$T" dist --key-distance "$WORK/r9.tsk") <("$T" dist --key-distance "${P[@]}" "$WORK/all.fa") "one FASTA given to dist --genome: all pairs of its records = sketch then dist"
+"$T" dist --key-distance "${P[@]}" "$WORK/refs.tsk" "${G[2]}" "${G[3]}" --per-file >"$WORK/mixed.tsv"
+expect_same <("$T" dist --key-distance "$WORK/refs.tsk" "$WORK/qs.tsk") "$WORK/mixed.tsv" "genome .tsk references x FASTA queries = both sketched"
 "$T" triangle --per-file "${P[@]}" "${G[@]}" >"$WORK/fa.phy"
 expect_same <("$T" triangle "$WORK/sets.tsk") "$WORK/fa.phy" "triangle --genome on FASTA = triangle of the sketch"
 printf 'A\t%s\nB\t%s\nC\t%s\nD\t%s\n' "${G[0]}" "${G[0]}" "${G[1]}" "${G[0]}" >"$WORK/list.txt"
@@ -260,7 +260,7 @@ printf 'A\t%s\nB\t%s\nC\t%s\nD\t%s\n' "${G[0]}" "${G[0]}" "${G[1]}" "${G[0]}" >"
 expect_same "$WORK/list.want" <("$T" export "$WORK/list.tsk") "-l with one file under two names in a row: two genomes, each the file's sketch"
 "$T" paste -q "$WORK/pasted.tsk" "$WORK/refs.tsk" "$WORK/qs.tsk"
 expect_same <("$T" export "$WORK/sets.tsk") <("$T" export "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (keys)"
-expect_same "$WORK/sets.dist" <("$T" dist "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (distances)"
+expect_same "$WORK/sets.dist" <("$T" dist --key-distance "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (distances)"
 "$T" paste -q "$WORK/pasted2.tsk" "$WORK/rec32.tsk" "$WORK/rec.tsk"
 expect_same <(cat "$WORK/rec32.keys" "$WORK/rec.keys") <("$T" export "$WORK/pasted2.tsk") "paste of two genome files of the same records (the keys of both, in order)"
 
@@ -321,13 +321,13 @@ print("--genome -k %d -s %d -S %d --window %d --stride %d --anchor-k %d --scaled
 "$T" sketch -q --per-file $EXPLICIT "${G[@]}" -o "$WORK/expl.tsk"
 expect_same <("$T" export "$WORK/def.tsk") <("$T" export "$WORK/expl.tsk") "the --genome defaults = the explicit options info reports ($EXPLICIT)"
 expect_same <("$T" info "$WORK/def.tsk" | sed 1,4d) <("$T" info "$WORK/expl.tsk" | sed 1,4d) "info: defaults and explicit options, the same parameters"
-expect_same <("$T" dist -q --genome "$WORK/all.fa") <("$T" sketch -q $EXPLICIT "$WORK/all.fa" -o "$WORK/expl9.tsk" && "$T" dist "$WORK/expl9.tsk") \
+expect_same <("$T" dist --key-distance -q --genome "$WORK/all.fa") <("$T" sketch -q $EXPLICIT "$WORK/all.fa" -o "$WORK/expl9.tsk" && "$T" dist --key-distance "$WORK/expl9.tsk") \
     "dist --genome on FASTA uses the same defaults"
 
 # names: genome distances warn about repeated names as sketch-row distances do (README, "Names")
 printf '>a\nACGTACGTACGGATCGATCGATCGTTTACGACGATCG\n>a\nACGTACGTACGGATCGATCGATCGTTTACGACGATCG\n' >"$WORK/dupnames.fa"
 expect_exit 0 "1 record repeats a name of another \(e\.g\. 'a'\)" "dist --genome warns about a repeated name" -- \
-    "$T" dist --genome --scaled 1 --stride 1 "$WORK/dupnames.fa"
+    "$T" dist --key-distance --genome --scaled 1 --stride 1 "$WORK/dupnames.fa"
 
 # ---- 7. the size floor (core/genome_keys.h, "Size floor") against the reference ----
 # export_of WINDOWS: the reference's windows turned into `export` lines (each genome's kept keys,
@@ -399,17 +399,17 @@ expect_same <("$PY" "$REF" "${PF[@]}" --per-file keys "$WORK/multi.fa" "$WORK/sp
 { echo ">large"; grep -hv '^>' "${G[3]}" "${G[2]}"; echo ">small"; grep -v '^>' "${G[3]}" | tr -d '\n' | cut -c1-3000; } >"$WORK/pair.fa"
 "$T" sketch -q --genome "${PF[@]}" "$WORK/pair.fa" -o "$WORK/pair.tsk"
 expect_same <("$PY" "$REF" "${PF[@]}" keys "$WORK/pair.fa") <("$T" export "$WORK/pair.tsk") "a small and a large genome: keys = reference"
-"$T" dist "$WORK/pair.tsk" >"$WORK/pair.d"
+"$T" dist --key-distance "$WORK/pair.tsk" >"$WORK/pair.d"
 "$PY" "$REF" "${PF[@]}" dist "$WORK/pair.fa" >"$WORK/pair.want"
 golden_match "$WORK/pair.want" "$WORK/pair.d" "small vs large genome: distance, shared, total = reference (pair bound)"
-"$T" dist --containment "$WORK/pair.tsk" >"$WORK/pairc.d"
+"$T" dist --key-distance --containment "$WORK/pair.tsk" >"$WORK/pairc.d"
 "$PY" "$REF" "${PF[@]}" containment "$WORK/pair.fa" >"$WORK/pairc.want"
 golden_match "$WORK/pairc.want" "$WORK/pairc.d" "small vs large genome, --containment: distance, shared, |query'| = reference"
 read -r NL NS < <("$T" export "$WORK/pair.tsk" | awk -F'\t' '{ printf "%d ", NF - 1 }')
 read -r _ _ _ SH TOT <"$WORK/pair.d"
 [ "$SH" -gt 0 ] && [ "$TOT" -lt $((NL + NS - SH)) ] && ok "the pair bound is in play: total $TOT < |large| + |small| - shared = $((NL + NS - SH))" ||
     not_ok "the pair bound is in play" "large $NL small $NS shared $SH total $TOT"
-[ "$("$T" dist --genome "${PF[@]}" "$WORK/pair.fa")" = "$(cat "$WORK/pair.d")" ] && ok "dist --genome on the FASTA = sketch then dist (pair bound)" ||
+[ "$("$T" dist --key-distance --genome "${PF[@]}" "$WORK/pair.fa")" = "$(cat "$WORK/pair.d")" ] && ok "dist --genome on the FASTA = sketch then dist (pair bound)" ||
     not_ok "dist --genome on the FASTA = sketch then dist (pair bound)"
 
 # options and files

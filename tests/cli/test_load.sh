@@ -49,7 +49,7 @@ P=(--genome -k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200) # t
 "$T" sketch -q --per-file "${P[@]}" "${G[@]}" -o "$WORK/g.tsk"
 "$T" sketch -q --per-file "${P[@]}" "${G[0]}" "${G[1]}" -o "$WORK/ga.tsk"
 "$T" sketch -q --per-file "${P[@]}" "${G[2]}" "${G[3]}" -o "$WORK/gb.tsk"
-"$T" dist -q "$WORK/g.tsk" >"$WORK/g.dist"
+"$T" dist -q --key-distance "$WORK/g.tsk" >"$WORK/g.dist"
 golden_match "$D/sets.dist.tsv" "$WORK/g.dist" "genomes: dist of one file = the reference's golden distances"
 "$T" dist -q --containment "$WORK/g.tsk" >"$WORK/g.cont"
 golden_match "$D/sets.containment.tsv" "$WORK/g.cont" "genomes: --containment of one file = the golden file"
@@ -71,7 +71,7 @@ done
 "$T" plot -q "$WORK/g.tsk" -o "$WORK/g1.svg" && "$T" plot -q "$WORK/ga.tsk" "$WORK/gb.tsk" -o "$WORK/g2.svg"
 expect_same "$WORK/g1.svg" "$WORK/g2.svg" "genomes: plot of one file = of two"
 # the rows of the one-file run against the copied ones: the all-pairs lines of dist REF QUERY
-"$T" dist -q "$WORK/g.tsk" "$WORK/ga.tsk" "$WORK/gb.tsk" | awk -F'\t' '$1 < $2' | sort >"$WORK/g.upper"
+"$T" dist -q --key-distance "$WORK/g.tsk" "$WORK/ga.tsk" "$WORK/gb.tsk" | awk -F'\t' '$1 < $2' | sort >"$WORK/g.upper"
 expect_same <(sort "$WORK/g.dist") "$WORK/g.upper" "genomes: the one set's pairs = those of REF against the split copy"
 # genomes sketched on the fly (the pipeline's keys, copied) against their one-file sketch
 cat "${G[@]}" >"$WORK/all.fa"
