@@ -521,6 +521,14 @@ int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani
     return 0;
 }
 
+/* Whether g's segments cover at least TSK_ANI_MIN_COVER of its length: the rest, its contigs' tails
+ * under TSK_ANI_SEGMENT bases, holds no anchors, so another genome's segments over it would find
+ * none of theirs there and read as diverged (a 6 kb genome against its own reverse complement). */
+static int covered(const tsk_ani_genome *g)
+{
+    return (double)g->n_segments * TSK_ANI_SEGMENT >= TSK_ANI_MIN_COVER * (double)g->length;
+}
+
 /* Both directions and the pair, from the hits in the work. */
 static int pair_from_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int64_t nq, int64_t nr,
                           int anchor_k, tsk_ani_result *out)
@@ -529,7 +537,7 @@ static int pair_from_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_an
     if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &out->ani_q, &out->af_q, &used_q) ||
         direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &out->ani_r, &out->af_r, &used_r))
         return -1;
-    out->defined = used_q > 0 && used_r > 0;
+    out->defined = used_q > 0 && used_r > 0 && covered(q) && covered(r);
     if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return 0;
     out->ani = (out->ani_q + out->ani_r) / 2;
     out->af = q->n_segments <= r->n_segments ? out->af_q : out->af_r;

@@ -36,6 +36,11 @@ extern "C" {
 #define TSK_ANI_MIN_RATE_LOG2 6        /* the finest sampling: one anchor k-mer in 64 */
 #define TSK_ANI_MAX_RATE_LOG2 31
 #define TSK_ANI_MAX_ANCHORS 49152      /* expected anchors a genome keeps at most: 192 KB */
+/* The least share of a genome's length its segments must cover for an estimate: its contigs' tails
+ * under TSK_ANI_SEGMENT bases keep no anchors, so where they are more than a tenth of it (short
+ * genomes, drafts of contigs under ~30 kb) the other genome's segments over them would read as
+ * diverged; such pairs keep the key distance (defined 0). */
+#define TSK_ANI_MIN_COVER 0.9
 
 /* The identity below which a segment does not map (counts neither in ANI nor in AF). fastANI's
  * nominal cutoff is 0.80, but the mixture smears segments near 80 % both ways (a 16-mer survives
@@ -89,8 +94,9 @@ typedef struct {
     double ani_q, af_q;     /* Q -> R: Q's segments against R's anchors */
     double ani_r, af_r;     /* R -> Q */
     double ani, af;         /* the pair (ANI a fraction, 0..1); 0 and 0 when unrelated */
-    int defined;            /* 0 when either genome has no segment with anchors (under 3 kb): no
-                             * estimate, the caller falls back to the key distance */
+    int defined;            /* 0 when either genome has no segment with anchors (under 3 kb) or its
+                             * segments cover less than TSK_ANI_MIN_COVER of it: no estimate, the
+                             * caller falls back to the key distance */
 } tsk_ani_result;
 
 /* Per-thread scratch of tsk_ani_pair (sorted copies, histograms, the EM's tables). */
