@@ -18,11 +18,29 @@
 #define RADIX (1 << RADIX_BITS)
 #define MAX_GRID_DIV 400                  /* the finest grid tsk_ani_work_set_em takes: step 0.0025 */
 #define MAX_GRID (MAX_GRID_DIV + 2)       /* the atom and at most every step of the grid */
+#define QUERY_BUCKET_BITS 14
+#define QUERY_BUCKETS (1 << QUERY_BUCKET_BITS)
+#define LOOKUP_BLOCK 64
 #define POWER_TABLE_N 256                  /* cells with n below this take their row from power tables */
+/* A row's entries below this share of its largest are 0, so each row is read over a band of the
+ * grid only (about half of it): a cell's weight there adds under 2^-50 of what its band adds. */
+#define TSK_ANI_ROW_FLOOR 0x1p-50
 
 struct tsk_ani_work {
-    uint64_t *keys_q, *keys_r, *tmp;     /* (stored value << 32 | segment), then sorted */
-    int64_t cap_keys_q, cap_keys_r, cap_tmp;
+    /* the query (tsk_ani_work_query): its anchors as (stored value << 32 | segment), sorted by
+     * value, and where each bucket of values (their top QUERY_BUCKET_BITS bits) starts in them */
+    const tsk_ani_genome *query;
+    uint64_t *keys_q, *tmp;
+    int64_t cap_keys_q, cap_tmp;
+    uint32_t *value_q;                   /* the sorted anchors' values alone: the lookups' working set */
+    int64_t cap_value_q;
+    uint32_t *bucket;                    /* QUERY_BUCKETS + 1 starts */
+    uint8_t *stamp;                      /* per sorted query anchor: the pair that last hit it */
+    int64_t cap_stamp;
+    uint8_t pair_id;                     /* the pair's stamp, 1..255 */
+    uint8_t *hit_r;                      /* per anchor of the reference: whether the query holds it */
+    int64_t cap_hit_r;
+    uint64_t lookup[LOOKUP_BLOCK];       /* a block's first values to look up */
     uint32_t *n_q, *a_q, *n_r, *a_r;     /* per segment: anchors at the common rate, hits */
     int64_t cap_seg_q, cap_seg_r;
     int64_t radix_count[3][RADIX];
@@ -30,10 +48,13 @@ struct tsk_ani_work {
     uint32_t *cell_n, *cell_a;
     double *cell_m;                      /* segments in the cell */
     int64_t cap_cells;
-    double *lik, *lik_t;                 /* cells x grid and grid x cells, each row scaled to max 1 */
+    double *lik;                         /* cells x grid, each row scaled to max 1 */
     int64_t cap_lik;
-    double *denom, *ratio;               /* per cell */
+    uint16_t *band_lo, *band_hi;         /* per cell: its row's entries above TSK_ANI_ROW_FLOOR */
+    double *denom, *denom_next;          /* per cell: the EM step's denominators */
     double pw_p[POWER_TABLE_N * MAX_GRID], pw_q[POWER_TABLE_N * MAX_GRID];
+    int pw_k, pw_div;                    /* the k and grid of the powers' rows 0 .. pw_rows - 1 */
+    uint32_t pw_rows;
     double grid[MAX_GRID], p[MAX_GRID];
     double x0[MAX_GRID], x1[MAX_GRID], x2[MAX_GRID], xe[MAX_GRID], acc[MAX_GRID];
     int plain_steps;                     /* > 0: that many plain EM steps, no acceleration */
@@ -56,10 +77,10 @@ tsk_ani_work *tsk_ani_work_new(void)
 void tsk_ani_work_free(tsk_ani_work *w)
 {
     if (!w) return;
-    free(w->keys_q); free(w->keys_r); free(w->tmp);
+    free(w->keys_q); free(w->tmp); free(w->value_q); free(w->bucket); free(w->stamp); free(w->hit_r);
     free(w->n_q); free(w->a_q); free(w->n_r); free(w->a_r);
     free(w->cell_n); free(w->cell_a); free(w->cell_m);
-    free(w->lik); free(w->lik_t); free(w->denom); free(w->ratio);
+    free(w->lik); free(w->band_lo); free(w->band_hi); free(w->denom); free(w->denom_next);
     free(w);
 }
 
@@ -95,14 +116,6 @@ int32_t tsk_ani_rate_log2(int64_t length)
     return r;
 }
 
-/* The anchors of g as (stored value << 32 | segment), in g's order. */
-static void keys_of(const tsk_ani_genome *g, uint64_t *keys)
-{
-    int64_t at = 0;
-    for (int64_t s = 0; s < g->n_segments; s++)
-        for (uint32_t j = 0; j < g->seg_count[s]; j++, at++) keys[at] = (uint64_t)g->hash[at] << 32 | (uint64_t)s;
-}
-
 /* How a pair compares the anchors of g: the pair's genomes differ in rate by drop = hi - lo bits
  * (lo, hi: the denser and the sparser rate), and the values of both are cut to the 32 - drop bits
  * they both hold, bits 32 - lo .. 64 - hi of h. The denser genome (rate lo, drop > 0) keeps the
@@ -125,18 +138,6 @@ static void counts_below(const tsk_ani_genome *g, uint64_t limit, uint32_t *n)
         for (uint32_t j = 0; j < g->seg_count[s]; j++) c += g->hash[at++] < limit;
         n[s] = c;
     }
-}
-
-/* Sorted keys below a value limit: a prefix; its length. */
-static int64_t kept_prefix(const uint64_t *keys, int64_t n, uint64_t limit)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (keys[mid] >> 32 < limit) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
 }
 
 /* Sorts keys[0..n) by their high 32 bits, stably, through tmp; returns where the sorted keys are. */
@@ -163,27 +164,6 @@ static uint64_t *sort_by_high(tsk_ani_work *w, uint64_t *keys, uint64_t *tmp, in
     return keys;
 }
 
-/* Hits of both genomes' segments: one merge of the two sorted lists; a value both hold is a hit of
- * every anchor that carries it, on either side. Without branches on the values (they mispredict
- * half the time): each step takes the smaller head, Q's on a tie, and m is the last value found
- * on both sides, so R's copies of a tied value (taken after Q's) still hit. */
-static void count_hits(const uint64_t *q, int64_t nq, int shift_q, const uint64_t *r, int64_t nr, int shift_r,
-                       uint32_t *a_q, uint32_t *a_r)
-{
-    int64_t i = 0, j = 0;
-    uint64_t m = UINT64_MAX; /* no 32-bit value */
-    while (i < nq && j < nr) {
-        const uint64_t vq = q[i] >> 32 >> shift_q, vr = r[j] >> 32 >> shift_r;
-        const int take_q = vq <= vr;
-        m = vq == vr ? vq : m;
-        a_q[(uint32_t)q[i]] += (uint32_t)(take_q & (vq == m));
-        a_r[(uint32_t)r[j]] += (uint32_t)(!take_q & (vr == m));
-        i += take_q;
-        j += !take_q;
-    }
-    for (; j < nr && r[j] >> 32 >> shift_r == m; j++) a_r[(uint32_t)r[j]]++;
-}
-
 /* x^e by repeated multiplication, scaled by a power of two whenever it falls below 2^-600 (the
  * scale is counted in *scale, so x^e = result * 2^(-600 * scale)). */
 static double power_scaled(double x, uint32_t e, int *scale)
@@ -199,31 +179,59 @@ static double power_scaled(double x, uint32_t e, int *scale)
     return v;
 }
 
-/* One EM step from x (g grid entries, c cells): out = the next weights; returns the log-likelihood
- * of x (up to the constant of the rows' scales and the binomial coefficients). */
-static double em_step(tsk_ani_work *w, int64_t c, int g, double n_seg, const double *x, double *out)
+/* One EM step from x (g grid entries, c cells): out = the next weights. The cells' denominators
+ * stay in d, for loglik. Rows are read over their bands only, four cells at a time (four sums in
+ * flight) over the union of their bands: the entries outside a band are 0 and add nothing, so
+ * each sum is the full row's in its order, j ascending for a cell, cells ascending for a grid
+ * entry, whatever the grouping. */
+static void em_step(tsk_ani_work *w, int64_t c, int g, double n_seg, const double *x, double *out, double *d)
 {
-    double *d = w->denom;
-    for (int64_t i = 0; i < c; i++) d[i] = 0;
-    for (int j = 0; j < g; j++) {
-        const double xj = x[j];
-        const double *lt = w->lik_t + (int64_t)j * c;
-        for (int64_t i = 0; i < c; i++) d[i] += lt[i] * xj;
+    double *acc = w->acc;
+    for (int j = 0; j < g; j++) acc[j] = 0;
+    int64_t i = 0;
+    for (; i + 4 <= c; i += 4) {
+        const double *l0 = w->lik + i * g, *l1 = l0 + g, *l2 = l1 + g, *l3 = l2 + g;
+        int lo = w->band_lo[i], hi = w->band_hi[i];
+        for (int t = 1; t < 4; t++) {
+            lo = w->band_lo[i + t] < lo ? w->band_lo[i + t] : lo;
+            hi = w->band_hi[i + t] > hi ? w->band_hi[i + t] : hi;
+        }
+        double d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+        for (int j = lo; j < hi; j++) {
+            d0 += l0[j] * x[j];
+            d1 += l1[j] * x[j];
+            d2 += l2[j] * x[j];
+            d3 += l3[j] * x[j];
+        }
+        d0 = d0 > 0 ? d0 : 0x1p-1000; /* every weight of the cell's row underflowed */
+        d1 = d1 > 0 ? d1 : 0x1p-1000;
+        d2 = d2 > 0 ? d2 : 0x1p-1000;
+        d3 = d3 > 0 ? d3 : 0x1p-1000;
+        d[i] = d0, d[i + 1] = d1, d[i + 2] = d2, d[i + 3] = d3;
+        const double r0 = w->cell_m[i] / d0, r1 = w->cell_m[i + 1] / d1, r2 = w->cell_m[i + 2] / d2,
+                     r3 = w->cell_m[i + 3] / d3;
+        for (int j = lo; j < hi; j++) acc[j] = acc[j] + l0[j] * r0 + l1[j] * r1 + l2[j] * r2 + l3[j] * r3;
     }
-    double loglik = 0;
-    for (int64_t i = 0; i < c; i++) {
-        if (!(d[i] > 0)) d[i] = 0x1p-1000; /* every weight of the cell's row underflowed */
-        loglik += w->cell_m[i] * log(d[i]);
-        w->ratio[i] = w->cell_m[i] / d[i];
-    }
-    for (int j = 0; j < g; j++) w->acc[j] = 0;
-    for (int64_t i = 0; i < c; i++) {
-        const double ri = w->ratio[i];
+    for (; i < c; i++) {
         const double *l = w->lik + i * g;
-        for (int j = 0; j < g; j++) w->acc[j] += l[j] * ri;
+        const int lo = w->band_lo[i], hi = w->band_hi[i];
+        double di = 0;
+        for (int j = lo; j < hi; j++) di += l[j] * x[j];
+        di = di > 0 ? di : 0x1p-1000;
+        d[i] = di;
+        const double ri = w->cell_m[i] / di;
+        for (int j = lo; j < hi; j++) acc[j] += l[j] * ri;
     }
-    for (int j = 0; j < g; j++) out[j] = x[j] * w->acc[j] / n_seg;
-    return loglik;
+    for (int j = 0; j < g; j++) out[j] = x[j] * acc[j] / n_seg;
+}
+
+/* The log-likelihood of the weights whose denominators are d (up to the constant of the rows' scales
+ * and the binomial coefficients). */
+static double loglik(const tsk_ani_work *w, int64_t c, const double *d)
+{
+    double l = 0;
+    for (int64_t i = 0; i < c; i++) l += w->cell_m[i] * log(d[i]);
+    return l;
 }
 
 /* The NPMLE of the weights over the grid (into w->x0): plain EM steps, or SQUAREM (the S3 step
@@ -236,7 +244,7 @@ static void npmle(tsk_ani_work *w, int64_t c, int g, double n_seg)
     for (int j = 0; j < g; j++) x0[j] = 1.0 / g;
     if (w->plain_steps > 0) {
         for (int s = 0; s < w->plain_steps; s++) {
-            em_step(w, c, g, n_seg, x0, x1);
+            em_step(w, c, g, n_seg, x0, x1, w->denom);
             memcpy(x0, x1, (size_t)g * sizeof *x0);
         }
         w->last_em_steps = w->plain_steps;
@@ -245,8 +253,9 @@ static void npmle(tsk_ani_work *w, int64_t c, int g, double n_seg)
     double prev = -INFINITY;
     int steps = 0;
     for (int cycle = 0; cycle < TSK_ANI_EM_MAX_CYCLES; cycle++) {
-        const double l0 = em_step(w, c, g, n_seg, x0, x1);
-        const double l1 = em_step(w, c, g, n_seg, x1, x2);
+        em_step(w, c, g, n_seg, x0, x1, w->denom);
+        const double l0 = loglik(w, c, w->denom);
+        em_step(w, c, g, n_seg, x1, x2, w->denom_next); /* its loglik only when an extrapolation needs it */
         steps += 2;
         if (l0 - prev < w->tol * n_seg) {
             memcpy(x0, x1, (size_t)g * sizeof *x0);
@@ -278,9 +287,9 @@ static void npmle(tsk_ani_work *w, int64_t c, int g, double n_seg)
         }
         if (inside && alpha < -1) {
             /* the stabilizing EM step from the extrapolation: kept when it is no worse than x2 */
-            const double le = em_step(w, c, g, n_seg, xe, x0);
+            em_step(w, c, g, n_seg, xe, x0, w->denom);
             steps++;
-            if (le >= l1) continue;
+            if (loglik(w, c, w->denom) >= loglik(w, c, w->denom_next)) continue;
         }
         memcpy(x0, x2, (size_t)g * sizeof *x0);
     }
@@ -302,8 +311,13 @@ static int grow_cells(tsk_ani_work *w, int64_t c)
     w->cell_m = d;
     if (!(d = realloc(w->denom, (size_t)cap * sizeof *d))) return -1;
     w->denom = d;
-    if (!(d = realloc(w->ratio, (size_t)cap * sizeof *d))) return -1;
-    w->ratio = d;
+    if (!(d = realloc(w->denom_next, (size_t)cap * sizeof *d))) return -1;
+    w->denom_next = d;
+    uint16_t *b = realloc(w->band_lo, (size_t)cap * sizeof *b);
+    if (!b) return -1;
+    w->band_lo = b;
+    if (!(b = realloc(w->band_hi, (size_t)cap * sizeof *b))) return -1;
+    w->band_hi = b;
     w->cap_cells = cap;
     return 0;
 }
@@ -378,23 +392,24 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         double *l = realloc(w->lik, (size_t)cap * sizeof *l);
         if (!l) return -1;
         w->lik = l;
-        l = realloc(w->lik_t, (size_t)cap * sizeof *l);
-        if (!l) return -1;
-        w->lik_t = l;
         w->cap_lik = cap;
     }
     uint32_t max_n = 0;
     for (int64_t i = 0; i < c; i++) max_n = w->cell_n[i] > max_n ? w->cell_n[i] : max_n;
     const uint32_t table_n = max_n < POWER_TABLE_N ? max_n + 1 : POWER_TABLE_N;
-    for (int j = 0; j < g; j++) {
-        w->pw_p[j] = 1;
-        w->pw_q[j] = 1;
-    }
-    for (uint32_t e = 1; e < table_n; e++)
-        for (int j = 0; j < g; j++) {
-            w->pw_p[e * g + j] = w->pw_p[(e - 1) * g + j] * w->p[j];
-            w->pw_q[e * g + j] = w->pw_q[(e - 1) * g + j] * (1 - w->p[j]);
+    /* the powers of the grid's identities depend on k and the grid only: kept from pair to pair,
+     * grown to the rows this one reads; the atom's column is this pair's */
+    if (w->pw_k != anchor_k || w->pw_div != div) w->pw_rows = 0;
+    w->pw_k = anchor_k;
+    w->pw_div = div;
+    for (uint32_t e = 0; e < table_n; e++) {
+        const int j_end = e < w->pw_rows ? 1 : g; /* cached rows: the atom's column only */
+        for (int j = 0; j < j_end; j++) {
+            w->pw_p[e * g + j] = e ? w->pw_p[(e - 1) * g + j] * w->p[j] : 1;
+            w->pw_q[e * g + j] = e ? w->pw_q[(e - 1) * g + j] * (1 - w->p[j]) : 1;
         }
+    }
+    if (table_n > w->pw_rows) w->pw_rows = table_n;
     for (int64_t i = 0; i < c; i++) {
         double *row = w->lik + i * g;
         const uint32_t nn = w->cell_n[i], aa = w->cell_a[i];
@@ -417,13 +432,18 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
                 top = row[j] > top ? row[j] : top;
             }
         }
+        int lo = g, hi = 0;
         for (int j = 0; j < g; j++) {
             row[j] /= top;
-            if (row[j] < 0x1p-900) row[j] = 0; /* no subnormals: negligible beside the row's 1 */
+            if (row[j] < TSK_ANI_ROW_FLOOR) row[j] = 0;
+            else {
+                lo = j < lo ? j : lo;
+                hi = j + 1;
+            }
         }
+        w->band_lo[i] = (uint16_t)lo; /* the row's 1 is in it: lo < hi */
+        w->band_hi[i] = (uint16_t)hi;
     }
-    for (int64_t i = 0; i < c; i++)
-        for (int j = 0; j < g; j++) w->lik_t[(int64_t)j * c + i] = w->lik[i * g + j];
 
     npmle(w, c, g, (double)used);
 
@@ -442,22 +462,68 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
     return 0;
 }
 
-int tsk_ani_sort_anchors(tsk_ani_work *w, const tsk_ani_genome *g, uint64_t *keys)
+/* The anchors of g as (stored value << 32 | segment), in g's order. */
+static void keys_of(const tsk_ani_genome *g, uint64_t *keys)
 {
-    if (grow((void **)&w->tmp, &w->cap_tmp, g->n_anchors, sizeof *w->tmp)) return -1;
-    keys_of(g, keys);
-    const uint64_t *sorted = sort_by_high(w, keys, w->tmp, g->n_anchors);
-    if (sorted != keys) memcpy(keys, sorted, (size_t)g->n_anchors * sizeof *keys);
+    int64_t at = 0;
+    for (int64_t s = 0; s < g->n_segments; s++)
+        for (uint32_t j = 0; j < g->seg_count[s]; j++, at++) keys[at] = (uint64_t)g->hash[at] << 32 | (uint64_t)s;
+}
+
+int tsk_ani_work_query(tsk_ani_work *w, const tsk_ani_genome *q)
+{
+    w->query = NULL;
+    if (q->n_anchors >= (INT64_C(1) << 32)) return -1;
+    if (grow((void **)&w->keys_q, &w->cap_keys_q, q->n_anchors, sizeof *w->keys_q) ||
+        grow((void **)&w->tmp, &w->cap_tmp, q->n_anchors, sizeof *w->tmp) ||
+        grow((void **)&w->stamp, &w->cap_stamp, q->n_anchors, sizeof *w->stamp) ||
+        grow((void **)&w->value_q, &w->cap_value_q, q->n_anchors, sizeof *w->value_q))
+        return -1;
+    if (!w->bucket && !(w->bucket = malloc((QUERY_BUCKETS + 1) * sizeof *w->bucket))) return -1;
+    keys_of(q, w->keys_q);
+    const uint64_t *sorted = sort_by_high(w, w->keys_q, w->tmp, q->n_anchors);
+    if (sorted != w->keys_q) memcpy(w->keys_q, sorted, (size_t)q->n_anchors * sizeof *w->keys_q);
+    for (int64_t i = 0; i < q->n_anchors; i++) w->value_q[i] = (uint32_t)(w->keys_q[i] >> 32);
+    int64_t at = 0;
+    for (uint32_t b = 0; b < QUERY_BUCKETS; b++) {
+        w->bucket[b] = (uint32_t)at;
+        while (at < q->n_anchors && w->keys_q[at] >> (64 - QUERY_BUCKET_BITS) == b) at++;
+    }
+    w->bucket[QUERY_BUCKETS] = (uint32_t)at;
+    memset(w->stamp, 0, (size_t)q->n_anchors * sizeof *w->stamp);
+    w->pair_id = 0;
+    w->query = q;
     return 0;
 }
 
-/* Both genomes' per-segment counts and hits at the common rate, from their sorted anchors, into
- * w->n_q, a_q, n_r, a_r; the anchors kept in *kept_q, *kept_r. Returns 0, or -1 when out of memory
- * or on a genome out of range. */
-static int hits_sorted(tsk_ani_work *w, const tsk_ani_genome *q, const uint64_t *q_keys, const tsk_ani_genome *r,
-                       const uint64_t *r_keys, int64_t *kept_q, int64_t *kept_r)
+const tsk_ani_genome *tsk_ani_work_current_query(const tsk_ani_work *w) { return w->query; }
+
+/* Whether the query holds a value in [from, to] (stored values, to < 2^32), stamping every anchor
+ * that does with the pair's id. */
+static int query_holds(tsk_ani_work *w, uint64_t from, uint64_t to)
 {
-    if (q->n_segments >= (INT64_C(1) << 32) || r->n_segments >= (INT64_C(1) << 32)) return -1;
+    const int shift = 32 - QUERY_BUCKET_BITS;
+    int found = 0;
+    for (uint64_t b = from >> shift; b <= to >> shift; b++)
+        for (uint32_t i = w->bucket[b]; i < w->bucket[b + 1]; i++) {
+            const uint64_t v = w->value_q[i];
+            if (v > to) return found;
+            if (v >= from) {
+                w->stamp[i] = w->pair_id;
+                found = 1;
+            }
+        }
+    return found;
+}
+
+/* The query's and r's per-segment counts and hits at the common rate, into w->n_q, a_q, n_r,
+ * a_r; the anchors kept in *kept_q, *kept_r. Every kept anchor of r looks its value up among the
+ * query's (a value both hold is a hit of every anchor that carries it, on either side). Returns
+ * 0, or -1 when out of memory or on a genome out of range. */
+static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q, int64_t *kept_r)
+{
+    const tsk_ani_genome *q = w->query;
+    if (!q || q->n_segments >= (INT64_C(1) << 32) || r->n_segments >= (INT64_C(1) << 32)) return -1;
     if (q->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || q->rate_log2 > TSK_ANI_MAX_RATE_LOG2 ||
         r->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || r->rate_log2 > TSK_ANI_MAX_RATE_LOG2)
         return -1;
@@ -486,23 +552,51 @@ static int hits_sorted(tsk_ani_work *w, const tsk_ani_genome *q, const uint64_t 
     compare_form(r, lo, hi, &limit_r, &shift_r);
     counts_below(q, limit_q, w->n_q);
     counts_below(r, limit_r, w->n_r);
-    *kept_q = kept_prefix(q_keys, q->n_anchors, limit_q);
-    *kept_r = kept_prefix(r_keys, r->n_anchors, limit_r);
+    if (++w->pair_id == 0) { /* the stamps wrapped: none may look current */
+        memset(w->stamp, 0, (size_t)q->n_anchors * sizeof *w->stamp);
+        w->pair_id = 1;
+    }
+    /* r's kept anchor of value v (compared as v >> shift_r) hits the query's kept anchors whose
+     * value u has u >> shift_q == v >> shift_r: u in [(v >> shift_r) << shift_q, that + 2^shift_q) */
+    /* r's anchors in blocks: their buckets fetched, then their buckets' first anchors, then looked
+     * up, so that the lookups' cache misses overlap */
+    if (grow((void **)&w->hit_r, &w->cap_hit_r, r->n_anchors, sizeof *w->hit_r)) return -1;
+    const int bucket_shift = 32 - QUERY_BUCKET_BITS;
+    for (int64_t b0 = 0; b0 < r->n_anchors; b0 += LOOKUP_BLOCK) {
+        const int64_t b1 = b0 + LOOKUP_BLOCK < r->n_anchors ? b0 + LOOKUP_BLOCK : r->n_anchors;
+        for (int64_t i = b0; i < b1; i++) /* an anchor not kept looks at bucket 0 */
+            w->lookup[i - b0] = r->hash[i] < limit_r ? ((uint64_t)r->hash[i] >> shift_r) << shift_q : 0;
+        for (int64_t i = b0; i < b1; i++) __builtin_prefetch(&w->bucket[w->lookup[i - b0] >> bucket_shift]);
+        for (int64_t i = b0; i < b1; i++) __builtin_prefetch(&w->value_q[w->bucket[w->lookup[i - b0] >> bucket_shift]]);
+        for (int64_t i = b0; i < b1; i++) {
+            const uint64_t from = w->lookup[i - b0], to = from + (UINT64_C(1) << shift_q) - 1;
+            w->hit_r[i] = r->hash[i] < limit_r && query_holds(w, from, to < limit_q ? to : limit_q - 1);
+        }
+    }
+    int64_t at = 0, nr = 0;
+    for (int64_t s = 0; s < r->n_segments; s++) {
+        uint32_t hits = 0;
+        for (uint32_t j = 0; j < r->seg_count[s]; j++, at++) {
+            nr += r->hash[at] < limit_r;
+            hits += w->hit_r[at];
+        }
+        w->a_r[s] = hits;
+    }
     for (int64_t s = 0; s < q->n_segments; s++) w->a_q[s] = 0;
-    for (int64_t s = 0; s < r->n_segments; s++) w->a_r[s] = 0;
-    count_hits(q_keys, *kept_q, shift_q, r_keys, *kept_r, shift_r, w->a_q, w->a_r);
+    int64_t nq = 0;
+    for (; nq < q->n_anchors && w->keys_q[nq] >> 32 < limit_q; nq++)
+        w->a_q[(uint32_t)w->keys_q[nq]] += w->stamp[nq] == w->pair_id;
+    *kept_q = nq;
+    *kept_r = nr;
     return 0;
 }
 
-/* hits_sorted after sorting both genomes' anchors into the work. */
+/* query_hits with q as the query. */
 static int segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int64_t *kept_q,
                         int64_t *kept_r)
 {
-    if (grow((void **)&w->keys_q, &w->cap_keys_q, q->n_anchors, sizeof *w->keys_q) ||
-        grow((void **)&w->keys_r, &w->cap_keys_r, r->n_anchors, sizeof *w->keys_r) ||
-        tsk_ani_sort_anchors(w, q, w->keys_q) || tsk_ani_sort_anchors(w, r, w->keys_r))
-        return -1;
-    return hits_sorted(w, q, w->keys_q, r, w->keys_r, kept_q, kept_r);
+    if (tsk_ani_work_query(w, q)) return -1;
+    return query_hits(w, r, kept_q, kept_r);
 }
 
 int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, uint32_t *n_q,
@@ -553,13 +647,12 @@ int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome 
     return pair_from_hits(w, q, r, nq, nr, anchor_k, out);
 }
 
-int tsk_ani_pair_sorted(tsk_ani_work *w, const tsk_ani_genome *q, const uint64_t *q_keys, const tsk_ani_genome *r,
-                        const uint64_t *r_keys, int anchor_k, tsk_ani_result *out)
+int tsk_ani_pair_query(tsk_ani_work *w, const tsk_ani_genome *r, int anchor_k, tsk_ani_result *out)
 {
     memset(out, 0, sizeof *out);
     int64_t nq, nr;
-    if (hits_sorted(w, q, q_keys, r, r_keys, &nq, &nr)) return -1;
-    return pair_from_hits(w, q, r, nq, nr, anchor_k, out);
+    if (query_hits(w, r, &nq, &nr)) return -1;
+    return pair_from_hits(w, w->query, r, nq, nr, anchor_k, out);
 }
 
 float tsk_ani_distance(const tsk_ani_result *r)

@@ -99,7 +99,7 @@ typedef struct {
                              * caller falls back to the key distance */
 } tsk_ani_result;
 
-/* Per-thread scratch of tsk_ani_pair (sorted copies, histograms, the EM's tables). */
+/* Per-thread scratch of tsk_ani_pair (the query's sorted anchors, histograms, the EM's tables). */
 typedef struct tsk_ani_work tsk_ani_work;
 tsk_ani_work *tsk_ani_work_new(void);
 void tsk_ani_work_free(tsk_ani_work *w);
@@ -108,13 +108,15 @@ void tsk_ani_work_free(tsk_ani_work *w);
 int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,
                  tsk_ani_result *out);
 
-/* A genome's anchors sorted once for all its pairs (tsk_ani_pair_sorted, which then sorts nothing):
- * keys[i] = stored value << 32 | segment, ascending by value; keys holds g->n_anchors entries
- * (8 bytes an anchor). Returns 0, or -1 when out of memory. */
-int tsk_ani_sort_anchors(tsk_ani_work *w, const tsk_ani_genome *g, uint64_t *keys);
-/* tsk_ani_pair from both genomes' sorted anchors (tsk_ani_sort_anchors): the same bytes. */
-int tsk_ani_pair_sorted(tsk_ani_work *w, const tsk_ani_genome *q, const uint64_t *q_keys, const tsk_ani_genome *r,
-                        const uint64_t *r_keys, int anchor_k, tsk_ani_result *out);
+/* A query for many pairs: tsk_ani_work_query sorts q's anchors into the work once (about 8 bytes an
+ * anchor, and 256 KB), then tsk_ani_pair_query(w, r, ...) gives tsk_ani_pair(w, q, r, ...)'s bytes
+ * for any r, looking r's anchors up among q's (r is not sorted). The work keeps q's address: q
+ * must stay as it is while it is the query. tsk_ani_pair makes its q the work's query. Both
+ * return 0, or -1 when out of memory or on a genome out of range. */
+int tsk_ani_work_query(tsk_ani_work *w, const tsk_ani_genome *q);
+int tsk_ani_pair_query(tsk_ani_work *w, const tsk_ani_genome *r, int anchor_k, tsk_ani_result *out);
+/* The work's query (NULL before the first). */
+const tsk_ani_genome *tsk_ani_work_current_query(const tsk_ani_work *w);
 
 /* The counts the estimator starts from: per segment of q (of r) its anchors at the pair's common
  * rate, n_q (n_r), and those whose value the other genome holds, a_q (a_r); arrays of n_segments.

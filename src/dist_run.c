@@ -5,7 +5,7 @@
  * is the --device policy's (engine.h). Genome engines count shared keys; every genome distance is
  * computed here from the counts by tsk_genome_pair_distance, so the CPU and GPU engines give the
  * same bytes. With segment anchors (tsk_dist_items.ani_q), the keys only find candidates, and
- * each candidate is refined here to 1 - ANI (tsk_ani_pair, on the -p threads, one scratch a
+ * each candidate is refined here to 1 - ANI (tsk_ani_pair_query, on the -p threads, one scratch a
  * thread), after the engine and before the selection's cut: the same bytes again, whichever engine
  * found the pair.
  *
@@ -445,29 +445,41 @@ int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, i
         line->dist = 1.0f, line->ani = 0.0f, line->af = 0.0f; /* chance matches: unrelated */
         return 0;
     }
-    tsk_ani_result res;
-    if (tsk_ani_pair(w, a, b, it->anchor_k, &res)) return -1;
+    tsk_ani_result res; /* the work keeps its query's sorted anchors for the next pair of the same query */
+    if ((tsk_ani_work_current_query(w) != a && tsk_ani_work_query(w, a)) || tsk_ani_pair_query(w, b, it->anchor_k, &res))
+        return -1;
     if (res.defined) line->dist = tsk_ani_distance(&res), line->ani = (float)res.ani, line->af = (float)res.af;
     return 0;
 }
 
 /* Refines lines[0..n) in place (each line's query and reference as the items index them: one set
- * when lines are swapped) on up to `threads` threads, one scratch each. 0, or -1 out of memory. */
+ * when lines are swapped) on up to `threads` threads, one scratch each. A thread takes runs of
+ * lines of one query (at most REFINE_RUN), so that a query's anchors are sorted once a run, not
+ * once a pair. 0, or -1 out of memory. */
+#define REFINE_RUN 64
 static int refine_lines(const tsk_dist_items *it, tsk_genome_line *lines, int64_t n, int threads)
 {
     if (n <= 0) return 0;
-    if (threads > n) threads = (int)n;
+    int64_t *run = malloc((size_t)(n + 1) * sizeof *run); /* where each run starts */
+    if (!run) return -1;
+    int64_t n_runs = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || lines[i].query != lines[i - 1].query || i - run[n_runs - 1] >= REFINE_RUN) run[n_runs++] = i;
+    run[n_runs] = n;
+    if (threads > n_runs) threads = (int)n_runs;
     if (threads < 1) threads = 1;
     int failed = 0;
 #pragma omp parallel num_threads(threads) reduction(| : failed)
     {
         tsk_ani_work *w = tsk_ani_work_new();
         failed |= !w;
-#pragma omp for schedule(dynamic, 4)
-        for (int64_t i = 0; i < n; i++)
-            if (w) failed |= tsk_dist_genome_pair(it, w, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]) != 0;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t k = 0; k < n_runs; k++)
+            for (int64_t i = run[k]; w && i < run[k + 1]; i++)
+                failed |= tsk_dist_genome_pair(it, w, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]) != 0;
         tsk_ani_work_free(w);
     }
+    free(run);
     return failed ? -1 : 0;
 }
 

@@ -8,8 +8,8 @@
  * sets never hold) cut into 3 kb segments, the tail dropped, the anchors of each segment those
  * wholly inside it with hash below 2^(64 - rate). The rate: -r, else tsk_ani_rate_log2 of the
  * genome's length. Writes eval.py's est format (query, reference, ani in %, af) for every pair;
- * with -t, times REPEATS rounds of all ordered pairs from anchors sorted once a genome
- * (tsk_ani_pair_sorted) and prints the CPU time a pair and the EM steps to stderr. */
+ * with -t, times REPEATS rounds of all ordered pairs, each query prepared once
+ * (tsk_ani_work_query, then tsk_ani_pair_query) and prints the CPU time a pair and the EM steps to stderr. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,24 +156,21 @@ int main(int argc, char **argv)
             printf("%s\t%s\t%.4f\t%.4f\n", gs[i].name, gs[j].name, 100.0 * r.ani, r.af);
         }
     if (repeats > 0) {
-        /* as tsketch would: each genome's anchors sorted once, then every pair merges them */
-        uint64_t **keys = malloc((size_t)n * sizeof *keys);
-        for (int i = 0; i < n; i++)
-            if (!(keys[i] = malloc((size_t)(gs[i].g.n_anchors + 1) * sizeof **keys)) ||
-                tsk_ani_sort_anchors(w, &gs[i].g, keys[i]))
-                return 1;
+        /* as tsketch would: each query prepared once, then its pairs look the references' anchors up */
         struct timespec t0, t1;
         long steps = 0, pairs = 0;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
         for (int k = 0; k < repeats; k++)
-            for (int i = 0; i < n; i++)
+            for (int i = 0; i < n; i++) {
+                if (tsk_ani_work_query(w, &gs[i].g)) return 1;
                 for (int j = 0; j < n; j++) {
                     if (i == j) continue;
                     tsk_ani_result r;
-                    if (tsk_ani_pair_sorted(w, &gs[i].g, keys[i], &gs[j].g, keys[j], 16, &r)) return 1;
+                    if (tsk_ani_pair_query(w, &gs[j].g, 16, &r)) return 1;
                     steps += tsk_ani_work_em_steps(w);
                     pairs++;
                 }
+            }
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
         const double ms = 1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec);
         int64_t anchors = 0;
@@ -181,8 +178,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "ani_pairs: %ld pairs, %.4f ms (CPU time) a pair, %.1f EM steps (R -> Q direction), "
                         "%.0f anchors a genome\n",
                 pairs, ms / (double)pairs, (double)steps / (double)pairs, (double)anchors / n);
-        for (int i = 0; i < n; i++) free(keys[i]);
-        free(keys);
     }
     for (int i = 0; i < n; i++) {
         free(gs[i].count);

@@ -336,35 +336,37 @@ Test(genome_ani, rate_of_a_length)
     cr_expect_eq(tsk_ani_rate_log2(10000000), 8);
 }
 
-/* Anchors sorted once a genome (tsk_ani_pair_sorted) give tsk_ani_pair's bytes, at equal and at
- * different rates (the cut and the shift applied in the merge). */
-Test(genome_ani, sorted_once_same_bytes)
+/* One query for many pairs (tsk_ani_work_query, then tsk_ani_pair_query) gives the bytes of a fresh
+ * tsk_ani_pair for each, with references denser, sparser and as dense as the query (the cut and
+ * the shift in the lookup), in any order, and nothing of one pair left in the next (the hits'
+ * stamps). */
+Test(genome_ani, one_query_many_pairs_same_bytes)
 {
     uint64_t rng = 10;
-    synth q = synth_random(&rng, 500);
+    synth q = synth_random(&rng, 500), other = synth_random(&rng, 300);
     double ident[500];
     for (int s = 0; s < 500; s++) ident[s] = s % 8 == 0 ? -1 : 0.9 + 0.02 * (s % 4);
     synth r = synth_relative(&rng, &q, ident);
-    const int rates[3][2] = {{7, 7}, {6, 8}, {8, 6}};
-    tsk_ani_work *w = tsk_ani_work_new();
-    for (int t = 0; t < 3; t++) {
-        tsk_ani_genome gq = stored(&q, rates[t][0]), gr = stored(&r, rates[t][1]);
-        uint64_t *kq = malloc((size_t)(gq.n_anchors + 1) * sizeof *kq);
-        uint64_t *kr = malloc((size_t)(gr.n_anchors + 1) * sizeof *kr);
-        cr_assert_eq(tsk_ani_sort_anchors(w, &gq, kq), 0);
-        cr_assert_eq(tsk_ani_sort_anchors(w, &gr, kr), 0);
-        for (int64_t i = 1; i < gq.n_anchors; i++) cr_assert(kq[i - 1] >> 32 <= kq[i] >> 32);
+    tsk_ani_genome gq = stored(&q, 7);
+    tsk_ani_genome refs[5] = {stored(&r, 6), stored(&r, 8), stored(&r, 7), stored(&other, 7), stored(&q, 6)};
+    tsk_ani_work *w = tsk_ani_work_new(), *fresh = tsk_ani_work_new();
+    cr_assert_eq(tsk_ani_work_query(w, &gq), 0);
+    cr_assert_eq(tsk_ani_work_current_query(w), &gq);
+    const int order[8] = {0, 1, 2, 3, 4, 2, 0, 1};
+    for (int t = 0; t < 8; t++) {
         tsk_ani_result a, b;
-        cr_assert_eq(tsk_ani_pair(w, &gq, &gr, K, &a), 0);
-        cr_assert_eq(tsk_ani_pair_sorted(w, &gq, kq, &gr, kr, K, &b), 0);
-        cr_expect(a.ani > 0.9);
-        cr_expect(memcmp(&a, &b, sizeof a) == 0, "rates %d %d: %.17g vs %.17g", rates[t][0], rates[t][1], a.ani, b.ani);
-        free(kq);
-        free(kr);
-        stored_free(&gq);
-        stored_free(&gr);
+        cr_assert_eq(tsk_ani_pair_query(w, &refs[order[t]], K, &a), 0);
+        tsk_ani_work_free(fresh);
+        fresh = tsk_ani_work_new();
+        cr_assert_eq(tsk_ani_pair(fresh, &gq, &refs[order[t]], K, &b), 0);
+        cr_expect(order[t] == 3 ? a.ani == 0 : a.ani > 0.9, "reference %d: ANI %.6f", order[t], a.ani);
+        cr_expect(memcmp(&a, &b, sizeof a) == 0, "reference %d: %.17g vs %.17g", order[t], a.ani, b.ani);
     }
     tsk_ani_work_free(w);
+    tsk_ani_work_free(fresh);
+    stored_free(&gq);
+    for (int t = 0; t < 5; t++) stored_free(&refs[t]);
     synth_free(&q);
     synth_free(&r);
+    synth_free(&other);
 }
