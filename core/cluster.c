@@ -9,26 +9,43 @@
 
 typedef struct {
     double score;
-    int64_t length, index;
+    int64_t n50, n_contigs, length, index;
 } rank_key;
 
 static int better_first(const void *pa, const void *pb)
 {
     const rank_key *a = pa, *b = pb;
     if (a->score != b->score) return a->score > b->score ? -1 : 1;
+    if (a->n50 != b->n50) return a->n50 > b->n50 ? -1 : 1;
+    if (a->n_contigs != b->n_contigs) return a->n_contigs < b->n_contigs ? -1 : 1;
     if (a->length != b->length) return a->length > b->length ? -1 : 1;
     return (a->index > b->index) - (a->index < b->index);
 }
 
-int tsk_cluster_rank(int64_t n, const double *score, const int64_t *length, int64_t *order)
+/* Absent arrays make their key equal for all items, so that the next one decides. */
+static int rank_by(int64_t n, const double *score, const int64_t *n50, const int64_t *n_contigs,
+                   const int64_t *length, int64_t *order)
 {
     rank_key *k = malloc((size_t)(n > 0 ? n : 1) * sizeof *k);
     if (!k) return -1;
-    for (int64_t i = 0; i < n; i++) k[i] = (rank_key){score ? score[i] : 0, length ? length[i] : 0, i};
+    for (int64_t i = 0; i < n; i++)
+        k[i] = (rank_key){score ? score[i] : 0, n50 ? n50[i] : 0, n_contigs ? n_contigs[i] : 0,
+                          length ? length[i] : 0, i};
     qsort(k, (size_t)n, sizeof *k, better_first);
     for (int64_t i = 0; i < n; i++) order[i] = k[i].index;
     free(k);
     return 0;
+}
+
+int tsk_cluster_rank(int64_t n, const double *score, const int64_t *length, int64_t *order)
+{
+    return rank_by(n, score, NULL, NULL, length, order);
+}
+
+int tsk_cluster_rank_assembly(int64_t n, const int64_t *n50, const int64_t *n_contigs, const int64_t *length,
+                              int64_t *order)
+{
+    return rank_by(n, NULL, n50, n_contigs, length, order);
 }
 
 /* ---- the result ---- */

@@ -39,6 +39,14 @@ typedef struct {
  * finite. Returns 0, or -1 when memory runs out. */
 int tsk_cluster_rank(int64_t n, const double *score, const int64_t *length, int64_t *order);
 
+/* order[0..n) as tsk_cluster_rank gives it for genomes without a quality score, by their assembly
+ * (docs/cluster.md, "Ranking"): N50 descending (dRep's default score without CheckM, 0.5 x
+ * log10 N50, orders genomes the same way), then fewer contigs, then length descending, then input
+ * index ascending. A genome a record (N50 = its length, one contig) ranks as by length alone.
+ * Returns 0, or -1 when memory runs out. */
+int tsk_cluster_rank_assembly(int64_t n, const int64_t *n50, const int64_t *n_contigs, const int64_t *length,
+                              int64_t *order);
+
 /* A clustering, by rank: rep[r] is the rank of item r's representative (rep[r] == r for a
  * representative) and dist[r] its distance to it (0 for a representative; single linkage leaves
  * members' distances to the caller, NAN until then). */

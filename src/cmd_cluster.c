@@ -113,7 +113,8 @@ static void usage(FILE *f)
                "                           components)\n"
                "      --quality FILE       rank by CheckM2, CheckM1 or dRep quality tables, or NAME<TAB>SCORE lines\n"
                "                           (Completeness - 5 x Contamination), highest first; then longer\n"
-               "                           first, then input order (without FILE: longer first)\n"
+               "                           first, then input order. Without FILE, as dRep's default score:\n"
+               "                           higher N50 first, then fewer contigs, then longer, then input order\n"
                "      --min-af F           genome sketches: link only pairs whose aligned fraction (of the genome\n"
                "                           with fewer segments) is >= F (0..1; GTDB: 0.5); a pair with a genome\n"
                "                           under 3 kb has no estimate and is not linked\n"
@@ -504,7 +505,12 @@ static int rank_items(const cluster_cmd *c, const cluster_items *it, int64_t n_r
     int rc = tier && tiered ? TSK_EXIT_OK : TSK_EXIT_RUNTIME;
     if (rc == TSK_EXIT_OK && (c->quality || c->rules.min_length))
         rc = tsk_cluster_quality(&c->rules, it->n, it->names, it->length, score, tier);
-    if (rc == TSK_EXIT_OK && tsk_cluster_rank(it->n, c->quality ? score : NULL, it->length, order)) rc = TSK_EXIT_RUNTIME;
+    /* without a quality file, genomes rank by their assembly (N50, contigs) as dRep's default
+     * score does; vector sketches, which have none, by length */
+    if (rc == TSK_EXIT_OK && (c->quality || !it->genomes ? tsk_cluster_rank(it->n, c->quality ? score : NULL, it->length, order)
+                                                         : tsk_cluster_rank_assembly(it->n, it->g.n50, it->g.n_contigs,
+                                                                                     it->length, order)))
+        rc = TSK_EXIT_RUNTIME;
     int64_t m = 0;
     for (int64_t r = 0; rc == TSK_EXIT_OK && r < it->n; r++)
         if (order[r] < n_reference) tiered[m++] = order[r], tier[order[r]] = TSK_TIER_SCORED;

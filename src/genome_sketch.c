@@ -225,11 +225,19 @@ static void select_keys(const tsk_params *p, genome_out *g)
 
 /* A genome more than half of whose letters were dropped as not A, C, G or T: protein, or another
  * alphabet, given to --genome, whose sketch would quietly hold what little is left. Warned for
- * the first such genome of each input (source), naming the input. */
+ * the first such genome of each input (source), naming the input. One with no A, C, G or T at all
+ * is a gap (all N) or an empty assembly rather than protein, whose letters include A, C, G and T
+ * (alanine, cysteine, glycine, threonine): it is warned about as that. */
 static int mostly_not_dna(int64_t raw_len, int64_t clean_len) { return raw_len > 0 && raw_len - clean_len > clean_len; }
 
 static void warn_not_dna(const char *source, const char *genome, int64_t raw_len, int64_t clean_len)
 {
+    if (clean_len == 0) {
+        tsk_warn("%s: '%s' holds no A, C, G or T (its %lld letters, N or others, were all dropped): nothing of it is "
+                 "sketched",
+                 source, genome, (long long)raw_len);
+        return;
+    }
     tsk_warn("%s: %lld of the %lld letters of '%s' are not A, C, G or T and were dropped: does it hold protein or "
              "another alphabet? Genome sketches are of DNA",
              source, (long long)(raw_len - clean_len), (long long)raw_len, genome);

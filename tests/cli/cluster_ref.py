@@ -5,6 +5,7 @@ contract alone, for tests/cli/test_cluster.sh. Standard library only.
     cluster_ref.py --info INFO.json --links LINKS.tsv [--pairs PAIRS.tsv] [--method greedy|single]
                    [--reassign]
                    [--quality FILE] [--header] [--representatives FILE] [--min-af F]
+                   [--assembly FILE]
 
 INFO.json: `tsketch info --json --records` of one .tsk holding every item in input order (names,
 cleaned lengths). LINKS.tsv: `tsketch dist -d D --header` of that .tsk (reference, query, distance
@@ -12,7 +13,9 @@ cleaned lengths). LINKS.tsv: `tsketch dist -d D --header` of that .tsk (referenc
 af column (the ANI estimator's aligned fraction, 4 decimals; NA: none) decides. PAIRS.tsv: `tsketch dist --header` of all pairs, for the
 distance of a single-linkage member that is not linked to its representative. Distances are kept
 as the strings dist printed and compared as floats (Python's float of '%.9g' of a float32 is that
-float32 exactly). Prints the expected table on stdout and the summary line on stderr.
+float32 exactly). ASSEMBLY: `name TAB contigs TAB N50` lines, counted from the genomes' FASTA files,
+for the ranking without --quality (N50 descending, then fewer contigs, then longer, then input
+order); a genome it does not name is one contig (N50 = its length). Prints the expected table on stdout and the summary line on stderr.
 
 Everything is the most obvious O(N^2) code: a list of visited representatives for greedy, a
 breadth-first search for the components of single linkage.
@@ -99,10 +102,24 @@ def read_quality(path, names):
     return [scores[n] for n in names]
 
 
-def ranking(names, lengths, scores):
-    """rank[i]: 0 for the best item. Highest score, then longest, then earliest in the input."""
+def read_assembly(path, names):
+    """[(contigs, N50)] of each item: from the file's lines, or (1, None: its length)."""
+    got = {}
+    if path:
+        with open(path) as f:
+            for line in f:
+                name, contigs, n50 = line.split()
+                got[name] = (int(contigs), int(n50))
+    return [got.get(n, (1, None)) for n in names]
+
+
+def ranking(names, lengths, scores, assembly):
+    """rank[i]: 0 for the best item. Highest score, then longest, then earliest in the input;
+    without scores, highest N50, then fewest contigs, then longest, then earliest."""
     if scores is None:
-        key = lambda i: (-lengths[i], i)
+        def key(i):
+            contigs, n50 = assembly[i]
+            return (-(lengths[i] if n50 is None else n50), contigs, -lengths[i], i)
     else:
         key = lambda i: (-scores[i], -lengths[i], i)
     order = sorted(range(len(names)), key=key)
@@ -166,6 +183,7 @@ def main():
     ap.add_argument("--header", action="store_true")
     ap.add_argument("--representatives")
     ap.add_argument("--min-af", type=float)
+    ap.add_argument("--assembly")
     a = ap.parse_args()
 
     names, lengths = read_items(a.info)
@@ -174,7 +192,7 @@ def main():
     links = read_pairs(a.links, index, a.min_af)
     all_pairs = read_pairs(a.pairs, index) if a.pairs else {}
     scores = read_quality(a.quality, names) if a.quality else None
-    order, rank = ranking(names, lengths, scores)
+    order, rank = ranking(names, lengths, scores, read_assembly(a.assembly, names))
 
     def dist_of(i, j):
         s = links.get((min(i, j), max(i, j)))

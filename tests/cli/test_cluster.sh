@@ -44,7 +44,9 @@ ref() {
     local c=$1 links=$WORK/$1.links pairs=$WORK/$1.pairs
     shift
     case " $* " in *" --min-af "*) links=$WORK/$c.links_ani pairs=$WORK/$c.pairs_ani ;; esac
-    "$PY" "$REF" --info "$WORK/$c.json" --links "$links" --pairs "$pairs" "$@"
+    local asm=()
+    [ -f "$WORK/$c.assembly" ] && asm=(--assembly "$WORK/$c.assembly")
+    "$PY" "$REF" --info "$WORK/$c.json" --links "$links" --pairs "$pairs" "${asm[@]}" "$@"
 }
 
 # check CASE DESC OPTS... -- ARGS...: `tsketch cluster OPTS ARGS` exits 0, prints the reference's
@@ -233,6 +235,20 @@ if [ -x "$GEN" ]; then
     # more than TSKETCH_CLUSTER_MEMORY=4096 holds: sorted runs on disk, merged
     "$GEN" -n 80 -f 4 -L 40000-80000 -d 0.02 -c 3 -s 7 -p 2 "$WORK/sp4"
     "$T" sketch -q --genome --per-file -l "$WORK/sp4/list.tsv" -o "$WORK/sp4.tsk"
+    # each genome's contigs and N50, counted here from its FASTA (the reference ranks by them)
+    "$PY" - "$WORK/sp4/list.tsv" >"$WORK/sp4.assembly" <<'PYEOF'
+import gzip, sys
+for line in open(sys.argv[1]):
+    name, path = line.split()
+    lens = []
+    for row in gzip.open(path, "rt"):
+        if row.startswith(">"): lens.append(0)
+        else: lens[-1] += sum(row.upper().count(b) for b in "ACGT")
+    lens.sort(reverse=True)
+    total, run = sum(lens), 0
+    n50 = next(l for l in lens if 2 * (run := run + l) >= total)
+    print(f"{name}\t{len(lens)}\t{n50}")
+PYEOF
     prepare sp4 0.05 "$WORK/sp4.tsk"
     check sp4 "species, 4 families: greedy" -- "$WORK/sp4.tsk"
     families_recovered 4 "species, 4 families: greedy recovers them exactly"

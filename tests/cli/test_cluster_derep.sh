@@ -10,7 +10,8 @@
 #   - a cluster's best-ranked genome represents it (greedy's reassignment only with --reassign);
 #   - --reference FILE: earlier representatives kept as representatives, ranked first;
 #   - notes: <(zcat x.gz) refused as a genome name, genomes without fingerprints counted;
-#   - --genome-dir DIR [-x EXT]: a directory's genome files as inputs.
+#   - --genome-dir DIR [-x EXT]: a directory's genome files as inputs;
+#   - without --quality, genomes rank by N50, then fewer contigs (dRep's default), not by length.
 # Usage: TSKETCH=... TESTDATA=... bash test_cluster_derep.sh
 source "$(dirname "$0")/harness.sh"
 T=$(cd "$(dirname "$TSKETCH")" && pwd)/$(basename "$TSKETCH") # absolute: the checks run in $WORK
@@ -147,6 +148,34 @@ run --reference bins/r4.fa --reference bins/MT-human.fa "${NEW[@]}" -o got.ref2
 expect_same want.ref got.ref2 "--reference with FASTA files, repeated: the same"
 expect_exit 2 "--reference applies to --method greedy" "--reference with single linkage: refused" -- \
     run --method single --reference reps.tsk "${NEW[@]}"
+
+# ---- ranking without --quality: N50, then fewer contigs, then length (dRep's default) ----
+# cut_fa FASTA W PREFIX: FASTA's bases as contigs of W bases (the last shorter)
+cut_fa() { grep -v '>' "$1" | tr -d '\n' | fold -w "$2" | awk -v p="$3" '{ print ">" p "_" NR; print }'; }
+mkdir asm
+# a draft of 769 contigs (r1 in 40-base pieces, phiX in 200-base ones), longer than two complete
+# assemblies of its species (r2, r3: one contig each): "longer first" made it the representative
+{ cut_fa bins/r1.fa 40 c; cut_fa "$G/NC_001422_phiX174.fa" 200 x; } >asm/draft.fa
+# two drafts of N50 400: the one of fewer contigs (75) ranks above the longer one of 89
+cut_fa bins/r1.fa 400 c >asm/fewer.fa
+{ cut_fa bins/r4.fa 400 c; cut_fa "$G/NC_001422_phiX174.fa" 400 x; } >asm/more.fa
+cat bins/r3.fa bins/r2.fa >asm/records.fa # r3 (29,674 bases) before the longer r2 (29,699)
+printf 'draft\t50\nr2\t50\nr3\t50\n' >asm/tied.q
+"$T" sketch -q --genome --per-file asm/draft.fa bins/r3.fa bins/r2.fa -o asm/drafts.tsk
+# the representative each input set gets (the first line's), and why
+while IFS='|' read -r want args desc; do
+    # shellcheck disable=SC2086 # args: words without blanks
+    "$T" cluster -q $args >asm/got 2>asm/err
+    got=$(head -1 asm/got | cut -f3)
+    [ "$got" = "$want" ] && [ "$(cut -f3 asm/got | sort -u)" = "$want" ] && ok "$desc" ||
+        not_ok "$desc" "representative '$got', want '$want' (one cluster)" "$(head -c 300 asm/err)"
+done <<'CASES'
+r2|asm/draft.fa bins/r3.fa bins/r2.fa|a 769-contig draft, longer than the complete assemblies of its species, is no representative: r2 (the higher N50, then longer than r3)
+r2|asm/drafts.tsk|... from a genome .tsk too (N50 and contigs kept in the file)
+fewer|asm/more.fa asm/fewer.fa|equal N50 (400): fewer contigs (75) rank above a longer draft of 89
+OP302815.1|--per-record asm/records.fa|genomes a record: longer first, as before (N50 = length, one contig)
+draft|--quality asm/tied.q asm/draft.fa bins/r3.fa bins/r2.fa|--quality: ties in score go to the longer genome, as before (not to N50)
+CASES
 
 # ---- notes: a pipe's path as a genome name, genomes without fingerprints ----
 expect_exit 2 "/dev/fd/[0-9]+: a pipe's path .* names no genome .*-I NAME" "cluster <(cat x.fa): refused, not a genome named '63'" -- \

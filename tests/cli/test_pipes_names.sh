@@ -189,5 +189,24 @@ n=$(grep -c "not A, C, G or T" "$WORK/err")
 [ "$n" = 2 ] && ok "13: --per-file: one warning per protein file, none for DNA" || not_ok "13: --per-file: one warning per protein file" "$n warnings"
 "$T" sketch --genome S.fa S_m1.fa -o p.tsk 2>dna.err && [ -e p.tsk ] && ! grep -q "not A, C, G or T" dna.err &&
     ok "13: DNA alone: no warning" || not_ok "13: DNA alone: no warning" "$(cat dna.err)"
+# a genome of no A, C, G or T at all (a gap, all N) is no protein: warned about as what it is
+cp "$TESTDATA/golden/protein.fa" protein.fa
+printf '>gap\n%s\n' "$(printf 'N%.0s' $(seq 300))" >allN.fa
+printf '>odd\n%s\n' "$(printf 'XN-*%.0s' $(seq 50))" >noacgt.fa
+# FILE|sketch options|the warning it must give (ERE)|a warning it must not give (ERE)
+while IFS='|' read -r file opts want unwanted; do
+    desc="13: $file ($opts): /$want/"
+    # shellcheck disable=SC2086 # opts: words without blanks
+    "$T" sketch $opts "$file" S.fa -o p.tsk 2>case.err
+    if ! grep -Eq -- "$want" case.err; then not_ok "$desc" "$(head -c 300 case.err)"
+    elif grep -Eq -- "$unwanted" case.err; then not_ok "$desc: and not /$unwanted/" "$(head -c 300 case.err)"
+    else ok "$desc, not /$unwanted/"; fi
+done <<'CASES'
+allN.fa|--genome --per-file|allN\.fa: 'allN' holds no A, C, G or T \(its 300 letters|protein
+allN.fa|--genome|allN\.fa: 'gap' holds no A, C, G or T|protein
+noacgt.fa|--genome --per-file|noacgt\.fa: 'noacgt' holds no A, C, G or T \(its 200 letters|protein
+protein.fa|--genome --per-file|protein\.fa: [0-9]+ of the [0-9]+ letters of 'protein' are not A, C, G or T .*protein|holds no A, C, G or T
+protein.fa|--genome|protein\.fa: [0-9]+ of the [0-9]+ letters of 'p1' are not A, C, G or T .*protein|holds no A, C, G or T
+CASES
 
 finish

@@ -242,6 +242,18 @@ Test(cluster, rank_by_score_length_index)
     for (int i = 0; i < 5; i++) cr_assert_eq(order[i], by_length[i]);
 }
 
+Test(cluster, rank_by_n50_contigs_length_index)
+{
+    /* without scores: N50 first, then fewer contigs, then longer, then the earlier input */
+    const int64_t n50[6] = {400, 9000, 400, 400, 9000, 400};
+    const int64_t contigs[6] = {80, 1, 75, 75, 1, 75};
+    const int64_t length[6] = {35000, 9000, 30000, 30000, 9000, 31000};
+    int64_t order[6];
+    cr_assert_eq(tsk_cluster_rank_assembly(6, n50, contigs, length, order), 0);
+    const int64_t want[6] = {1, 4, 5, 2, 3, 0};
+    for (int i = 0; i < 6; i++) cr_assert_eq(order[i], want[i], "rank %d", i);
+}
+
 Test(cluster, greedy_refuses_unsorted_links)
 {
     tsk_clustering c;
