@@ -1,10 +1,11 @@
 /* genome_ani.c: ANI over the aligned part and the aligned fraction of two genomes from their segment
  * anchors (genome_ani.h; docs/algorithm.md, "ANI and aligned fraction").
  *
- * A pair: both genomes' anchors, tagged with their segment and sorted by value (LSD radix; once a
- * genome with tsk_ani_sort_anchors), are cut to the sparser rate inside one merge, which counts
- * every segment's hits in both directions; per direction the segments become cells (n, a) with
- * multiplicities, and the mixture of identities over them is fitted by EM, accelerated by SQUAREM.
+ * A pair: the query's anchors, tagged with their segment, are sorted by value (LSD radix) once for
+ * all its pairs, with an index of their top bits; every anchor of the reference looks its value up
+ * there (both cut to the sparser rate), which counts every segment's hits in both directions; per
+ * direction the segments become cells (n, a) with multiplicities, and the mixture of identities
+ * over them is fitted by a few EM steps from the segments' likeliest identities.
  * Every sum runs in one fixed order and nothing depends on the order of the anchors within a
  * segment (the counts are integers), so a pair gives the same bytes on any thread, whichever
  * engine found it. */
@@ -18,8 +19,9 @@
 #define RADIX (1 << RADIX_BITS)
 #define MAX_GRID_DIV 400                  /* the finest grid tsk_ani_work_set_em takes: step 0.0025 */
 #define MAX_GRID (MAX_GRID_DIV + 2)       /* the atom and at most every step of the grid */
-#define QUERY_BUCKET_BITS 14
-#define QUERY_BUCKETS (1 << QUERY_BUCKET_BITS)
+#define QUERY_MIN_BUCKET_BITS 10
+#define QUERY_MAX_BUCKET_BITS 20
+#define LOOKUP_WIDTH 4                    /* a bucket's anchors an exact lookup compares without a branch */
 #define LOOKUP_BLOCK 64
 #define POWER_TABLE_N 256                  /* cells with n below this take their row from power tables */
 /* A row's entries below this share of its largest are 0, so each row is read over a band of the
@@ -28,13 +30,16 @@
 
 struct tsk_ani_work {
     /* the query (tsk_ani_work_query): its anchors as (stored value << 32 | segment), sorted by
-     * value, and where each bucket of values (their top QUERY_BUCKET_BITS bits) starts in them */
+     * value, and where each bucket of values (their top bucket_bits bits) starts in them: about one
+     * anchor a bucket */
     const tsk_ani_genome *query;
     uint64_t *keys_q, *tmp;
     int64_t cap_keys_q, cap_tmp;
     uint32_t *value_q;                   /* the sorted anchors' values alone: the lookups' working set */
     int64_t cap_value_q;
-    uint32_t *bucket;                    /* QUERY_BUCKETS + 1 starts */
+    uint32_t *bucket;                    /* 2^bucket_bits + 1 starts */
+    int64_t cap_bucket;
+    int bucket_bits;
     uint8_t *stamp;                      /* per sorted query anchor: the pair that last hit it */
     int64_t cap_stamp;
     uint8_t pair_id;                     /* the pair's stamp, 1..255 */
@@ -51,16 +56,15 @@ struct tsk_ani_work {
     double *lik;                         /* cells x grid, each row scaled to max 1 */
     int64_t cap_lik;
     uint16_t *band_lo, *band_hi;         /* per cell: its row's entries above TSK_ANI_ROW_FLOOR */
-    double *denom, *denom_next;          /* per cell: the EM step's denominators */
+    double *denom;                       /* per cell: the EM step's denominators */
     double pw_p[POWER_TABLE_N * MAX_GRID], pw_q[POWER_TABLE_N * MAX_GRID];
     int pw_k, pw_div;                    /* the k and grid of the powers' rows 0 .. pw_rows - 1 */
     uint32_t pw_rows;
     double grid[MAX_GRID], p[MAX_GRID];
-    double x0[MAX_GRID], x1[MAX_GRID], x2[MAX_GRID], xe[MAX_GRID], acc[MAX_GRID];
-    int plain_steps;                     /* > 0: that many plain EM steps, no acceleration */
+    double x0[MAX_GRID], x1[MAX_GRID], acc[MAX_GRID];
+    int em_steps;                        /* EM steps from the start */
+    double start_uniform;                /* the start's share spread evenly over the grid */
     int grid_div;                        /* grid step 1 / grid_div */
-    double tol;                          /* SQUAREM stops on a gain below tol a segment */
-    int last_em_steps;
     int value_bits;                      /* bits of the values the pair compares */
 };
 
@@ -69,7 +73,8 @@ tsk_ani_work *tsk_ani_work_new(void)
     tsk_ani_work *w = calloc(1, sizeof *w);
     if (w) {
         w->grid_div = TSK_ANI_GRID_DIV;
-        w->tol = TSK_ANI_EM_TOL;
+        w->em_steps = TSK_ANI_EM_STEPS;
+        w->start_uniform = TSK_ANI_START_UNIFORM;
     }
     return w;
 }
@@ -80,22 +85,20 @@ void tsk_ani_work_free(tsk_ani_work *w)
     free(w->keys_q); free(w->tmp); free(w->value_q); free(w->bucket); free(w->stamp); free(w->hit_r);
     free(w->n_q); free(w->a_q); free(w->n_r); free(w->a_r);
     free(w->cell_n); free(w->cell_a); free(w->cell_m);
-    free(w->lik); free(w->band_lo); free(w->band_hi); free(w->denom); free(w->denom_next);
+    free(w->lik); free(w->band_lo); free(w->band_hi); free(w->denom);
     free(w);
 }
 
-int tsk_ani_work_set_em(tsk_ani_work *w, int plain_steps, int grid_div, double tol)
+int tsk_ani_work_set_em(tsk_ani_work *w, int em_steps, int grid_div, double start_uniform)
 {
-    if (plain_steps < 0 || !(tol > 0) || grid_div < 10 || grid_div > MAX_GRID_DIV || MAX_GRID_DIV % grid_div ||
-        7 * grid_div % 10)
+    if (em_steps < 0 || em_steps > 100000 || !(start_uniform > 0 && start_uniform <= 1) || grid_div < 10 ||
+        grid_div > MAX_GRID_DIV || MAX_GRID_DIV % grid_div || 7 * grid_div % 10)
         return -1;
-    w->plain_steps = plain_steps;
+    w->em_steps = em_steps;
     w->grid_div = grid_div;
-    w->tol = tol;
+    w->start_uniform = start_uniform;
     return 0;
 }
-
-int tsk_ani_work_em_steps(const tsk_ani_work *w) { return w->last_em_steps; }
 
 static int grow(void **p, int64_t *cap, int64_t n, size_t size)
 {
@@ -225,75 +228,25 @@ static void em_step(tsk_ani_work *w, int64_t c, int g, double n_seg, const doubl
     for (int j = 0; j < g; j++) out[j] = x[j] * acc[j] / n_seg;
 }
 
-/* The log-likelihood of the weights whose denominators are d (up to the constant of the rows' scales
- * and the binomial coefficients). */
-static double loglik(const tsk_ani_work *w, int64_t c, const double *d)
+/* The mixture's weights over the grid (into w->x0): from the segments' own likeliest identities
+ * (each cell's row peaks at its 1), a share start_uniform spread evenly over the grid, then
+ * w->em_steps plain EM steps. Stopped early on purpose: the likelihood is flat along some
+ * directions of the weights, and run to convergence the EM moves weight to where the 3 kb
+ * segments' ~45 anchors cannot place it (bench/ani/FINDINGS.md, "Stopping early"). */
+static void fit_weights(tsk_ani_work *w, int64_t c, int g, double n_seg)
 {
-    double l = 0;
-    for (int64_t i = 0; i < c; i++) l += w->cell_m[i] * log(d[i]);
-    return l;
-}
-
-/* The NPMLE of the weights over the grid (into w->x0): plain EM steps, or SQUAREM (the S3 step
- * length, shortened toward a plain double step while it leaves the simplex; rejected when its
- * stabilizing step does not beat the plain one) until a cycle gains less than TSK_ANI_EM_TOL in
- * log-likelihood per segment. */
-static void npmle(tsk_ani_work *w, int64_t c, int g, double n_seg)
-{
-    double *x0 = w->x0, *x1 = w->x1, *x2 = w->x2, *xe = w->xe;
-    for (int j = 0; j < g; j++) x0[j] = 1.0 / g;
-    if (w->plain_steps > 0) {
-        for (int s = 0; s < w->plain_steps; s++) {
-            em_step(w, c, g, n_seg, x0, x1, w->denom);
-            memcpy(x0, x1, (size_t)g * sizeof *x0);
-        }
-        w->last_em_steps = w->plain_steps;
-        return;
+    double *x0 = w->x0, *x1 = w->x1;
+    for (int j = 0; j < g; j++) x0[j] = w->start_uniform / g;
+    for (int64_t i = 0; i < c; i++) {
+        const double *l = w->lik + i * g;
+        int peak = w->band_lo[i];
+        for (int j = w->band_lo[i]; j < w->band_hi[i]; j++) peak = l[j] > l[peak] ? j : peak;
+        x0[peak] += (1 - w->start_uniform) * w->cell_m[i] / n_seg;
     }
-    double prev = -INFINITY;
-    int steps = 0;
-    for (int cycle = 0; cycle < TSK_ANI_EM_MAX_CYCLES; cycle++) {
+    for (int s = 0; s < w->em_steps; s++) {
         em_step(w, c, g, n_seg, x0, x1, w->denom);
-        const double l0 = loglik(w, c, w->denom);
-        em_step(w, c, g, n_seg, x1, x2, w->denom_next); /* its loglik only when an extrapolation needs it */
-        steps += 2;
-        if (l0 - prev < w->tol * n_seg) {
-            memcpy(x0, x1, (size_t)g * sizeof *x0);
-            break;
-        }
-        prev = l0;
-        double rr = 0, vv = 0;
-        for (int j = 0; j < g; j++) {
-            const double r = x1[j] - x0[j], v = x2[j] - 2 * x1[j] + x0[j];
-            rr += r * r;
-            vv += v * v;
-        }
-        double alpha = vv > 0 ? -sqrt(rr / vv) : -1;
-        if (alpha > -1) alpha = -1;
-        int inside = 0;
-        for (int halve = 0; halve < 30 && !inside; halve++) {
-            inside = 1;
-            double sum = 0;
-            for (int j = 0; j < g; j++) {
-                const double r = x1[j] - x0[j], v = x2[j] - 2 * x1[j] + x0[j];
-                xe[j] = x0[j] - 2 * alpha * r + alpha * alpha * v;
-                if (!(xe[j] > 0)) inside = 0;
-                sum += xe[j];
-            }
-            if (inside)
-                for (int j = 0; j < g; j++) xe[j] /= sum;
-            else
-                alpha = (alpha - 1) / 2;
-        }
-        if (inside && alpha < -1) {
-            /* the stabilizing EM step from the extrapolation: kept when it is no worse than x2 */
-            em_step(w, c, g, n_seg, xe, x0, w->denom);
-            steps++;
-            if (loglik(w, c, w->denom) >= loglik(w, c, w->denom_next)) continue;
-        }
-        memcpy(x0, x2, (size_t)g * sizeof *x0);
+        memcpy(x0, x1, (size_t)g * sizeof *x0);
     }
-    w->last_em_steps = steps;
 }
 
 /* Room for c cells in every per-cell array. */
@@ -311,8 +264,6 @@ static int grow_cells(tsk_ani_work *w, int64_t c)
     w->cell_m = d;
     if (!(d = realloc(w->denom, (size_t)cap * sizeof *d))) return -1;
     w->denom = d;
-    if (!(d = realloc(w->denom_next, (size_t)cap * sizeof *d))) return -1;
-    w->denom_next = d;
     uint16_t *b = realloc(w->band_lo, (size_t)cap * sizeof *b);
     if (!b) return -1;
     w->band_lo = b;
@@ -343,11 +294,10 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
             codes[m++] = (uint64_t)n[s] << 48 | (uint64_t)a[s] << 32;
             all_hit &= a[s] == n[s];
         }
-    if (all_hit) { /* every cell is likeliest at identity 1 (p = 1): the NPMLE puts all there */
+    if (all_hit) { /* every cell is likeliest at identity 1 (p = 1): the mixture's limit puts all there */
         *ani = 1;
         *af = (double)used / (double)n_seg;
         if (*af < TSK_ANI_MIN_AF) *ani = *af = 0;
-        w->last_em_steps = 0;
         return 0;
     }
     codes = sort_by_high(w, codes, spare, used);
@@ -445,7 +395,7 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         w->band_hi[i] = (uint16_t)hi;
     }
 
-    npmle(w, c, g, (double)used);
+    fit_weights(w, c, g, (double)used);
 
     double hi = 0, mean = 0;
     for (int j = 1; j < g; j++)
@@ -474,23 +424,29 @@ int tsk_ani_work_query(tsk_ani_work *w, const tsk_ani_genome *q)
 {
     w->query = NULL;
     if (q->n_anchors >= (INT64_C(1) << 32)) return -1;
+    int bits = QUERY_MIN_BUCKET_BITS;
+    while (bits < QUERY_MAX_BUCKET_BITS && (INT64_C(1) << bits) < q->n_anchors) bits++;
+    const int64_t buckets = INT64_C(1) << bits;
+    /* the exact lookups read and stamp up to LOOKUP_WIDTH entries from a bucket's start */
     if (grow((void **)&w->keys_q, &w->cap_keys_q, q->n_anchors, sizeof *w->keys_q) ||
         grow((void **)&w->tmp, &w->cap_tmp, q->n_anchors, sizeof *w->tmp) ||
-        grow((void **)&w->stamp, &w->cap_stamp, q->n_anchors, sizeof *w->stamp) ||
-        grow((void **)&w->value_q, &w->cap_value_q, q->n_anchors, sizeof *w->value_q))
+        grow((void **)&w->stamp, &w->cap_stamp, q->n_anchors + LOOKUP_WIDTH, sizeof *w->stamp) ||
+        grow((void **)&w->value_q, &w->cap_value_q, q->n_anchors + LOOKUP_WIDTH, sizeof *w->value_q) ||
+        grow((void **)&w->bucket, &w->cap_bucket, buckets + 1, sizeof *w->bucket))
         return -1;
-    if (!w->bucket && !(w->bucket = malloc((QUERY_BUCKETS + 1) * sizeof *w->bucket))) return -1;
+    w->bucket_bits = bits;
     keys_of(q, w->keys_q);
     const uint64_t *sorted = sort_by_high(w, w->keys_q, w->tmp, q->n_anchors);
     if (sorted != w->keys_q) memcpy(w->keys_q, sorted, (size_t)q->n_anchors * sizeof *w->keys_q);
     for (int64_t i = 0; i < q->n_anchors; i++) w->value_q[i] = (uint32_t)(w->keys_q[i] >> 32);
+    for (int t = 0; t < LOOKUP_WIDTH; t++) w->value_q[q->n_anchors + t] = 0;
     int64_t at = 0;
-    for (uint32_t b = 0; b < QUERY_BUCKETS; b++) {
+    for (int64_t b = 0; b < buckets; b++) {
         w->bucket[b] = (uint32_t)at;
-        while (at < q->n_anchors && w->keys_q[at] >> (64 - QUERY_BUCKET_BITS) == b) at++;
+        while (at < q->n_anchors && (int64_t)(w->keys_q[at] >> (64 - bits)) == b) at++;
     }
-    w->bucket[QUERY_BUCKETS] = (uint32_t)at;
-    memset(w->stamp, 0, (size_t)q->n_anchors * sizeof *w->stamp);
+    w->bucket[buckets] = (uint32_t)at;
+    memset(w->stamp, 0, (size_t)(q->n_anchors + LOOKUP_WIDTH) * sizeof *w->stamp);
     w->pair_id = 0;
     w->query = q;
     return 0;
@@ -502,7 +458,7 @@ const tsk_ani_genome *tsk_ani_work_current_query(const tsk_ani_work *w) { return
  * that does with the pair's id. */
 static int query_holds(tsk_ani_work *w, uint64_t from, uint64_t to)
 {
-    const int shift = 32 - QUERY_BUCKET_BITS;
+    const int shift = 32 - w->bucket_bits;
     int found = 0;
     for (uint64_t b = from >> shift; b <= to >> shift; b++)
         for (uint32_t i = w->bucket[b]; i < w->bucket[b + 1]; i++) {
@@ -513,6 +469,25 @@ static int query_holds(tsk_ani_work *w, uint64_t from, uint64_t to)
                 found = 1;
             }
         }
+    return found;
+}
+
+/* kept ? query_holds(w, v, v) : 0, the first LOOKUP_WIDTH anchors of v's bucket compared and
+ * stamped without a branch (about half of all lookups hit, so a branch on it would mispredict half
+ * the time). The work's arrays come as locals: the byte stores of the stamps may alias anything,
+ * and would make the compiler reload every field after each. */
+static inline int query_holds_exact(tsk_ani_work *w, const uint32_t *restrict bucket, const uint32_t *restrict value,
+                                    uint8_t *restrict stamp, int bucket_shift, uint8_t pair_id, uint64_t v, int kept)
+{
+    const uint32_t lo = bucket[v >> bucket_shift], hi = bucket[(v >> bucket_shift) + 1];
+    if (hi - lo > LOOKUP_WIDTH) return kept && query_holds(w, v, v);
+    int found = 0;
+    for (uint32_t t = 0; t < LOOKUP_WIDTH; t++) {
+        const uint32_t i = lo + t;
+        const uint8_t match = (uint8_t)((i < hi) & (value[i] == v) & kept);
+        stamp[i] = (uint8_t)(stamp[i] ^ ((stamp[i] ^ pair_id) & (uint8_t)-match));
+        found |= match;
+    }
     return found;
 }
 
@@ -553,7 +528,7 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     counts_below(q, limit_q, w->n_q);
     counts_below(r, limit_r, w->n_r);
     if (++w->pair_id == 0) { /* the stamps wrapped: none may look current */
-        memset(w->stamp, 0, (size_t)q->n_anchors * sizeof *w->stamp);
+        memset(w->stamp, 0, (size_t)(q->n_anchors + LOOKUP_WIDTH) * sizeof *w->stamp);
         w->pair_id = 1;
     }
     /* r's kept anchor of value v (compared as v >> shift_r) hits the query's kept anchors whose
@@ -561,17 +536,26 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     /* r's anchors in blocks: their buckets fetched, then their buckets' first anchors, then looked
      * up, so that the lookups' cache misses overlap */
     if (grow((void **)&w->hit_r, &w->cap_hit_r, r->n_anchors, sizeof *w->hit_r)) return -1;
-    const int bucket_shift = 32 - QUERY_BUCKET_BITS;
+    const int bucket_shift = 32 - w->bucket_bits;
     for (int64_t b0 = 0; b0 < r->n_anchors; b0 += LOOKUP_BLOCK) {
         const int64_t b1 = b0 + LOOKUP_BLOCK < r->n_anchors ? b0 + LOOKUP_BLOCK : r->n_anchors;
         for (int64_t i = b0; i < b1; i++) /* an anchor not kept looks at bucket 0 */
             w->lookup[i - b0] = r->hash[i] < limit_r ? ((uint64_t)r->hash[i] >> shift_r) << shift_q : 0;
         for (int64_t i = b0; i < b1; i++) __builtin_prefetch(&w->bucket[w->lookup[i - b0] >> bucket_shift]);
         for (int64_t i = b0; i < b1; i++) __builtin_prefetch(&w->value_q[w->bucket[w->lookup[i - b0] >> bucket_shift]]);
-        for (int64_t i = b0; i < b1; i++) {
-            const uint64_t from = w->lookup[i - b0], to = from + (UINT64_C(1) << shift_q) - 1;
-            w->hit_r[i] = r->hash[i] < limit_r && query_holds(w, from, to < limit_q ? to : limit_q - 1);
-        }
+        if (shift_q == 0) { /* the query as dense as r or denser: one value to look up */
+            const uint32_t *bucket = w->bucket, *value = w->value_q, *hash = r->hash;
+            uint8_t *stamp = w->stamp, *hit = w->hit_r;
+            const uint64_t *lookup = w->lookup;
+            const uint8_t id = w->pair_id;
+            for (int64_t i = b0; i < b1; i++)
+                hit[i] = (uint8_t)query_holds_exact(w, bucket, value, stamp, bucket_shift, id, lookup[i - b0],
+                                                    hash[i] < limit_r);
+        } else
+            for (int64_t i = b0; i < b1; i++) {
+                const uint64_t from = w->lookup[i - b0], to = from + (UINT64_C(1) << shift_q) - 1;
+                w->hit_r[i] = r->hash[i] < limit_r && query_holds(w, from, to < limit_q ? to : limit_q - 1);
+            }
     }
     int64_t at = 0, nr = 0;
     for (int64_t s = 0; s < r->n_segments; s++) {
