@@ -22,7 +22,8 @@
 #define QUERY_MIN_BUCKET_BITS 10
 #define QUERY_MAX_BUCKET_BITS 20
 #define LOOKUP_WIDTH 4                    /* a bucket's anchors an exact lookup compares without a branch */
-#define LOOKUP_BLOCK 64
+#define LOOKUP_REGION_BITS 6
+#define LOOKUP_REGIONS (1 << LOOKUP_REGION_BITS)
 #define POWER_TABLE_N 256                  /* cells with n below this take their row from power tables */
 /* A row's entries below this share of its largest are 0, so each row is read over a band of the
  * grid only (about half of it): a cell's weight there adds under 2^-50 of what its band adds. */
@@ -45,7 +46,6 @@ struct tsk_ani_work {
     uint8_t pair_id;                     /* the pair's stamp, 1..255 */
     uint8_t *hit_r;                      /* per anchor of the reference: whether the query holds it */
     int64_t cap_hit_r;
-    uint64_t lookup[LOOKUP_BLOCK];       /* a block's first values to look up */
     uint32_t *n_q, *a_q, *n_r, *a_r;     /* per segment: anchors at the common rate, hits */
     int64_t cap_seg_q, cap_seg_r;
     int64_t radix_count[3][RADIX];
@@ -533,29 +533,41 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     }
     /* r's kept anchor of value v (compared as v >> shift_r) hits the query's kept anchors whose
      * value u has u >> shift_q == v >> shift_r: u in [(v >> shift_r) << shift_q, that + 2^shift_q) */
-    /* r's anchors in blocks: their buckets fetched, then their buckets' first anchors, then looked
-     * up, so that the lookups' cache misses overlap */
     if (grow((void **)&w->hit_r, &w->cap_hit_r, r->n_anchors, sizeof *w->hit_r)) return -1;
-    const int bucket_shift = 32 - w->bucket_bits;
-    for (int64_t b0 = 0; b0 < r->n_anchors; b0 += LOOKUP_BLOCK) {
-        const int64_t b1 = b0 + LOOKUP_BLOCK < r->n_anchors ? b0 + LOOKUP_BLOCK : r->n_anchors;
-        for (int64_t i = b0; i < b1; i++) /* an anchor not kept looks at bucket 0 */
-            w->lookup[i - b0] = r->hash[i] < limit_r ? ((uint64_t)r->hash[i] >> shift_r) << shift_q : 0;
-        for (int64_t i = b0; i < b1; i++) __builtin_prefetch(&w->bucket[w->lookup[i - b0] >> bucket_shift]);
-        for (int64_t i = b0; i < b1; i++) __builtin_prefetch(&w->value_q[w->bucket[w->lookup[i - b0] >> bucket_shift]]);
-        if (shift_q == 0) { /* the query as dense as r or denser: one value to look up */
-            const uint32_t *bucket = w->bucket, *value = w->value_q, *hash = r->hash;
-            uint8_t *stamp = w->stamp, *hit = w->hit_r;
-            const uint64_t *lookup = w->lookup;
-            const uint8_t id = w->pair_id;
-            for (int64_t i = b0; i < b1; i++)
-                hit[i] = (uint8_t)query_holds_exact(w, bucket, value, stamp, bucket_shift, id, lookup[i - b0],
-                                                    hash[i] < limit_r);
-        } else
-            for (int64_t i = b0; i < b1; i++) {
-                const uint64_t from = w->lookup[i - b0], to = from + (UINT64_C(1) << shift_q) - 1;
-                w->hit_r[i] = r->hash[i] < limit_r && query_holds(w, from, to < limit_q ? to : limit_q - 1);
+    if (shift_q == 0) {
+        /* the query as dense as r or denser: one value to look up a kept anchor of r. The lookups
+         * go region by region of the query's index (r's kept anchors partitioned by the top
+         * LOOKUP_REGION_BITS bits of their value first), so that each region's part of the index
+         * stays in the nearest cache while it is read */
+        if (grow((void **)&w->tmp, &w->cap_tmp, r->n_anchors, sizeof *w->tmp)) return -1;
+        int64_t start[LOOKUP_REGIONS + 1] = {0};
+        const uint32_t *hash = r->hash;
+        const int region_shift = 32 - LOOKUP_REGION_BITS;
+        for (int64_t i = 0; i < r->n_anchors; i++)
+            if (hash[i] < limit_r) start[((uint64_t)hash[i] >> shift_r >> region_shift) + 1]++;
+        for (int p = 0; p < LOOKUP_REGIONS; p++) start[p + 1] += start[p];
+        const int64_t n_kept = start[LOOKUP_REGIONS];
+        uint64_t *part = w->tmp;
+        uint8_t *hit = w->hit_r;
+        for (int64_t i = 0; i < r->n_anchors; i++) {
+            hit[i] = 0;
+            if (hash[i] < limit_r) {
+                const uint64_t v = (uint64_t)hash[i] >> shift_r;
+                part[start[v >> region_shift]++] = v << 32 | (uint64_t)i;
             }
+        }
+        const uint32_t *bucket = w->bucket, *value = w->value_q;
+        uint8_t *stamp = w->stamp;
+        const uint8_t id = w->pair_id;
+        const int bucket_shift = 32 - w->bucket_bits;
+        for (int64_t k = 0; k < n_kept; k++)
+            hit[(uint32_t)part[k]] = (uint8_t)query_holds_exact(w, bucket, value, stamp, bucket_shift, id, part[k] >> 32, 1);
+    } else {
+        /* the query sparser: a range of its values a kept anchor of r (rare: r the denser genome) */
+        for (int64_t i = 0; i < r->n_anchors; i++) {
+            const uint64_t from = (uint64_t)r->hash[i] << shift_q, to = from + (UINT64_C(1) << shift_q) - 1;
+            w->hit_r[i] = r->hash[i] < limit_r && query_holds(w, from, to < limit_q ? to : limit_q - 1);
+        }
     }
     int64_t at = 0, nr = 0;
     for (int64_t s = 0; s < r->n_segments; s++) {
