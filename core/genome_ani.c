@@ -24,7 +24,7 @@
 #define LOOKUP_WIDTH 4                    /* a bucket's anchors an exact lookup compares without a branch */
 #define LOOKUP_REGION_BITS 6
 #define LOOKUP_REGIONS (1 << LOOKUP_REGION_BITS)
-#define POWER_TABLE_N 256                  /* cells with n below this take their row from power tables */
+#define POWER_TABLE_N TSK_ANI_POWER_ROWS /* cells with n below this take their row from power tables */
 /* A row's entries below this share of its largest are 0, so each row is read over a band of the
  * grid only (about half of it): a cell's weight there adds under 2^-50 of what its band adds. */
 #define TSK_ANI_ROW_FLOOR 0x1p-50
@@ -58,8 +58,7 @@ struct tsk_ani_work {
     uint16_t *band_lo, *band_hi;         /* per cell: its row's entries above TSK_ANI_ROW_FLOOR */
     double *denom;                       /* per cell: the EM step's denominators */
     double pw_p[POWER_TABLE_N * MAX_GRID], pw_q[POWER_TABLE_N * MAX_GRID];
-    int pw_k, pw_div;                    /* the k and grid of the powers' rows 0 .. pw_rows - 1 */
-    uint32_t pw_rows;
+    int pw_k, pw_div;                    /* the k and grid of the powers (0: none yet) */
     double grid[MAX_GRID], p[MAX_GRID];
     double x0[MAX_GRID], x1[MAX_GRID], acc[MAX_GRID];
     int em_steps;                        /* EM steps from the start */
@@ -273,6 +272,33 @@ static int grow_cells(tsk_ani_work *w, int64_t c)
     return 0;
 }
 
+int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, double *pw_p, double *pw_q)
+{
+    const int first = (int)(TSK_ANI_GRID_LOW * grid_div + 0.5);
+    const int g = 1 + grid_div - first + 1;
+    for (int j = 1; j < g; j++) {
+        const double id = (double)(first + j - 1) / grid_div;
+        double pj = 1;
+        for (int t = 0; t < anchor_k; t++) pj *= id;
+        grid[j] = id;
+        p[j] = pj;
+    }
+    for (int e = 0; e < TSK_ANI_POWER_ROWS; e++)
+        for (int j = 1; j < g; j++) {
+            pw_p[e * g + j] = e ? pw_p[(e - 1) * g + j] * p[j] : 1;
+            pw_q[e * g + j] = e ? pw_q[(e - 1) * g + j] * (1 - p[j]) : 1;
+        }
+    return g;
+}
+
+double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits)
+{
+    double four_k = 1;
+    for (int t = 0; t < anchor_k; t++) four_k *= 4;
+    const double eps = 2.0 * (double)length_r / four_k + (double)anchors_r / (double)(UINT64_C(1) << value_bits);
+    return eps > 0.5 ? 0.5 : eps;
+}
+
 /* One direction: Q's segments (n_seg of them, counts n and hits a), R's length and anchors at the
  * common rate. Returns -1 when out of memory; else 0 with *ani, *af (both 0 when below
  * TSK_ANI_MIN_AF) and *with_anchors (Q's segments with an anchor). */
@@ -317,23 +343,20 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         w->cell_m[c - 1] += 1;
     }
 
-    /* the grid: the atom (not homologous), then identities first/div .. 1 */
+    /* the grid: the atom (not homologous), then identities first/div .. 1; the powers of the grid's
+     * identities depend on k and the grid only, kept from pair to pair; the atom's column is this
+     * direction's */
     const int div = w->grid_div;
+    if (w->pw_k != anchor_k || w->pw_div != div) {
+        tsk_ani_grid_powers(anchor_k, div, w->grid, w->p, w->pw_p, w->pw_q);
+        w->pw_k = anchor_k;
+        w->pw_div = div;
+    }
     const int first = (int)(TSK_ANI_GRID_LOW * div + 0.5);
     const int g = 1 + div - first + 1;
-    double four_k = 1;
-    for (int t = 0; t < anchor_k; t++) four_k *= 4;
-    double eps = 2.0 * (double)length_r / four_k + (double)anchors_r / (double)(UINT64_C(1) << w->value_bits);
-    if (eps > 0.5) eps = 0.5;
+    const double eps = tsk_ani_atom(anchor_k, length_r, anchors_r, w->value_bits);
     w->grid[0] = 0;
     w->p[0] = eps;
-    for (int j = 1; j < g; j++) {
-        const double id = (double)(first + j - 1) / div;
-        double p = 1;
-        for (int t = 0; t < anchor_k; t++) p *= id;
-        w->grid[j] = id;
-        w->p[j] = p;
-    }
 
     /* the likelihood rows p^a (1 - p)^(n - a), each scaled to its largest entry (C(n, a) and the
      * scale cancel in the EM) */
@@ -347,19 +370,10 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
     uint32_t max_n = 0;
     for (int64_t i = 0; i < c; i++) max_n = w->cell_n[i] > max_n ? w->cell_n[i] : max_n;
     const uint32_t table_n = max_n < POWER_TABLE_N ? max_n + 1 : POWER_TABLE_N;
-    /* the powers of the grid's identities depend on k and the grid only: kept from pair to pair,
-     * grown to the rows this one reads; the atom's column is this pair's */
-    if (w->pw_k != anchor_k || w->pw_div != div) w->pw_rows = 0;
-    w->pw_k = anchor_k;
-    w->pw_div = div;
     for (uint32_t e = 0; e < table_n; e++) {
-        const int j_end = e < w->pw_rows ? 1 : g; /* cached rows: the atom's column only */
-        for (int j = 0; j < j_end; j++) {
-            w->pw_p[e * g + j] = e ? w->pw_p[(e - 1) * g + j] * w->p[j] : 1;
-            w->pw_q[e * g + j] = e ? w->pw_q[(e - 1) * g + j] * (1 - w->p[j]) : 1;
-        }
+        w->pw_p[e * g] = e ? w->pw_p[(e - 1) * g] * eps : 1;
+        w->pw_q[e * g] = e ? w->pw_q[(e - 1) * g] * (1 - eps) : 1;
     }
-    if (table_n > w->pw_rows) w->pw_rows = table_n;
     for (int64_t i = 0; i < c; i++) {
         double *row = w->lik + i * g;
         const uint32_t nn = w->cell_n[i], aa = w->cell_a[i];
@@ -623,14 +637,31 @@ static int covered(const tsk_ani_genome *g)
 static int pair_from_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int64_t nq, int64_t nr,
                           int anchor_k, tsk_ani_result *out)
 {
-    int64_t used_q, used_r;
-    if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &out->ani_q, &out->af_q, &used_q) ||
-        direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &out->ani_r, &out->af_r, &used_r))
+    tsk_ani_direction dq, dr;
+    if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &dq.ani, &dq.af, &dq.with_anchors) ||
+        direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &dr.ani, &dr.af, &dr.with_anchors))
         return -1;
-    out->defined = used_q > 0 && used_r > 0 && covered(q) && covered(r);
-    if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return 0;
+    tsk_ani_pair_finish(q, r, &dq, &dr, out);
+    return 0;
+}
+
+void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_direction *dq,
+                         const tsk_ani_direction *dr, tsk_ani_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ani_q = dq->ani, out->af_q = dq->af, out->ani_r = dr->ani, out->af_r = dr->af;
+    out->defined = dq->with_anchors > 0 && dr->with_anchors > 0 && covered(q) && covered(r);
+    if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return;
     out->ani = (out->ani_q + out->ani_r) / 2;
     out->af = q->n_segments <= r->n_segments ? out->af_q : out->af_r;
+}
+
+int tsk_ani_sort_anchors(tsk_ani_work *w, const tsk_ani_genome *g, uint64_t *keys)
+{
+    if (grow((void **)&w->tmp, &w->cap_tmp, g->n_anchors, sizeof *w->tmp)) return -1;
+    keys_of(g, keys);
+    const uint64_t *sorted = sort_by_high(w, keys, w->tmp, g->n_anchors);
+    if (sorted != keys) memcpy(keys, sorted, (size_t)g->n_anchors * sizeof *keys);
     return 0;
 }
 

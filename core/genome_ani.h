@@ -129,6 +129,29 @@ int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani
  * 400, at least 10; TSK_ANI_GRID_DIV by default). Returns 0, or -1 on values out of range. */
 int tsk_ani_work_set_em(tsk_ani_work *w, int em_steps, int grid_div, double start_uniform);
 
+/* For the GPU twin, which must read and compute the same values.
+ *
+ * The grid of grid_div (its identities and their p = I^k into grid[1 .. g-1], p[1 .. g-1]; entry 0,
+ * the atom, is a direction's own) and the powers pw_p[e * g + j] = p_j^e, pw_q[e * g + j] =
+ * (1 - p_j)^e for e < TSK_ANI_POWER_ROWS and j >= 1, by repeated multiplication (g * 256 doubles
+ * each). Returns g (32 for TSK_ANI_GRID_DIV). */
+#define TSK_ANI_POWER_ROWS 256
+int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, double *pw_p, double *pw_q);
+/* The atom's p: the chance that an anchor of a direction's segment hits by accident, the other
+ * genome having length_r bases and anchors_r anchors compared on value_bits bits; at most 0.5. */
+double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits);
+/* One direction's estimate: ANI and AF (0 and 0 below TSK_ANI_MIN_AF) and its segments with anchors. */
+typedef struct {
+    double ani, af;
+    int64_t with_anchors;
+} tsk_ani_direction;
+/* The pair from its two directions (q -> r, r -> q), as tsk_ani_pair ends. */
+void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_direction *dq,
+                         const tsk_ani_direction *dr, tsk_ani_result *out);
+/* g's anchors as (stored value << 32 | segment), sorted by value (ties in g's order); keys holds
+ * g->n_anchors entries. Returns 0, or -1 when out of memory. */
+int tsk_ani_sort_anchors(tsk_ani_work *w, const tsk_ani_genome *g, uint64_t *keys);
+
 /* The distance of a result: 1 - ani as float (1 when unrelated). */
 float tsk_ani_distance(const tsk_ani_result *r);
 
