@@ -7,6 +7,7 @@
 # Bundle (repository root, CUDA build in build/, the binaries before the change in OLD/):
 #   ../shared/device/bundle.sh .device/ani build/src/tsketch OLD/tsketch_main build/bench/gpu/genome_sets_bench \
 #       OLD/genome_sets_bench_old build/tests/gpu/test_gpu_genome_sets_test build/tests/gpu/test_gpu_dist_test \
+#       build/tests/gpu/test_gpu_ani_pairs_test \
 #       -- bench/gpu_ani.sh testdata
 # Device call: STEPS="tests real time" bash .device/ani/gpu_ani.sh .device/ani
 # STEPS: tests (GPU Criterion tests, memcheck of the quick ones); real (testdata genomes and, when
@@ -46,7 +47,7 @@ if want tests; then
     for t in "$B"/bin/test_gpu_*; do
         [ -x "$t" ] || continue
         check "$(basename "$t")" timeout 300 "$t" --jobs 4
-        case " ${MEMCHECK:-test_gpu_dist_bytes_test test_gpu_genome_sets_test} " in *" $(basename "$t") "*)
+        case " ${MEMCHECK:-test_gpu_dist_bytes_test test_gpu_genome_sets_test test_gpu_ani_pairs_test} " in *" $(basename "$t") "*)
             check "memcheck $(basename "$t") (quick)" env TSKETCH_TEST_QUICK=1 timeout 240 "$san" --tool memcheck \
                 --error-exitcode 9 "$t" --jobs 1 ;;
         esac
@@ -99,7 +100,9 @@ if want time; then
         a=$(TMO=200 secs timeout 200 "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv")
         k=$(median3 "$T" dist -q --device cuda --key-distance --top-k 10 "$W/new$n.tsk" -o "$W/k.tsv")
         b=$(median3 "$OLD" dist -q --device cuda --top-k 10 "$W/old$n.tsk" -o "$W/o.tsv")
-        say "dist --top-k 10 of $n, cuda: ANI $a s, --key-distance $k s, old $b s"
+        c=$(TMO=300 secs timeout 300 "$T" dist -q --device cpu -p "$P" --top-k 10 "$W/new$n.tsk" -o "$W/c.tsv")
+        say "dist --top-k 10 of $n, cuda: ANI $a s, --key-distance $k s, old $b s; cpu -p $P ANI $c s"
+        check "ANI top-10 of $n: cuda = cpu" cmp "$W/n.tsv" "$W/c.tsv"
         check "--key-distance top-10 of $n = the old binary's distance (distance columns)" cmp <(cut -f1-3 "$W/k.tsv") <(cut -f1-3 "$W/o.tsv")
     fi
     a=$(secs timeout 200 "$T" cluster -q --device cuda "$W/new$n.tsk" -o "$W/n.tsv")

@@ -25,9 +25,6 @@
 #define LOOKUP_REGION_BITS 6
 #define LOOKUP_REGIONS (1 << LOOKUP_REGION_BITS)
 #define POWER_TABLE_N TSK_ANI_POWER_ROWS /* cells with n below this take their row from power tables */
-/* A row's entries below this share of its largest are 0, so each row is read over a band of the
- * grid only (about half of it): a cell's weight there adds under 2^-50 of what its band adds. */
-#define TSK_ANI_ROW_FLOOR 0x1p-50
 
 struct tsk_ani_work {
     /* the query (tsk_ani_work_query): its anchors as (stored value << 32 | segment), sorted by
@@ -60,7 +57,7 @@ struct tsk_ani_work {
     double pw_p[POWER_TABLE_N * MAX_GRID], pw_q[POWER_TABLE_N * MAX_GRID];
     int pw_k, pw_div;                    /* the k and grid of the powers (0: none yet) */
     double grid[MAX_GRID], p[MAX_GRID];
-    double x0[MAX_GRID], x1[MAX_GRID], acc[MAX_GRID];
+    double x0[MAX_GRID], x1[MAX_GRID], acc[4 * MAX_GRID];
     int em_steps;                        /* EM steps from the start */
     double start_uniform;                /* the start's share spread evenly over the grid */
     int grid_div;                        /* grid step 1 / grid_div */
@@ -182,14 +179,16 @@ static double power_scaled(double x, uint32_t e, int *scale)
 }
 
 /* One EM step from x (g grid entries, c cells): out = the next weights. The cells' denominators
- * stay in d, for loglik. Rows are read over their bands only, four cells at a time (four sums in
- * flight) over the union of their bands: the entries outside a band are 0 and add nothing, so
- * each sum is the full row's in its order, j ascending for a cell, cells ascending for a grid
- * entry, whatever the grouping. */
+ * stay in d. Rows are read over their bands only, four cells at a time (four sums in flight) over
+ * the union of their bands: the entries outside a band are 0 and add nothing, so each denominator
+ * is the full row's sum in j's order. A grid entry's sum over the cells runs in four stripes, the
+ * cells i with i mod 4 = 0, 1, 2, 3 each in ascending order, added up in that order: the order the
+ * GPU twin (gpu/ani_pairs.cu) sums in with a warp a stripe. */
 static void em_step(tsk_ani_work *w, int64_t c, int g, double n_seg, const double *x, double *out, double *d)
 {
-    double *acc = w->acc;
-    for (int j = 0; j < g; j++) acc[j] = 0;
+    double *acc = w->acc; /* 4 stripes of g */
+    for (int j = 0; j < 4 * g; j++) acc[j] = 0;
+    double *a0 = acc, *a1 = acc + g, *a2 = acc + 2 * g, *a3 = acc + 3 * g;
     int64_t i = 0;
     for (; i + 4 <= c; i += 4) {
         const double *l0 = w->lik + i * g, *l1 = l0 + g, *l2 = l1 + g, *l3 = l2 + g;
@@ -212,19 +211,25 @@ static void em_step(tsk_ani_work *w, int64_t c, int g, double n_seg, const doubl
         d[i] = d0, d[i + 1] = d1, d[i + 2] = d2, d[i + 3] = d3;
         const double r0 = w->cell_m[i] / d0, r1 = w->cell_m[i + 1] / d1, r2 = w->cell_m[i + 2] / d2,
                      r3 = w->cell_m[i + 3] / d3;
-        for (int j = lo; j < hi; j++) acc[j] = acc[j] + l0[j] * r0 + l1[j] * r1 + l2[j] * r2 + l3[j] * r3;
+        for (int j = lo; j < hi; j++) {
+            a0[j] += l0[j] * r0;
+            a1[j] += l1[j] * r1;
+            a2[j] += l2[j] * r2;
+            a3[j] += l3[j] * r3;
+        }
     }
-    for (; i < c; i++) {
+    for (; i < c; i++) { /* cell i's stripe is i mod 4: the groups above start at multiples of 4 */
         const double *l = w->lik + i * g;
+        double *a = acc + (i & 3) * g;
         const int lo = w->band_lo[i], hi = w->band_hi[i];
         double di = 0;
         for (int j = lo; j < hi; j++) di += l[j] * x[j];
         di = di > 0 ? di : 0x1p-1000;
         d[i] = di;
         const double ri = w->cell_m[i] / di;
-        for (int j = lo; j < hi; j++) acc[j] += l[j] * ri;
+        for (int j = lo; j < hi; j++) a[j] += l[j] * ri;
     }
-    for (int j = 0; j < g; j++) out[j] = x[j] * acc[j] / n_seg;
+    for (int j = 0; j < g; j++) out[j] = x[j] * (a0[j] + a1[j] + a2[j] + a3[j]) / n_seg;
 }
 
 /* The mixture's weights over the grid (into w->x0): from the segments' own likeliest identities

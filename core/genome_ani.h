@@ -62,6 +62,9 @@ extern "C" {
  * on the generated sets it fits fastANI better than the EM run to convergence (uneven 0.25 against
  * 0.34 points, even 0.33 against 0.33; bench/ani/FINDINGS.md, "Stopping early"), at a tenth of the work. */
 #define TSK_ANI_EM_STEPS 10
+/* A likelihood row's entries below this share of its largest are 0, so each row is read over a band
+ * of the grid only (about half of it): a cell's weight there adds under 2^-50 of what its band adds. */
+#define TSK_ANI_ROW_FLOOR 0x1p-50
 #define TSK_ANI_START_UNIFORM 0.2
 
 /* One genome's segment anchors, as stored (docs/format.md): segments in genome order (contig after

@@ -28,6 +28,7 @@
 #include "../cpu/cpu_dist.h"
 #include "../cpu/genome_index.h"
 #include "../cpu/genome_sets.h"
+#include "../gpu/ani_pairs.h"
 #include "../gpu/genome_sets.h"
 #include "../gpu/gpu_dist.h"
 #include "cli.h"
@@ -252,9 +253,11 @@ static const engine_calls *engine_kind(int genomes, int on_gpu)
     return genomes ? (on_gpu ? &GPU_SETS : &CPU_SETS) : (on_gpu ? &GPU_ROWS : &CPU_ROWS);
 }
 
-/* One engine instance, an open lane's. */
+/* One engine instance, an open lane's; on a GPU with ANI, its device's ANI engine too (NULL: the
+ * host refines). */
 typedef struct {
     void *engine;
+    tsk_gpu_ani *ani;
 } dist_lane;
 
 struct tsk_dist_engine {
@@ -285,13 +288,28 @@ static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
 {
     const int threads = e->on_gpu ? e->threads : lane_threads(e->threads, e->n_lanes);
     e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, err, errlen);
+    if (e->lane[i].engine && e->on_gpu && tsk_dist_items_ani(&e->items)) {
+        char why[512];
+        e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, e->devices[i], why,
+                                          sizeof why);
+        if (!e->lane[i].ani) tsk_warn("%s; ANI of the candidate pairs on the CPU", why);
+    }
     return e->lane[i].engine ? 0 : -1;
 }
 
 static void close_lane(const tsk_dist_engine *e, dist_lane *l)
 {
     if (l->engine) e->calls->close(l->engine);
+    if (l->ani && tsk_timing_wanted()) {
+        double open_s, pairs_s;
+        int64_t pairs;
+        tsk_gpu_ani_timing(l->ani, &open_s, &pairs, &pairs_s);
+        fprintf(stderr, "tsketch: timing: ANI on the GPU: anchors uploaded and sorted in %.3f s, %lld pairs in %.3f s\n",
+                open_s, (long long)pairs, pairs_s);
+    }
+    tsk_gpu_ani_close(l->ani);
     l->engine = NULL;
+    l->ani = NULL;
 }
 
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
@@ -426,8 +444,10 @@ double tsk_dist_ani_share_floor(double max_dist, int64_t window)
 
 int64_t tsk_dist_ani_candidates(int64_t k) { return 4 * k > k + 16 ? 4 * k : k + 16; }
 
-int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, int64_t r, int64_t shared,
-                         tsk_genome_line *line)
+/* The line of a pair up to its estimate: counts and the key distance, and the cases decided without
+ * one (an item with itself, chance matches, a genome under 3 kb). Returns 1 when the pair needs
+ * tsk_ani_pair (with ANI), else 0. */
+static int genome_pair_start(const tsk_dist_items *it, int64_t q, int64_t r, int64_t shared, tsk_genome_line *line)
 {
     int64_t nq, nr;
     tsk_genome_pair_sizes(it->keys_q, q, it->keys_r, r, &nq, &nr);
@@ -445,41 +465,88 @@ int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, i
         line->dist = 1.0f, line->ani = 0.0f, line->af = 0.0f; /* chance matches: unrelated */
         return 0;
     }
+    return 1;
+}
+
+/* The line of a pair from its estimate. */
+static void genome_pair_end(const tsk_ani_result *res, tsk_genome_line *line)
+{
+    if (res->defined) line->dist = tsk_ani_distance(res), line->ani = (float)res->ani, line->af = (float)res->af;
+}
+
+int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, int64_t r, int64_t shared,
+                         tsk_genome_line *line)
+{
+    if (!genome_pair_start(it, q, r, shared, line)) return 0;
+    const tsk_ani_genome *a = &it->ani_q->genome[q], *b = &it->ani_r->genome[r];
     tsk_ani_result res; /* the work keeps its query's sorted anchors for the next pair of the same query */
     if ((tsk_ani_work_current_query(w) != a && tsk_ani_work_query(w, a)) || tsk_ani_pair_query(w, b, it->anchor_k, &res))
         return -1;
-    if (res.defined) line->dist = tsk_ani_distance(&res), line->ani = (float)res.ani, line->af = (float)res.af;
+    genome_pair_end(&res, line);
     return 0;
 }
 
 /* Refines lines[0..n) in place (each line's query and reference as the items index them: one set
- * when lines are swapped) on up to `threads` threads, one scratch each. A thread takes runs of
- * lines of one query (at most REFINE_RUN), so that a query's anchors are sorted once a run, not
- * once a pair. 0, or -1 out of memory. */
+ * when lines are swapped) on up to `threads` threads, one scratch each, or with gpu (a lane's GPU
+ * ANI engine, NULL for none) on the device, the pairs it leaves to the host on the threads. A
+ * thread takes runs of lines of one query (at most REFINE_RUN), so that a query's anchors are
+ * sorted once a run, not once a pair. 0, or -1 out of memory or on a GPU error (said). */
 #define REFINE_RUN 64
-static int refine_lines(const tsk_dist_items *it, tsk_genome_line *lines, int64_t n, int threads)
+static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n, int threads)
 {
     if (n <= 0) return 0;
-    int64_t *run = malloc((size_t)(n + 1) * sizeof *run); /* where each run starts */
-    if (!run) return -1;
+    int64_t *run = malloc((size_t)(n + 1) * sizeof *run); /* runs [run[k], run_end[k]) */
+    int64_t *run_end = malloc((size_t)(n + 1) * sizeof *run_end);
+    uint8_t *host = malloc((size_t)n); /* the lines the host estimates */
+    int failed = !run || !run_end || !host;
+    if (!failed) memset(host, 1, (size_t)n);
+    tsk_gpu_ani *gpu = lane ? lane->ani : NULL;
+    if (!failed && gpu) {
+        int64_t m = 0;
+        int64_t *idx = malloc((size_t)n * sizeof *idx), *qi = malloc((size_t)n * sizeof *qi),
+                *ri = malloc((size_t)n * sizeof *ri);
+        tsk_ani_result *res = malloc((size_t)n * sizeof *res);
+        uint8_t *left = malloc((size_t)n);
+        failed = !idx || !qi || !ri || !res || !left;
+        for (int64_t i = 0; !failed && i < n; i++)
+            if (genome_pair_start(it, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]))
+                idx[m] = i, qi[m] = lines[i].query, ri[m] = lines[i].ref, m++;
+            else host[i] = 0;
+        if (!failed && m > 0 && tsk_gpu_ani_pairs(gpu, qi, ri, m, res, left)) {
+            tsk_warn("ANI on the GPU: %s; estimating on the CPU", tsk_gpu_ani_error(gpu));
+            m = 0; /* every pair left to the host */
+        }
+        for (int64_t k = 0; !failed && k < m; k++)
+            if (!left[k]) {
+                genome_pair_end(&res[k], &lines[idx[k]]);
+                host[idx[k]] = 0;
+            }
+        free(idx), free(qi), free(ri), free(res), free(left);
+    }
     int64_t n_runs = 0;
-    for (int64_t i = 0; i < n; i++)
-        if (i == 0 || lines[i].query != lines[i - 1].query || i - run[n_runs - 1] >= REFINE_RUN) run[n_runs++] = i;
-    run[n_runs] = n;
+    for (int64_t i = 0; !failed && i < n; i++) {
+        if (!host[i]) continue;
+        if (n_runs > 0 && run_end[n_runs - 1] == i && lines[i].query == lines[run[n_runs - 1]].query &&
+            i - run[n_runs - 1] < REFINE_RUN)
+            run_end[n_runs - 1] = i + 1;
+        else
+            run[n_runs] = i, run_end[n_runs] = i + 1, n_runs++;
+    }
     if (threads > n_runs) threads = (int)n_runs;
     if (threads < 1) threads = 1;
-    int failed = 0;
+    if (!failed && n_runs > 0) {
 #pragma omp parallel num_threads(threads) reduction(| : failed)
-    {
-        tsk_ani_work *w = tsk_ani_work_new();
-        failed |= !w;
+        {
+            tsk_ani_work *w = tsk_ani_work_new();
+            failed |= !w;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t k = 0; k < n_runs; k++)
-            for (int64_t i = run[k]; w && i < run[k + 1]; i++)
-                failed |= tsk_dist_genome_pair(it, w, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]) != 0;
-        tsk_ani_work_free(w);
+            for (int64_t k = 0; k < n_runs; k++)
+                for (int64_t i = run[k]; w && i < run_end[k]; i++)
+                    failed |= tsk_dist_genome_pair(it, w, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]) != 0;
+            tsk_ani_work_free(w);
+        }
     }
-    free(run);
+    free(run), free(run_end), free(host);
     return failed ? -1 : 0;
 }
 
@@ -752,9 +819,9 @@ static int64_t topk_candidates(const tsk_dist_engine *e, int64_t k)
  * ranked by distance (ties: key order) and cut to k within max_dist. Unrelated references (1) are
  * no neighbours, as references that share no key are none. Returns the lines kept, or -1 out of
  * memory. */
-static int64_t ani_topk(const dist_job *r, tsk_genome_line *lines, int64_t n, int64_t k)
+static int64_t ani_topk(const dist_job *r, const dist_lane *l, tsk_genome_line *lines, int64_t n, int64_t k)
 {
-    if (refine_lines(&r->e->items, lines, n, r->s->threads)) return -1;
+    if (refine_lines(&r->e->items, l, lines, n, r->s->threads)) return -1;
     tsk_genome_line *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
     if (!tmp) return -1;
     int64_t kept = 0;
@@ -787,7 +854,7 @@ static int sets_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, 
     for (int64_t i = 0; i < nq * kk; i++)
         ps->n_lines += pairs[i].ref >= 0 && genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared,
                                                         ani ? INFINITY : r->s->max_dist, 0, &lines[ps->n_lines]);
-    if (ani && (ps->n_lines = ani_topk(r, lines, ps->n_lines, r->s->top_k)) < 0) return out_of_memory(r->e);
+    if (ani && (ps->n_lines = ani_topk(r, l, lines, ps->n_lines, r->s->top_k)) < 0) return out_of_memory(r->e);
     return TSK_EXIT_OK;
 }
 
@@ -841,7 +908,7 @@ static int sets_within_compute(const dist_job *r, const dist_lane *l, int64_t q0
         ps->n_lines += genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared, ani ? INFINITY : r->s->max_dist,
                                    r->s->symmetric, &lines[ps->n_lines]);
     if (ani) {
-        if (refine_lines(&r->e->items, lines, ps->n_lines, r->s->threads)) return out_of_memory(r->e);
+        if (refine_lines(&r->e->items, l, lines, ps->n_lines, r->s->threads)) return out_of_memory(r->e);
         ps->n_lines = keep_within(lines, ps->n_lines, r->s->max_dist);
     }
     return TSK_EXIT_OK;
@@ -937,7 +1004,7 @@ static int dense_ani_rows(const tsk_dist_engine *e, const tsk_dist_select *s, de
 
 /* Pairs (lines) of a dense block with ANI: the admitted pairs refined, those within max_dist kept
  * in order in b->lines. 0, or -1 out of memory. */
-static int dense_ani_lines(const tsk_dist_engine *e, const tsk_dist_select *s, dense_block *b)
+static int dense_ani_lines(const tsk_dist_engine *e, const dist_lane *l, const tsk_dist_select *s, dense_block *b)
 {
     const tsk_pair_filter f = pair_filter(s);
     b->n_lines = 0;
@@ -947,7 +1014,7 @@ static int dense_ani_lines(const tsk_dist_engine *e, const tsk_dist_select *s, d
             if (tsk_pair_admitted(f, b->q0 + i, r))
                 b->n_lines += genome_line(e, b->q0 + i, r, b->shared[i * b->ld + r], INFINITY, s->symmetric,
                                           &b->lines[b->n_lines]);
-    if (refine_lines(&e->items, b->lines, b->n_lines, s->threads)) return -1;
+    if (refine_lines(&e->items, l, b->lines, b->n_lines, s->threads)) return -1;
     b->n_lines = keep_within(b->lines, b->n_lines, s->max_dist);
     return 0;
 }
@@ -990,7 +1057,7 @@ static int dense_compute(const dist_job *r, const dist_lane *l, int64_t q0, int6
                 b->dist[i * b->ld + c] = tsk_genome_pair_distance(e->items.keys_q, q0 + i, e->items.keys_r, c,
                                                                   b->shared[i * b->ld + c], e->items.mode,
                                                                   e->items.window, NULL);
-    if (!s->dense && tsk_dist_items_ani(&e->items)) return dense_ani_lines(e, s, b) ? out_of_memory(e) : TSK_EXIT_OK;
+    if (!s->dense && tsk_dist_items_ani(&e->items)) return dense_ani_lines(e, l, s, b) ? out_of_memory(e) : TSK_EXIT_OK;
     return TSK_EXIT_OK;
 }
 

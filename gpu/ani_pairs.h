@@ -1,0 +1,53 @@
+/* ani_pairs.h: ANI and AF of genome pairs on the GPU, the twin of core/genome_ani.h's tsk_ani_pair.
+ *
+ * The same bytes as tsk_ani_pair for every pair it estimates: the hits are exact integers, and each
+ * direction's fit (cells, likelihood rows, the start and the EM steps, the ANI and AF) runs the host
+ * code's double operations in its order without fused multiply-add (__dmul_rn, __dadd_rn,
+ * __ddiv_rn), from the host's own tables of powers (tsk_ani_grid_powers). A pair it cannot estimate
+ * the host's way on the device (a genome of more than TSK_GPU_ANI_MAX_SEGMENTS segments or
+ * TSK_GPU_ANI_MAX_ANCHORS anchors, a segment of 256 anchors or more, a grid other than the default)
+ * is flagged for the host, which computes it with tsk_ani_pair.
+ *
+ * How (docs/gpu.md, "ANI"): every genome's anchors go to the device once, in segment order and
+ * sorted by value with an index of their top 12 bits. One CUDA block a pair: the reference's anchors
+ * look their values up among the query's (both cut to the sparser rate), counting both directions'
+ * hits per segment in shared memory; each direction's (anchors, hits) codes are sorted (bitonic) into
+ * cells; the rows, the start and the EM steps run with a thread a cell, then a thread a grid point. */
+#ifndef TSK_GPU_ANI_PAIRS_H
+#define TSK_GPU_ANI_PAIRS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/genome_ani.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSK_GPU_ANI_MAX_SEGMENTS 4096  /* 12 Mbp: a segment's counts in shared memory */
+#define TSK_GPU_ANI_MAX_ANCHORS 65536  /* the query's hit bits in shared memory */
+
+typedef struct tsk_gpu_ani tsk_gpu_ani;
+
+/* Uploads the anchors of q's and r's genomes (once when q == r) to device `device`, for pairs of
+ * anchor_k-mer anchors. Returns NULL with a message when there is no usable device or memory runs
+ * out. q and r are borrowed until close. */
+tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int device, char *err,
+                              size_t errlen);
+void tsk_gpu_ani_close(tsk_gpu_ani *e);
+const char *tsk_gpu_ani_error(const tsk_gpu_ani *e);
+
+/* out[i] = tsk_ani_pair of genomes query[i] of q and ref[i] of r, for the pairs with on_host[i] == 0;
+ * on_host[i] = 1 for those left to the host. Returns 0, or -1 with the reason in tsk_gpu_ani_error. */
+int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, int64_t n, tsk_ani_result *out,
+                      uint8_t *on_host);
+
+/* Where e's seconds went (TSKETCH_TIMING): its opening (the upload and the sorts), and the pairs of
+ * all its tsk_gpu_ani_pairs calls with the seconds they took. */
+void tsk_gpu_ani_timing(const tsk_gpu_ani *e, double *open_s, int64_t *pairs, double *pairs_s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/* ani_pairs_none.c: the GPU ANI engine in a build without CUDA: never available. */
+#include "ani_pairs.h"
+
+#include <stdio.h>
+
+tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int device, char *err,
+                              size_t errlen)
+{
+    (void)q, (void)r, (void)anchor_k, (void)device;
+    snprintf(err, errlen, "this tsketch was built without CUDA");
+    return NULL;
+}
+
+void tsk_gpu_ani_close(tsk_gpu_ani *e) { (void)e; }
+
+const char *tsk_gpu_ani_error(const tsk_gpu_ani *e)
+{
+    (void)e;
+    return "this tsketch was built without CUDA";
+}
+
+int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, int64_t n, tsk_ani_result *out,
+                      uint8_t *on_host)
+{
+    (void)e, (void)query, (void)ref, (void)n, (void)out, (void)on_host;
+    return -1;
+}
+
+void tsk_gpu_ani_timing(const tsk_gpu_ani *e, double *open_s, int64_t *pairs, double *pairs_s)
+{
+    (void)e;
+    *open_s = 0, *pairs = 0, *pairs_s = 0;
+}

@@ -1,0 +1,170 @@
+/* ani_pairs_test.c: the GPU ANI engine (gpu/ani_pairs.h) against the host's tsk_ani_pair, byte for
+ * byte, on synthetic anchors of planted identities (tests/ani_synth.h): even divergence, mosaics,
+ * pieces, unrelated genomes, rates 1/64 to 1/256 on either side, one set against itself and a query
+ * set against another; the pairs the device must leave to the host (a segment of 256 anchors or
+ * more, a genome of more than TSK_GPU_ANI_MAX_SEGMENTS segments) are flagged and only those. Without
+ * a GPU: the clean refusal. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../gpu/ani_pairs.h"
+#include "../../gpu/device.h"
+#include "../ani_synth.h"
+
+static int have_gpu(void)
+{
+    char why[128] = "";
+    return tsk_gpu_device_count(why, sizeof why) > 0;
+}
+
+#define N_GENOMES 14
+
+/* Genomes 0..N_GENOMES-1: an ancestor's relatives and pieces at planted identities and rates, one
+ * unrelated genome, one with a segment of 300 anchors, one of 4,200 segments. */
+static tsk_ani_genome *make_set(synth *keep)
+{
+    uint64_t rng = 77;
+    tsk_ani_genome *g = calloc(N_GENOMES, sizeof *g);
+    synth anc = synth_random(&rng, 900);
+    double ident[900];
+    int t = 0;
+    keep[t] = anc;
+    g[t] = stored(&keep[t], 6), t++;
+    const double even[4] = {0.99, 0.97, 0.95, 0.92};
+    for (int v = 0; v < 4; v++) {
+        for (int s = 0; s < 900; s++) ident[s] = even[v];
+        keep[t] = synth_relative(&rng, &anc, ident);
+        g[t] = stored(&keep[t], 6 + v % 3), t++; /* rates 1/64, 1/128, 1/256 */
+    }
+    for (int v = 0; v < 3; v++) { /* mosaics: blocks at 0.99, 0.93, 0.80, and missing */
+        for (int s = 0; s < 900; s++) {
+            const int b = (s / 40 + v) % 4;
+            ident[s] = b == 0 ? 0.99 : b == 1 ? 0.93 : b == 2 ? 0.80 : -1;
+        }
+        keep[t] = synth_relative(&rng, &anc, ident);
+        g[t] = stored(&keep[t], 6 + v % 2), t++;
+    }
+    for (int v = 0; v < 3; v++) { /* pieces: 25, 50, 75 % of the ancestor, unchanged */
+        for (int s = 0; s < 900; s++) ident[s] = s < 225 * (v + 1) ? 1.0 : -1;
+        keep[t] = synth_relative(&rng, &anc, ident);
+        g[t] = stored(&keep[t], 6), t++;
+    }
+    keep[t] = synth_random(&rng, 700); /* unrelated */
+    g[t] = stored(&keep[t], 7), t++;
+    /* a segment of 300 anchors (a repeat): the host's scaled powers */
+    for (int s = 0; s < 900; s++) ident[s] = 0.97;
+    keep[t] = synth_relative(&rng, &anc, ident);
+    {
+        synth *x = &keep[t];
+        int64_t n = x->first[x->n_seg];
+        uint64_t *h = realloc(x->h, (size_t)(n + 300) * sizeof *h);
+        cr_assert(h);
+        x->h = h;
+        const int64_t s1 = x->first[1];
+        memmove(x->h + s1 + 300, x->h + s1, (size_t)(n - s1) * sizeof *h);
+        for (int j = 0; j < 300; j++) x->h[s1 + j] = splitmix64(&rng) >> 6;
+        for (int64_t s = 1; s <= x->n_seg; s++) x->first[s] += 300;
+    }
+    g[t] = stored(&keep[t], 6), t++;
+    keep[t] = synth_random(&rng, TSK_GPU_ANI_MAX_SEGMENTS + 104); /* too many segments for the device */
+    g[t] = stored(&keep[t], 8), t++;
+    cr_assert_eq(t, N_GENOMES);
+    return g;
+}
+
+/* The pairs the device leaves to the host: the genome of too many segments, and the one with a
+ * segment of 300 anchors against a partner of its rate 1/64 (at a sparser partner's rate its
+ * segment keeps under 256). */
+static int expect_on_host(const tsk_ani_genome *g, int i, int j)
+{
+    if (i == N_GENOMES - 1 || j == N_GENOMES - 1) return 1;
+    if (i == N_GENOMES - 2) return g[j].rate_log2 == 6;
+    if (j == N_GENOMES - 2) return g[i].rate_log2 == 6;
+    return 0;
+}
+
+Test(gpu_ani, refuses_cleanly_without_gpu)
+{
+    if (have_gpu()) cr_skip("a GPU is present");
+    tsk_ani_genome g = {0};
+    tsk_ani_set set = {1, &g};
+    char err[256] = "";
+    cr_assert_null(tsk_gpu_ani_open(&set, &set, K, 0, err, sizeof err));
+    cr_assert(strlen(err) > 0);
+}
+
+/* Every ordered pair of one set: the host's bytes, the on-host flags where expected. */
+Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600)
+{
+    if (!have_gpu()) cr_skip("no GPU");
+    synth keep[N_GENOMES];
+    tsk_ani_genome *g = make_set(keep);
+    const tsk_ani_set set = {N_GENOMES, g};
+    char err[512] = "";
+    tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 0, err, sizeof err);
+    cr_assert_not_null(e, "%s", err);
+    int64_t qi[N_GENOMES * N_GENOMES], ri[N_GENOMES * N_GENOMES];
+    int64_t n = 0;
+    for (int i = 0; i < N_GENOMES; i++)
+        for (int j = 0; j < N_GENOMES; j++)
+            if (i != j) qi[n] = i, ri[n] = j, n++;
+    tsk_ani_result *got = calloc((size_t)n, sizeof *got);
+    uint8_t *host = calloc((size_t)n, 1);
+    cr_assert_eq(tsk_gpu_ani_pairs(e, qi, ri, n, got, host), 0, "%s", tsk_gpu_ani_error(e));
+    tsk_ani_work *w = tsk_ani_work_new();
+    int related = 0;
+    for (int64_t k = 0; k < n; k++) {
+        const int want_host = expect_on_host(g, (int)qi[k], (int)ri[k]);
+        cr_expect_eq(host[k], want_host, "pair %lld %lld: on host %d", (long long)qi[k], (long long)ri[k], host[k]);
+        if (host[k]) continue;
+        tsk_ani_result want;
+        cr_assert_eq(tsk_ani_pair(w, &g[qi[k]], &g[ri[k]], K, &want), 0);
+        related += want.ani > 0.8;
+        cr_expect(memcmp(&want, &got[k], sizeof want) == 0,
+                  "pair %lld %lld: host ani %.17g af %.17g (q %.17g/%.17g r %.17g/%.17g), gpu ani %.17g af %.17g "
+                  "(q %.17g/%.17g r %.17g/%.17g)",
+                  (long long)qi[k], (long long)ri[k], want.ani, want.af, want.ani_q, want.af_q, want.ani_r, want.af_r,
+                  got[k].ani, got[k].af, got[k].ani_q, got[k].af_q, got[k].ani_r, got[k].af_r);
+    }
+    cr_expect(related > 40, "%d related pairs", related); /* the planted set is mostly related */
+    tsk_ani_work_free(w);
+    tsk_gpu_ani_close(e);
+    free(got), free(host);
+    for (int i = 0; i < N_GENOMES; i++) stored_free(&g[i]), synth_free(&keep[i]);
+    free(g);
+}
+
+/* Queries of one set against references of another, each pair several times in one call. */
+Test(gpu_ani, query_set_against_reference_set, .timeout = 600)
+{
+    if (!have_gpu()) cr_skip("no GPU");
+    synth keep[N_GENOMES];
+    tsk_ani_genome *g = make_set(keep);
+    const tsk_ani_set q = {5, g}, r = {N_GENOMES - 7, g + 5};
+    char err[512] = "";
+    tsk_gpu_ani *e = tsk_gpu_ani_open(&q, &r, K, 0, err, sizeof err);
+    cr_assert_not_null(e, "%s", err);
+    enum { M = 3 * 5 * (N_GENOMES - 7) };
+    int64_t qi[M], ri[M];
+    int64_t n = 0;
+    for (int rep = 0; rep < 3; rep++)
+        for (int j = 0; j < N_GENOMES - 7; j++)
+            for (int i = 0; i < 5; i++) qi[n] = i, ri[n] = j, n++;
+    tsk_ani_result got[M];
+    uint8_t host[M];
+    cr_assert_eq(tsk_gpu_ani_pairs(e, qi, ri, n, got, host), 0, "%s", tsk_gpu_ani_error(e));
+    tsk_ani_work *w = tsk_ani_work_new();
+    for (int64_t k = 0; k < n; k++) {
+        cr_expect_eq(host[k], 0);
+        tsk_ani_result want;
+        cr_assert_eq(tsk_ani_pair(w, &q.genome[qi[k]], &r.genome[ri[k]], K, &want), 0);
+        cr_expect(memcmp(&want, &got[k], sizeof want) == 0, "pair %lld %lld: host %.17g gpu %.17g", (long long)qi[k],
+                  (long long)ri[k], want.ani, got[k].ani);
+    }
+    tsk_ani_work_free(w);
+    tsk_gpu_ani_close(e);
+    for (int i = 0; i < N_GENOMES; i++) stored_free(&g[i]), synth_free(&keep[i]);
+    free(g);
+}
