@@ -86,6 +86,14 @@ static double now_s()
 
 static tsk_cuda_site site(tsk_gpu_ani *e) { return tsk_cuda_site{e->dev, e->err, sizeof e->err}; }
 
+/* The anchors sorted by one call of CUB's segmented sort (whose counts are int): 2^30, or the tests'. */
+static int64_t sort_chunk_anchors = INT64_C(1) << 30;
+
+extern "C" void tsk_gpu_ani_set_sort_chunk(int64_t anchors)
+{
+    sort_chunk_anchors = anchors > 0 && anchors <= (INT64_C(1) << 30) ? anchors : INT64_C(1) << 30;
+}
+
 /* ---- device: one pair a block ---- */
 
 /* genome_ani.c's compare_form: the anchors of a genome of rate `rate` kept for a pair of rates
@@ -424,7 +432,10 @@ static int upload(tsk_gpu_ani *e)
         segs += g->n_segments + 1;
     }
     std::vector<uint32_t> segoff((size_t)std::max<int64_t>(segs, 1));
-    std::vector<int> seg_begin, seg_end; /* the genomes' anchor ranges for the segmented sort */
+    /* the genomes' anchor ranges for the segmented sort, relative to their chunk's first anchor: a
+     * chunk holds at most sort_chunk_anchors (CUB's counts are int) */
+    std::vector<int> seg_begin, seg_end, chunk_first;
+    std::vector<int64_t> chunk_base;
     seg_begin.reserve((size_t)n), seg_end.reserve((size_t)n);
     for (int64_t i = 0; i < n; i++) {
         const ani_genome_d &d = e->genomes[i];
@@ -436,12 +447,13 @@ static int upload(tsk_gpu_ani *e)
             at += g->seg_count[s];
         }
         segoff[(size_t)(d.seg0 + g->n_segments)] = at;
-        seg_begin.push_back((int)d.anchor0), seg_end.push_back((int)(d.anchor0 + d.n_anchors));
+        if (chunk_base.empty() || d.anchor0 + d.n_anchors - chunk_base.back() > sort_chunk_anchors)
+            chunk_base.push_back(d.anchor0), chunk_first.push_back((int)seg_begin.size());
+        seg_begin.push_back((int)(d.anchor0 - chunk_base.back()));
+        seg_end.push_back((int)(d.anchor0 + d.n_anchors - chunk_base.back()));
     }
-    if (anchors >= INT32_MAX) {
-        snprintf(e->err, sizeof e->err, "the genomes' anchors (%lld) exceed one GPU ANI index", (long long)anchors);
-        return -1;
-    }
+    chunk_first.push_back((int)seg_begin.size());
+    chunk_base.push_back(anchors);
     const size_t na = (size_t)std::max<int64_t>(anchors, 1);
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->genomes_d, (size_t)std::max<int64_t>(n, 1) * sizeof(ani_genome_d)));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->hash_d, na * 4));
@@ -477,14 +489,21 @@ static int upload(tsk_gpu_ani *e)
               "cudaMemcpyAsync(end)");
         if (!rc) segment_ids_kernel<<<(unsigned)std::max<int64_t>(n, 1), 128, 0, e->st>>>(e->genomes_d, n, e->segoff_d, seg_d);
         check(cudaGetLastError(), "segment_ids_kernel");
-        check(cub::DeviceSegmentedSort::SortPairs(nullptr, tmp_bytes, e->hash_d, e->sval_d, seg_d, e->sseg_d,
-                                                  (int)anchors, n_sorted, begin_d, end_d, e->st),
-              "SortPairs(size)");
-        if (!rc) check(cudaMalloc(&tmp, std::max<size_t>(tmp_bytes, 1)), "cudaMalloc(sort)");
-        if (!rc)
-            check(cub::DeviceSegmentedSort::SortPairs(tmp, tmp_bytes, e->hash_d, e->sval_d, seg_d, e->sseg_d,
-                                                      (int)anchors, n_sorted, begin_d, end_d, e->st),
-                  "SortPairs");
+        const size_t n_chunks = chunk_base.size() - 1;
+        for (int pass = 0; pass < 2 && !rc; pass++) { /* the largest chunk's scratch, then the sorts */
+            if (pass == 1) check(cudaMalloc(&tmp, std::max<size_t>(tmp_bytes, 1)), "cudaMalloc(sort)");
+            for (size_t k = 0; k < n_chunks && !rc; k++) {
+                const int64_t base = chunk_base[k];
+                const int count = (int)(chunk_base[k + 1] - base), first = chunk_first[k];
+                const int genomes = chunk_first[k + 1] - first;
+                size_t bytes = pass ? tmp_bytes : 0;
+                check(cub::DeviceSegmentedSort::SortPairs(pass ? tmp : nullptr, bytes, e->hash_d + base,
+                                                          e->sval_d + base, seg_d + base, e->sseg_d + base, count,
+                                                          genomes, begin_d + first, end_d + first, e->st),
+                      "SortPairs");
+                if (!pass) tmp_bytes = std::max(tmp_bytes, bytes);
+            }
+        }
     }
     if (!rc && n > 0) index_kernel<<<(unsigned)n, 256, 0, e->st>>>(e->genomes_d, n, e->sval_d, e->index_d);
     check(cudaGetLastError(), "index_kernel");

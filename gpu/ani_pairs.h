@@ -5,8 +5,8 @@
  * code's double operations in its order without fused multiply-add (__dmul_rn, __dadd_rn,
  * __ddiv_rn), from the host's own tables of powers (tsk_ani_grid_powers). A pair it cannot estimate
  * the host's way on the device (a genome of more than TSK_GPU_ANI_MAX_SEGMENTS segments or
- * TSK_GPU_ANI_MAX_ANCHORS anchors, a segment of 256 anchors or more, a grid other than the default)
- * is flagged for the host, which computes it with tsk_ani_pair.
+ * TSK_GPU_ANI_MAX_ANCHORS anchors, a segment of 256 anchors or more) is flagged for the host, which
+ * computes it with tsk_ani_pair.
  *
  * How (docs/gpu.md, "ANI"): every genome's anchors go to the device once, in segment order and
  * sorted by value with an index of their top 12 bits. One CUDA block a pair: the reference's anchors
@@ -42,6 +42,10 @@ const char *tsk_gpu_ani_error(const tsk_gpu_ani *e);
  * on_host[i] = 1 for those left to the host. Returns 0, or -1 with the reason in tsk_gpu_ani_error. */
 int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, int64_t n, tsk_ani_result *out,
                       uint8_t *on_host);
+
+/* For tests: the anchors one sort call takes at most (2^30, which bounds the sort's scratch; 0: that
+ * again). Opens after it sort the genomes in chunks of that many anchors. */
+void tsk_gpu_ani_set_sort_chunk(int64_t anchors);
 
 /* Where e's seconds went (TSKETCH_TIMING): its opening (the upload and the sorts), and the pairs of
  * all its tsk_gpu_ani_pairs calls with the seconds they took. */

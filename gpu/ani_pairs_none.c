@@ -31,3 +31,5 @@ void tsk_gpu_ani_timing(const tsk_gpu_ani *e, double *open_s, int64_t *pairs, do
     (void)e;
     *open_s = 0, *pairs = 0, *pairs_s = 0;
 }
+
+void tsk_gpu_ani_set_sort_chunk(int64_t anchors) { (void)anchors; }

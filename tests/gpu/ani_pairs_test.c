@@ -95,15 +95,18 @@ Test(gpu_ani, refuses_cleanly_without_gpu)
     cr_assert(strlen(err) > 0);
 }
 
-/* Every ordered pair of one set: the host's bytes, the on-host flags where expected. */
-Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600)
+/* Every ordered pair of one set: the host's bytes, the on-host flags where expected; the anchors
+ * sorted in chunks of at most sort_chunk anchors (0: the default, one chunk here). */
+static void one_set_same_bytes(int64_t sort_chunk)
 {
     if (!have_gpu()) cr_skip("no GPU");
+    tsk_gpu_ani_set_sort_chunk(sort_chunk);
     synth keep[N_GENOMES];
     tsk_ani_genome *g = make_set(keep);
     const tsk_ani_set set = {N_GENOMES, g};
     char err[512] = "";
     tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 0, err, sizeof err);
+    tsk_gpu_ani_set_sort_chunk(0);
     cr_assert_not_null(e, "%s", err);
     int64_t qi[N_GENOMES * N_GENOMES], ri[N_GENOMES * N_GENOMES];
     int64_t n = 0;
@@ -135,6 +138,11 @@ Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600)
     for (int i = 0; i < N_GENOMES; i++) stored_free(&g[i]), synth_free(&keep[i]);
     free(g);
 }
+
+Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600) { one_set_same_bytes(0); }
+
+/* The sort in chunks, as a set past 2^30 anchors has it: chunks of about one genome each. */
+Test(gpu_ani, one_set_sorted_in_chunks, .timeout = 600) { one_set_same_bytes(50000); }
 
 /* Queries of one set against references of another, each pair several times in one call. */
 Test(gpu_ani, query_set_against_reference_set, .timeout = 600)
