@@ -2,11 +2,8 @@
  * planted identities: even, mosaic, pieces, self, unrelated, no segment, mixed rates, determinism,
  * and the hit counts against a brute-force O(n m) count.
  *
- * A synthetic genome is a list of 64-bit anchor hashes per segment, all below 2^58 (kept at rate
- * 2^-6; a genome at rate r keeps those below 2^(64 - r), stored h >> (32 - r)): ~47 anchors a
- * segment at 2^-6, ~23 at 2^-7 as a 3 kb segment of a 5 Mbp genome has at 1/128. A relative R of Q:
- * per segment of identity I each anchor survives with I^16 (else a fresh random hash, the k-mer a
- * substitution made). The fits are NPMLE means of ~1,000 segments: with ~23 anchors a segment at
+ * The synthetic anchors are tests/ani_synth.h's: ~47 anchors a segment at 2^-6, ~23 at 2^-7 as a 3 kb
+ * segment of a 5 Mbp genome has at 1/128. The fits are the mixture's means over ~1,000 segments: with ~23 anchors a segment at
  * p = 0.95^16 = 0.44, the pooled a/n has sd sqrt(p (1 - p) / 23,000) = 0.0033, so the identity
  * I = p^(1/16) has sd 0.0033 I / (16 p) = 0.00045; the mixture's mean about twice that. The
  * tolerances (0.002, 0.003) are 2-4 of those sds: never flaky over the fixed seeds, yet a bias of
