@@ -491,19 +491,19 @@ static int query_holds(tsk_ani_work *w, uint64_t from, uint64_t to)
     return found;
 }
 
-/* kept ? query_holds(w, v, v) : 0, the first LOOKUP_WIDTH anchors of v's bucket compared and
- * stamped without a branch (about half of all lookups hit, so a branch on it would mispredict half
+/* query_holds(w, v, v), the first LOOKUP_WIDTH anchors of v's bucket compared and stamped without
+ * a branch (about half of all lookups hit, so a branch on it would mispredict half
  * the time). The work's arrays come as locals: the byte stores of the stamps may alias anything,
  * and would make the compiler reload every field after each. */
 static inline int query_holds_exact(tsk_ani_work *w, const uint32_t *restrict bucket, const uint32_t *restrict value,
-                                    uint8_t *restrict stamp, int bucket_shift, uint8_t pair_id, uint64_t v, int kept)
+                                    uint8_t *restrict stamp, int bucket_shift, uint8_t pair_id, uint64_t v)
 {
     const uint32_t lo = bucket[v >> bucket_shift], hi = bucket[(v >> bucket_shift) + 1];
-    if (hi - lo > LOOKUP_WIDTH) return kept && query_holds(w, v, v);
+    if (hi - lo > LOOKUP_WIDTH) return query_holds(w, v, v);
     int found = 0;
     for (uint32_t t = 0; t < LOOKUP_WIDTH; t++) {
         const uint32_t i = lo + t;
-        const uint8_t match = (uint8_t)((i < hi) & (value[i] == v) & kept);
+        const uint8_t match = (uint8_t)((i < hi) & (value[i] == v));
         stamp[i] = (uint8_t)(stamp[i] ^ ((stamp[i] ^ pair_id) & (uint8_t)-match));
         found |= match;
     }
@@ -580,7 +580,7 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
         const uint8_t id = w->pair_id;
         const int bucket_shift = 32 - w->bucket_bits;
         for (int64_t k = 0; k < n_kept; k++)
-            hit[(uint32_t)part[k]] = (uint8_t)query_holds_exact(w, bucket, value, stamp, bucket_shift, id, part[k] >> 32, 1);
+            hit[(uint32_t)part[k]] = (uint8_t)query_holds_exact(w, bucket, value, stamp, bucket_shift, id, part[k] >> 32);
     } else {
         /* the query sparser: a range of its values a kept anchor of r (rare: r the denser genome) */
         for (int64_t i = 0; i < r->n_anchors; i++) {
@@ -591,11 +591,9 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     int64_t at = 0, nr = 0;
     for (int64_t s = 0; s < r->n_segments; s++) {
         uint32_t hits = 0;
-        for (uint32_t j = 0; j < r->seg_count[s]; j++, at++) {
-            nr += r->hash[at] < limit_r;
-            hits += w->hit_r[at];
-        }
+        for (uint32_t j = 0; j < r->seg_count[s]; j++, at++) hits += w->hit_r[at];
         w->a_r[s] = hits;
+        nr += w->n_r[s]; /* counts_below's kept anchors */
     }
     for (int64_t s = 0; s < q->n_segments; s++) w->a_q[s] = 0;
     int64_t nq = 0;
@@ -661,14 +659,6 @@ void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const
     out->af = q->n_segments <= r->n_segments ? out->af_q : out->af_r;
 }
 
-int tsk_ani_sort_anchors(tsk_ani_work *w, const tsk_ani_genome *g, uint64_t *keys)
-{
-    if (grow((void **)&w->tmp, &w->cap_tmp, g->n_anchors, sizeof *w->tmp)) return -1;
-    keys_of(g, keys);
-    const uint64_t *sorted = sort_by_high(w, keys, w->tmp, g->n_anchors);
-    if (sorted != keys) memcpy(keys, sorted, (size_t)g->n_anchors * sizeof *keys);
-    return 0;
-}
 
 int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,
                  tsk_ani_result *out)

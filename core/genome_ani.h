@@ -151,9 +151,6 @@ typedef struct {
 /* The pair from its two directions (q -> r, r -> q), as tsk_ani_pair ends. */
 void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_direction *dq,
                          const tsk_ani_direction *dr, tsk_ani_result *out);
-/* g's anchors as (stored value << 32 | segment), sorted by value (ties in g's order); keys holds
- * g->n_anchors entries. Returns 0, or -1 when out of memory. */
-int tsk_ani_sort_anchors(tsk_ani_work *w, const tsk_ani_genome *g, uint64_t *keys);
 
 /* The distance of a result: 1 - ani as float (1 when unrelated). */
 float tsk_ani_distance(const tsk_ani_result *r);
