@@ -169,9 +169,9 @@ typedef struct {
     /* --per-file: genome i waits for the sink in slots[i % n_slots] */
     genome_out *slots;
     int64_t n_slots;
+    int64_t next_file;             /* --per-file: the first file not yet made a task (under mu) */
     /* the sink's side: genomes written so far, under mu; a failure stops everything */
     pthread_mutex_t mu;
-    pthread_cond_t cv;
     int64_t written;
     int rc;
     /* progress on a terminal */
@@ -191,7 +191,6 @@ static void fail(sketch_run *s, int rc)
 {
     pthread_mutex_lock(&s->mu);
     if (s->rc == TSK_EXIT_OK) s->rc = rc;
-    pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -266,7 +265,6 @@ static void write_ready(sketch_run *s, genome_out *slots, int64_t n_slots, int64
         s->written++;
         show_progress(s, 0);
     }
-    pthread_cond_broadcast(&s->cv);
 }
 
 /* The parameters of a batcher that only holds records' cleaned codes (contigs, or genomes a record):
@@ -448,6 +446,34 @@ static void genome_done(sketch_run *s, int64_t i, int rc)
     pthread_mutex_unlock(&s->mu);
 }
 
+static void spawn_ready_files(sketch_run *s);
+
+/* Sketches file i into its slot, then starts the files whose slots that freed. */
+static void file_task_run(sketch_run *s, int64_t i)
+{
+    genome_done(s, i, failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]));
+    spawn_ready_files(s);
+}
+
+/* Makes a task of every file whose slot is free (a slot is free once the genome n_slots before it
+ * is written). Called at the start and by every finished file, so no thread sleeps on a slot while
+ * files wait: a starter that slept there instead of sketching left -p 2 with one working thread
+ * for most of a run of many small files. */
+static void spawn_ready_files(sketch_run *s)
+{
+    pthread_mutex_lock(&s->mu);
+    const int64_t from = s->next_file;
+    int64_t to = s->written + s->n_slots;
+    if (to > s->total_genomes) to = s->total_genomes;
+    if (s->rc != TSK_EXIT_OK || to < from) to = from;
+    s->next_file = to;
+    pthread_mutex_unlock(&s->mu);
+    for (int64_t i = from; i < to; i++) {
+#pragma omp task firstprivate(i)
+        file_task_run(s, i);
+    }
+}
+
 static int run_per_file(sketch_run *s)
 {
     const tsk_sketch_job *job = s->job;
@@ -468,22 +494,13 @@ static int run_per_file(sketch_run *s)
         s->file_batch[t].max_rows = INT64_MAX;
     }
     s->total_genomes = n;
+    s->next_file = 0;
+    if (s->threads == 1) {
+        for (int64_t i = 0; i < n && !failed(s); i++) genome_done(s, i, sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]));
+    } else {
 #pragma omp parallel num_threads(s->threads)
 #pragma omp single
-    {
-        for (int64_t i = 0; i < n && !failed(s); i++) {
-            /* a slot is free once the genome n_slots before it is written: the reader of the files
-             * ahead sleeps until then (a genome far larger than the rest holds the others back) */
-            pthread_mutex_lock(&s->mu);
-            while (s->rc == TSK_EXIT_OK && i - s->written >= s->n_slots) pthread_cond_wait(&s->cv, &s->mu);
-            pthread_mutex_unlock(&s->mu);
-            if (failed(s)) break;
-            /* one thread: each file at once (a deferred task would wait for a slot nobody frees) */
-#pragma omp task firstprivate(i) if (s->threads > 1)
-            {
-                genome_done(s, i, failed(s) ? TSK_EXIT_OK : sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]));
-            }
-        }
+        spawn_ready_files(s);
     }
     for (int64_t j = 0; j < s->n_slots; j++) genome_out_free(&s->slots[j]);
     free(s->slots);
@@ -775,7 +792,6 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     tsk_progress_start(&s.progress, 1, PROGRESS_INTERVAL);
     s.started = tsk_seconds();
     pthread_mutex_init(&s.mu, NULL);
-    pthread_cond_init(&s.cv, NULL);
     s.scanner = calloc((size_t)s.threads, sizeof *s.scanner);
     for (int i = 0; s.scanner && i < s.threads; i++)
         if (!(s.scanner[i] = tsk_genome_scanner_new(&job->params))) rc = TSK_EXIT_RUNTIME;
@@ -794,6 +810,5 @@ int tsk_genome_sketch_run(const tsk_sketch_job *job, tsk_genome_sink sink, void 
     free(s.gpu_offset);
     free(s.gpu_bound);
     pthread_mutex_destroy(&s.mu);
-    pthread_cond_destroy(&s.cv);
     return rc;
 }
