@@ -10,6 +10,8 @@ const char *tsk_genome_params_check(const tsk_params *p)
     if (p->scaled < 1) return "scaled must be at least 1";
     if (p->stride != p->scaled) return "genome sketches place anchors by scaled: the stride must equal scaled";
     if (p->min_keys < 0 || p->min_keys > TSK_GENOME_MAX_MIN_KEYS) return "min keys (the size floor) must be 0..1e9";
+    if (p->floor_stride < 0 || p->floor_stride > TSK_GENOME_MAX_FLOOR_STRIDE)
+        return "the floor stride must be 1..4294967296";
     if (p->alphabet != TSK_DNA) return "genome sketches need the dna alphabet";
     if (!p->canonical) return "genome sketches need canonical rows (both strands)";
     if (p->anchor_k == 0 || p->window == 0) return "genome sketches need anchored windows";
@@ -42,7 +44,8 @@ int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length)
     if (p->min_keys <= 0) return p->scaled;
     /* about 5/4 min_keys candidates: the min_keys-th smallest is then ~25 sigma inside them */
     const int64_t s = length > INT64_MAX / 4 ? p->scaled : length * 4 / (p->min_keys * 5);
-    return s < 1 ? 1 : s > p->scaled ? p->scaled : s;
+    const int64_t least = tsk_genome_floor_stride(p);
+    return s < least ? (least < p->scaled ? least : p->scaled) : s > p->scaled ? p->scaled : s;
 }
 
 uint64_t tsk_genome_candidate_limit(const tsk_params *p, int64_t length)

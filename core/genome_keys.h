@@ -23,15 +23,19 @@
  * Size floor. A genome keeps the windows whose key is at most its threshold tau_g:
  *
  *   T    = floor((2^64 - 1) / scaled) | FP_MASK                  the scaled threshold
- *   s_g  = clamp(floor(4 L / (5 min_keys)), 1, scaled)           its anchors' stride (L = its length)
+ *   s_g  = min(max(floor(4 L / (5 min_keys)), F), scaled)        its anchors' stride (L = its length,
+ *                                                                F = floor_stride, at least 1)
  *   C_g  = floor((2^64 - 1) / s_g) | FP_MASK                     its candidates: anchors at stride s_g
  *   tau_g = C_g                                  when it has fewer than min_keys candidate keys
  *         = max(T, K_(min_keys) | FP_MASK)       else (K_(j) the j-th smallest candidate key)
  *
  * (min_keys 0: tau_g = T, s_g = scaled). A genome of L >= 5/4 min_keys scaled bases keeps about
- * L / scaled keys; a smaller one about min_keys (all its windows when it has fewer), from about
- * 5/4 min_keys candidates (the min_keys-th smallest of them is then far inside them).
- * tau_g is a function of the stored keys, min_keys, scaled and L (tsk_genome_threshold): the same
+ * L / scaled keys; a smaller one about min_keys, from about 5/4 min_keys candidates (the min_keys-th
+ * smallest of them is then far inside them), but never more than one anchor in F: a genome under
+ * 5/4 min_keys F bases keeps all its candidates, about L / F (F = 1: all its windows). Without F a
+ * 20 kb phage kept 12,000 keys, a sketch 4.8 times its FASTA, and its sketching scanned every
+ * window (docs/accuracy.md, "The size floor").
+ * tau_g is a function of the stored keys, min_keys, F, scaled and L (tsk_genome_threshold): the same
  * formula over the stored keys as over the candidates, so a reader recomputes it. A pair is
  * compared below tau = min(tau_A, tau_B), where both sketches are complete samples:
  *
@@ -59,6 +63,8 @@ extern "C" {
 
 /* The largest size floor (--min-keys). */
 #define TSK_GENOME_MAX_MIN_KEYS INT64_C(1000000000)
+/* The largest floor stride (--floor-stride), as --scaled's. */
+#define TSK_GENOME_MAX_FLOOR_STRIDE (INT64_C(1) << 32)
 /* The largest window a genome sketch takes. */
 #define TSK_GENOME_MAX_WINDOW 64
 /* The largest row scale 2 C(W, t) it takes: a float32 row value (|v| <= 1) is within half an ulp,
@@ -85,6 +91,9 @@ static inline uint64_t tsk_genome_max_key(const tsk_params *p)
 {
     return UINT64_MAX / (uint64_t)p->scaled | TSK_GENOME_FP_MASK;
 }
+
+/* F of the size floor (above): floor_stride, or 1 where it is 0 (files of tsketch before it). */
+static inline int64_t tsk_genome_floor_stride(const tsk_params *p) { return p->floor_stride > 1 ? p->floor_stride : 1; }
 
 /* The anchors' stride s_g of a genome of length bases (above): scaled when min_keys is 0. */
 int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length);

@@ -57,6 +57,8 @@ typedef struct {
                                * (genome_keys.h) */
     int64_t min_keys;         /* genome sketches: the size floor, keys kept at least per genome
                                * (0: none; genome_keys.h, "Size floor") */
+    int64_t floor_stride;     /* genome sketches: the floor samples at most one anchor in this many
+                               * (0 and 1: every anchor may be a candidate; genome_keys.h) */
     int tables_from_file;     /* 1 when the tables were read (--tables) rather than drawn */
     int32_t hash[TSK_MAX_T][TSK_MAX_ALPHA];  /* hash[k][c] in [0, dim): level k, code c */
     int8_t sign[TSK_MAX_T][TSK_MAX_ALPHA];   /* sign[k][c] in {-1, +1} */

@@ -47,6 +47,7 @@ enum { /* header field offsets */
     H_ALPHABET_SIZE = 148, H_CANONICAL = 152, H_PRECISION = 156, H_ELEM_SIZE = 160,
     H_TABLES_FROM_FILE = 164, H_WINDOW = 168, H_STRIDE = 176, H_TABLES_OFFSET = 184, H_TABLES_SIZE = 188,
     H_ANCHOR_K = 192, H_KIND = 196, H_SCALED = 200, H_MIN_KEYS = 208,
+    H_FLOOR_STRIDE = 248, /* 0 in files written before it: read as 1 */
     /* version 4: the anchor section */
     H_ANI_OFFSET = 216, H_ANI_SIZE = 224, H_ANI_SEGMENTS = 232, H_ANI_ANCHORS = 240,
 };
@@ -580,6 +581,7 @@ static void encode_header(unsigned char *h, const tsk_params *p)
         put_u32(h + H_KIND, TSK_KIND_GENOME);
         put_u64(h + H_SCALED, (uint64_t)p->scaled);
         put_u64(h + H_MIN_KEYS, (uint64_t)p->min_keys);
+        put_u64(h + H_FLOOR_STRIDE, (uint64_t)tsk_genome_floor_stride(p));
     }
     put_u32(h + H_TABLES_OFFSET, TSK_FIXED_HEADER);
     put_u32(h + H_TABLES_SIZE, (uint32_t)tables_size(p));
@@ -990,14 +992,16 @@ static int check_crc(const tsk_file *f, const file_layout *l, int threads, data_
 static int read_genome_params(const unsigned char *m, const char *path, tsk_params *p, char *err, size_t errlen)
 {
     uint64_t scaled = get_u64(m + H_SCALED), min_keys = get_u64(m + H_MIN_KEYS);
+    const uint64_t floor_stride = get_u64(m + H_FLOOR_STRIDE);
     if (get_u32(m + H_KIND) != TSK_KIND_GENOME || scaled < 1 || scaled > (uint64_t)INT64_MAX ||
-        min_keys > (uint64_t)TSK_GENOME_MAX_MIN_KEYS) {
+        min_keys > (uint64_t)TSK_GENOME_MAX_MIN_KEYS || floor_stride > (uint64_t)TSK_GENOME_MAX_FLOOR_STRIDE) {
         tsk_io_set_err(err, errlen, "%s: corrupt header (version 4 without a genome sketch kind, scale and floor)",
                        path);
         return -1;
     }
     p->scaled = (int64_t)scaled;
     p->min_keys = (int64_t)min_keys;
+    p->floor_stride = floor_stride ? (int64_t)floor_stride : 1;
     return 0;
 }
 
@@ -1399,6 +1403,9 @@ int tsk_params_diff(const tsk_params *a, const char *name_a, const tsk_params *b
     if (a->scaled > 0 && b->scaled > 0 && a->min_keys != b->min_keys)
         diff_add(&d, "min keys (size floor): %" PRId64 " in %s, %" PRId64 " in %s", a->min_keys, name_a, b->min_keys,
                  name_b);
+    if (a->scaled > 0 && b->scaled > 0 && tsk_genome_floor_stride(a) != tsk_genome_floor_stride(b))
+        diff_add(&d, "floor stride: %" PRId64 " in %s, %" PRId64 " in %s", tsk_genome_floor_stride(a), name_a,
+                 tsk_genome_floor_stride(b), name_b);
     if (a->anchor_k != b->anchor_k)
         diff_add(&d, "anchored windows: %s in %s, %s in %s", anchor_name(a->anchor_k, ka), name_a,
                  anchor_name(b->anchor_k, kb), name_b);

@@ -17,7 +17,7 @@
     index = faiss.IndexFlatL2(s.params["dim"]); index.add(np.ascontiguousarray(s.rows, "float32"))
 
 The layout read here is docs/format.md: format version 1 (sketch rows) and version 4 (genome
-sketches: kind 1, `scaled`, `min_keys`, one little-endian uint64 key per row, then the genomes'
+sketches: kind 1, `scaled`, `min_keys`, `floor_stride`, one little-endian uint64 key per row, then the genomes'
 segment anchors after the record table; versions 2 and 3, genome sketches of older tsketch
 versions, are refused). Nothing is read into memory
 but the header and the trailer; the rows stay on disk until used. `load` refuses exactly what
@@ -52,6 +52,7 @@ MAX_T = 16
 MAX_DIM = 65536
 MAX_WINDOW = 1 << 32
 MAX_MIN_KEYS = 10**9
+MAX_FLOOR_STRIDE = 1 << 32
 GENOME_MAX_WINDOW = 64
 GENOME_MAX_SCALE = 1.6e6
 U64_MAX = (1 << 64) - 1
@@ -99,9 +100,9 @@ class Sketches:
 
     def threshold(self, i):
         """Genome i's threshold tau_g (docs/format.md, "Thresholds"), from its stored keys, its
-        clean_len and the file's scaled and min_keys: T = floor((2^64 - 1) / scaled) | FP_MASK;
-        without a floor T; with fewer than min_keys keys its candidate bound floor((2^64 - 1) /
-        s) | FP_MASK, s = clamp(floor(4 clean_len / (5 min_keys)), 1, scaled); else the larger of T
+        clean_len and the file's scaled, min_keys and floor_stride F: T = floor((2^64 - 1) / scaled) |
+        FP_MASK; without a floor T; with fewer than min_keys keys its candidate bound floor((2^64 -
+        1) / s) | FP_MASK, s = min(max(floor(4 clean_len / (5 min_keys)), F), scaled); else the larger of T
         and its min_keys-th smallest key | FP_MASK. Two genomes are compared on their keys at most
         the smaller of their thresholds."""
         keys = self.keys(i)
@@ -110,7 +111,7 @@ class Sketches:
         if min_keys == 0:
             return t
         if len(keys) < min_keys:
-            s = min(max(4 * self.records[i].clean_len // (5 * min_keys), 1), scaled)
+            s = min(max(4 * self.records[i].clean_len // (5 * min_keys), self.params["floor_stride"]), scaled)
             return U64_MAX // s | FP_MASK
         return max(t, int(keys[min_keys - 1]) | FP_MASK)
 
@@ -307,12 +308,15 @@ def _read_params(path, version, u32, u64, header_size, tables):
         _fail(path, f"corrupt header (t {t}, D {dim}, alphabet {alphabet}, precision {precision} out of range)")
     p = {"t": t, "dim": dim, "seed": u64(136), "alphabet": alphabet, "canonical": _i32(u32(152)),
          "precision": precision, "tables_from_file": _i32(u32(164)), "window": _i64(u64(168)),
-         "stride": _i64(u64(176)), "anchor_k": _i32(u32(192)), "scaled": 0, "min_keys": 0}
+         "stride": _i64(u64(176)), "anchor_k": _i32(u32(192)), "scaled": 0, "min_keys": 0,
+         "floor_stride": 0}
     if version == GENOME_VERSION:
-        scaled, min_keys = u64(200), u64(208)
-        if u32(196) != 1 or not 1 <= scaled <= (1 << 63) - 1 or min_keys > MAX_MIN_KEYS:
+        scaled, min_keys, floor_stride = u64(200), u64(208), u64(248)
+        if (u32(196) != 1 or not 1 <= scaled <= (1 << 63) - 1 or min_keys > MAX_MIN_KEYS
+                or floor_stride > MAX_FLOOR_STRIDE):
             _fail(path, "corrupt header (version 4 without a genome sketch kind, scale and floor)")
-        p["scaled"], p["min_keys"] = scaled, min_keys
+        # 0: a file written before the floor stride, whose floor could take every window
+        p["scaled"], p["min_keys"], p["floor_stride"] = scaled, min_keys, floor_stride or 1
     a = ALPHABETS[alphabet][1]
     n_tables = t * a * 5
     if (u32(148) != a or elem != (8 if p["scaled"] > 0 or precision == 1 else 4) or u32(184) != FIXED_HEADER
@@ -468,6 +472,7 @@ def load(path, verify=True):
         "anchor_k": p["anchor_k"],
         "scaled": p["scaled"],
         "min_keys": p["min_keys"],
+        "floor_stride": p["floor_stride"],
         "format_version": version,
         "tool_version": _string(strings, u64(96)),
         "command_line": _string(strings, u64(112)),

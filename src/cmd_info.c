@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/genome_keys.h"
 #include "../io/seqio.h"
 #include "../io/tsk_file.h"
 #include "cli.h"
@@ -89,13 +90,13 @@ static void print_json(FILE *out, const char *path, const tsk_file *f, int recor
     fprintf(out,
             ",\n  \"t\": %d,\n  \"dim\": %d,\n  \"seed\": %llu,\n  \"tables\": \"%s\",\n"
             "  \"alphabet\": \"%s\",\n  \"canonical\": %s,\n  \"window\": %lld,\n  \"stride\": %lld,\n"
-            "  \"anchor_k\": %d,\n  \"kind\": \"%s\",\n  \"scaled\": %lld,\n  \"min_keys\": %lld,\n"
+            "  \"anchor_k\": %d,\n  \"kind\": \"%s\",\n  \"scaled\": %lld,\n  \"min_keys\": %lld,\n  \"floor_stride\": %lld,\n"
             "  \"precision\": \"%s\",\n  \"records\": %lld,\n  \"rows\": %lld,\n"
             "  \"raw_length\": %lld,\n  \"clean_length\": %lld,\n  \"dropped\": %lld",
             p->t, p->dim, (unsigned long long)p->seed, p->tables_from_file ? "file" : "splitmix64",
             p->alphabet == TSK_PROTEIN ? "protein" : "dna", p->canonical ? "true" : "false",
             (long long)p->window, (long long)p->stride, p->anchor_k, p->scaled > 0 ? "genome" : "rows",
-            (long long)p->scaled, (long long)p->min_keys,
+            (long long)p->scaled, (long long)p->min_keys, (long long)(p->scaled > 0 ? tsk_genome_floor_stride(p) : 0),
             p->precision == TSK_DOUBLE ? "double" : "single", (long long)f->n_records, (long long)f->n_rows, t.raw, t.clean, t.dropped);
     if (records) {
         fputs(",\n  \"record_list\": [", out);
@@ -122,8 +123,10 @@ static void print_text(FILE *out, const char *path, const tsk_file *f, int recor
             p->scaled > 0 ? (int)TSK_GENOME_FORMAT_VERSION : TSK_FORMAT_VERSION, f->tool_version, f->command_line);
     if (p->scaled > 0)
         fprintf(out, "kind\tgenome sketches (window fingerprints; rows are keys)\nscaled\t%lld (about one window in "
-                     "%lld kept)\nmin keys\t%lld (size floor: smaller genomes sample more densely)\n",
-                (long long)p->scaled, (long long)p->scaled, (long long)p->min_keys);
+                     "%lld kept)\nmin keys\t%lld (size floor: smaller genomes sample more densely)\nfloor stride\t%lld "
+                     "(the floor keeps at most one window in %lld)\n",
+                (long long)p->scaled, (long long)p->scaled, (long long)p->min_keys, (long long)tsk_genome_floor_stride(p),
+                (long long)tsk_genome_floor_stride(p));
     else
         fprintf(out, "kind\tsketch rows\n");
     fprintf(out, "tuple length t\t%d\ndimension D\t%d\n", p->t, p->dim);

@@ -69,12 +69,16 @@ const char tsk_sketch_options_help[] =
     "      --genome          genome sketches: a sampled set of window fingerprints per genome\n"
     "                        (record, or file with --per-file), compared as Mash compares k-mer\n"
     "                        sets; implies --canonical --anchor-k 16 -k 4 -s 16 --window 20\n"
-    "                        --scaled 500 --min-keys 12000 (docs/algorithm.md, 'Genome\n"
-    "                        sketches'; 16 KB per Mbp, 96 KB at least; chosen in docs/accuracy.md)\n"
+    "                        --scaled 500 --min-keys 12000 --floor-stride 8 (docs/algorithm.md,\n"
+    "                        'Genome sketches'; 16 KB per Mbp, 96 KB at least from 120 kb, about\n"
+    "                        the FASTA's size below; chosen in docs/accuracy.md)\n"
     "      --scaled N        genome sketches: keep about one window in N (default 500;\n"
     "                        1..4294967296)\n"
     "      --min-keys N      genome sketches: keep at least N windows per genome, sampling small\n"
     "                        genomes more densely (default 12000; 0: one in --scaled for all)\n"
+    "      --floor-stride N  genome sketches: the size floor keeps at most one window in N, so a\n"
+    "                        genome under 5/4 N min-keys bases keeps about length / N (default\n"
+    "                        8; 1: every window of a small genome)\n"
     "                        Genome sketches take --window 18..64, even (shorter windows recur\n"
     "                        by chance in large genomes: unrelated genomes would share keys; a\n"
     "                        warning below 20), --anchor-k 8..32 (fewer distinct anchors cannot\n"
@@ -95,7 +99,8 @@ int tsk_sketch_param_option(int opt)
 {
     return opt == 'k' || opt == 's' || opt == 'S' || opt == TSK_OPT_ALPHABET || opt == TSK_OPT_CANONICAL ||
            opt == TSK_OPT_WINDOW || opt == TSK_OPT_STRIDE || opt == TSK_OPT_TABLES || opt == TSK_OPT_SLIDE ||
-           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED || opt == TSK_OPT_MIN_KEYS;
+           opt == TSK_OPT_ANCHORED || opt == TSK_OPT_ANCHOR_K || opt == TSK_OPT_SCALED || opt == TSK_OPT_MIN_KEYS ||
+           opt == TSK_OPT_FLOOR_STRIDE;
 }
 
 int tsk_parse_metric(const char *arg, tsk_metric *m)
@@ -240,6 +245,10 @@ int tsk_sketch_option(tsk_sketch_job *job, int opt, const char *arg)
         if (tsk_parse_int64("--min-keys", arg, 0, TSK_GENOME_MAX_MIN_KEYS, &v)) return -TSK_EXIT_USAGE;
         p->min_keys = v, job->given |= TSK_GIVEN_MIN_KEYS;
         return 1;
+    case TSK_OPT_FLOOR_STRIDE:
+        if (tsk_parse_int64("--floor-stride", arg, 1, TSK_GENOME_MAX_FLOOR_STRIDE, &v)) return -TSK_EXIT_USAGE;
+        p->floor_stride = v, job->given |= TSK_GIVEN_FLOOR_STRIDE;
+        return 1;
     case TSK_OPT_WINDOW:
         if (tsk_parse_int64("--window", arg, 1, TSK_MAX_WINDOW, &v)) return -TSK_EXIT_USAGE;
         p->window = v, job->given |= TSK_GIVEN_WINDOW;
@@ -352,6 +361,7 @@ static int genome_defaults(tsk_sketch_job *job)
     if (p->anchor_k > p->window) p->anchor_k = (int)(p->window / 2 * 2);
     if (!(job->given & TSK_GIVEN_SCALED)) p->scaled = TSK_GENOME_SCALED;
     if (!(job->given & TSK_GIVEN_MIN_KEYS)) p->min_keys = TSK_GENOME_MIN_KEYS;
+    if (!(job->given & TSK_GIVEN_FLOOR_STRIDE)) p->floor_stride = TSK_GENOME_FLOOR_STRIDE;
     /* anchors are sampled by --scaled and the size floor (core/genome_keys.h): a --stride of its
      * own would be a second, conflicting rate */
     if ((job->given & TSK_GIVEN_STRIDE) && p->stride != p->scaled) {
@@ -406,8 +416,10 @@ int tsk_sketch_job_finish(tsk_sketch_job *job)
 {
     tsk_params *p = &job->params;
     cap_threads(job);
-    if ((job->given & (TSK_GIVEN_SCALED | TSK_GIVEN_MIN_KEYS)) && !job->genome) {
-        tsk_error("--%s applies to genome sketches: add --genome", job->given & TSK_GIVEN_SCALED ? "scaled" : "min-keys");
+    if ((job->given & (TSK_GIVEN_SCALED | TSK_GIVEN_MIN_KEYS | TSK_GIVEN_FLOOR_STRIDE)) && !job->genome) {
+        tsk_error("--%s applies to genome sketches: add --genome", job->given & TSK_GIVEN_SCALED ? "scaled"
+                                                                   : job->given & TSK_GIVEN_MIN_KEYS ? "min-keys"
+                                                                                                      : "floor-stride");
         return TSK_EXIT_USAGE;
     }
     if (job->genome) {

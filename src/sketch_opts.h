@@ -25,7 +25,7 @@ typedef struct {
 enum {
     TSK_OPT_ALPHABET = 1000, TSK_OPT_CANONICAL, TSK_OPT_WINDOW, TSK_OPT_STRIDE, TSK_OPT_TABLES,
     TSK_OPT_PRECISION, TSK_OPT_DEVICE, TSK_OPT_PER_FILE, TSK_OPT_SLIDE, TSK_OPT_ANCHORED, TSK_OPT_ANCHOR_K,
-    TSK_OPT_GENOME, TSK_OPT_SCALED, TSK_OPT_MIN_KEYS,
+    TSK_OPT_GENOME, TSK_OPT_SCALED, TSK_OPT_MIN_KEYS, TSK_OPT_FLOOR_STRIDE,
     TSK_OPT_FIRST_FREE = 1100 /* subcommands number their own long-only options from here */
 };
 #define TSK_SKETCH_SHORT_OPTS "k:s:S:p:l:I:"
@@ -39,7 +39,8 @@ enum {
     {"device", required_argument, 0, TSK_OPT_DEVICE}, {"per-file", no_argument, 0, TSK_OPT_PER_FILE}, \
     {"slide", no_argument, 0, TSK_OPT_SLIDE}, {"anchored", no_argument, 0, TSK_OPT_ANCHORED}, \
     {"anchor-k", required_argument, 0, TSK_OPT_ANCHOR_K}, {"genome", no_argument, 0, TSK_OPT_GENOME}, \
-    {"scaled", required_argument, 0, TSK_OPT_SCALED}, {"min-keys", required_argument, 0, TSK_OPT_MIN_KEYS}
+    {"scaled", required_argument, 0, TSK_OPT_SCALED}, {"min-keys", required_argument, 0, TSK_OPT_MIN_KEYS}, \
+    {"floor-stride", required_argument, 0, TSK_OPT_FLOOR_STRIDE}
 /* Help text of the shared sketch options, for the subcommands' usage messages. */
 extern const char tsk_sketch_options_help[];
 
@@ -66,7 +67,8 @@ typedef struct {
 enum {
     TSK_GIVEN_T = 1, TSK_GIVEN_DIM = 2, TSK_GIVEN_WINDOW = 4, TSK_GIVEN_STRIDE = 8, TSK_GIVEN_SEED = 16,
     TSK_GIVEN_ANCHOR = 32, /* --anchored or --anchor-k */
-    TSK_GIVEN_SCALED = 64, TSK_GIVEN_CANONICAL = 128, TSK_GIVEN_MIN_KEYS = 256
+    TSK_GIVEN_SCALED = 64, TSK_GIVEN_CANONICAL = 128, TSK_GIVEN_MIN_KEYS = 256,
+    TSK_GIVEN_FLOOR_STRIDE = 512
 };
 
 /* Defaults of --genome (docs/accuracy.md, "Genome sketches": chosen on the tuning sets): windows of
@@ -76,13 +78,16 @@ enum {
  * diverged pairs better but share windows between unrelated genomes by chance; scaled 500: 16 KB
  * of .tsk per Mbp; a floor of 12,000 keys (96 KB, the most within 100 KB; Mash's default sketch
  * holds 10,000) brings viruses and small genomes to Mash's accuracy and leaves genomes of 12 Mbp
- * and more as they were. */
+ * and more as they were; but the floor takes at most one anchor in GENOME_FLOOR_STRIDE, so a genome
+ * under 120 kb keeps about one window in 8 (a 20 kb phage: 2,500 keys, 20 KB, about its FASTA's
+ * size, where all its windows made 96 KB and cost 4x Mash's sketching time). */
 #define TSK_GENOME_T 4
 #define TSK_GENOME_DIM 16
 #define TSK_GENOME_WINDOW 20
 #define TSK_GENOME_ANCHOR_K 16
 #define TSK_GENOME_SCALED 500
 #define TSK_GENOME_MIN_KEYS 12000
+#define TSK_GENOME_FLOOR_STRIDE 8
 
 /* k-mer length of --anchored windows when --anchor-k is not given (docs/accuracy.md, section 3) */
 #define TSK_DEFAULT_ANCHOR_K 8

@@ -6,7 +6,7 @@ files (make.sh) and the floor checks of tests/cli/test_genome_sets.sh. It never 
 computes no float sketch: each window's Tensor Sketch is the DP of docs/spec.md on signed tuple counts.
 
 A genome of cleaned length L (a record; with --per-file the sum of the file's records) samples
-anchors at stride s_g = clamp(4 L // (5 min_keys), 1, scaled); its candidates are the windows whose
+anchors at stride s_g = min(max(4 L // (5 min_keys), floor_stride), scaled); its candidates are the windows whose
 anchor hash is <= C_g = (2^64-1) // s_g | FP_MASK, keyed (anchor hash high bits | 24 fingerprint
 bits); it keeps the candidate keys <= tau_g (C_g when fewer than min_keys candidates, else
 max(T, K_(min_keys) | FP_MASK), T = (2^64-1) // scaled | FP_MASK). A pair is compared below
@@ -106,10 +106,11 @@ def anchors(x, k, w, max_hash, seed):
 
 
 def anchor_stride(length, a):
-    """s_g: anchors of a genome of this length, one in s_g (scaled without a floor)."""
+    """s_g: anchors of a genome of this length, one in s_g (scaled without a floor; at least the
+    floor stride F below scaled)."""
     if a.min_keys == 0:
         return a.scaled
-    return max(1, min(a.scaled, 4 * length // (5 * a.min_keys)))
+    return min(max(4 * length // (5 * a.min_keys), a.floor_stride), a.scaled)
 
 
 def threshold(keys, length, a):
@@ -198,6 +199,7 @@ def main():
     ap.add_argument("--anchor-k", type=int, required=True)
     ap.add_argument("--scaled", type=int, required=True)
     ap.add_argument("--min-keys", type=int, default=12000)
+    ap.add_argument("--floor-stride", type=int, default=8)
     ap.add_argument("--per-file", action="store_true")
     ap.add_argument("what", choices=["keys", "dist", "containment", "windows", "sizes"])
     ap.add_argument("fasta", nargs="+")

@@ -39,6 +39,20 @@ expect_same "$D/records.keys.tsv" "$WORK/rec.keys" "per-record genome keys (seed
 expect_same "$D/records.keys.tsv" "$WORK/rec32.keys" "per-record genome keys (float32 rows) = reference"
 "$T" dist --key-distance "$WORK/rec.tsk" >"$WORK/rec.dist"
 golden_match "$D/records.dist.tsv" "$WORK/rec.dist" "per-record genome distances = reference"
+# the floor stride: 3 raises the contigs' strides 1-2 and keeps 3-5 (the default 8 raised them all)
+"$T" sketch -q "${P2[@]}" --floor-stride 3 "${G[0]}" "${G[1]}" -o "$WORK/rec3.tsk"
+expect_same "$D/records.f3.keys.tsv" <("$T" export "$WORK/rec3.tsk") "per-record genome keys, --floor-stride 3 = reference"
+golden_match "$D/records.f3.dist.tsv" <("$T" dist --key-distance "$WORK/rec3.tsk") "per-record distances, --floor-stride 3 = reference"
+expect_exit 4 "floor stride: 3 in .*rec3\.tsk, 8 in .*rec\.tsk" "genome files of another --floor-stride" -- "$T" dist "$WORK/rec3.tsk" "$WORK/rec.tsk"
+# a file written before the floor stride (its header field 0) reads as floor stride 1: every
+# candidate window of a small genome, the reference's thresholds at F = 1
+"$T" sketch -q "${P2[@]}" --floor-stride 1 "${G[0]}" "${G[1]}" -o "$WORK/rec1.tsk"
+printf '\0\0\0\0\0\0\0\0' | dd of="$WORK/rec1.tsk" bs=1 seek=248 conv=notrunc status=none
+"$PY" "$(dirname "$0")/tsk_patch.py" "$WORK/rec1.tsk" "$WORK/rec1.tsk" crc
+expect_same <("$PY" "$REF" -k 3 -s 12 --seed 7 --window 24 --anchor-k 8 --scaled 30 --min-keys 150 --floor-stride 1 dist "${G[0]}" "${G[1]}") \
+    <("$T" dist --key-distance "$WORK/rec1.tsk") "a file without the floor stride field: floor stride 1 (reference)"
+[ "$("$T" info "$WORK/rec1.tsk" | grep '^floor stride')" = "floor stride	1 (the floor keeps at most one window in 1)" ] &&
+    ok "info: a file without the floor stride field says 1" || not_ok "info: a file without the floor stride field says 1"
 
 # genomes with no key (shorter than a window, empty, all N) beside real ones: the reference, run here
 RP=(-k 4 -s 16 --window 20 --anchor-k 12 --scaled 40 --min-keys 200)
@@ -126,7 +140,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in testdata
 sys.path.insert(0, sys.argv[1])
 from genome_keys_ref import pair, threshold
 keys_path, len_path, pairs_path, k, max_d, mode = sys.argv[2:4] + [sys.argv[4], int(sys.argv[5]), float(sys.argv[6]), sys.argv[7]]
-a = types.SimpleNamespace(scaled=40, min_keys=200)  # P's
+a = types.SimpleNamespace(scaled=40, min_keys=200, floor_stride=8)  # P's (and tsketch's default floor stride)
 names, keys, tau = [], {}, {}
 for line, ln in zip(open(keys_path), open(len_path)):
     f = line.rstrip("\n").split("\t")
@@ -345,21 +359,36 @@ for line in open(sys.argv[1]):
 for n in order:
     print("\t".join([n] + [str(k) for k in sorted(keys[n])]))' "$1"
 }
-# a small genome at the defaults: SARS-CoV-2 (29,903 bases: s_g = 1, every window a candidate,
-# 12,000 kept) and its first 6,000 bases (fewer windows than min keys: all kept)
+# a small genome at the defaults: SARS-CoV-2 (29,903 bases: 4 L / (5 min keys) = 1, raised to the
+# floor stride 8: its ~3,700 candidates are fewer than min keys, all kept) and its first 6,000
+# bases (~750); --floor-stride 1: every window a candidate, 12,000 of SARS-CoV-2's kept, all of
+# the 6 kb piece's
 SARS=$TESTDATA/genomes/NC_045512.2.fa
 RD=(-k 4 -s 16 --window 20 --anchor-k 16 --scaled 500) # the --genome defaults (section 6 checks them)
 { cat "$SARS"; echo ">sars6k"; grep -v '^>' "$SARS" | tr -d '\n\r' | cut -c1-6000; } >"$WORK/small.fa"
-"$PY" "$REF" "${RD[@]}" windows "$WORK/small.fa" >"$WORK/small.win"
-"$T" sketch -q --genome "$WORK/small.fa" -o "$WORK/small.tsk"
-expect_same <(export_of "$WORK/small.win") <("$T" export "$WORK/small.tsk") "small genomes at the defaults: keys = reference"
-"$T" export "$WORK/small.tsk" | awk -F'\t' '{ print $1 "\t" NF - 1 }' >"$WORK/small.n"
-cut -f1,4 "$WORK/small.win" | sort -u | cut -f1 | uniq -c | awk -v OFS='\t' '{ print $2, $1 }' >"$WORK/small.cand" # distinct candidate keys
-[ "$(sed -n 1p "$WORK/small.n")" = "NC_045512.2	12000" ] &&
-    [ "$(sed -n 2p "$WORK/small.n")" = "sars6k	$(awk -F'\t' '$1 == "sars6k" { print $2 }' "$WORK/small.cand")" ] &&
-    [ "$(awk -F'\t' '$1 == "sars6k" { print $2 }' "$WORK/small.cand")" -gt 5900 ] &&
-    ok "small genomes keep min(min keys, their windows): $(tr '\n\t' '; ' <"$WORK/small.n")" ||
-    not_ok "small genomes keep min(min keys, their windows)" "$(cat "$WORK/small.n")" "candidates: $(cat "$WORK/small.cand")"
+for F in 8 1; do
+    "$PY" "$REF" "${RD[@]}" --floor-stride $F windows "$WORK/small.fa" >"$WORK/small$F.win"
+    if [ $F = 8 ]; then "$T" sketch -q --genome "$WORK/small.fa" -o "$WORK/small$F.tsk"
+    else "$T" sketch -q --genome --floor-stride $F "$WORK/small.fa" -o "$WORK/small$F.tsk"; fi
+    expect_same <(export_of "$WORK/small$F.win") <("$T" export "$WORK/small$F.tsk") "small genomes, floor stride $F: keys = reference"
+    "$T" export "$WORK/small$F.tsk" | awk -F'\t' '{ print $1 "\t" NF - 1 }' >"$WORK/small$F.n"
+    cut -f1,4 "$WORK/small$F.win" | sort -u | cut -f1 | uniq -c | awk -v OFS='\t' '{ print $2, $1 }' >"$WORK/small$F.cand" # distinct candidate keys
+done
+[ "$(cat "$WORK/small8.n")" = "$(cat "$WORK/small8.cand")" ] &&
+    awk -F'\t' 'NR == 1 && ($2 < 3400 || $2 > 4100) { exit 1 } NR == 2 && ($2 < 650 || $2 > 850) { exit 1 }' "$WORK/small8.n" &&
+    ok "defaults: small genomes keep every candidate, about one window in 8: $(tr '\n\t' '; ' <"$WORK/small8.n")" ||
+    not_ok "defaults: small genomes keep every candidate, about one window in 8" "$(cat "$WORK/small8.n")" "candidates: $(cat "$WORK/small8.cand")"
+[ "$(sed -n 1p "$WORK/small1.n")" = "NC_045512.2	12000" ] &&
+    [ "$(sed -n 2p "$WORK/small1.n")" = "sars6k	$(awk -F'\t' '$1 == "sars6k" { print $2 }' "$WORK/small1.cand")" ] &&
+    [ "$(awk -F'\t' '$1 == "sars6k" { print $2 }' "$WORK/small1.cand")" -gt 5900 ] &&
+    ok "--floor-stride 1: small genomes keep min(min keys, their windows): $(tr '\n\t' '; ' <"$WORK/small1.n")" ||
+    not_ok "--floor-stride 1: small genomes keep min(min keys, their windows)" "$(cat "$WORK/small1.n")" "candidates: $(cat "$WORK/small1.cand")"
+# the sketch of small genomes is about the size of their FASTA (at most 1.25x; every window's
+# fingerprint made it 4x)
+B8=$(stat -c %s "$WORK/small8.tsk") B1=$(stat -c %s "$WORK/small1.tsk") BF=$(stat -c %s "$WORK/small.fa")
+[ $((B8 * 4)) -le $((BF * 5)) ] && [ $((B1 * 2)) -gt $((BF * 5)) ] &&
+    ok "small genomes: .tsk $B8 bytes for $BF of FASTA (floor stride 1: $B1)" ||
+    not_ok "small genomes: .tsk at most 1.25x the FASTA" "$B8 (floor stride 1: $B1) for $BF"
 "$T" sketch -q --genome --min-keys 0 "$WORK/small.fa" -o "$WORK/small0.tsk"
 expect_same <("$PY" "$REF" "${RD[@]}" --min-keys 0 keys "$WORK/small.fa") <("$T" export "$WORK/small0.tsk") "--min-keys 0: keys = reference (one in scaled)"
 N0=$("$T" export "$WORK/small0.tsk" | awk -F'\t' 'NR == 1 { print NF - 1 }')

@@ -396,11 +396,15 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
 {
     const int64_t scaleds[] = {1, 500, INT64_C(1) << 32}; /* the stride (= scaled) is at most 2^32 */
     const int64_t floors[] = {0, 1, 12000, TSK_GENOME_MAX_MIN_KEYS};
+    /* 0 (no floor stride set: every window may be a candidate) is written as 1 */
+    const int64_t strides[] = {0, 8, TSK_GENOME_MAX_FLOOR_STRIDE};
     char *dir = scratch_dir(), *path = path_in(dir, "g.tsk"), err[TSK_ERRLEN];
     for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < 4; b++)
+        for (int c = 0; c < 3; c++) {
             tsk_params p;
             test_genome_params(&p, scaleds[a], floors[b], 16);
+            p.floor_stride = strides[c];
             int64_t n;
             uint64_t *keys = write_genomes(path, &p, &n);
             size_t len = 0;
@@ -417,7 +421,8 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
             cr_assert_eq(u64, (uint64_t)scaleds[a], "scaled");
             memcpy(&u64, raw + 208, 8);
             cr_assert_eq(u64, (uint64_t)floors[b], "min_keys at offset 208");
-            for (size_t i = 248; i < 256; i++) cr_assert_eq(raw[i], 0, "reserved byte %zu", i);
+            memcpy(&u64, raw + 248, 8);
+            cr_assert_eq(u64, (uint64_t)(strides[c] ? strides[c] : 1), "floor stride at offset 248");
             cr_assert_eq(memcmp(raw + 4096, keys, (size_t)n * 8), 0, "keys as little-endian uint64 rows");
             /* the anchor section, byte for byte as docs/format.md lays it out */
             uint64_t toff, tsize, aoff, asize, nseg, nanc, fsize;
@@ -448,8 +453,10 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
             free(raw);
             tsk_file *f = tsk_file_open(path, err, sizeof err);
             cr_assert(f, "%s", err);
-            cr_assert_eq(memcmp(&f->params, &p, sizeof p), 0, "params differ after the round trip (scaled %lld, min keys %lld)",
-                         (long long)scaleds[a], (long long)floors[b]);
+            p.floor_stride = strides[c] ? strides[c] : 1;
+            cr_assert_eq(memcmp(&f->params, &p, sizeof p), 0,
+                         "params differ after the round trip (scaled %lld, min keys %lld, floor stride %lld)",
+                         (long long)scaleds[a], (long long)floors[b], (long long)strides[c]);
             cr_assert_eq(f->params.min_keys, floors[b]);
             cr_assert(f->elem_size == 8 && f->n_records == 3 && f->n_rows == n);
             cr_assert(f->records[0].n_rows == 40 && f->records[1].n_rows == 0 && f->records[2].n_rows == 7 &&

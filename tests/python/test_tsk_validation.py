@@ -67,7 +67,8 @@ H = {"version": (8, "<I"), "bom": (12, "<I"), "header_size": (16, "<I"), "file_s
      "seed": (136, "<Q"), "alphabet": (144, "<I"), "alphabet_size": (148, "<I"), "canonical": (152, "<I"),
      "precision": (156, "<I"), "elem_size": (160, "<I"), "tables_from_file": (164, "<I"),
      "window": (168, "<q"), "stride": (176, "<q"), "tables_offset": (184, "<I"), "tables_size": (188, "<I"),
-     "anchor_k": (192, "<I"), "kind": (196, "<I"), "scaled": (200, "<Q"), "min_keys": (208, "<Q")}
+     "anchor_k": (192, "<I"), "kind": (196, "<I"), "scaled": (200, "<Q"), "min_keys": (208, "<Q"),
+     "floor_stride": (248, "<Q")}
 # record entry fields: offset in the 56-byte entry, format
 R = {"name_off": (0, "<Q"), "name_len": (8, "<I"), "source": (12, "<I"), "raw_len": (16, "<q"),
      "clean_len": (24, "<q"), "dropped": (32, "<q"), "first_row": (40, "<q"), "n_rows": (48, "<q")}
@@ -218,6 +219,7 @@ CRAFTED = [
     ("genome scaled 0", craft("genome3", F("scaled", 0)), "version 4 without a genome sketch kind"),
     ("genome scaled 2^63", craft("genome3", F("scaled", 1 << 63)), "version 4 without a genome sketch kind"),
     ("genome min keys 1e9 + 1", craft("genome3", F("min_keys", 10**9 + 1)), "version 4 without a genome sketch kind"),
+    ("genome floor stride 2^32 + 1", craft("genome3", F("floor_stride", 2**32 + 1)), "version 4 without a genome sketch kind"),
     ("genome huge scaled", craft("genome3", F("scaled", 1 << 62)), "stride must equal scaled"),
     ("genome huge scaled and stride", craft("genome3", F("scaled", 1 << 62), F("stride", 1 << 62)), "at most 2^32"),
     ("genome stride other than scaled", craft("genome3", F("stride", 400)), "stride must equal scaled"),

@@ -68,6 +68,7 @@ check(np.array_equal(np.load(os.path.join(work, "w.npy")), tsketch_io.load(path)
 # counts and the distance that `tsketch dist` prints for every pair
 GENOMES = {
     "genome": [],
+    "genome, floor stride 1": ["--floor-stride", "1"],
     "genome without a floor": ["--min-keys", "0"],
     "genome per file, floor 500": ["--per-file", "--min-keys", "500"],
 }
@@ -87,8 +88,9 @@ for desc, extra in GENOMES.items():
     check(all(len(s.keys(i)) < 2 or bool(np.all(s.keys(i)[1:] > s.keys(i)[:-1])) for i in range(len(s))),
           f"{desc}: keys ascending")
     check(s.params["scaled"] == info["scaled"] and s.params["min_keys"] == info["min_keys"]
-          and s.params["format_version"] == info["format_version"],
-          f"{desc}: scaled and min_keys = info --json's", f"{s.params} {info}")
+          and s.params["floor_stride"] == info["floor_stride"] and s.params["format_version"] == info["format_version"],
+          f"{desc}: scaled, min_keys and floor_stride = info --json's", f"{s.params} {info}")
+    check(s.params["floor_stride"] == (1 if "stride 1" in desc else 8), f"{desc}: floor stride {s.params['floor_stride']}")
     mk, scaled, window = s.params["min_keys"], s.params["scaled"], s.params["window"]
     check(mk == (0 if "without" in desc else 500 if "500" in desc else 12000), f"{desc}: min_keys {mk}")
     T = U64 // scaled | FP
@@ -100,11 +102,12 @@ for desc, extra in GENOMES.items():
         check(all(tau == T for tau in taus), f"{desc}: without a floor every threshold is T")
     else:
         # a genome keeps at least min_keys keys, or every candidate (fewer than min_keys)
-        check(all(len(k) >= mk or tau == U64 // min(max(4 * r.clean_len // (5 * mk), 1), scaled) | FP
+        F = s.params["floor_stride"]
+        check(all(len(k) >= mk or tau == U64 // min(max(4 * r.clean_len // (5 * mk), F), scaled) | FP
                   for k, tau, r in zip(keys, taus, s.records)), f"{desc}: the floor holds")
-        # fewer windows than min_keys (phiX under the default floor): every window, threshold 2^64 - 1
+        # fewer windows than min_keys (phiX under the floor, floor stride 1): every window, threshold 2^64 - 1
         tiny = [i for i, r in enumerate(s.records) if r.clean_len - window + 1 < mk]
-        if tiny or mk == 12000:
+        if F == 1 and (tiny or mk == 12000):
             check(tiny and all(taus[i] == U64 and len(keys[i]) <= s.records[i].clean_len - window + 1 and
                                len(keys[i]) >= 0.99 * (s.records[i].clean_len - window + 1) for i in tiny),
                   f"{desc}: genomes of fewer than min_keys windows keep every window ({len(tiny)})")
