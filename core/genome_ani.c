@@ -62,6 +62,9 @@ struct tsk_ani_work {
     double start_uniform;                /* the start's share spread evenly over the grid */
     int grid_div;                        /* grid step 1 / grid_div */
     int value_bits;                      /* bits of the values the pair compares */
+    int window;                          /* W of the results' m (0: none) */
+    int gw_div, gw_window;               /* the grid and window gw was made for */
+    double gw[MAX_GRID];                 /* the grid's identities to the W */
 };
 
 tsk_ani_work *tsk_ani_work_new(void)
@@ -93,6 +96,13 @@ int tsk_ani_work_set_em(tsk_ani_work *w, int em_steps, int grid_div, double star
     w->em_steps = em_steps;
     w->grid_div = grid_div;
     w->start_uniform = start_uniform;
+    return 0;
+}
+
+int tsk_ani_work_set_window(tsk_ani_work *w, int window)
+{
+    if (window < 0 || window > TSK_ANI_MAX_WINDOW) return -1;
+    w->window = window;
     return 0;
 }
 
@@ -296,6 +306,16 @@ int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, dou
     return g;
 }
 
+void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *gw)
+{
+    gw[0] = 0;
+    for (int j = 1; j < g; j++) {
+        double x = 1;
+        for (int t = 0; t < window; t++) x *= grid[j];
+        gw[j] = x;
+    }
+}
+
 double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits)
 {
     double four_k = 1;
@@ -308,10 +328,11 @@ double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value
  * common rate. Returns -1 when out of memory; else 0 with *ani, *af (both 0 when below
  * TSK_ANI_MIN_AF) and *with_anchors (Q's segments with an anchor). */
 static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int64_t n_seg, int64_t length_r,
-                     int64_t anchors_r, int anchor_k, double *ani, double *af, int64_t *with_anchors)
+                     int64_t anchors_r, int anchor_k, double *ani, double *af, int64_t *with_anchors, double *mean_pow)
 {
     *ani = 0;
     *af = 0;
+    *mean_pow = 0;
     /* cells: (n, a) of the segments with anchors, sorted, with multiplicities */
     int64_t used = 0;
     for (int64_t s = 0; s < n_seg; s++) used += n[s] > 0;
@@ -327,8 +348,9 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         }
     if (all_hit) { /* every cell is likeliest at identity 1 (p = 1): the mixture's limit puts all there */
         *ani = 1;
+        *mean_pow = w->window > 0 ? 1 : 0;
         *af = (double)used / (double)n_seg;
-        if (*af < TSK_ANI_MIN_AF) *ani = *af = 0;
+        if (*af < TSK_ANI_MIN_AF) *ani = *af = *mean_pow = 0;
         return 0;
     }
     codes = sort_by_high(w, codes, spare, used);
@@ -416,11 +438,17 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
 
     fit_weights(w, c, g, (double)used);
 
-    double hi = 0, mean = 0;
+    if (w->window > 0 && (w->gw_div != div || w->gw_window != w->window)) {
+        tsk_ani_grid_window_powers(w->grid, g, w->window, w->gw);
+        w->gw_div = div;
+        w->gw_window = w->window;
+    }
+    double hi = 0, mean = 0, mean_w = 0;
     for (int j = 1; j < g; j++)
         if (first + j - 1 >= TSK_ANI_CUTOFF * div - 1e-9) {
             hi += w->x0[j];
             mean += w->x0[j] * w->grid[j];
+            if (w->window > 0) mean_w += w->x0[j] * w->gw[j];
         }
     *af = hi * (double)used / (double)n_seg;
     if (*af < TSK_ANI_MIN_AF || !(hi > 0)) {
@@ -428,6 +456,7 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         return 0;
     }
     *ani = mean / hi;
+    if (w->window > 0) *mean_pow = mean_w / hi;
     return 0;
 }
 
@@ -641,8 +670,8 @@ static int pair_from_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_an
                           int anchor_k, tsk_ani_result *out)
 {
     tsk_ani_direction dq, dr;
-    if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &dq.ani, &dq.af, &dq.with_anchors) ||
-        direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &dr.ani, &dr.af, &dr.with_anchors))
+    if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &dq.ani, &dq.af, &dq.with_anchors, &dq.m) ||
+        direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &dr.ani, &dr.af, &dr.with_anchors, &dr.m))
         return -1;
     tsk_ani_pair_finish(q, r, &dq, &dr, out);
     return 0;
@@ -653,6 +682,7 @@ void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const
 {
     memset(out, 0, sizeof *out);
     out->ani_q = dq->ani, out->af_q = dq->af, out->ani_r = dr->ani, out->af_r = dr->af;
+    out->m_q = dq->m, out->m_r = dr->m;
     out->defined = dq->with_anchors > 0 && dr->with_anchors > 0 && covered(q) && covered(r);
     if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return;
     out->ani = (out->ani_q + out->ani_r) / 2;
@@ -675,6 +705,38 @@ int tsk_ani_pair_query(tsk_ani_work *w, const tsk_ani_genome *r, int anchor_k, t
     int64_t nq, nr;
     if (query_hits(w, r, &nq, &nr)) return -1;
     return pair_from_hits(w, w->query, r, nq, nr, anchor_k, out);
+}
+
+/* The share of W-base windows a point mass at identity a keeps on the grid: the mass split between
+ * the grid identities around a, keeping its mean (the spread the grid alone gives it). */
+static double grid_point_mass(double a, int window)
+{
+    const int div = TSK_ANI_GRID_DIV;
+    int below = (int)floor(a * div);
+    if (below >= div) below = div - 1;
+    const double lo = (double)below / div, hi = (double)(below + 1) / div;
+    return ((hi - a) * pow(lo, window) + (a - lo) * pow(hi, window)) * div;
+}
+
+void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, int64_t n_r, int window)
+{
+    if (!res->defined || !(res->ani > TSK_ANI_KEYS_LOW) || window <= 0 || shared <= 0 || n_q <= 0 || n_r <= 0 ||
+        !(res->m_q > 0) || !(res->m_r > 0) || !(res->af_q > 0) || !(res->af_r > 0))
+        return;
+    const double ramp = res->ani >= TSK_ANI_KEYS_HIGH ? 1.0 : (res->ani - TSK_ANI_KEYS_LOW) / (TSK_ANI_KEYS_HIGH - TSK_ANI_KEYS_LOW);
+    const double contained[2] = {(double)shared / (double)n_q, (double)shared / (double)n_r};
+    const double af[2] = {res->af_q, res->af_r}, m[2] = {res->m_q, res->m_r};
+    double ani[2] = {res->ani_q, res->ani_r};
+    for (int d = 0; d < 2; d++) {
+        const double inv_w = 1.0 / window;
+        double spread = pow(m[d], inv_w) - pow(grid_point_mass(ani[d], window), inv_w);
+        if (spread < 0) spread = 0;
+        double keys = pow(contained[d] / af[d], inv_w) - spread;
+        keys = keys > 1 ? 1 : keys < 0 ? 0 : keys;
+        ani[d] = ramp * keys + (1 - ramp) * ani[d];
+    }
+    res->ani_q = ani[0], res->ani_r = ani[1];
+    res->ani = (ani[0] + ani[1]) / 2;
 }
 
 float tsk_ani_distance(const tsk_ani_result *r)

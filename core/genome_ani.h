@@ -20,7 +20,9 @@
  *     AF_Q  = (that weight) x (segments with anchors) / (all segments of Q)
  *
  * The pair: ANI = (ANI_Q + ANI_R) / 2 (fastANI's mean of both directions), AF = the AF of the
- * genome with fewer segments. Unrelated (either direction's AF below TSK_ANI_MIN_AF): ANI 0, AF 0,
+ * genome with fewer segments. Near identity the anchors are too few to order pairs a few SNPs apart
+ * (a segment keeps ~47 of its 3,000 k-mers), while the genome sketch's keys hold the same windows
+ * many times over; there the level comes from the keys (tsk_ani_level_from_keys). Unrelated (either direction's AF below TSK_ANI_MIN_AF): ANI 0, AF 0,
  * distance 1. Every computation is plain double arithmetic in a fixed order on the host, so a pair
  * gives the same bytes whichever engine found it. */
 #ifndef TSK_GENOME_ANI_H
@@ -66,6 +68,12 @@ extern "C" {
  * of the grid only (about half of it): a cell's weight there adds under 2^-50 of what its band adds. */
 #define TSK_ANI_ROW_FLOOR 0x1p-50
 #define TSK_ANI_START_UNIFORM 0.2
+/* Above TSK_ANI_KEYS_LOW the pair's ANI moves to the keys' level, wholly from TSK_ANI_KEYS_HIGH
+ * (tsk_ani_level_from_keys). Below it the anchors alone decide: that is where the estimator was
+ * fitted to fastANI (93-97 %), and where a segment's identity is spread widely enough that the
+ * mixture's shape, not the keys' count, is what tells uneven divergence apart. */
+#define TSK_ANI_KEYS_LOW 0.98
+#define TSK_ANI_KEYS_HIGH 0.99
 
 /* One genome's segment anchors, as stored (docs/format.md): segments in genome order (contig after
  * contig), each with its anchors' count; the anchors' stored hashes, segment after segment, in
@@ -96,6 +104,9 @@ static inline uint64_t tsk_ani_max_hash(int32_t rate_log2) { return UINT64_MAX >
 typedef struct {
     double ani_q, af_q;     /* Q -> R: Q's segments against R's anchors */
     double ani_r, af_r;     /* R -> Q */
+    double m_q, m_r;        /* each direction's mean of I^W over its aligned weight (the share of its
+                             * W-base windows the mixture expects to survive); 0 without a window
+                             * (tsk_ani_work_set_window) */
     double ani, af;         /* the pair (ANI a fraction, 0..1); 0 and 0 when unrelated */
     int defined;            /* 0 when either genome has no segment with anchors (under 3 kb) or its
                              * segments cover less than TSK_ANI_MIN_COVER of it: no estimate, the
@@ -132,6 +143,22 @@ int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani
  * 400, at least 10; TSK_ANI_GRID_DIV by default). Returns 0, or -1 on values out of range. */
 int tsk_ani_work_set_em(tsk_ani_work *w, int em_steps, int grid_div, double start_uniform);
 
+/* The window W of the genome sketch whose anchors the work compares: the exponent of the results'
+ * m_q and m_r (0, the default: not computed). Returns 0, or -1 when out of 0..TSK_ANI_MAX_WINDOW. */
+#define TSK_ANI_MAX_WINDOW 64
+int tsk_ani_work_set_window(tsk_ani_work *w, int window);
+
+/* Near identity, the pair's level from its keys. A W-base window of the aligned part survives with
+ * the mean of I^W, which is m_q; the keys measure it directly: c_q = shared / n_q (Q's keys below
+ * the pair's bound found in R) is AF_q times it. So (c_q / AF_q)^(1/W) is the identity that mean
+ * implies, over thousands of windows, less the part of m_q^(1/W) - ANI_q that comes from spread
+ * (uneven divergence) rather than from the grid (a point mass between two grid identities is
+ * spread over both). The direction's ANI moves to that linearly from TSK_ANI_KEYS_LOW to
+ * TSK_ANI_KEYS_HIGH of the pair's ANI; above, it is that. Leaves res as it is when it is not
+ * defined, unrelated, below TSK_ANI_KEYS_LOW, without m or without shared keys. Plain host
+ * arithmetic: a pair gives the same bytes whichever engine estimated it. */
+void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, int64_t n_r, int window);
+
 /* For the GPU twin, which must read and compute the same values.
  *
  * The grid of grid_div (its identities and their p = I^k into grid[1 .. g-1], p[1 .. g-1]; entry 0,
@@ -140,6 +167,8 @@ int tsk_ani_work_set_em(tsk_ani_work *w, int em_steps, int grid_div, double star
  * each). Returns g (32 for TSK_ANI_GRID_DIV). */
 #define TSK_ANI_POWER_ROWS 256
 int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, double *pw_p, double *pw_q);
+/* gw[j] = grid[j]^window for the grid's identities j >= 1 (gw[0] = 0), by repeated multiplication. */
+void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *gw);
 /* The atom's p: the chance that an anchor of a direction's segment hits by accident, the other
  * genome having length_r bases and anchors_r anchors compared on value_bits bits; at most 0.5. */
 double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits);
@@ -147,6 +176,7 @@ double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value
 typedef struct {
     double ani, af;
     int64_t with_anchors;
+    double m;   /* the mean of I^W over the aligned weight (0 without a window) */
 } tsk_ani_direction;
 /* The pair from its two directions (q -> r, r -> q), as tsk_ani_pair ends. */
 void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_direction *dq,

@@ -40,6 +40,7 @@ struct ani_genome_d {
 struct ani_dir_d {         /* one direction, as genome_ani.c's direction() ends */
     double ani, af;
     int64_t with_anchors;
+    double m;              /* the mean of I^W over the aligned weight (0 without a window) */
 };
 
 struct ani_out_d {
@@ -58,13 +59,13 @@ struct ani_slot_d {
 struct tsk_gpu_ani {
     const tsk_ani_set *q = nullptr, *r = nullptr;
     int64_t r_offset = 0;  /* r's genome i is genome r_offset + i on the device */
-    int dev = 0, sms = 0, anchor_k = 0;
+    int dev = 0, sms = 0, anchor_k = 0, window = 0;
     cudaStream_t st = nullptr;
     std::vector<ani_genome_d> genomes;
     ani_genome_d *genomes_d = nullptr;
     uint32_t *hash_d = nullptr, *segoff_d = nullptr, *sval_d = nullptr, *index_d = nullptr;
     uint16_t *sseg_d = nullptr;
-    double *grid_d = nullptr, *pw_p_d = nullptr, *pw_q_d = nullptr;
+    double *grid_d = nullptr, *pw_p_d = nullptr, *pw_q_d = nullptr, *gw_d = nullptr;
     int slots = 0;
     double *slot_rows_d = nullptr, *slot_ratio_d = nullptr, *slot_m_d = nullptr;
     uint32_t *slot_code_d = nullptr;
@@ -133,7 +134,8 @@ struct ani_shared {
  * genome's length and kept anchors, at value_bits. Returns 1 when the host must do the pair. */
 __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, int64_t length_r, int64_t anchors_r,
                                     int value_bits, int anchor_k, const double *grid, const double *pw_p,
-                                    const double *pw_q, const ani_slot_d &slot, ani_dir_d *out)
+                                    const double *pw_q, const double *gw, int window, const ani_slot_d &slot,
+                                    ani_dir_d *out)
 {
     /* the segments with anchors, and whether every one hits all its anchors */
     if (threadIdx.x == 0) sh.used = 0, sh.max_n = 0, sh.flag = 0, sh.all = 1;
@@ -151,14 +153,14 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
     __syncthreads();
     used = sh.used;
     all = sh.all;
-    if (threadIdx.x == 0) *out = ani_dir_d{0.0, 0.0, used};
+    if (threadIdx.x == 0) *out = ani_dir_d{0.0, 0.0, used, 0.0};
     if (used == 0) return 0;
     if (all) { /* every cell is likeliest at identity 1 */
         if (threadIdx.x == 0) {
             double af = __ddiv_rn((double)used, (double)n_seg);
-            double ani = 1.0;
-            if (af < TSK_ANI_MIN_AF) ani = af = 0.0;
-            *out = ani_dir_d{ani, af, used};
+            double ani = 1.0, m = window > 0 ? 1.0 : 0.0;
+            if (af < TSK_ANI_MIN_AF) ani = af = m = 0.0;
+            *out = ani_dir_d{ani, af, used, m};
         }
         return 0;
     }
@@ -270,16 +272,20 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
     /* ANI and AF over the weight at or above the cutoff */
     if (threadIdx.x == 0) {
         const int div = TSK_ANI_GRID_DIV, first = (int)(TSK_ANI_GRID_LOW * div + 0.5);
-        double hi = 0.0, mean = 0.0;
+        double hi = 0.0, mean = 0.0, mean_w = 0.0;
         for (int j = 1; j < ANI_GRID; j++)
             if (first + j - 1 >= TSK_ANI_CUTOFF * div - 1e-9) {
                 hi = __dadd_rn(hi, sh.x0[j]);
                 mean = __dadd_rn(mean, __dmul_rn(sh.x0[j], grid[j]));
+                if (window > 0) mean_w = __dadd_rn(mean_w, __dmul_rn(sh.x0[j], gw[j]));
             }
-        double af = __ddiv_rn(__dmul_rn(hi, n_used), (double)n_seg), ani = 0.0;
+        double af = __ddiv_rn(__dmul_rn(hi, n_used), (double)n_seg), ani = 0.0, m = 0.0;
         if (af < TSK_ANI_MIN_AF || !(hi > 0.0)) af = 0.0;
-        else ani = __ddiv_rn(mean, hi);
-        *out = ani_dir_d{ani, af, used};
+        else {
+            ani = __ddiv_rn(mean, hi);
+            if (window > 0) m = __ddiv_rn(mean_w, hi);
+        }
+        *out = ani_dir_d{ani, af, used, m};
     }
     __syncthreads();
     return 0;
@@ -288,8 +294,8 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
 __global__ static void __launch_bounds__(ANI_THREADS, 3)
     ani_pairs_kernel(const ani_genome_d *genomes, const uint32_t *hash, const uint32_t *segoff, const uint32_t *sval,
                      const uint16_t *sseg, const uint32_t *index, const double *grid, const double *pw_p,
-                     const double *pw_q, int anchor_k, const int32_t *pairs, int64_t n_pairs, ani_slot_d slots,
-                     ani_out_d *out)
+                     const double *pw_q, const double *gw, int window, int anchor_k, const int32_t *pairs,
+                     int64_t n_pairs, ani_slot_d slots, ani_out_d *out)
 {
     __shared__ ani_shared sh;
     const ani_slot_d slot = {slots.rows + (int64_t)blockIdx.x * TSK_GPU_ANI_MAX_SEGMENTS * ANI_GRID,
@@ -365,11 +371,11 @@ __global__ static void __launch_bounds__(ANI_THREADS, 3)
 
         ani_out_d o;
         o.on_host = fit_direction(sh, sh.cnt_q, q.n_segments, r.length, anchors_r, value_bits, anchor_k, grid, pw_p,
-                                  pw_q, slot, &o.q);
+                                  pw_q, gw, window, slot, &o.q);
         __syncthreads();
         if (!o.on_host)
             o.on_host = fit_direction(sh, sh.cnt_r, r.n_segments, q.length, anchors_q, value_bits, anchor_k, grid,
-                                      pw_p, pw_q, slot, &o.r);
+                                      pw_p, pw_q, gw, window, slot, &o.r);
         if (threadIdx.x == 0) out[p] = o;
         __syncthreads();
     }
@@ -524,6 +530,10 @@ static int upload(tsk_gpu_ani *e)
     TSK_CUDA_CHECK(site(e), cudaMemcpy(e->grid_d, grid.data(), ANI_GRID * sizeof(double), cudaMemcpyHostToDevice));
     TSK_CUDA_CHECK(site(e), cudaMemcpy(e->pw_p_d, pw_p.data(), pw_p.size() * sizeof(double), cudaMemcpyHostToDevice));
     TSK_CUDA_CHECK(site(e), cudaMemcpy(e->pw_q_d, pw_q.data(), pw_q.size() * sizeof(double), cudaMemcpyHostToDevice));
+    std::vector<double> gw(ANI_GRID);
+    tsk_ani_grid_window_powers(grid.data(), ANI_GRID, e->window, gw.data());
+    TSK_CUDA_CHECK(site(e), cudaMalloc(&e->gw_d, ANI_GRID * sizeof(double)));
+    TSK_CUDA_CHECK(site(e), cudaMemcpy(e->gw_d, gw.data(), ANI_GRID * sizeof(double), cudaMemcpyHostToDevice));
 
     /* the blocks' scratch: as many blocks as fit on the device at once */
     int per_sm = 0;
@@ -543,20 +553,24 @@ static void free_engine(tsk_gpu_ani *e)
     if (!e) return;
     cudaSetDevice(e->dev);
     cudaFree(e->genomes_d), cudaFree(e->hash_d), cudaFree(e->segoff_d), cudaFree(e->sval_d), cudaFree(e->index_d);
-    cudaFree(e->sseg_d), cudaFree(e->grid_d), cudaFree(e->pw_p_d), cudaFree(e->pw_q_d);
+    cudaFree(e->sseg_d), cudaFree(e->grid_d), cudaFree(e->pw_p_d), cudaFree(e->pw_q_d), cudaFree(e->gw_d);
     cudaFree(e->slot_rows_d), cudaFree(e->slot_ratio_d), cudaFree(e->slot_m_d), cudaFree(e->slot_code_d);
     cudaFree(e->slot_band_d), cudaFree(e->pairs_d), cudaFree(e->out_d);
     if (e->st) cudaStreamDestroy(e->st);
     delete e;
 }
 
-static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int device, char *err,
-                                size_t errlen)
+static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
+                                char *err, size_t errlen)
 {
+    if (window < 0 || window > TSK_ANI_MAX_WINDOW) {
+        snprintf(err, errlen, "window %d out of 0..%d", window, TSK_ANI_MAX_WINDOW);
+        return NULL;
+    }
     if (tsk_cuda_device_usable(device, err, errlen)) return NULL;
     const double t0 = now_s();
     tsk_gpu_ani *e = new tsk_gpu_ani;
-    e->q = q, e->r = r, e->dev = device, e->anchor_k = anchor_k;
+    e->q = q, e->r = r, e->dev = device, e->anchor_k = anchor_k, e->window = window;
     e->r_offset = q == r ? 0 : q->n_items;
     e->genomes.resize((size_t)(e->r_offset + r->n_items));
     int ok = cudaSetDevice(device) == cudaSuccess && cudaStreamCreateWithFlags(&e->st, cudaStreamNonBlocking) == cudaSuccess &&
@@ -601,7 +615,8 @@ static int run_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, i
         const unsigned blocks = (unsigned)std::min<int64_t>(m, e->slots);
         ani_pairs_kernel<<<blocks, ANI_THREADS, 0, e->st>>>(e->genomes_d, e->hash_d, e->segoff_d, e->sval_d,
                                                            e->sseg_d, e->index_d, e->grid_d, e->pw_p_d, e->pw_q_d,
-                                                           e->anchor_k, e->pairs_d, m, slots, e->out_d);
+                                                           e->gw_d, e->window, e->anchor_k, e->pairs_d, m, slots,
+                                                           e->out_d);
         TSK_CUDA_CHECK(site(e), cudaGetLastError());
         got.resize((size_t)m);
         TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(got.data(), e->out_d, (size_t)m * sizeof(ani_out_d),
@@ -613,19 +628,20 @@ static int run_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, i
                 on_host[i] = 1;
                 continue;
             }
-            const tsk_ani_direction dq = {got[(size_t)k].q.ani, got[(size_t)k].q.af, got[(size_t)k].q.with_anchors};
-            const tsk_ani_direction dr = {got[(size_t)k].r.ani, got[(size_t)k].r.af, got[(size_t)k].r.with_anchors};
+            const ani_dir_d &gq = got[(size_t)k].q, &gr = got[(size_t)k].r;
+            const tsk_ani_direction dq = {gq.ani, gq.af, gq.with_anchors, gq.m};
+            const tsk_ani_direction dr = {gr.ani, gr.af, gr.with_anchors, gr.m};
             tsk_ani_pair_finish(&e->q->genome[query[i]], &e->r->genome[ref[i]], &dq, &dr, &out[i]);
         }
     }
     return 0;
 }
 
-extern "C" tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int device,
-                                         char *err, size_t errlen)
+extern "C" tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window,
+                                         int device, char *err, size_t errlen)
 {
     return tsk_cuda_entry("tsk_gpu_ani_open", err, errlen, (tsk_gpu_ani *)NULL,
-                          [&] { return open_engine(q, r, anchor_k, device, err, errlen); });
+                          [&] { return open_engine(q, r, anchor_k, window, device, err, errlen); });
 }
 
 extern "C" void tsk_gpu_ani_close(tsk_gpu_ani *e) { free_engine(e); }

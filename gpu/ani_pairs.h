@@ -31,10 +31,11 @@ extern "C" {
 typedef struct tsk_gpu_ani tsk_gpu_ani;
 
 /* Uploads the anchors of q's and r's genomes (once when q == r) to device `device`, for pairs of
- * anchor_k-mer anchors. Returns NULL with a message when there is no usable device or memory runs
- * out. q and r are borrowed until close. */
-tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int device, char *err,
-                              size_t errlen);
+ * anchor_k-mer anchors of genome sketches of this window (the results' m_q and m_r, as a work with
+ * tsk_ani_work_set_window(window); 0: none). Returns NULL with a message when there is no usable
+ * device or memory runs out. q and r are borrowed until close. */
+tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
+                              char *err, size_t errlen);
 void tsk_gpu_ani_close(tsk_gpu_ani *e);
 const char *tsk_gpu_ani_error(const tsk_gpu_ani *e);
 

@@ -3,10 +3,10 @@
 
 #include <stdio.h>
 
-tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int device, char *err,
-                              size_t errlen)
+tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
+                              char *err, size_t errlen)
 {
-    (void)q, (void)r, (void)anchor_k, (void)device;
+    (void)q, (void)r, (void)anchor_k, (void)window, (void)device;
     snprintf(err, errlen, "this tsketch was built without CUDA");
     return NULL;
 }

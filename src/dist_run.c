@@ -290,7 +290,7 @@ static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
     e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, err, errlen);
     if (e->lane[i].engine && e->on_gpu && tsk_dist_items_ani(&e->items)) {
         char why[512];
-        e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, e->devices[i], why,
+        e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, (int)e->items.window, e->devices[i], why,
                                           sizeof why);
         if (!e->lane[i].ani) tsk_warn("%s; ANI of the candidate pairs on the CPU", why);
     }
@@ -468,10 +468,14 @@ static int genome_pair_start(const tsk_dist_items *it, int64_t q, int64_t r, int
     return 1;
 }
 
-/* The line of a pair from its estimate. */
-static void genome_pair_end(const tsk_ani_result *res, tsk_genome_line *line)
+/* The line of a pair from its estimate (either engine's), with the level near identity from its keys. */
+static void genome_pair_end(const tsk_dist_items *it, const tsk_ani_result *estimate, tsk_genome_line *line)
 {
-    if (res->defined) line->dist = tsk_ani_distance(res), line->ani = (float)res->ani, line->af = (float)res->af;
+    tsk_ani_result res = *estimate;
+    int64_t nq, nr;
+    tsk_genome_pair_sizes(it->keys_q, line->query, it->keys_r, line->ref, &nq, &nr);
+    tsk_ani_level_from_keys(&res, line->shared, nq, nr, (int)it->window);
+    if (res.defined) line->dist = tsk_ani_distance(&res), line->ani = (float)res.ani, line->af = (float)res.af;
 }
 
 int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, int64_t r, int64_t shared,
@@ -480,9 +484,10 @@ int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, i
     if (!genome_pair_start(it, q, r, shared, line)) return 0;
     const tsk_ani_genome *a = &it->ani_q->genome[q], *b = &it->ani_r->genome[r];
     tsk_ani_result res; /* the work keeps its query's sorted anchors for the next pair of the same query */
-    if ((tsk_ani_work_current_query(w) != a && tsk_ani_work_query(w, a)) || tsk_ani_pair_query(w, b, it->anchor_k, &res))
+    if (tsk_ani_work_set_window(w, (int)it->window) ||
+        (tsk_ani_work_current_query(w) != a && tsk_ani_work_query(w, a)) || tsk_ani_pair_query(w, b, it->anchor_k, &res))
         return -1;
-    genome_pair_end(&res, line);
+    genome_pair_end(it, &res, line);
     return 0;
 }
 
@@ -518,7 +523,7 @@ static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_gen
         }
         for (int64_t k = 0; !failed && k < m; k++)
             if (!left[k]) {
-                genome_pair_end(&res[k], &lines[idx[k]]);
+                genome_pair_end(it, &res[k], &lines[idx[k]]);
                 host[idx[k]] = 0;
             }
         free(idx), free(qi), free(ri), free(res), free(left);

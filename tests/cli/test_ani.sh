@@ -139,6 +139,31 @@ for n in A E X0 Y1 P25; do
     else not_ok "dist --top-k 3: $n's 3 nearest by 1 - ANI, nearest first" "$(cat "$WORK/top.got")" "want distances $(cat "$WORK/top.want" | tr '\n' ' ')"; fi
 done
 
+# ---- 4b. near identity: the level from the keys ----
+# A 60 kb genome and copies with 6, 12, 24 and 48 substitutions (ANI 99.99 .. 99.92): a segment
+# keeps ~47 anchors, so the anchors alone cannot order them; the keys (one window in 8) can, and
+# each estimate is within 0.03 points of the truth (tsk_ani_level_from_keys)
+python3 - "$WORK/snp" <<'PY'
+import os, random, sys
+rng = random.Random(38)
+os.makedirs(sys.argv[1], exist_ok=True)
+base = [rng.choice("ACGT") for _ in range(60000)]
+for n in (0, 6, 12, 24, 48):
+    s = base[:]
+    for i in rng.sample(range(len(s)), n):
+        s[i] = rng.choice([b for b in "ACGT" if b != s[i]])
+    with open(os.path.join(sys.argv[1], "snp%d.fa" % n), "w") as f:
+        f.write(">snp%d\n%s\n" % (n, "".join(s)))
+PY
+"$T" sketch -q --genome --per-file "$WORK"/snp/snp{0,6,12,24,48}.fa -o "$WORK/snp.tsk"
+"$T" dist -q --ani "$WORK/snp.tsk" | awk -F'\t' '$1 == "snp0"' >"$WORK/snp.tsv"
+if awk -F'\t' 'BEGIN { prev = 101 } { n = substr($2, 4) + 0; truth = 100 * (1 - n / 60000); d = $6 - truth
+        if (d < -0.03 || d > 0.03 || $6 + 0 >= prev) bad = 1; prev = $6 + 0 } END { exit bad || NR != 4 }' "$WORK/snp.tsv"; then
+    ok "6-48 substitutions in 60 kb: ANI in their order, each within 0.03 points ($(cut -f6 "$WORK/snp.tsv" | tr '\n' ' '))"
+else
+    not_ok "6-48 substitutions in 60 kb: ANI in their order, each within 0.03 points" "$(cat "$WORK/snp.tsv")"
+fi
+
 # ---- 5. GPU = CPU ----
 if "$T" dist -q --device cuda "$WORK/all.tsk" >/dev/null 2>&1; then
     for args in "--ani" "--ani -d 0.05" "--ani --top-k 3" "-f square"; do

@@ -288,3 +288,94 @@ Test(genome_ani, one_query_many_pairs_same_bytes)
     synth_free(&r);
     synth_free(&other);
 }
+
+/* The level from the keys near identity (tsk_ani_level_from_keys), on results made by hand. */
+static double point_mass(double a, int window) /* a mass at a split over the grid entries around it */
+{
+    const double lo = floor(a * 100) / 100, hi = lo + 0.01, lw = pow(lo, window), hw = pow(hi, window);
+    return ((hi - a) * lw + (a - lo) * hw) * 100;
+}
+
+static tsk_ani_result near_identity(double ani, double m_excess)
+{
+    tsk_ani_result r = {0};
+    r.defined = 1;
+    r.ani_q = r.ani_r = r.ani = ani;
+    r.af_q = r.af_r = r.af = 1;
+    r.m_q = r.m_r = point_mass(ani, 20) + m_excess;
+    return r;
+}
+
+Test(genome_ani, level_from_keys)
+{
+    /* above TSK_ANI_KEYS_HIGH, no spread beyond the grid's: each direction is (shared / n)^(1/W) */
+    tsk_ani_result r = near_identity(0.995, 0);
+    tsk_ani_level_from_keys(&r, 9800, 10000, 9900, 20);
+    cr_expect_float_eq(r.ani_q, pow(0.98, 1.0 / 20), 1e-12, "q %.10f", r.ani_q);
+    cr_expect_float_eq(r.ani_r, pow(9800.0 / 9900, 1.0 / 20), 1e-12, "r %.10f", r.ani_r);
+    cr_expect_float_eq(r.ani, (r.ani_q + r.ani_r) / 2, 1e-15);
+    cr_expect_eq(r.af, 1.0, "AF stays the anchors'");
+    /* the keys over an aligned fraction: (c / AF)^(1/W) */
+    r = near_identity(0.995, 0);
+    r.af_q = 0.5;
+    tsk_ani_level_from_keys(&r, 4900, 10000, 4900, 20);
+    cr_expect_float_eq(r.ani_q, pow(0.98, 1.0 / 20), 1e-12, "q over half of it: %.10f", r.ani_q);
+    cr_expect_float_eq(r.ani_r, 1.0, 1e-12, "r wholly contained: %.10f", r.ani_r);
+    /* spread beyond the grid's (uneven divergence) comes off the keys' identity */
+    r = near_identity(0.995, 0.01);
+    tsk_ani_level_from_keys(&r, 9800, 10000, 10000, 20);
+    const double spread = pow(point_mass(0.995, 20) + 0.01, 1.0 / 20) - pow(point_mass(0.995, 20), 1.0 / 20);
+    cr_expect(spread > 0.0004);
+    cr_expect_float_eq(r.ani, pow(0.98, 1.0 / 20) - spread, 1e-12, "%.10f", r.ani);
+    /* halfway up the ramp: halfway between the anchors and the keys */
+    r = near_identity(0.985, 0);
+    tsk_ani_level_from_keys(&r, 9900, 10000, 10000, 20);
+    cr_expect_float_eq(r.ani, (0.985 + pow(0.99, 1.0 / 20)) / 2, 1e-12, "%.10f", r.ani);
+    /* the keys never make an identity above 1 */
+    r = near_identity(0.999, 0);
+    r.af_q = r.af_r = 0.9;
+    tsk_ani_level_from_keys(&r, 10000, 10000, 10000, 20);
+    cr_expect_eq(r.ani, 1.0);
+    /* left as they are: below the ramp, not defined, without m, unrelated, no shared key */
+    const tsk_ani_result cases[] = {near_identity(0.97, 0), near_identity(0.979999, 0), near_identity(0.995, 0),
+                                    near_identity(0.995, 0), near_identity(0.995, 0)};
+    for (int i = 0; i < 5; i++) {
+        tsk_ani_result c = cases[i], before;
+        if (i == 2) c.defined = 0;
+        if (i == 3) c.m_q = 0;
+        if (i == 4) c.ani = 0, c.af = 0;
+        before = c;
+        tsk_ani_level_from_keys(&c, i == 1 ? 0 : 9800, 10000, 10000, 20);
+        cr_expect(memcmp(&c, &before, sizeof c) == 0, "case %d changed", i);
+    }
+}
+
+/* The work's m: the mean of I^W over the aligned weight, from the fitted mixture. */
+Test(genome_ani, window_mean)
+{
+    uint64_t rng = 11;
+    synth q = synth_random(&rng, 400);
+    double ident[400];
+    for (int s = 0; s < 400; s++) ident[s] = s % 4 ? 0.999 : 0.97; /* a quarter of it at 0.97 */
+    synth r = synth_relative(&rng, &q, ident);
+    tsk_ani_genome gq = stored(&q, 6), gr = stored(&r, 6);
+    tsk_ani_work *w = tsk_ani_work_new();
+    tsk_ani_result plain, with_m;
+    cr_assert_eq(tsk_ani_pair(w, &gq, &gr, K, &plain), 0);
+    cr_expect(plain.m_q == 0 && plain.m_r == 0, "no window: no m");
+    cr_assert_eq(tsk_ani_work_set_window(w, 20), 0);
+    cr_assert_eq(tsk_ani_pair(w, &gq, &gr, K, &with_m), 0);
+    cr_expect(with_m.ani == plain.ani && with_m.af == plain.af, "the window changes nothing else");
+    /* m is a mean of I^20 over the fitted mixture: at least the 20th power of its mean (Jensen), by a
+     * clear margin for this spread, at most the mean itself; and near the planted 0.75 * 0.999^20 +
+     * 0.25 * 0.97^20 = 0.871 (the fit smears the 0.999 segments towards the grid's 0.99: ani_q
+     * 0.9885 against the planted 0.9918, m 0.813) */
+    const double planted = 0.75 * pow(0.999, 20) + 0.25 * pow(0.97, 20);
+    cr_expect(with_m.m_q > pow(with_m.ani_q, 20) + 0.005 && with_m.m_q < with_m.ani_q, "m_q %.4f, ani_q %.5f",
+              with_m.m_q, with_m.ani_q);
+    cr_expect(fabs(with_m.m_q - planted) < 0.08, "m_q %.4f, planted %.4f", with_m.m_q, planted);
+    cr_expect_eq(tsk_ani_work_set_window(w, 65), -1);
+    tsk_ani_work_free(w);
+    stored_free(&gq), stored_free(&gr);
+    synth_free(&q), synth_free(&r);
+}

@@ -91,12 +91,13 @@ Test(gpu_ani, refuses_cleanly_without_gpu)
     tsk_ani_genome g = {0};
     tsk_ani_set set = {1, &g};
     char err[256] = "";
-    cr_assert_null(tsk_gpu_ani_open(&set, &set, K, 0, err, sizeof err));
+    cr_assert_null(tsk_gpu_ani_open(&set, &set, K, 20, 0, err, sizeof err));
     cr_assert(strlen(err) > 0);
 }
 
-/* Every ordered pair of one set: the host's bytes, the on-host flags where expected; the anchors
- * sorted in chunks of at most sort_chunk anchors (0: the default, one chunk here). */
+/* Every ordered pair of one set: the host's bytes (with the windows' means m_q, m_r of W = 20), the
+ * on-host flags where expected; the anchors sorted in chunks of at most sort_chunk anchors (0: the
+ * default, one chunk here). */
 static void one_set_same_bytes(int64_t sort_chunk)
 {
     if (!have_gpu()) cr_skip("no GPU");
@@ -105,7 +106,7 @@ static void one_set_same_bytes(int64_t sort_chunk)
     tsk_ani_genome *g = make_set(keep);
     const tsk_ani_set set = {N_GENOMES, g};
     char err[512] = "";
-    tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 0, err, sizeof err);
+    tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 20, 0, err, sizeof err);
     tsk_gpu_ani_set_sort_chunk(0);
     cr_assert_not_null(e, "%s", err);
     int64_t qi[N_GENOMES * N_GENOMES], ri[N_GENOMES * N_GENOMES];
@@ -117,7 +118,8 @@ static void one_set_same_bytes(int64_t sort_chunk)
     uint8_t *host = calloc((size_t)n, 1);
     cr_assert_eq(tsk_gpu_ani_pairs(e, qi, ri, n, got, host), 0, "%s", tsk_gpu_ani_error(e));
     tsk_ani_work *w = tsk_ani_work_new();
-    int related = 0;
+    cr_assert_eq(tsk_ani_work_set_window(w, 20), 0);
+    int related = 0, with_m = 0;
     for (int64_t k = 0; k < n; k++) {
         const int want_host = expect_on_host(g, (int)qi[k], (int)ri[k]);
         cr_expect_eq(host[k], want_host, "pair %lld %lld: on host %d", (long long)qi[k], (long long)ri[k], host[k]);
@@ -125,13 +127,16 @@ static void one_set_same_bytes(int64_t sort_chunk)
         tsk_ani_result want;
         cr_assert_eq(tsk_ani_pair(w, &g[qi[k]], &g[ri[k]], K, &want), 0);
         related += want.ani > 0.8;
+        with_m += want.ani > 0.8 && want.m_q > 0 && want.m_q < 1 && want.m_r > 0 && want.m_r < 1;
         cr_expect(memcmp(&want, &got[k], sizeof want) == 0,
-                  "pair %lld %lld: host ani %.17g af %.17g (q %.17g/%.17g r %.17g/%.17g), gpu ani %.17g af %.17g "
-                  "(q %.17g/%.17g r %.17g/%.17g)",
+                  "pair %lld %lld: host ani %.17g af %.17g (q %.17g/%.17g r %.17g/%.17g, m %.17g %.17g), gpu ani %.17g "
+                  "af %.17g (q %.17g/%.17g r %.17g/%.17g, m %.17g %.17g)",
                   (long long)qi[k], (long long)ri[k], want.ani, want.af, want.ani_q, want.af_q, want.ani_r, want.af_r,
-                  got[k].ani, got[k].af, got[k].ani_q, got[k].af_q, got[k].ani_r, got[k].af_r);
+                  want.m_q, want.m_r, got[k].ani, got[k].af, got[k].ani_q, got[k].af_q, got[k].ani_r, got[k].af_r,
+                  got[k].m_q, got[k].m_r);
     }
     cr_expect(related > 40, "%d related pairs", related); /* the planted set is mostly related */
+    cr_expect(with_m > 20, "%d related pairs with 0 < m < 1", with_m);
     tsk_ani_work_free(w);
     tsk_gpu_ani_close(e);
     free(got), free(host);
@@ -152,7 +157,7 @@ Test(gpu_ani, query_set_against_reference_set, .timeout = 600)
     tsk_ani_genome *g = make_set(keep);
     const tsk_ani_set q = {5, g}, r = {N_GENOMES - 7, g + 5};
     char err[512] = "";
-    tsk_gpu_ani *e = tsk_gpu_ani_open(&q, &r, K, 0, err, sizeof err);
+    tsk_gpu_ani *e = tsk_gpu_ani_open(&q, &r, K, 0, 0, err, sizeof err); /* no window: m_q = m_r = 0, as the host's */
     cr_assert_not_null(e, "%s", err);
     enum { M = 3 * 5 * (N_GENOMES - 7) };
     int64_t qi[M], ri[M];
