@@ -543,6 +543,20 @@ static inline int query_holds_exact(tsk_ani_work *w, const uint32_t *restrict bu
  * a_r; the anchors kept in *kept_q, *kept_r. Every kept anchor of r looks its value up among the
  * query's (a value both hold is a hit of every anchor that carries it, on either side). Returns
  * 0, or -1 when out of memory or on a genome out of range. */
+/* Grows a genome's per-segment arrays (anchors, hits) to hold n segments. */
+static int grow_segment_counts(uint32_t **anchors, uint32_t **hits, int64_t *cap, int64_t n)
+{
+    if (n <= *cap) return 0;
+    uint32_t *a = realloc(*anchors, (size_t)n * sizeof *a);
+    if (!a) return -1;
+    *anchors = a;
+    uint32_t *h = realloc(*hits, (size_t)n * sizeof *h);
+    if (!h) return -1;
+    *hits = h;
+    *cap = n;
+    return 0;
+}
+
 static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q, int64_t *kept_r)
 {
     const tsk_ani_genome *q = w->query;
@@ -550,22 +564,9 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     if (q->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || q->rate_log2 > TSK_ANI_MAX_RATE_LOG2 ||
         r->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || r->rate_log2 > TSK_ANI_MAX_RATE_LOG2)
         return -1;
-    if (q->n_segments > w->cap_seg_q) {
-        uint32_t *n = realloc(w->n_q, (size_t)q->n_segments * sizeof *n);
-        if (!n) return -1;
-        w->n_q = n;
-        if (!(n = realloc(w->a_q, (size_t)q->n_segments * sizeof *n))) return -1;
-        w->a_q = n;
-        w->cap_seg_q = q->n_segments;
-    }
-    if (r->n_segments > w->cap_seg_r) {
-        uint32_t *n = realloc(w->n_r, (size_t)r->n_segments * sizeof *n);
-        if (!n) return -1;
-        w->n_r = n;
-        if (!(n = realloc(w->a_r, (size_t)r->n_segments * sizeof *n))) return -1;
-        w->a_r = n;
-        w->cap_seg_r = r->n_segments;
-    }
+    if (grow_segment_counts(&w->n_q, &w->a_q, &w->cap_seg_q, q->n_segments) ||
+        grow_segment_counts(&w->n_r, &w->a_r, &w->cap_seg_r, r->n_segments))
+        return -1;
     const int32_t hi = q->rate_log2 > r->rate_log2 ? q->rate_log2 : r->rate_log2;
     const int32_t lo = q->rate_log2 < r->rate_log2 ? q->rate_log2 : r->rate_log2;
     w->value_bits = 32 - (hi - lo);
