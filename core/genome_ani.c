@@ -671,8 +671,10 @@ static int pair_from_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_an
                           int anchor_k, tsk_ani_result *out)
 {
     tsk_ani_direction dq, dr;
-    if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &dq.ani, &dq.af, &dq.with_anchors, &dq.m) ||
-        direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &dr.ani, &dr.af, &dr.with_anchors, &dr.m))
+    if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &dq.ani, &dq.af, &dq.with_anchors,
+                  &dq.m) ||
+        direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &dr.ani, &dr.af, &dr.with_anchors,
+                  &dr.m))
         return -1;
     tsk_ani_pair_finish(q, r, &dq, &dr, out);
     return 0;
@@ -724,7 +726,9 @@ void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, i
     if (!res->defined || !(res->ani > TSK_ANI_KEYS_LOW) || window <= 0 || shared <= 0 || n_q <= 0 || n_r <= 0 ||
         !(res->m_q > 0) || !(res->m_r > 0) || !(res->af_q > 0) || !(res->af_r > 0))
         return;
-    const double ramp = res->ani >= TSK_ANI_KEYS_HIGH ? 1.0 : (res->ani - TSK_ANI_KEYS_LOW) / (TSK_ANI_KEYS_HIGH - TSK_ANI_KEYS_LOW);
+    const double ramp = res->ani >= TSK_ANI_KEYS_HIGH
+                            ? 1.0
+                            : (res->ani - TSK_ANI_KEYS_LOW) / (TSK_ANI_KEYS_HIGH - TSK_ANI_KEYS_LOW);
     const double contained[2] = {(double)shared / (double)n_q, (double)shared / (double)n_r};
     const double af[2] = {res->af_q, res->af_r}, m[2] = {res->m_q, res->m_r};
     double ani[2] = {res->ani_q, res->ani_r};

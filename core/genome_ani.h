@@ -22,9 +22,10 @@
  * The pair: ANI = (ANI_Q + ANI_R) / 2 (fastANI's mean of both directions), AF = the AF of the
  * genome with fewer segments. Near identity the anchors are too few to order pairs a few SNPs apart
  * (a segment keeps ~47 of its 3,000 k-mers), while the genome sketch's keys hold the same windows
- * many times over; there the level comes from the keys (tsk_ani_level_from_keys). Unrelated (either direction's AF below TSK_ANI_MIN_AF): ANI 0, AF 0,
- * distance 1. Every computation is plain double arithmetic in a fixed order on the host, so a pair
- * gives the same bytes whichever engine found it. */
+ * many times over; there the level comes from the keys (tsk_ani_level_from_keys). Unrelated
+ * (either direction's AF below TSK_ANI_MIN_AF): ANI 0, AF 0, distance 1. Every computation is
+ * plain double arithmetic in a fixed order on the host, so a pair gives the same bytes whichever
+ * engine found it. */
 #ifndef TSK_GENOME_ANI_H
 #define TSK_GENOME_ANI_H
 

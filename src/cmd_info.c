@@ -90,7 +90,8 @@ static void print_json(FILE *out, const char *path, const tsk_file *f, int recor
     fprintf(out,
             ",\n  \"t\": %d,\n  \"dim\": %d,\n  \"seed\": %llu,\n  \"tables\": \"%s\",\n"
             "  \"alphabet\": \"%s\",\n  \"canonical\": %s,\n  \"window\": %lld,\n  \"stride\": %lld,\n"
-            "  \"anchor_k\": %d,\n  \"kind\": \"%s\",\n  \"scaled\": %lld,\n  \"min_keys\": %lld,\n  \"floor_stride\": %lld,\n"
+            "  \"anchor_k\": %d,\n  \"kind\": \"%s\",\n  \"scaled\": %lld,\n  \"min_keys\": %lld,\n"
+            "  \"floor_stride\": %lld,\n"
             "  \"precision\": \"%s\",\n  \"records\": %lld,\n  \"rows\": %lld,\n"
             "  \"raw_length\": %lld,\n  \"clean_length\": %lld,\n  \"dropped\": %lld",
             p->t, p->dim, (unsigned long long)p->seed, p->tables_from_file ? "file" : "splitmix64",
@@ -125,8 +126,8 @@ static void print_text(FILE *out, const char *path, const tsk_file *f, int recor
         fprintf(out, "kind\tgenome sketches (window fingerprints; rows are keys)\nscaled\t%lld (about one window in "
                      "%lld kept)\nmin keys\t%lld (size floor: smaller genomes sample more densely)\nfloor stride\t%lld "
                      "(the floor keeps at most one window in %lld)\n",
-                (long long)p->scaled, (long long)p->scaled, (long long)p->min_keys, (long long)tsk_genome_floor_stride(p),
-                (long long)tsk_genome_floor_stride(p));
+                (long long)p->scaled, (long long)p->scaled, (long long)p->min_keys,
+                (long long)tsk_genome_floor_stride(p), (long long)tsk_genome_floor_stride(p));
     else
         fprintf(out, "kind\tsketch rows\n");
     fprintf(out, "tuple length t\t%d\ndimension D\t%d\n", p->t, p->dim);

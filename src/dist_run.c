@@ -290,8 +290,8 @@ static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
     e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, err, errlen);
     if (e->lane[i].engine && e->on_gpu && tsk_dist_items_ani(&e->items)) {
         char why[512];
-        e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, (int)e->items.window, e->devices[i], why,
-                                          sizeof why);
+        e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, (int)e->items.window,
+                                          e->devices[i], why, sizeof why);
         if (!e->lane[i].ani) tsk_warn("%s; ANI of the candidate pairs on the CPU", why);
     }
     return e->lane[i].engine ? 0 : -1;
@@ -485,7 +485,8 @@ int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, i
     const tsk_ani_genome *a = &it->ani_q->genome[q], *b = &it->ani_r->genome[r];
     tsk_ani_result res; /* the work keeps its query's sorted anchors for the next pair of the same query */
     if (tsk_ani_work_set_window(w, (int)it->window) ||
-        (tsk_ani_work_current_query(w) != a && tsk_ani_work_query(w, a)) || tsk_ani_pair_query(w, b, it->anchor_k, &res))
+        (tsk_ani_work_current_query(w) != a && tsk_ani_work_query(w, a)) ||
+        tsk_ani_pair_query(w, b, it->anchor_k, &res))
         return -1;
     genome_pair_end(it, &res, line);
     return 0;

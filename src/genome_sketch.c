@@ -496,7 +496,8 @@ static int run_per_file(sketch_run *s)
     s->total_genomes = n;
     s->next_file = 0;
     if (s->threads == 1) {
-        for (int64_t i = 0; i < n && !failed(s); i++) genome_done(s, i, sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]));
+        for (int64_t i = 0; i < n && !failed(s); i++)
+            genome_done(s, i, sketch_file(s, (size_t)i, &s->slots[i % s->n_slots]));
     } else {
 #pragma omp parallel num_threads(s->threads)
 #pragma omp single
