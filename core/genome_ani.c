@@ -287,16 +287,21 @@ static int grow_cells(tsk_ani_work *w, int64_t c)
     return 0;
 }
 
+/* x^e as e products from 1 (no pow): the GPU twin reads tables made by it, never recomputes them. */
+static double product_power(double x, int e)
+{
+    double y = 1;
+    for (int t = 0; t < e; t++) y *= x;
+    return y;
+}
+
 int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, double *pw_p, double *pw_q)
 {
     const int first = (int)(TSK_ANI_GRID_LOW * grid_div + 0.5);
     const int g = 1 + grid_div - first + 1;
     for (int j = 1; j < g; j++) {
-        const double id = (double)(first + j - 1) / grid_div;
-        double pj = 1;
-        for (int t = 0; t < anchor_k; t++) pj *= id;
-        grid[j] = id;
-        p[j] = pj;
+        grid[j] = (double)(first + j - 1) / grid_div;
+        p[j] = product_power(grid[j], anchor_k);
     }
     for (int e = 0; e < TSK_ANI_POWER_ROWS; e++)
         for (int j = 1; j < g; j++) {
@@ -309,11 +314,7 @@ int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, dou
 void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *gw)
 {
     gw[0] = 0;
-    for (int j = 1; j < g; j++) {
-        double x = 1;
-        for (int t = 0; t < window; t++) x *= grid[j];
-        gw[j] = x;
-    }
+    for (int j = 1; j < g; j++) gw[j] = product_power(grid[j], window);
 }
 
 double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits)
@@ -539,10 +540,6 @@ static inline int query_holds_exact(tsk_ani_work *w, const uint32_t *restrict bu
     return found;
 }
 
-/* The query's and r's per-segment counts and hits at the common rate, into w->n_q, a_q, n_r,
- * a_r; the anchors kept in *kept_q, *kept_r. Every kept anchor of r looks its value up among the
- * query's (a value both hold is a hit of every anchor that carries it, on either side). Returns
- * 0, or -1 when out of memory or on a genome out of range. */
 /* Grows a genome's per-segment arrays (anchors, hits) to hold n segments. */
 static int grow_segment_counts(uint32_t **anchors, uint32_t **hits, int64_t *cap, int64_t n)
 {
@@ -557,6 +554,10 @@ static int grow_segment_counts(uint32_t **anchors, uint32_t **hits, int64_t *cap
     return 0;
 }
 
+/* The query's and r's per-segment counts and hits at the common rate, into w->n_q, a_q, n_r,
+ * a_r; the anchors kept in *kept_q, *kept_r. Every kept anchor of r looks its value up among the
+ * query's (a value both hold is a hit of every anchor that carries it, on either side). Returns
+ * 0, or -1 when out of memory or on a genome out of range. */
 static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q, int64_t *kept_r)
 {
     const tsk_ani_genome *q = w->query;
@@ -692,7 +693,6 @@ void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const
     out->af = q->n_segments <= r->n_segments ? out->af_q : out->af_r;
 }
 
-
 int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,
                  tsk_ani_result *out)
 {
@@ -732,8 +732,8 @@ void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, i
     const double contained[2] = {(double)shared / (double)n_q, (double)shared / (double)n_r};
     const double af[2] = {res->af_q, res->af_r}, m[2] = {res->m_q, res->m_r};
     double ani[2] = {res->ani_q, res->ani_r};
+    const double inv_w = 1.0 / window;
     for (int d = 0; d < 2; d++) {
-        const double inv_w = 1.0 / window;
         double spread = pow(m[d], inv_w) - pow(grid_point_mass(ani[d], window), inv_w);
         if (spread < 0) spread = 0;
         double keys = pow(contained[d] / af[d], inv_w) - spread;

@@ -44,8 +44,8 @@ int64_t tsk_genome_anchor_stride(const tsk_params *p, int64_t length)
     if (p->min_keys <= 0) return p->scaled;
     /* about 5/4 min_keys candidates: the min_keys-th smallest is then ~25 sigma inside them */
     const int64_t s = length > INT64_MAX / 4 ? p->scaled : length * 4 / (p->min_keys * 5);
-    const int64_t least = tsk_genome_floor_stride(p);
-    return s < least ? (least < p->scaled ? least : p->scaled) : s > p->scaled ? p->scaled : s;
+    const int64_t least = tsk_genome_floor_stride(p), raised = s < least ? least : s;
+    return raised > p->scaled ? p->scaled : raised;
 }
 
 uint64_t tsk_genome_candidate_limit(const tsk_params *p, int64_t length)
