@@ -2,20 +2,22 @@
 # bench/genome_cpu.sh BUNDLE: genome comparison without a GPU, whole process, on the machine's
 # cores (docs/performance.md, "Genome sketches on the CPU"). Checks before it times: every CPU
 # output equals the GPU engine's (when a GPU is there) and the all-pairs CPU engine's, byte for
-# byte. STEPS (default "scale mash bigq"):
+# byte. STEPS (default "scale scale5 mash bigq"):
 #   scale  genome_sets_bench sketches of 10^4 genomes: `dist --top-k 10`, `-d 0.05` and `cluster` on
 #          --device cpu (auto's CPU engine), against --device cuda (and MERGE=1: the all-pairs
-#          engine, TSKETCH_GENOME_CPU_ENGINE=merge); then `cluster` and top-10 of 10^5 with their
-#          peak memory against the file (scale5: that part alone).
+#          engine, TSKETCH_GENOME_CPU_ENGINE=merge).
+#   scale5 `cluster` and top-10 of 10^5 with their peak memory against the file.
 #   mash   2,000 genomes of 1 Mbp from bench/genome/genome_gen (FASTA): `mash sketch` and
 #          `mash dist -d 0.05` against `tsketch sketch --genome --per-file` and `dist -d 0.05`, both
 #          on every core; and all pairs as .npy, this build against tsketch_old when carried.
+#   threads  top-10 of 1,000 genome sketches at -p 1, P/2 and P, ANI and --key-distance (the
+#          refinement's cost a pair and how it scales), against tsketch_old when carried.
 #   bigq   the first 1,000 of GENOMES (200000) genome_sets_bench genomes as queries against all of
 #          them: top-10 on cuda:0 = cpu, both timed.
 # Bundle (CUDA build in build/; mash from Debian's package; tsketch_old optional):
 #   ../shared/device/bundle.sh .device/c build/src/tsketch build/bench/gpu/genome_sets_bench \
 #       build/bench/genome/genome_gen /usr/bin/mash /usr/bin/time [tsketch_old]
-# Device call: STEPS="scale mash bigq" bash bench/genome_cpu.sh .device/c   (carry: [".device/c"])
+# Device call: STEPS="scale scale5 mash bigq" bash bench/genome_cpu.sh .device/c   (carry: [".device/c"])
 set -uo pipefail
 B=${1:-.device/c}
 T=$B/bin/tsketch
@@ -41,7 +43,7 @@ timed() { # label cmd...: wall seconds and peak memory (GNU time when present)
     say "$(awk -v l="$label" -v a="$s" -v b="$e" -v r="$rss" 'BEGIN { printf "%-58s %8.3f s%s", l, b - a, r }')"
 }
 GNU_TIME=$( [ -x "$B/bin/time" ] && echo "$B/bin/time" || { [ -x /usr/bin/time ] && echo /usr/bin/time; } )
-STEPS=${STEPS:-scale mash bigq}
+STEPS=${STEPS:-scale scale5 mash bigq}
 want() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 have_gpu=0
 "$T" info --device 2>/dev/null | grep -q cuda && have_gpu=1
@@ -123,7 +125,23 @@ bigq_step() {
     rm -f "$W/qg.tsv" "$W/qc.tsv" "$G"
 }
 
-want scale && scale_step && scale5_step
+threads_step() {
+    local G=$W/g1e3.tsk p
+    say "== the ANI refinement on 1, P/2 and P threads: top-10 of 1,000 genome sketches (~37,000 pairs refined)"
+    "$GEN" gen 1000 10000 "$G" >/dev/null || { fail=1; return; }
+    for p in 1 $((P / 2)) "$P"; do
+        timed "top-10, 1,000, cpu -p $p, ANI" "$T" dist --top-k 10 -q --device cpu -p "$p" "$G" -o "$W/th.ani"
+        timed "top-10, 1,000, cpu -p $p, --key-distance" "$T" dist --top-k 10 --key-distance -q --device cpu -p "$p" "$G" -o "$W/th.key"
+        if [ -x "$B/bin/tsketch_old" ]; then
+            timed "top-10, 1,000, cpu -p $p, ANI, tsketch_old" "$B/bin/tsketch_old" dist --top-k 10 -q --device cpu -p "$p" "$G" -o "$W/th.old"
+            check "top-10 of 1,000 -p $p: this build = tsketch_old" cmp "$W/th.ani" "$W/th.old"
+        fi
+    done
+    rm -f "$W"/th.* "$G"
+}
+
+want threads && threads_step
+want scale && scale_step
 want scale5 && scale5_step
 want mash && mash_step
 want bigq && bigq_step

@@ -21,7 +21,7 @@
 #define MAX_GRID (MAX_GRID_DIV + 2)       /* the atom and at most every step of the grid */
 #define QUERY_MIN_BUCKET_BITS 10
 #define QUERY_MAX_BUCKET_BITS 20
-#define LOOKUP_WIDTH 4                    /* a bucket's anchors an exact lookup compares without a branch */
+#define LOOKUP_WIDTH 4                    /* a bucket's anchors an exact lookup compares without a branch: one word of stamps */
 #define LOOKUP_REGION_BITS 6
 #define LOOKUP_REGIONS (1 << LOOKUP_REGION_BITS)
 #define POWER_TABLE_N TSK_ANI_POWER_ROWS /* cells with n below this take their row from power tables */
@@ -41,23 +41,24 @@ struct tsk_ani_work {
     uint8_t *stamp;                      /* per sorted query anchor: the pair that last hit it */
     int64_t cap_stamp;
     uint8_t pair_id;                     /* the pair's stamp, 1..255 */
-    uint8_t *hit_r;                      /* per anchor of the reference: whether the query holds it */
-    int64_t cap_hit_r;
+    uint32_t *seg_q;                     /* the sorted anchors' segments */
+    int64_t cap_seg_q_anchors;
     uint32_t *n_q, *a_q, *n_r, *a_r;     /* per segment: anchors at the common rate, hits */
+    uint64_t n_q_limit;                  /* the limit n_q was counted below for the query (0: none) */
     int64_t cap_seg_q, cap_seg_r;
     int64_t radix_count[3][RADIX];
     /* one direction's cells and the EM's tables */
     uint32_t *cell_n, *cell_a;
     double *cell_m;                      /* segments in the cell */
     int64_t cap_cells;
-    double *lik;                         /* cells x grid, each row scaled to max 1 */
+    double *lik;                         /* cells x grid, each row scaled to max 1 (lik_at) */
     int64_t cap_lik;
     uint16_t *band_lo, *band_hi;         /* per cell: its row's entries above TSK_ANI_ROW_FLOOR */
     double *denom;                       /* per cell: the EM step's denominators */
     double pw_p[POWER_TABLE_N * MAX_GRID], pw_q[POWER_TABLE_N * MAX_GRID];
     int pw_k, pw_div;                    /* the k and grid of the powers (0: none yet) */
     double grid[MAX_GRID], p[MAX_GRID];
-    double x0[MAX_GRID], x1[MAX_GRID], acc[4 * MAX_GRID];
+    double x0[MAX_GRID], x1[MAX_GRID], acc[4 * MAX_GRID]; /* acc: a grid entry's four stripes side by side */
     int em_steps;                        /* EM steps from the start */
     double start_uniform;                /* the start's share spread evenly over the grid */
     int grid_div;                        /* grid step 1 / grid_div */
@@ -81,7 +82,7 @@ tsk_ani_work *tsk_ani_work_new(void)
 void tsk_ani_work_free(tsk_ani_work *w)
 {
     if (!w) return;
-    free(w->keys_q); free(w->tmp); free(w->value_q); free(w->bucket); free(w->stamp); free(w->hit_r);
+    free(w->keys_q); free(w->tmp); free(w->value_q); free(w->bucket); free(w->stamp); free(w->seg_q);
     free(w->n_q); free(w->a_q); free(w->n_r); free(w->a_r);
     free(w->cell_n); free(w->cell_a); free(w->cell_m);
     free(w->lik); free(w->band_lo); free(w->band_hi); free(w->denom);
@@ -141,6 +142,10 @@ static void compare_form(const tsk_ani_genome *g, int32_t lo, int32_t hi, uint64
 /* The anchors per segment of g below limit, into n. */
 static void counts_below(const tsk_ani_genome *g, uint64_t limit, uint32_t *n)
 {
+    if (limit > UINT32_MAX) { /* every stored value is below it: the counts as stored */
+        for (int64_t s = 0; s < g->n_segments; s++) n[s] = g->seg_count[s];
+        return;
+    }
     int64_t at = 0;
     for (int64_t s = 0; s < g->n_segments; s++) {
         uint32_t c = 0;
@@ -188,58 +193,54 @@ static double power_scaled(double x, uint32_t e, int *scale)
     return v;
 }
 
+/* Four doubles as one value: the four cells of a block of the likelihood, or a grid entry's four
+ * stripes. Each lane's arithmetic is the scalar's, in the same order (no contraction: C17 mode). */
+typedef double lanes4 __attribute__((vector_size(32), aligned(8)));
+
+/* The likelihood's entry j of cell i: the cells in blocks of four, a block's rows interleaved
+ * (entry j of its four cells side by side), so that the EM reads four cells as one lanes4. */
+static inline int64_t lik_at(int64_t i, int g, int j) { return (i & ~(int64_t)3) * g + 4 * (int64_t)j + (i & 3); }
+
 /* One EM step from x (g grid entries, c cells): out = the next weights. The cells' denominators
- * stay in d. Rows are read over their bands only, four cells at a time (four sums in flight) over
- * the union of their bands: the entries outside a band are 0 and add nothing, so each denominator
- * is the full row's sum in j's order. A grid entry's sum over the cells runs in four stripes, the
- * cells i with i mod 4 = 0, 1, 2, 3 each in ascending order, added up in that order: the order the
- * GPU twin (gpu/ani_pairs.cu) sums in with a warp a stripe. */
-static void em_step(tsk_ani_work *w, int64_t c, int g, double n_seg, const double *x, double *out, double *d)
+ * stay in d. Rows are read over their bands only, a block of four cells at a time (four sums in
+ * flight) over the union of their bands: the entries outside a band are 0 and add nothing, so
+ * each denominator is the full row's sum in j's order. A grid entry's sum over the cells runs in
+ * four stripes, the cells i with i mod 4 = 0, 1, 2, 3 each in ascending order, added up in that
+ * order: the order the GPU twin (gpu/ani_pairs.cu) sums in with a warp a stripe. */
+__attribute__((target_clones("avx2", "default"))) static void em_step(tsk_ani_work *w, int64_t c, int g, double n_seg,
+                                                                     const double *x, double *out, double *d)
 {
-    double *acc = w->acc; /* 4 stripes of g */
-    for (int j = 0; j < 4 * g; j++) acc[j] = 0;
-    double *a0 = acc, *a1 = acc + g, *a2 = acc + 2 * g, *a3 = acc + 3 * g;
-    int64_t i = 0;
-    for (; i + 4 <= c; i += 4) {
-        const double *l0 = w->lik + i * g, *l1 = l0 + g, *l2 = l1 + g, *l3 = l2 + g;
+    lanes4 *acc = (lanes4 *)w->acc; /* per grid entry, its four stripes */
+    for (int j = 0; j < g; j++) acc[j] = (lanes4){0, 0, 0, 0};
+    const int64_t full = c & ~(int64_t)3;
+    for (int64_t i = 0; i < full; i += 4) {
+        const lanes4 *l = (const lanes4 *)(w->lik + i * g); /* entry j of the block's four rows */
         int lo = w->band_lo[i], hi = w->band_hi[i];
         for (int t = 1; t < 4; t++) {
             lo = w->band_lo[i + t] < lo ? w->band_lo[i + t] : lo;
             hi = w->band_hi[i + t] > hi ? w->band_hi[i + t] : hi;
         }
-        double d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-        for (int j = lo; j < hi; j++) {
-            d0 += l0[j] * x[j];
-            d1 += l1[j] * x[j];
-            d2 += l2[j] * x[j];
-            d3 += l3[j] * x[j];
+        lanes4 sum = {0, 0, 0, 0};
+        for (int j = lo; j < hi; j++) sum += l[j] * (lanes4){x[j], x[j], x[j], x[j]};
+        lanes4 ratio;
+        for (int t = 0; t < 4; t++) {
+            const double dt = sum[t] > 0 ? sum[t] : 0x1p-1000; /* every weight of the cell's row underflowed */
+            d[i + t] = dt;
+            ratio[t] = w->cell_m[i + t] / dt;
         }
-        d0 = d0 > 0 ? d0 : 0x1p-1000; /* every weight of the cell's row underflowed */
-        d1 = d1 > 0 ? d1 : 0x1p-1000;
-        d2 = d2 > 0 ? d2 : 0x1p-1000;
-        d3 = d3 > 0 ? d3 : 0x1p-1000;
-        d[i] = d0, d[i + 1] = d1, d[i + 2] = d2, d[i + 3] = d3;
-        const double r0 = w->cell_m[i] / d0, r1 = w->cell_m[i + 1] / d1, r2 = w->cell_m[i + 2] / d2,
-                     r3 = w->cell_m[i + 3] / d3;
-        for (int j = lo; j < hi; j++) {
-            a0[j] += l0[j] * r0;
-            a1[j] += l1[j] * r1;
-            a2[j] += l2[j] * r2;
-            a3[j] += l3[j] * r3;
-        }
+        for (int j = lo; j < hi; j++) acc[j] += l[j] * ratio;
     }
-    for (; i < c; i++) { /* cell i's stripe is i mod 4: the groups above start at multiples of 4 */
-        const double *l = w->lik + i * g;
-        double *a = acc + (i & 3) * g;
-        const int lo = w->band_lo[i], hi = w->band_hi[i];
+    for (int64_t i = full; i < c; i++) { /* cell i's stripe is i mod 4: the blocks above start at multiples of 4 */
+        const double *l = w->lik + lik_at(i, g, 0);
+        const int t = (int)(i & 3), lo = w->band_lo[i], hi = w->band_hi[i];
         double di = 0;
-        for (int j = lo; j < hi; j++) di += l[j] * x[j];
+        for (int j = lo; j < hi; j++) di += l[4 * j] * x[j];
         di = di > 0 ? di : 0x1p-1000;
         d[i] = di;
         const double ri = w->cell_m[i] / di;
-        for (int j = lo; j < hi; j++) a[j] += l[j] * ri;
+        for (int j = lo; j < hi; j++) acc[j][t] += l[4 * j] * ri;
     }
-    for (int j = 0; j < g; j++) out[j] = x[j] * (a0[j] + a1[j] + a2[j] + a3[j]) / n_seg;
+    for (int j = 0; j < g; j++) out[j] = x[j] * (acc[j][0] + acc[j][1] + acc[j][2] + acc[j][3]) / n_seg;
 }
 
 /* The mixture's weights over the grid (into w->x0): from the segments' own likeliest identities
@@ -252,9 +253,9 @@ static void fit_weights(tsk_ani_work *w, int64_t c, int g, double n_seg)
     double *x0 = w->x0, *x1 = w->x1;
     for (int j = 0; j < g; j++) x0[j] = w->start_uniform / g;
     for (int64_t i = 0; i < c; i++) {
-        const double *l = w->lik + i * g;
+        const double *l = w->lik + lik_at(i, g, 0);
         int peak = w->band_lo[i];
-        for (int j = w->band_lo[i]; j < w->band_hi[i]; j++) peak = l[j] > l[peak] ? j : peak;
+        for (int j = w->band_lo[i]; j < w->band_hi[i]; j++) peak = l[4 * j] > l[4 * peak] ? j : peak;
         x0[peak] += (1 - w->start_uniform) * w->cell_m[i] / n_seg;
     }
     for (int s = 0; s < w->em_steps; s++) {
@@ -388,8 +389,9 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
 
     /* the likelihood rows p^a (1 - p)^(n - a), each scaled to its largest entry (C(n, a) and the
      * scale cancel in the EM) */
-    if (c * g > w->cap_lik) {
-        const int64_t cap = 2 * c * g;
+    const int64_t lik_n = ((c + 3) & ~(int64_t)3) * g; /* whole blocks of four cells */
+    if (lik_n > w->cap_lik) {
+        const int64_t cap = 2 * lik_n;
         double *l = realloc(w->lik, (size_t)cap * sizeof *l);
         if (!l) return -1;
         w->lik = l;
@@ -403,7 +405,7 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         w->pw_q[e * g] = e ? w->pw_q[(e - 1) * g] * (1 - eps) : 1;
     }
     for (int64_t i = 0; i < c; i++) {
-        double *row = w->lik + i * g;
+        double row[MAX_GRID];
         const uint32_t nn = w->cell_n[i], aa = w->cell_a[i];
         double top = 0;
         if (nn < POWER_TABLE_N) {
@@ -435,6 +437,8 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         }
         w->band_lo[i] = (uint16_t)lo; /* the row's 1 is in it: lo < hi */
         w->band_hi[i] = (uint16_t)hi;
+        double *dst = w->lik + lik_at(i, g, 0);
+        for (int j = 0; j < g; j++) dst[4 * j] = row[j];
     }
 
     fit_weights(w, c, g, (double)used);
@@ -481,13 +485,17 @@ int tsk_ani_work_query(tsk_ani_work *w, const tsk_ani_genome *q)
         grow((void **)&w->tmp, &w->cap_tmp, q->n_anchors, sizeof *w->tmp) ||
         grow((void **)&w->stamp, &w->cap_stamp, q->n_anchors + LOOKUP_WIDTH, sizeof *w->stamp) ||
         grow((void **)&w->value_q, &w->cap_value_q, q->n_anchors + LOOKUP_WIDTH, sizeof *w->value_q) ||
+        grow((void **)&w->seg_q, &w->cap_seg_q_anchors, q->n_anchors, sizeof *w->seg_q) ||
         grow((void **)&w->bucket, &w->cap_bucket, buckets + 1, sizeof *w->bucket))
         return -1;
     w->bucket_bits = bits;
     keys_of(q, w->keys_q);
     const uint64_t *sorted = sort_by_high(w, w->keys_q, w->tmp, q->n_anchors);
     if (sorted != w->keys_q) memcpy(w->keys_q, sorted, (size_t)q->n_anchors * sizeof *w->keys_q);
-    for (int64_t i = 0; i < q->n_anchors; i++) w->value_q[i] = (uint32_t)(w->keys_q[i] >> 32);
+    for (int64_t i = 0; i < q->n_anchors; i++) {
+        w->value_q[i] = (uint32_t)(w->keys_q[i] >> 32);
+        w->seg_q[i] = (uint32_t)w->keys_q[i];
+    }
     for (int t = 0; t < LOOKUP_WIDTH; t++) w->value_q[q->n_anchors + t] = 0;
     int64_t at = 0;
     for (int64_t b = 0; b < buckets; b++) {
@@ -497,6 +505,7 @@ int tsk_ani_work_query(tsk_ani_work *w, const tsk_ani_genome *q)
     w->bucket[buckets] = (uint32_t)at;
     memset(w->stamp, 0, (size_t)(q->n_anchors + LOOKUP_WIDTH) * sizeof *w->stamp);
     w->pair_id = 0;
+    w->n_q_limit = 0;
     w->query = q;
     return 0;
 }
@@ -521,23 +530,26 @@ static int query_holds(tsk_ani_work *w, uint64_t from, uint64_t to)
     return found;
 }
 
-/* query_holds(w, v, v), the first LOOKUP_WIDTH anchors of v's bucket compared and stamped without
- * a branch (about half of all lookups hit, so a branch on it would mispredict half
- * the time). The work's arrays come as locals: the byte stores of the stamps may alias anything,
- * and would make the compiler reload every field after each. */
+/* query_holds(w, v, v), the first LOOKUP_WIDTH (4) anchors of v's bucket compared and stamped without
+ * a branch (about half of all lookups hit, so a branch on it would mispredict half the time): the
+ * matches make a byte mask, and the four stamps are one word read and written. The work's arrays
+ * come as locals: stores through the stamps may alias anything, and would make the compiler reload
+ * every field after each. */
 static inline int query_holds_exact(tsk_ani_work *w, const uint32_t *restrict bucket, const uint32_t *restrict value,
-                                    uint8_t *restrict stamp, int bucket_shift, uint8_t pair_id, uint64_t v)
+                                    uint8_t *restrict stamp, int bucket_shift, uint32_t id_bytes, uint64_t v)
 {
     const uint32_t lo = bucket[v >> bucket_shift], hi = bucket[(v >> bucket_shift) + 1];
     if (hi - lo > LOOKUP_WIDTH) return query_holds(w, v, v);
-    int found = 0;
-    for (uint32_t t = 0; t < LOOKUP_WIDTH; t++) {
-        const uint32_t i = lo + t;
-        const uint8_t match = (uint8_t)((i < hi) & (value[i] == v));
-        stamp[i] = (uint8_t)(stamp[i] ^ ((stamp[i] ^ pair_id) & (uint8_t)-match));
-        found |= match;
-    }
-    return found;
+    const uint32_t n = hi - lo;
+    const uint32_t match = (uint32_t)((0 < n) & (value[lo] == v)) | (uint32_t)((1 < n) & (value[lo + 1] == v)) << 8 |
+                           (uint32_t)((2 < n) & (value[lo + 2] == v)) << 16 |
+                           (uint32_t)((3 < n) & (value[lo + 3] == v)) << 24;
+    const uint32_t mask = match * 0xFFu; /* each byte 0 or 1: no carries */
+    uint32_t word;
+    memcpy(&word, stamp + lo, sizeof word);
+    word = (word & ~mask) | (id_bytes & mask);
+    memcpy(stamp + lo, &word, sizeof word);
+    return match != 0;
 }
 
 /* Grows a genome's per-segment arrays (anchors, hits) to hold n segments. */
@@ -575,20 +587,24 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     int shift_q, shift_r;
     compare_form(q, lo, hi, &limit_q, &shift_q);
     compare_form(r, lo, hi, &limit_r, &shift_r);
-    counts_below(q, limit_q, w->n_q);
+    if (w->n_q_limit != limit_q) { /* the query's counts serve all its pairs at one rate */
+        counts_below(q, limit_q, w->n_q);
+        w->n_q_limit = limit_q;
+    }
     counts_below(r, limit_r, w->n_r);
     if (++w->pair_id == 0) { /* the stamps wrapped: none may look current */
         memset(w->stamp, 0, (size_t)(q->n_anchors + LOOKUP_WIDTH) * sizeof *w->stamp);
         w->pair_id = 1;
     }
+    uint32_t *a_r = w->a_r;
+    for (int64_t s = 0; s < r->n_segments; s++) a_r[s] = 0;
     /* r's kept anchor of value v (compared as v >> shift_r) hits the query's kept anchors whose
      * value u has u >> shift_q == v >> shift_r: u in [(v >> shift_r) << shift_q, that + 2^shift_q) */
-    if (grow((void **)&w->hit_r, &w->cap_hit_r, r->n_anchors, sizeof *w->hit_r)) return -1;
     if (shift_q == 0) {
         /* the query as dense as r or denser: one value to look up a kept anchor of r. The lookups
-         * go region by region of the query's index (r's kept anchors partitioned by the top
-         * LOOKUP_REGION_BITS bits of their value first), so that each region's part of the index
-         * stays in the nearest cache while it is read */
+         * go region by region of the query's index (r's kept anchors, each with its segment,
+         * partitioned by the top LOOKUP_REGION_BITS bits of their value first), so that each
+         * region's part of the index stays in the nearest cache while it is read */
         if (grow((void **)&w->tmp, &w->cap_tmp, r->n_anchors, sizeof *w->tmp)) return -1;
         int64_t start[LOOKUP_REGIONS + 1] = {0};
         const uint32_t *hash = r->hash;
@@ -598,38 +614,37 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
         for (int p = 0; p < LOOKUP_REGIONS; p++) start[p + 1] += start[p];
         const int64_t n_kept = start[LOOKUP_REGIONS];
         uint64_t *part = w->tmp;
-        uint8_t *hit = w->hit_r;
-        for (int64_t i = 0; i < r->n_anchors; i++) {
-            hit[i] = 0;
-            if (hash[i] < limit_r) {
-                const uint64_t v = (uint64_t)hash[i] >> shift_r;
-                part[start[v >> region_shift]++] = v << 32 | (uint64_t)i;
-            }
-        }
+        int64_t at = 0;
+        for (int64_t s = 0; s < r->n_segments; s++)
+            for (uint32_t j = 0; j < r->seg_count[s]; j++, at++)
+                if (hash[at] < limit_r) {
+                    const uint64_t v = (uint64_t)hash[at] >> shift_r;
+                    part[start[v >> region_shift]++] = v << 32 | (uint64_t)s;
+                }
         const uint32_t *bucket = w->bucket, *value = w->value_q;
         uint8_t *stamp = w->stamp;
-        const uint8_t id = w->pair_id;
+        const uint32_t id_bytes = w->pair_id * 0x01010101u;
         const int bucket_shift = 32 - w->bucket_bits;
         for (int64_t k = 0; k < n_kept; k++)
-            hit[(uint32_t)part[k]] = (uint8_t)query_holds_exact(w, bucket, value, stamp, bucket_shift, id, part[k] >> 32);
+            a_r[(uint32_t)part[k]] += (uint32_t)query_holds_exact(w, bucket, value, stamp, bucket_shift, id_bytes,
+                                                                  part[k] >> 32);
     } else {
         /* the query sparser: a range of its values a kept anchor of r (rare: r the denser genome) */
-        for (int64_t i = 0; i < r->n_anchors; i++) {
-            const uint64_t from = (uint64_t)r->hash[i] << shift_q, to = from + (UINT64_C(1) << shift_q) - 1;
-            w->hit_r[i] = r->hash[i] < limit_r && query_holds(w, from, to < limit_q ? to : limit_q - 1);
-        }
+        int64_t at = 0;
+        for (int64_t s = 0; s < r->n_segments; s++)
+            for (uint32_t j = 0; j < r->seg_count[s]; j++, at++) {
+                const uint64_t from = (uint64_t)r->hash[at] << shift_q, to = from + (UINT64_C(1) << shift_q) - 1;
+                a_r[s] += (uint32_t)(r->hash[at] < limit_r && query_holds(w, from, to < limit_q ? to : limit_q - 1));
+            }
     }
-    int64_t at = 0, nr = 0;
-    for (int64_t s = 0; s < r->n_segments; s++) {
-        uint32_t hits = 0;
-        for (uint32_t j = 0; j < r->seg_count[s]; j++, at++) hits += w->hit_r[at];
-        w->a_r[s] = hits;
-        nr += w->n_r[s]; /* counts_below's kept anchors */
-    }
-    for (int64_t s = 0; s < q->n_segments; s++) w->a_q[s] = 0;
+    int64_t nr = 0;
+    for (int64_t s = 0; s < r->n_segments; s++) nr += w->n_r[s]; /* counts_below's kept anchors */
+    uint32_t *a_q = w->a_q;
+    const uint32_t *seg_q = w->seg_q, *value_q = w->value_q;
+    const uint8_t *stamp = w->stamp, id = w->pair_id;
+    for (int64_t s = 0; s < q->n_segments; s++) a_q[s] = 0;
     int64_t nq = 0;
-    for (; nq < q->n_anchors && w->keys_q[nq] >> 32 < limit_q; nq++)
-        w->a_q[(uint32_t)w->keys_q[nq]] += w->stamp[nq] == w->pair_id;
+    for (; nq < q->n_anchors && value_q[nq] < limit_q; nq++) a_q[seg_q[nq]] += stamp[nq] == id;
     *kept_q = nq;
     *kept_r = nr;
     return 0;
@@ -691,6 +706,19 @@ void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const
     if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return;
     out->ani = (out->ani_q + out->ani_r) / 2;
     out->af = q->n_segments <= r->n_segments ? out->af_q : out->af_r;
+}
+
+void tsk_ani_result_swap(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_result *res,
+                         tsk_ani_result *out)
+{
+    const tsk_ani_result in = *res; /* out may be res */
+    memset(out, 0, sizeof *out);
+    out->ani_q = in.ani_r, out->af_q = in.af_r, out->ani_r = in.ani_q, out->af_r = in.af_q;
+    out->m_q = in.m_r, out->m_r = in.m_q;
+    out->defined = in.defined;
+    if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return;
+    out->ani = (out->ani_q + out->ani_r) / 2;
+    out->af = r->n_segments <= q->n_segments ? out->af_q : out->af_r;
 }
 
 int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,

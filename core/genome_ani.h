@@ -183,6 +183,13 @@ typedef struct {
 void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_direction *dq,
                          const tsk_ani_direction *dr, tsk_ani_result *out);
 
+/* The result tsk_ani_pair gives for (r, q) from res, its result for (q, r): each direction's
+ * estimate depends on the two genomes only, not on which is the query, so the directions are
+ * swapped and the pair's AF taken again (the genome with fewer segments; q's when even, so the
+ * other direction's for r). The same bytes, without the estimate. */
+void tsk_ani_result_swap(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_result *res,
+                         tsk_ani_result *out);
+
 /* The distance of a result: 1 - ani as float (1 when unrelated). */
 float tsk_ani_distance(const tsk_ani_result *r);
 

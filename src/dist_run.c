@@ -492,67 +492,110 @@ int tsk_dist_genome_pair(const tsk_dist_items *it, tsk_ani_work *w, int64_t q, i
     return 0;
 }
 
-/* Refines lines[0..n) in place (each line's query and reference as the items index them: one set
- * when lines are swapped) on up to `threads` threads, one scratch each, or with gpu (a lane's GPU
- * ANI engine, NULL for none) on the device, the pairs it leaves to the host on the threads. A
- * thread takes runs of lines of one query (at most REFINE_RUN), so that a query's anchors are
- * sorted once a run, not once a pair. 0, or -1 out of memory or on a GPU error (said). */
-#define REFINE_RUN 64
-static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n, int threads)
+/* A line that needs an estimate: its pair as estimated (lo the query), and where it is. */
+typedef struct {
+    int64_t lo, hi, line;
+} pair_line;
+
+static int cmp_pair_line(const void *a, const void *b)
 {
-    if (n <= 0) return 0;
-    int64_t *run = malloc((size_t)(n + 1) * sizeof *run); /* runs [run[k], run_end[k]) */
-    int64_t *run_end = malloc((size_t)(n + 1) * sizeof *run_end);
-    uint8_t *host = malloc((size_t)n); /* the lines the host estimates */
-    int failed = !run || !run_end || !host;
-    if (!failed) memset(host, 1, (size_t)n);
-    tsk_gpu_ani *gpu = lane ? lane->ani : NULL;
-    if (!failed && gpu) {
-        int64_t m = 0;
-        int64_t *idx = malloc((size_t)n * sizeof *idx), *qi = malloc((size_t)n * sizeof *qi),
-                *ri = malloc((size_t)n * sizeof *ri);
-        tsk_ani_result *res = malloc((size_t)n * sizeof *res);
-        uint8_t *left = malloc((size_t)n);
-        failed = !idx || !qi || !ri || !res || !left;
-        for (int64_t i = 0; !failed && i < n; i++)
-            if (genome_pair_start(it, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]))
-                idx[m] = i, qi[m] = lines[i].query, ri[m] = lines[i].ref, m++;
-            else host[i] = 0;
-        if (!failed && m > 0 && tsk_gpu_ani_pairs(gpu, qi, ri, m, res, left)) {
-            tsk_warn("ANI on the GPU: %s; estimating on the CPU", tsk_gpu_ani_error(gpu));
-            m = 0; /* every pair left to the host */
-        }
-        for (int64_t k = 0; !failed && k < m; k++)
-            if (!left[k]) {
-                genome_pair_end(it, &res[k], &lines[idx[k]]);
-                host[idx[k]] = 0;
-            }
-        free(idx), free(qi), free(ri), free(res), free(left);
+    const pair_line *x = a, *y = b;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* The estimates of pairs u in [0, n) (queries q[u], references r[u], sorted by query) on up to
+ * `threads` threads, one scratch each, the pairs with want[u] (all when want is NULL). A thread
+ * takes a run of at most REFINE_RUN pairs of one query, so that a query's anchors are sorted once
+ * a run, not once a pair. 0, or -1 out of memory. */
+#define REFINE_RUN 64
+static int estimate_on_host(const tsk_dist_items *it, const int64_t *q, const int64_t *r, const uint8_t *want,
+                            int64_t n, tsk_ani_result *res, int threads)
+{
+    int64_t *run = malloc((size_t)(n + 1) * sizeof *run), n_runs = 0, n_pairs = 0;
+    if (!run) return -1;
+    for (int64_t u = 0; u < n; u++) { /* runs [run[j], run[j + 1]) */
+        if (want && !want[u]) continue;
+        n_pairs++;
+        if (!(n_runs > 0 && q[u] == q[run[n_runs - 1]] && u - run[n_runs - 1] < REFINE_RUN)) run[n_runs++] = u;
     }
-    int64_t n_runs = 0;
-    for (int64_t i = 0; !failed && i < n; i++) {
-        if (!host[i]) continue;
-        if (n_runs > 0 && run_end[n_runs - 1] == i && lines[i].query == lines[run[n_runs - 1]].query &&
-            i - run[n_runs - 1] < REFINE_RUN)
-            run_end[n_runs - 1] = i + 1;
-        else
-            run[n_runs] = i, run_end[n_runs] = i + 1, n_runs++;
-    }
+    run[n_runs] = n;
     if (threads > n_runs) threads = (int)n_runs;
     if (threads < 1) threads = 1;
-    if (!failed && n_runs > 0) {
+    const double t0 = tsk_seconds();
+    int failed = 0;
+    if (n_runs > 0) {
 #pragma omp parallel num_threads(threads) reduction(| : failed)
         {
             tsk_ani_work *w = tsk_ani_work_new();
-            failed |= !w;
+            failed |= !w || tsk_ani_work_set_window(w, (int)it->window);
 #pragma omp for schedule(dynamic, 1)
-            for (int64_t k = 0; k < n_runs; k++)
-                for (int64_t i = run[k]; w && i < run_end[k]; i++)
-                    failed |= tsk_dist_genome_pair(it, w, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]) != 0;
+            for (int64_t j = 0; j < n_runs; j++)
+                for (int64_t u = run[j]; !failed && u < run[j + 1]; u++) {
+                    if (want && !want[u]) continue;
+                    const tsk_ani_genome *a = &it->ani_q->genome[q[u]], *b = &it->ani_r->genome[r[u]];
+                    failed |= (tsk_ani_work_current_query(w) != a && tsk_ani_work_query(w, a)) ||
+                              tsk_ani_pair_query(w, b, it->anchor_k, &res[u]);
+                }
             tsk_ani_work_free(w);
         }
+        if (tsk_timing_wanted())
+            fprintf(stderr, "tsketch: timing: ANI of %lld pairs on %d threads in %.3f s\n", (long long)n_pairs,
+                    threads, tsk_seconds() - t0);
     }
-    free(run), free(run_end), free(host);
+    free(run);
+    return failed ? -1 : 0;
+}
+
+/* Refines lines[0..n) in place (each line's query and reference as the items index them: one set
+ * when lines are swapped), with gpu (a lane's GPU ANI engine, NULL for none) on the device, the
+ * pairs it leaves on up to `threads` host threads. Within one set a pair's two lines, (q, r) and
+ * (r, q), share one estimate (tsk_ani_result_swap): top-k lists hold many pairs both ways round.
+ * 0, or -1 out of memory or on a GPU error (said). */
+static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n, int threads)
+{
+    if (n <= 0) return 0;
+    const int one_set = it->ani_q == it->ani_r && it->keys_q == it->keys_r;
+    pair_line *order = malloc((size_t)n * sizeof *order);
+    if (!order) return -1;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        tsk_genome_line *l = &lines[i];
+        if (!genome_pair_start(it, l->query, l->ref, l->shared, l)) continue;
+        const int swap = one_set && l->ref < l->query;
+        order[m++] = (pair_line){swap ? l->ref : l->query, swap ? l->query : l->ref, i};
+    }
+    qsort(order, (size_t)m, sizeof *order, cmp_pair_line);
+    int64_t n_pairs = 0; /* the distinct pairs: order's groups of one (lo, hi) */
+    int64_t *group = malloc((size_t)(m + 1) * sizeof *group), *qi = malloc((size_t)(m + 1) * sizeof *qi),
+            *ri = malloc((size_t)(m + 1) * sizeof *ri);
+    tsk_ani_result *res = malloc((size_t)(m + 1) * sizeof *res);
+    uint8_t *left = malloc((size_t)(m + 1));
+    int failed = !group || !qi || !ri || !res || !left;
+    for (int64_t k = 0; !failed && k < m; k++) {
+        if (k == 0 || order[k].lo != order[k - 1].lo || order[k].hi != order[k - 1].hi)
+            qi[n_pairs] = order[k].lo, ri[n_pairs] = order[k].hi, n_pairs++;
+        group[k] = n_pairs - 1;
+    }
+    if (!failed) memset(left, 1, (size_t)n_pairs);
+    tsk_gpu_ani *gpu = lane ? lane->ani : NULL;
+    if (!failed && gpu && n_pairs > 0 && tsk_gpu_ani_pairs(gpu, qi, ri, n_pairs, res, left)) {
+        tsk_warn("ANI on the GPU: %s; estimating on the CPU", tsk_gpu_ani_error(gpu));
+        memset(left, 1, (size_t)n_pairs); /* every pair left to the host */
+    }
+    if (!failed) failed = estimate_on_host(it, qi, ri, left, n_pairs, res, threads);
+    for (int64_t k = 0; !failed && k < m; k++) {
+        tsk_genome_line *l = &lines[order[k].line];
+        const tsk_ani_result *e = &res[group[k]];
+        tsk_ani_result swapped;
+        if (l->query != order[k].lo) {
+            tsk_ani_result_swap(&it->ani_q->genome[order[k].lo], &it->ani_r->genome[order[k].hi], e, &swapped);
+            e = &swapped;
+        }
+        genome_pair_end(it, e, l);
+    }
+    free(order), free(group), free(qi), free(ri), free(res), free(left);
     return failed ? -1 : 0;
 }
 

@@ -289,6 +289,46 @@ Test(genome_ani, one_query_many_pairs_same_bytes)
     synth_free(&other);
 }
 
+/* A pair both ways round: tsk_ani_pair(r, q) is tsk_ani_result_swap of tsk_ani_pair(q, r), byte for
+ * byte, with the window's means, at even and mixed rates, when the genomes have as many segments
+ * (the pair's AF is then the query's direction's) and when not, and when unrelated. */
+Test(genome_ani, swapped_pair_same_bytes)
+{
+    uint64_t rng = 11;
+    synth q = synth_random(&rng, 400), other = synth_random(&rng, 400);
+    double even[400], gapped[400];
+    for (int s = 0; s < 400; s++) {
+        even[s] = s < 120 ? 0.5 : 0.93 + 0.01 * (s % 5); /* as many segments; a fifth or so unrelated */
+        gapped[s] = s % 7 == 0 ? -1 : 0.95;
+    }
+    synth same_n = synth_relative(&rng, &q, even), fewer = synth_relative(&rng, &q, gapped);
+    const synth *partner[3] = {&same_n, &fewer, &other};
+    const int rates[4][2] = {{7, 7}, {6, 7}, {7, 6}, {8, 6}};
+    tsk_ani_work *w = tsk_ani_work_new();
+    cr_assert_eq(tsk_ani_work_set_window(w, 20), 0);
+    int uneven_af = 0;
+    for (int p = 0; p < 3; p++)
+        for (int t = 0; t < 4; t++) {
+            tsk_ani_genome a = stored(&q, rates[t][0]), b = stored(partner[p], rates[t][1]);
+            tsk_ani_result ab, ba, swapped;
+            cr_assert_eq(tsk_ani_pair(w, &a, &b, K, &ab), 0);
+            cr_assert_eq(tsk_ani_pair(w, &b, &a, K, &ba), 0);
+            tsk_ani_result_swap(&a, &b, &ab, &swapped);
+            cr_expect(memcmp(&swapped, &ba, sizeof ba) == 0, "partner %d rates %d/%d: %.17g %.17g vs %.17g %.17g", p,
+                      rates[t][0], rates[t][1], swapped.ani, swapped.af, ba.ani, ba.af);
+            cr_expect(p == 2 ? ab.ani == 0 : ab.ani > 0.9, "partner %d: ANI %.6f", p, ab.ani);
+            uneven_af += p == 0 && ab.af != ba.af;
+            stored_free(&a);
+            stored_free(&b);
+        }
+    cr_expect(uneven_af > 0, "as many segments: the pair's AF follows the query (the case the swap must take)");
+    tsk_ani_work_free(w);
+    synth_free(&q);
+    synth_free(&other);
+    synth_free(&same_n);
+    synth_free(&fewer);
+}
+
 /* The level from the keys near identity (tsk_ani_level_from_keys), on results made by hand. */
 static double point_mass(double a, int window) /* a mass at a split over the grid entries around it */
 {
