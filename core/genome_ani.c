@@ -178,6 +178,28 @@ static uint64_t *sort_by_high(tsk_ani_work *w, uint64_t *keys, uint64_t *tmp, in
     return keys;
 }
 
+/* Sorts cell codes n << 48 | a << 32 with a <= n < 256 through tmp (two byte-wide counting passes,
+ * a then n: the usual segment, where sort_by_high's three 11-bit tables would cost more than the
+ * sort); returns where the sorted codes are. */
+static uint64_t *sort_small_cells(uint64_t *codes, uint64_t *tmp, int64_t n)
+{
+    for (int shift = 32; shift <= 48; shift += 16) {
+        int64_t count[256] = {0};
+        for (int64_t i = 0; i < n; i++) count[(codes[i] >> shift) & 255]++;
+        int64_t sum = 0;
+        for (int b = 0; b < 256; b++) {
+            const int64_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (int64_t i = 0; i < n; i++) tmp[count[(codes[i] >> shift) & 255]++] = codes[i];
+        uint64_t *t = codes;
+        codes = tmp;
+        tmp = t;
+    }
+    return codes;
+}
+
 /* x^e by repeated multiplication, scaled by a power of two whenever it falls below 2^-600 (the
  * scale is counted in *scale, so x^e = result * 2^(-600 * scale)). */
 static double power_scaled(double x, uint32_t e, int *scale)
@@ -343,10 +365,12 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
     if (grow((void **)&w->tmp, &w->cap_tmp, 2 * used, sizeof *w->tmp)) return -1;
     uint64_t *codes = w->tmp, *spare = w->tmp + used;
     int64_t m = 0, all_hit = 1;
+    uint32_t max_n = 0;
     for (int64_t s = 0; s < n_seg; s++)
         if (n[s] > 0) {
             codes[m++] = (uint64_t)n[s] << 48 | (uint64_t)a[s] << 32;
             all_hit &= a[s] == n[s];
+            max_n = n[s] > max_n ? n[s] : max_n;
         }
     if (all_hit) { /* every cell is likeliest at identity 1 (p = 1): the mixture's limit puts all there */
         *ani = 1;
@@ -355,7 +379,7 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         if (*af < TSK_ANI_MIN_AF) *ani = *af = *mean_pow = 0;
         return 0;
     }
-    codes = sort_by_high(w, codes, spare, used);
+    codes = max_n < 256 ? sort_small_cells(codes, spare, used) : sort_by_high(w, codes, spare, used);
     int64_t c = 0;
     for (int64_t i = 0; i < used; i++)
         if (i == 0 || codes[i] >> 32 != codes[i - 1] >> 32) c++;
@@ -397,8 +421,6 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
         w->lik = l;
         w->cap_lik = cap;
     }
-    uint32_t max_n = 0;
-    for (int64_t i = 0; i < c; i++) max_n = w->cell_n[i] > max_n ? w->cell_n[i] : max_n;
     const uint32_t table_n = max_n < POWER_TABLE_N ? max_n + 1 : POWER_TABLE_N;
     for (uint32_t e = 0; e < table_n; e++) {
         w->pw_p[e * g] = e ? w->pw_p[(e - 1) * g] * eps : 1;
