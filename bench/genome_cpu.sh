@@ -7,9 +7,10 @@
 #          --device cpu (auto's CPU engine), against --device cuda (and MERGE=1: the all-pairs
 #          engine, TSKETCH_GENOME_CPU_ENGINE=merge).
 #   scale5 `cluster` and top-10 of 10^5 with their peak memory against the file.
-#   mash   2,000 genomes of 1 Mbp from bench/genome/genome_gen (FASTA): `mash sketch` and
+#   mash   MASH_GENOMES (2,000) genomes of 1 Mbp from bench/genome/genome_gen (FASTA): `mash sketch` and
 #          `mash dist -d 0.05` against `tsketch sketch --genome --per-file` and `dist -d 0.05`, both
-#          on every core; and all pairs as .npy, this build against tsketch_old when carried.
+#          on every core; and all pairs as .npy (NPY=0: not; every pair's ANI), this build against
+#          tsketch_old when carried.
 #   threads  top-10 of 1,000 genome sketches at -p 1, P/2 and P, ANI and --key-distance (the
 #          refinement's cost a pair and how it scales), against tsketch_old when carried.
 #   bigq   the first 1,000 of GENOMES (200000) genome_sets_bench genomes as queries against all of
@@ -87,16 +88,17 @@ scale5_step() {
 }
 
 mash_step() {
-    local M=$B/bin/mash D=$W/fa2k
-    say "== 2,000 genomes of 1 Mbp (genome_gen), every core: mash against tsketch"
-    [ -d "$D" ] || "$B/bin/genome_gen" -n 2000 -L 1000000-1000000 -f 200 -d 0.01 -p "$P" "$D" >/dev/null || { fail=1; return; }
+    local M=$B/bin/mash n=${MASH_GENOMES:-2000}
+    local D=$W/fa$n
+    say "== $n genomes of 1 Mbp (genome_gen, families of 10), every core: mash against tsketch"
+    [ -d "$D" ] || "$B/bin/genome_gen" -n "$n" -L 1000000-1000000 -f $((n / 10)) -d 0.01 -p "$P" "$D" >/dev/null || { fail=1; return; }
     ls "$D"/*.fa.gz >"$W/files.txt"
     cat "$D"/*.fa.gz >/dev/null
     timed "tsketch sketch --genome --per-file -p $P" "$T" sketch -q --genome --per-file -p "$P" -l "$D/list.tsv" -o "$W/m.tsk"
     timed "tsketch dist -d 0.05 --device cpu -p $P" "$T" dist -q -d 0.05 --device cpu -p "$P" "$W/m.tsk" -o "$W/t.tsv"
     say "tsketch pairs within 0.05: $(wc -l <"$W/t.tsv")"
     timed "tsketch cluster --device cpu -p $P" "$T" cluster -q --device cpu -p "$P" "$W/m.tsk" -o "$W/c.tsv"
-    timed "tsketch dist -f npy (all pairs) --device cpu -p $P" "$T" dist -q -f npy --device cpu -p "$P" "$W/m.tsk" -o "$W/a.npy"
+    [ "${NPY:-1}" = 1 ] && timed "tsketch dist -f npy (all pairs) --device cpu -p $P" "$T" dist -q -f npy --device cpu -p "$P" "$W/m.tsk" -o "$W/a.npy"
     if [ -x "$B/bin/tsketch_old" ]; then
         timed "tsketch_old dist -d 0.05 --device cpu -p $P" "$B/bin/tsketch_old" dist -q -d 0.05 --device cpu -p "$P" "$W/m.tsk" -o "$W/t_old.tsv"
         check "dist -d 0.05: this build = tsketch_old" cmp "$W/t.tsv" "$W/t_old.tsv"
