@@ -12,7 +12,8 @@
 # Device call: STEPS="tests real time" bash .device/ani/gpu_ani.sh .device/ani
 # STEPS: tests (GPU Criterion tests, memcheck of the quick ones); real (testdata genomes and, when
 # present, FASTA genomes under BUNDLE/genomes: sketched as records on the GPU and the CPU, then
-# dist all pairs, --top-k, -d and cluster on both engines, byte for byte); time (generated sets:
+# dist all pairs as lines and as square and phylip matrices, --top-k, -d and cluster on both
+# engines, byte for byte); time (generated sets:
 # GENOMES (10^4) generated genomes: top-10 (TOPK=0: not) and cluster, ANI and --key-distance against the
 # binary before, cuda = cpu on 2,000).
 set -uo pipefail
@@ -76,6 +77,8 @@ if want real; then
         same_engines "$n dist all pairs" dist --ani "$G"
         same_engines "$n dist --top-k 3" dist --ani --top-k 3 "$G"
         same_engines "$n dist -d 0.1" dist --ani -d 0.1 "$G"
+        same_engines "$n dist -f square" dist -f square "$G"
+        same_engines "$n dist -f phylip" dist -f phylip "$G"
         same_engines "$n cluster" cluster "$G"
         same_engines "$n cluster --min-ani 95 --min-af 0.5" cluster --min-ani 95 --min-af 0.5 "$G"
     done
@@ -89,6 +92,10 @@ if want time; then
         same_engines "generated 500 top-10" dist --ani --top-k 10 "$W/g500.tsk"
         same_engines "generated 500 -d 0.05" dist --ani -d 0.05 "$W/g500.tsk"
         same_engines "generated 500 cluster" cluster "$W/g500.tsk"
+        same_engines "generated 500 -f npy" dist -f npy "$W/g500.tsk"
+        a=$(secs "$T" dist -q --device cuda -f npy "$W/g500.tsk" -o "$W/n.npy")
+        c=$(secs "$T" dist -q --device cpu -p "$P" -f npy "$W/g500.tsk" -o "$W/c.npy")
+        say "dist -f npy of 500 (every pair's ANI): cuda $a s, cpu -p $P $c s"
     fi
     s=$(date +%s.%N)
     "$B/bin/genome_sets_bench" gen "$n" 10000 "$W/new$n.tsk" >/dev/null || fail=1

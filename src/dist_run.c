@@ -1020,35 +1020,25 @@ static void free_dense_slot(void *slot)
     free(ds->b.lines);
 }
 
-/* Dense rows with ANI: every cell the sink reads refined (tsk_dist_genome_pair), rows spread over
- * the threads, one scratch each. 0, or -1 out of memory. */
-static int dense_ani_rows(const tsk_dist_engine *e, const tsk_dist_select *s, dense_block *b)
+/* Dense rows with ANI: every cell the sink reads refined as a line (refine_lines: on the lane's GPU
+ * when it has one, else on the threads), the others at the key distance. 0, or -1 out of memory. */
+static int dense_ani_rows(const tsk_dist_engine *e, const dist_lane *l, const tsk_dist_select *s, dense_block *b)
 {
-    int threads = s->threads > b->nq ? (int)b->nq : s->threads;
-    if (threads < 1) threads = 1;
-    int failed = 0;
-#pragma omp parallel num_threads(threads) reduction(| : failed)
-    {
-        tsk_ani_work *w = tsk_ani_work_new();
-        failed |= !w;
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t i = 0; i < b->nq; i++) {
-            const int64_t r1 = s->lower_only && b->q0 + i < b->r1 ? b->q0 + i : b->r1; /* r < q, as read */
-            for (int64_t c = b->r0; c < b->r1; c++) {
-                tsk_genome_line line = {.dist = 1.0f};
-                if (c >= r1) { /* not read: the key distance is enough */
-                    b->dist[i * b->ld + c] = tsk_genome_pair_distance(e->items.keys_q, b->q0 + i, e->items.keys_r, c,
-                                                                      b->shared[i * b->ld + c], e->items.mode,
-                                                                      e->items.window, NULL);
-                    continue;
-                }
-                if (w && tsk_dist_genome_pair(&e->items, w, b->q0 + i, c, b->shared[i * b->ld + c], &line)) failed = 1;
-                b->dist[i * b->ld + c] = line.dist;
-            }
+    if (grow((void **)&b->lines, sizeof *b->lines, b->nq * (b->r1 - b->r0), &b->line_cap)) return -1;
+    int64_t n = 0;
+    for (int64_t i = 0; i < b->nq; i++) {
+        const int64_t q = b->q0 + i, read = s->lower_only && q < b->r1 ? q : b->r1; /* r < q, as read */
+        for (int64_t c = b->r0; c < b->r1; c++) {
+            const uint32_t shared = b->shared[i * b->ld + c];
+            if (c < read) b->lines[n++] = (tsk_genome_line){.query = q, .ref = c, .shared = shared};
+            else /* not read: the key distance is enough */
+                b->dist[i * b->ld + c] = tsk_genome_pair_distance(e->items.keys_q, q, e->items.keys_r, c, shared,
+                                                                  e->items.mode, e->items.window, NULL);
         }
-        tsk_ani_work_free(w);
     }
-    return failed ? -1 : 0;
+    if (refine_lines(&e->items, l, b->lines, n, s->threads)) return -1;
+    for (int64_t k = 0; k < n; k++) b->dist[(b->lines[k].query - b->q0) * b->ld + b->lines[k].ref] = b->lines[k].dist;
+    return 0;
 }
 
 /* Pairs (lines) of a dense block with ANI: the admitted pairs refined, those within max_dist kept
@@ -1099,7 +1089,7 @@ static int dense_compute(const dist_job *r, const dist_lane *l, int64_t q0, int6
                                                                                                    : TSK_EXIT_OK;
     if (e->calls->block_sets(l->engine, q0, nq, b->r0, b->r1 - b->r0, b->shared + b->r0, b->ld))
         return engine_failed(e, l);
-    if (s->dense && tsk_dist_items_ani(&e->items)) return dense_ani_rows(e, s, b) ? out_of_memory(e) : TSK_EXIT_OK;
+    if (s->dense && tsk_dist_items_ani(&e->items)) return dense_ani_rows(e, l, s, b) ? out_of_memory(e) : TSK_EXIT_OK;
     if (s->dense)
         for (int64_t i = 0; i < nq; i++)
             for (int64_t c = b->r0; c < b->r1; c++)
@@ -1131,7 +1121,7 @@ static int run_dense(dist_job *r)
     if (block < 1) block = 1;
     if (r->progress->line.on && block > 64 && block > n_query / 100) /* a block per percent or so, for the line */
         block = n_query / 100 > 64 ? n_query / 100 : 64;
-    if (!r->s->dense && tsk_dist_items_ani(&e->items) && block > ANI_PAIR_CELLS / ld) /* each cell a line */
+    if (e->genomes && tsk_dist_items_ani(&e->items) && block > ANI_PAIR_CELLS / ld) /* each cell a line */
         block = ANI_PAIR_CELLS / ld > 0 ? ANI_PAIR_CELLS / ld : 1;
     if (block > n_query) block = n_query > 0 ? n_query : 1;
     const size_t pair_size = e->genomes ? sizeof(tsk_genome_line) : sizeof(tsk_pair);
