@@ -27,9 +27,9 @@
 #define POWER_TABLE_N TSK_ANI_POWER_ROWS /* cells with n below this take their row from power tables */
 
 struct tsk_ani_work {
-    /* the query (tsk_ani_work_query): its anchors as (stored value << 32 | segment), sorted by
-     * value, and where each bucket of values (their top bucket_bits bits) starts in them: about one
-     * anchor a bucket */
+    /* the query (tsk_ani_work_query): its anchors sorted by value (keys_q: as stored value << 32 |
+     * segment while they are sorted; then value_q and seg_q), and where each bucket of values
+     * (their top bucket_bits bits) starts in them: about one anchor a bucket */
     const tsk_ani_genome *query;
     uint64_t *keys_q, *tmp;
     int64_t cap_keys_q, cap_tmp;
@@ -718,6 +718,15 @@ static int pair_from_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_an
     return 0;
 }
 
+/* The pair's ANI and AF from out's directions and defined (q and r as out's directions name them):
+ * the mean of both directions' ANI, the AF of the genome with fewer segments (q's when even). */
+static void pair_of_directions(const tsk_ani_genome *q, const tsk_ani_genome *r, tsk_ani_result *out)
+{
+    if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return;
+    out->ani = (out->ani_q + out->ani_r) / 2;
+    out->af = q->n_segments <= r->n_segments ? out->af_q : out->af_r;
+}
+
 void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_direction *dq,
                          const tsk_ani_direction *dr, tsk_ani_result *out)
 {
@@ -725,9 +734,7 @@ void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const
     out->ani_q = dq->ani, out->af_q = dq->af, out->ani_r = dr->ani, out->af_r = dr->af;
     out->m_q = dq->m, out->m_r = dr->m;
     out->defined = dq->with_anchors > 0 && dr->with_anchors > 0 && covered(q) && covered(r);
-    if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return;
-    out->ani = (out->ani_q + out->ani_r) / 2;
-    out->af = q->n_segments <= r->n_segments ? out->af_q : out->af_r;
+    pair_of_directions(q, r, out);
 }
 
 void tsk_ani_result_swap(const tsk_ani_genome *q, const tsk_ani_genome *r, const tsk_ani_result *res,
@@ -738,9 +745,7 @@ void tsk_ani_result_swap(const tsk_ani_genome *q, const tsk_ani_genome *r, const
     out->ani_q = in.ani_r, out->af_q = in.af_r, out->ani_r = in.ani_q, out->af_r = in.af_q;
     out->m_q = in.m_r, out->m_r = in.m_q;
     out->defined = in.defined;
-    if (!out->defined || out->af_q < TSK_ANI_MIN_AF || out->af_r < TSK_ANI_MIN_AF) return;
-    out->ani = (out->ani_q + out->ani_r) / 2;
-    out->af = r->n_segments <= q->n_segments ? out->af_q : out->af_r;
+    pair_of_directions(r, q, out);
 }
 
 int tsk_ani_pair(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani_genome *r, int anchor_k,

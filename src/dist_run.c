@@ -505,8 +505,8 @@ static int cmp_pair_line(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
-/* The estimates of pairs u in [0, n) (queries q[u], references r[u], sorted by query) on up to
- * `threads` threads, one scratch each, the pairs with want[u] (all when want is NULL). A thread
+/* The estimates of the pairs u in [0, n) with want[u] (queries q[u], references r[u], sorted by
+ * query) on up to `threads` threads, one scratch each. A thread
  * takes a run of at most REFINE_RUN pairs of one query, so that a query's anchors are sorted once
  * a run, not once a pair. 0, or -1 out of memory. */
 #define REFINE_RUN 64
@@ -516,7 +516,7 @@ static int estimate_on_host(const tsk_dist_items *it, const int64_t *q, const in
     int64_t *run = malloc((size_t)(n + 1) * sizeof *run), n_runs = 0, n_pairs = 0;
     if (!run) return -1;
     for (int64_t u = 0; u < n; u++) { /* runs [run[j], run[j + 1]) */
-        if (want && !want[u]) continue;
+        if (!want[u]) continue;
         n_pairs++;
         if (!(n_runs > 0 && q[u] == q[run[n_runs - 1]] && u - run[n_runs - 1] < REFINE_RUN)) run[n_runs++] = u;
     }
@@ -533,7 +533,7 @@ static int estimate_on_host(const tsk_dist_items *it, const int64_t *q, const in
 #pragma omp for schedule(dynamic, 1)
             for (int64_t j = 0; j < n_runs; j++)
                 for (int64_t u = run[j]; !failed && u < run[j + 1]; u++) {
-                    if (want && !want[u]) continue;
+                    if (!want[u]) continue;
                     const tsk_ani_genome *a = &it->ani_q->genome[q[u]], *b = &it->ani_r->genome[r[u]];
                     failed |= (tsk_ani_work_current_query(w) != a && tsk_ani_work_query(w, a)) ||
                               tsk_ani_pair_query(w, b, it->anchor_k, &res[u]);
