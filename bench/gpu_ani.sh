@@ -7,15 +7,18 @@
 # Bundle (repository root, CUDA build in build/, the binaries before the change in OLD/):
 #   ../shared/device/bundle.sh .device/ani build/src/tsketch OLD/tsketch_main build/bench/gpu/genome_sets_bench \
 #       OLD/genome_sets_bench_old build/tests/gpu/test_gpu_genome_sets_test build/tests/gpu/test_gpu_dist_test \
-#       build/tests/gpu/test_gpu_ani_pairs_test \
+#       build/tests/gpu/test_gpu_ani_pairs_test [PREV/tsketch_prev] \
 #       -- bench/gpu_ani.sh testdata
+# (an sm_90-only build, meson setup -Dgpu_arch=90, keeps the bundle under the carry limit)
 # Device call: STEPS="tests real time" bash .device/ani/gpu_ani.sh .device/ani
 # STEPS: tests (GPU Criterion tests, memcheck of the quick ones); real (testdata genomes and, when
 # present, FASTA genomes under BUNDLE/genomes: sketched as records on the GPU and the CPU, then
 # dist all pairs as lines and as square and phylip matrices, --top-k, -d and cluster on both
 # engines, byte for byte); time (generated sets:
 # GENOMES (10^4) generated genomes: top-10 (TOPK=0: not) and cluster, ANI and --key-distance against the
-# binary before, cuda = cpu on 2,000).
+# binary before ANI, medians of 3, cuda = cpu (CPU=0: not), one TSKETCH_TIMING run
+# each; with BUNDLE/bin/tsketch_prev, an ANI binary before a change, timed interleaved on the same
+# file and compared byte for byte).
 set -uo pipefail
 B=$(cd "${1:?usage: gpu_ani.sh BUNDLE}" && pwd)
 T=$B/bin/tsketch
@@ -103,20 +106,58 @@ if want time; then
     "$B/bin/genome_sets_bench_old" gen "$n" 10000 "$W/old$n.tsk" >/dev/null || fail=1
     say "sizes $n: new $(du -h "$W/new$n.tsk" | cut -f1), old $(du -h "$W/old$n.tsk" | cut -f1)"
     cat "$W/new$n.tsk" "$W/old$n.tsk" >/dev/null
+    # PREV (BUNDLE/bin/tsketch_prev, when bundled): the ANI binary before a change, on the same file:
+    # the same bytes, and its time beside this one's (interleaved)
+    PREV=$B/bin/tsketch_prev
+    [ -x "$PREV" ] || PREV=
+    timing() { # label cmd...: one run's TSKETCH_TIMING lines into the summary
+        local label=$1
+        shift
+        TSKETCH_TIMING=1 "$@" 2>&1 >/dev/null | sed "s/^tsketch: timing: /timing $label: /" | tee -a "$out/summary.txt"
+    }
     if [ "${TOPK:-1}" = 1 ]; then
-        a=$(TMO=200 secs timeout 200 "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv")
+        if [ -n "$PREV" ]; then
+            for _ in 1 2 3; do
+                secs "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv" >>"$W/a.t"
+                secs "$PREV" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/p.tsv" >>"$W/p.t"
+            done
+            a=$(sort -g "$W/a.t" | sed -n 2p) pv=$(sort -g "$W/p.t" | sed -n 2p)
+            rm -f "$W/a.t" "$W/p.t"
+            check "ANI top-10 of $n: this binary = tsketch_prev" cmp "$W/n.tsv" "$W/p.tsv"
+        else
+            a=$(median3 timeout 200 "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv") pv=-
+        fi
         k=$(median3 "$T" dist -q --device cuda --key-distance --top-k 10 "$W/new$n.tsk" -o "$W/k.tsv")
         b=$(median3 "$OLD" dist -q --device cuda --top-k 10 "$W/old$n.tsk" -o "$W/o.tsv")
-        c=$(TMO=300 secs timeout 300 "$T" dist -q --device cpu -p "$P" --top-k 10 "$W/new$n.tsk" -o "$W/c.tsv")
-        say "dist --top-k 10 of $n, cuda: ANI $a s, --key-distance $k s, old $b s; cpu -p $P ANI $c s"
-        check "ANI top-10 of $n: cuda = cpu" cmp "$W/n.tsv" "$W/c.tsv"
+        say "dist --top-k 10 of $n, cuda (medians of 3): ANI $a s (tsketch_prev $pv s), --key-distance $k s, old $b s"
+        if [ "${CPU:-1}" = 1 ]; then
+            c=$(TMO=300 secs timeout 300 "$T" dist -q --device cpu -p "$P" --top-k 10 "$W/new$n.tsk" -o "$W/c.tsv")
+            say "dist --top-k 10 of $n, cpu -p $P: ANI $c s"
+            check "ANI top-10 of $n: cuda = cpu" cmp "$W/n.tsv" "$W/c.tsv"
+        fi
         check "--key-distance top-10 of $n = the old binary's distance (distance columns)" cmp <(cut -f1-3 "$W/k.tsv") <(cut -f1-3 "$W/o.tsv")
+        timing "top-10 $n" "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv"
     fi
-    a=$(secs timeout 200 "$T" cluster -q --device cuda "$W/new$n.tsk" -o "$W/n.tsv")
-    k=$(secs "$T" cluster -q --device cuda --key-distance "$W/new$n.tsk" -o "$W/k.tsv")
-    b=$(secs "$OLD" cluster -q --device cuda "$W/old$n.tsk" -o "$W/o.tsv")
-    say "cluster of $n, cuda: ANI $a s, --key-distance $k s, old $b s"
+    if [ -n "$PREV" ]; then
+        for _ in 1 2 3; do
+            secs timeout 200 "$T" cluster -q --device cuda "$W/new$n.tsk" -o "$W/n.tsv" >>"$W/a.t"
+            secs timeout 200 "$PREV" cluster -q --device cuda "$W/new$n.tsk" -o "$W/p.tsv" >>"$W/p.t"
+        done
+        a=$(sort -g "$W/a.t" | sed -n 2p) pv=$(sort -g "$W/p.t" | sed -n 2p)
+        rm -f "$W/a.t" "$W/p.t"
+        check "ANI cluster of $n: this binary = tsketch_prev" cmp "$W/n.tsv" "$W/p.tsv"
+    else
+        a=$(median3 timeout 200 "$T" cluster -q --device cuda "$W/new$n.tsk" -o "$W/n.tsv") pv=-
+    fi
+    k=$(median3 "$T" cluster -q --device cuda --key-distance "$W/new$n.tsk" -o "$W/k.tsv")
+    b=$(median3 "$OLD" cluster -q --device cuda "$W/old$n.tsk" -o "$W/o.tsv")
+    say "cluster of $n, cuda (medians of 3): ANI $a s (tsketch_prev $pv s), --key-distance $k s, old $b s"
     say "clusters of $n: ANI $(cut -f2 "$W/n.tsv" | sort -u | wc -l), keys $(cut -f2 "$W/k.tsv" | sort -u | wc -l), old $(cut -f2 "$W/o.tsv" | sort -u | wc -l)"
+    if [ "${CPU:-1}" = 1 ]; then
+        "$T" cluster -q --device cpu -p "$P" "$W/new$n.tsk" -o "$W/c.tsv"
+        check "ANI cluster of $n: cuda = cpu" cmp "$W/n.tsv" "$W/c.tsv"
+    fi
+    timing "cluster $n" "$T" cluster -q --device cuda "$W/new$n.tsk" -o "$W/n.tsv"
     rm -f "$W/new$n.tsk" "$W/old$n.tsk"
 fi
 say "== done: $([ $fail = 0 ] && echo all checks passed || echo SOME CHECKS FAILED)"

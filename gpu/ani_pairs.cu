@@ -19,19 +19,34 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <thread>
 #include <vector>
 
-#define ANI_THREADS 256                   /* at most 80 registers (3 blocks an SM): 0.93 s for the pairs of a top-10 of 10^4 on
-                                           * the H200, against 1.2-1.4 s with 128 threads and no bound */
+#define ANI_THREADS 256
+/* Blocks an SM the registers must allow: 3 (80 registers, some spilled) beat 2 (128, none): the
+ * pairs of a top-10 of 10^4 took 0.283 s against 0.340 s on the H200; 128 threads a block were
+ * slower still. */
+#ifndef ANI_MIN_BLOCKS
+#define ANI_MIN_BLOCKS 3
+#endif
 #define ANI_GRID 32                        /* the default grid: the atom and 0.70, 0.71, ..., 1.00 */
 #define ANI_INDEX_BITS 12                  /* a genome's sorted anchors indexed by their top 12 bits */
 #define ANI_INDEX (1 << ANI_INDEX_BITS)
 #define ANI_BATCH_PAIRS (1 << 20)
+/* The hits are a merge of the two genomes' sorted anchors in shared memory, a tile at a time: the
+ * reference's next ANI_TILE_R kept anchors (4 a thread), against the query's values their ranges
+ * cover, ANI_TILE_Q at a time. */
+#define ANI_TILE_R 1024
+#define ANI_TILE_Q 2048
+#define ANI_TILES (TSK_GPU_ANI_MAX_ANCHORS / ANI_TILE_R)
+#define ANI_TILE_BYTES (ANI_TILE_R * 4 + ANI_TILE_Q * 4 + ANI_TILE_R * 2 + ANI_TILE_Q)
 static_assert(ANI_THREADS >= 4 * ANI_GRID, "a warp a stripe of the EM sums");
+static_assert(ANI_TILE_R % ANI_THREADS == 0 && ANI_TILE_Q == 8 * ANI_THREADS && ANI_THREADS >= ANI_TILES,
+              "a tile's anchors shared out evenly, 8 hit bytes a thread, a thread a tile's range");
 
 struct ani_genome_d {
-    int64_t anchor0;       /* its anchors in hash, sval, sseg */
-    int64_t seg0;          /* its n_segments + 1 offsets in segoff */
+    int64_t anchor0;       /* its anchors in sval and sseg (and the fill's hash_d, seg_d) */
+    int64_t seg0;          /* its n_segments counts in the fill's counts_d */
     int64_t length;
     int32_t n_anchors, n_segments, rate_log2;
     int32_t on_device;     /* within the limits: its pairs are estimated here */
@@ -56,6 +71,29 @@ struct ani_slot_d {
     uint8_t *band_lo, *band_hi, *peak;
 };
 
+/* A stretch of host memory copied as one: n bytes from host to the device buffer at byte `device`. */
+struct ani_run {
+    const char *host;
+    int64_t device, n;
+};
+
+/* What the fill needs and leaves: the copies, the sort's chunks and ranges, the scratch freed when
+ * it is done, its thread and its result. */
+struct ani_fill {
+    std::vector<ani_run> hash_runs, count_runs;
+    std::vector<int> seg_begin, seg_end, chunk_first;
+    std::vector<int64_t> chunk_base;
+    uint32_t *hash_d = nullptr;   /* the anchors in segment order: the sort's input */
+    uint16_t *seg_d = nullptr;    /* their segments */
+    uint16_t *counts_d = nullptr; /* the segments' anchor counts */
+    int *begin_d = nullptr, *end_d = nullptr;
+    void *sort_d = nullptr;
+    size_t sort_bytes = 0;
+    std::thread thread;
+    int rc = 0;
+    double upload_s = 0, seconds = 0, waited_s = 0;
+};
+
 struct tsk_gpu_ani {
     const tsk_ani_set *q = nullptr, *r = nullptr;
     int64_t r_offset = 0;  /* r's genome i is genome r_offset + i on the device */
@@ -63,7 +101,7 @@ struct tsk_gpu_ani {
     cudaStream_t st = nullptr;
     std::vector<ani_genome_d> genomes;
     ani_genome_d *genomes_d = nullptr;
-    uint32_t *hash_d = nullptr, *segoff_d = nullptr, *sval_d = nullptr, *index_d = nullptr;
+    uint32_t *sval_d = nullptr, *index_d = nullptr;
     uint16_t *sseg_d = nullptr;
     double *grid_d = nullptr, *pw_p_d = nullptr, *pw_q_d = nullptr, *gw_d = nullptr;
     int slots = 0;
@@ -73,6 +111,7 @@ struct tsk_gpu_ani {
     int32_t *pairs_d = nullptr;
     ani_out_d *out_d = nullptr;
     size_t pairs_cap = 0, out_cap = 0;
+    ani_fill fill;
     double open_s = 0, pairs_s = 0;
     int64_t pairs_done = 0;
     char err[512] = "";
@@ -121,14 +160,52 @@ __device__ static void bitonic_sort(uint32_t *s, int n)
         }
 }
 
+/* The first of a genome's n sorted values (with its index of their top bits) that is >= x. */
+__device__ static uint32_t lower_bound_d(const uint32_t *val, const uint32_t *index, uint32_t n, uint64_t x)
+{
+    if (x >> 32) return n;
+    uint32_t lo = index[x >> (32 - ANI_INDEX_BITS)], hi = index[(x >> (32 - ANI_INDEX_BITS)) + 1];
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (val[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 struct ani_shared {
     uint32_t cnt_q[TSK_GPU_ANI_MAX_SEGMENTS], cnt_r[TSK_GPU_ANI_MAX_SEGMENTS]; /* n << 16 | hits */
     uint32_t qbits[TSK_GPU_ANI_MAX_ANCHORS / 32];                            /* the query's anchors hit */
     double atom_p[TSK_ANI_POWER_ROWS], atom_q[TSK_ANI_POWER_ROWS];
     double x0[ANI_GRID], x1[ANI_GRID], part[4][ANI_GRID];
-    int used, max_n, n_cells, flag, all;
+    uint32_t tile_qa[ANI_TILES], tile_qb[ANI_TILES]; /* each tile's query values [qa, qb) */
+    int warp_sum[ANI_THREADS / 32];
+    int used, max_n, n_cells, flag, all, tiles;
     unsigned long long kept;
 };
+
+/* The sum of v over the threads before this one, and over all (*total); every thread of the block
+ * calls it (blockDim.x a multiple of 32). */
+__device__ static int block_exclusive_sum(ani_shared &sh, int v, int *total)
+{
+    const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
+    int x = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(0xFFFFFFFFu, x, o);
+        if (lane >= o) x += y;
+    }
+    if (lane == 31) sh.warp_sum[warp] = x;
+    __syncthreads();
+    int before = 0, all = 0;
+    for (int w = 0; w < (int)blockDim.x >> 5; w++) {
+        const int t = sh.warp_sum[w];
+        before += w < warp ? t : 0;
+        all += t;
+    }
+    *total = all;
+    __syncthreads();
+    return before + x - v;
+}
 
 /* genome_ani.c's direction(): cnt[0..n_seg) (n << 16 | a a segment; sorted here in place), the other
  * genome's length and kept anchors, at value_bits. Returns 1 when the host must do the pair. */
@@ -172,29 +249,39 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
     for (int s = n_seg + threadIdx.x; s < padded; s += blockDim.x) cnt[s] = 0xFFFFFFFFu;
     __syncthreads();
     bitonic_sort(cnt, padded);
-    if (threadIdx.x == 0) {
-        int c = 0;
-        for (int s = n_seg - used; s < n_seg; s++) {
-            if (s == n_seg - used || cnt[s] != cnt[s - 1]) {
+    {
+        /* the sorted codes with anchors, [first, n_seg), cut into a run a thread: a cell starts
+         * where the code changes; its index is the starts before it (a block scan), its
+         * multiplicity the distance to the next start (the host's sum of ones, exactly) */
+        const int first = n_seg - used, run = (used + (int)blockDim.x - 1) / (int)blockDim.x;
+        const int s0 = first + (int)threadIdx.x * run, s1 = min(n_seg, s0 + run);
+        int starts = 0;
+        for (int s = s0; s < s1; s++) starts += s == first || cnt[s] != cnt[s - 1];
+        int total;
+        int c = block_exclusive_sum(sh, starts, &total);
+        for (int s = s0; s < s1; s++)
+            if (s == first || cnt[s] != cnt[s - 1]) {
                 slot.cell_code[c] = cnt[s];
-                slot.cell_m[c] = 0.0;
+                slot.ratio[c] = (double)s; /* where it starts, until its multiplicity is known */
                 c++;
             }
-            slot.cell_m[c - 1] = __dadd_rn(slot.cell_m[c - 1], 1.0);
-        }
-        sh.n_cells = c;
-        /* the atom's p and its powers (tsk_ani_atom, then direction()'s column 0) */
+        if (threadIdx.x == 0) sh.n_cells = total;
+        __syncthreads();
+        for (int i = threadIdx.x; i < total; i += blockDim.x)
+            slot.cell_m[i] = __dadd_rn(i + 1 < total ? slot.ratio[i + 1] : (double)n_seg, -slot.ratio[i]);
+    }
+    if (threadIdx.x == 0 || threadIdx.x == 32) {
+        /* the atom's p (tsk_ani_atom) and its powers (direction()'s column 0): p's on one warp, 1 - p's
+         * on the next */
         double four_k = 1.0;
         for (int t = 0; t < anchor_k; t++) four_k = __dmul_rn(four_k, 4.0);
         double eps = __dadd_rn(__ddiv_rn(__dmul_rn(2.0, (double)length_r), four_k),
                                __ddiv_rn((double)anchors_r, (double)(1ULL << value_bits)));
         if (eps > 0.5) eps = 0.5;
-        const double not_eps = __dadd_rn(1.0, -eps);
-        sh.atom_p[0] = 1.0, sh.atom_q[0] = 1.0;
-        for (int e = 1; e <= sh.max_n; e++) {
-            sh.atom_p[e] = __dmul_rn(sh.atom_p[e - 1], eps);
-            sh.atom_q[e] = __dmul_rn(sh.atom_q[e - 1], not_eps);
-        }
+        const double f = threadIdx.x == 0 ? eps : __dadd_rn(1.0, -eps);
+        double *pw = threadIdx.x == 0 ? sh.atom_p : sh.atom_q;
+        pw[0] = 1.0;
+        for (int e = 1; e <= sh.max_n; e++) pw[e] = __dmul_rn(pw[e - 1], f);
     }
     __syncthreads();
     const int c = sh.n_cells;
@@ -224,19 +311,27 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
     __syncthreads();
     if (sh.flag) return 1;
 
-    /* the start (fit_weights): the share start_uniform even, the rest on the cells' peaks */
+    /* the start (fit_weights): the share start_uniform even, the rest on the cells' peaks. One warp,
+     * a lane a grid entry: 32 cells at a time, each lane computes its cell's share, and the
+     * shares go round the warp in cell order, each added by the lane of its peak (the host's
+     * order for every entry). */
     const double n_used = (double)used;
-    if (threadIdx.x < ANI_GRID) sh.x0[threadIdx.x] = __ddiv_rn(TSK_ANI_START_UNIFORM, (double)ANI_GRID);
-    __syncthreads();
-    uint8_t *peak = (uint8_t *)sh.qbits; /* the hit bits are counted already */
-    for (int i = threadIdx.x; i < c; i += blockDim.x) peak[i] = slot.peak[i];
-    __syncthreads();
-    if (threadIdx.x < ANI_GRID) { /* grid entry j: the cells peaking there, in order */
-        const int j = threadIdx.x;
+    if (threadIdx.x < 32) {
+        static_assert(ANI_GRID == 32, "a lane a grid entry");
+        const int j = (int)threadIdx.x;
         const double rest = __dadd_rn(1.0, -TSK_ANI_START_UNIFORM);
-        double x = sh.x0[j];
-        for (int i = 0; i < c; i++)
-            if (peak[i] == j) x = __dadd_rn(x, __ddiv_rn(__dmul_rn(rest, slot.cell_m[i]), n_used));
+        double x = __ddiv_rn(TSK_ANI_START_UNIFORM, (double)ANI_GRID);
+        for (int i0 = 0; i0 < c; i0 += 32) {
+            const int i = i0 + j;
+            const int pk = i < c ? slot.peak[i] : -1;
+            const double share = i < c ? __ddiv_rn(__dmul_rn(rest, slot.cell_m[i]), n_used) : 0.0;
+            const int n = min(32, c - i0);
+            for (int k = 0; k < n; k++) {
+                const int pk_k = __shfl_sync(0xFFFFFFFFu, pk, k);
+                const double share_k = __shfl_sync(0xFFFFFFFFu, share, k);
+                if (pk_k == j) x = __dadd_rn(x, share_k);
+            }
+        }
         sh.x0[j] = x;
     }
     __syncthreads();
@@ -255,7 +350,17 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
         if (threadIdx.x < 4 * ANI_GRID) { /* a warp a stripe of cells (i mod 4), as em_step sums */
             const int j = threadIdx.x % ANI_GRID, k = threadIdx.x / ANI_GRID;
             double part = 0.0;
-            for (int i = k; i < c; i += 4) part = __dadd_rn(part, __dmul_rn(slot.rows[(int64_t)i * ANI_GRID + j], slot.ratio[i]));
+            int i = k;
+            for (; i + 12 < c; i += 16) { /* four cells' loads in flight, then their products in order */
+                const double r0 = slot.rows[(int64_t)i * ANI_GRID + j], r1 = slot.rows[(int64_t)(i + 4) * ANI_GRID + j],
+                             r2 = slot.rows[(int64_t)(i + 8) * ANI_GRID + j], r3 = slot.rows[(int64_t)(i + 12) * ANI_GRID + j];
+                const double a0 = slot.ratio[i], a1 = slot.ratio[i + 4], a2 = slot.ratio[i + 8], a3 = slot.ratio[i + 12];
+                part = __dadd_rn(part, __dmul_rn(r0, a0));
+                part = __dadd_rn(part, __dmul_rn(r1, a1));
+                part = __dadd_rn(part, __dmul_rn(r2, a2));
+                part = __dadd_rn(part, __dmul_rn(r3, a3));
+            }
+            for (; i < c; i += 4) part = __dadd_rn(part, __dmul_rn(slot.rows[(int64_t)i * ANI_GRID + j], slot.ratio[i]));
             sh.part[k][j] = part;
         }
         __syncthreads();
@@ -291,13 +396,13 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
     return 0;
 }
 
-__global__ static void __launch_bounds__(ANI_THREADS, 3)
-    ani_pairs_kernel(const ani_genome_d *genomes, const uint32_t *hash, const uint32_t *segoff, const uint32_t *sval,
-                     const uint16_t *sseg, const uint32_t *index, const double *grid, const double *pw_p,
-                     const double *pw_q, const double *gw, int window, int anchor_k, const int32_t *pairs,
-                     int64_t n_pairs, ani_slot_d slots, ani_out_d *out)
+__global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
+    ani_pairs_kernel(const ani_genome_d *genomes, const uint32_t *sval, const uint16_t *sseg, const uint32_t *index,
+                     const double *grid, const double *pw_p, const double *pw_q, const double *gw, int window,
+                     int anchor_k, const int32_t *pairs, int64_t n_pairs, ani_slot_d slots, ani_out_d *out)
 {
     __shared__ ani_shared sh;
+    extern __shared__ __align__(16) unsigned char ani_dyn[]; /* ANI_TILE_BYTES: the merge's tiles */
     const ani_slot_d slot = {slots.rows + (int64_t)blockIdx.x * TSK_GPU_ANI_MAX_SEGMENTS * ANI_GRID,
                              slots.ratio + (int64_t)blockIdx.x * TSK_GPU_ANI_MAX_SEGMENTS,
                              slots.cell_m + (int64_t)blockIdx.x * TSK_GPU_ANI_MAX_SEGMENTS,
@@ -313,55 +418,151 @@ __global__ static void __launch_bounds__(ANI_THREADS, 3)
         int shift_q, shift_r;
         compare_form_d(q.rate_log2, lo_rate, hi_rate, &limit_q, &shift_q);
         compare_form_d(r.rate_log2, lo_rate, hi_rate, &limit_r, &shift_r);
-        const uint32_t *q_off = segoff + q.seg0, *r_off = segoff + r.seg0;
-        const uint32_t *q_hash = hash + q.anchor0, *r_hash = hash + r.anchor0;
-        const uint32_t *q_val = sval + q.anchor0, *q_index = index + (int64_t)pairs[2 * p] * (ANI_INDEX + 1);
-        const uint16_t *q_seg = sseg + q.anchor0;
 
-        /* query_hits: the query's anchors per segment, then each kept anchor of r looked up */
-        if (threadIdx.x == 0) sh.kept = 0;
+        /* query_hits as a merge of the two genomes' sorted anchors. The reference's kept anchors (a
+         * prefix of its sorted values) go in tiles of ANI_TILE_R; a tile's query values are those
+         * from its first anchor's range to its last's ([qa, qb), found for all tiles at once), in
+         * chunks of ANI_TILE_Q. Both come into shared memory with coalesced loads; against each
+         * chunk every thread merges its 4 anchors: a binary search for the first, a walk for the
+         * others (a value's range of query values grows with the value). Every kept anchor of r
+         * adds 1 << 16, with 1 when the query holds a value in its range, to its segment's count;
+         * the query's values hit are marked. Then each kept query anchor adds the same to its
+         * segment's. The integers are the host's, whatever the order. */
+        const uint32_t *r_val = sval + r.anchor0, *q_val = sval + q.anchor0;
+        const uint16_t *r_seg = sseg + r.anchor0, *q_seg = sseg + q.anchor0;
+        const uint32_t *q_index = index + (int64_t)pairs[2 * p] * (ANI_INDEX + 1);
+        const uint32_t n_q = (uint32_t)q.n_anchors;
+        if (threadIdx.x == 0) sh.kept = 0, sh.tiles = 0;
         for (int i = threadIdx.x; i < (q.n_anchors + 31) / 32; i += blockDim.x) sh.qbits[i] = 0;
-        for (int s = threadIdx.x; s < q.n_segments; s += blockDim.x) {
-            uint32_t n = 0;
-            for (uint32_t j = q_off[s]; j < q_off[s + 1]; j++) n += q_hash[j] < limit_q;
-            sh.cnt_q[s] = n << 16;
+        for (int s = threadIdx.x; s < q.n_segments; s += blockDim.x) sh.cnt_q[s] = 0;
+        for (int s = threadIdx.x; s < r.n_segments; s += blockDim.x) sh.cnt_r[s] = 0;
+        __syncthreads();
+        const int n_tiles = (r.n_anchors + ANI_TILE_R - 1) / ANI_TILE_R;
+        if ((int)threadIdx.x < n_tiles) {
+            const int k = (int)threadIdx.x, t0 = k * ANI_TILE_R;
+            int last = min(r.n_anchors, t0 + ANI_TILE_R) - 1;
+            uint32_t qa = 0, qb = 0;
+            if (r_val[t0] < limit_r) {
+                atomicMax(&sh.tiles, k + 1);
+                if (r_val[last] >= limit_r) { /* the tile's last kept anchor */
+                    int lo = t0, hi = last;
+                    while (lo < hi) {
+                        const int mid = lo + (hi - lo) / 2;
+                        if (r_val[mid] < limit_r) lo = mid + 1;
+                        else hi = mid;
+                    }
+                    last = lo - 1;
+                }
+                const uint64_t from = ((uint64_t)r_val[t0] >> shift_r) << shift_q;
+                uint64_t to = (((uint64_t)r_val[last] >> shift_r) << shift_q) + (1ULL << shift_q) - 1;
+                if (to >= limit_q) to = limit_q - 1;
+                if (from <= to) qa = lower_bound_d(q_val, q_index, n_q, from), qb = lower_bound_d(q_val, q_index, n_q, to + 1);
+            }
+            sh.tile_qa[k] = qa, sh.tile_qb[k] = qb;
         }
         __syncthreads();
         unsigned long long kept_r = 0;
-        for (int s = threadIdx.x; s < r.n_segments; s += blockDim.x) {
-            uint32_t n = 0, a = 0;
-            for (uint32_t j = r_off[s]; j < r_off[s + 1]; j++) {
-                const uint64_t v = r_hash[j];
-                if (v >= limit_r) continue;
-                n++;
-                const uint64_t from = (v >> shift_r) << shift_q;
-                uint64_t to = from + (1ULL << shift_q) - 1;
-                if (to >= limit_q) to = limit_q - 1;
-                if (from > to) continue;
-                uint32_t lo = q_index[from >> (32 - ANI_INDEX_BITS)], hi = q_index[(to >> (32 - ANI_INDEX_BITS)) + 1];
-                while (lo < hi) { /* the first value >= from */
-                    const uint32_t mid = lo + (hi - lo) / 2;
-                    if (q_val[mid] < from) lo = mid + 1;
-                    else hi = mid;
+        uint32_t *tile_r = (uint32_t *)ani_dyn, *tile_q = tile_r + ANI_TILE_R;
+        uint16_t *tile_seg = (uint16_t *)(tile_q + ANI_TILE_Q);
+        uint8_t *tile_hit = (uint8_t *)(tile_seg + ANI_TILE_R);
+        constexpr int per_thread = ANI_TILE_R / ANI_THREADS;
+        for (int k = 0; k < sh.tiles; k++) {
+            const int t0 = k * ANI_TILE_R, tn = min(ANI_TILE_R, r.n_anchors - t0);
+            {
+                uint32_t v[per_thread];
+                uint16_t g[per_thread];
+#pragma unroll
+                for (int u = 0; u < per_thread; u++) {
+                    const int j = (int)threadIdx.x + u * ANI_THREADS;
+                    v[u] = j < tn ? r_val[t0 + j] : 0xFFFFFFFFu, g[u] = j < tn ? r_seg[t0 + j] : 0;
                 }
-                int found = 0;
-                for (uint32_t i = lo; i < (uint32_t)q.n_anchors && q_val[i] <= to; i++) {
-                    atomicOr(&sh.qbits[i >> 5], 1u << (i & 31));
-                    found = 1;
+#pragma unroll
+                for (int u = 0; u < per_thread; u++) {
+                    const int j = (int)threadIdx.x + u * ANI_THREADS;
+                    tile_r[j] = v[u], tile_seg[j] = g[u];
                 }
-                a += found;
             }
-            sh.cnt_r[s] = n << 16 | a;
-            kept_r += n;
+            const int j0 = (int)threadIdx.x * per_thread;
+            uint32_t found = 0; /* bit u: the thread's anchor u hit */
+            /* chunks start on a word of the hit bits (values before qa are below every range) */
+            for (uint32_t c0 = sh.tile_qa[k] & ~31u, qb = sh.tile_qb[k]; c0 < qb; c0 += ANI_TILE_Q) {
+                const uint32_t cn = min((uint32_t)ANI_TILE_Q, qb - c0);
+                __syncthreads(); /* the chunk before is merged (and the r tile is in) */
+                ((uint2 *)tile_hit)[threadIdx.x] = make_uint2(0, 0);
+                {
+                    uint32_t w[ANI_TILE_Q / ANI_THREADS];
+#pragma unroll
+                    for (int u = 0; u < ANI_TILE_Q / ANI_THREADS; u++) {
+                        const uint32_t j = threadIdx.x + u * ANI_THREADS;
+                        w[u] = j < cn ? q_val[c0 + j] : 0;
+                    }
+#pragma unroll
+                    for (int u = 0; u < ANI_TILE_Q / ANI_THREADS; u++) tile_q[threadIdx.x + u * ANI_THREADS] = w[u];
+                }
+                __syncthreads();
+                uint32_t at = 0; /* in the chunk: the first value >= the current from */
+                bool started = false;
+                for (int u = 0; u < per_thread && j0 + u < tn; u++) {
+                    const uint64_t v = tile_r[j0 + u];
+                    if (v >= limit_r) break;
+                    const uint64_t from = (v >> shift_r) << shift_q;
+                    uint64_t to = from + (1ULL << shift_q) - 1;
+                    if (to >= limit_q) to = limit_q - 1;
+                    if (from > to) break; /* and so for the anchors after it */
+                    if (!started) {
+                        uint32_t lo = 0, hi = cn;
+                        while (lo < hi) {
+                            const uint32_t mid = lo + (hi - lo) / 2;
+                            if (tile_q[mid] < from) lo = mid + 1;
+                            else hi = mid;
+                        }
+                        at = lo, started = true;
+                    }
+                    while (at < cn && tile_q[at] < from) at++;
+                    for (uint32_t m = at; m < cn && tile_q[m] <= to; m++) {
+                        tile_hit[m] = 1; /* a byte each: no atomics, every writer writes 1 */
+                        found |= 1u << u;
+                    }
+                }
+                __syncthreads();
+                if (threadIdx.x < ANI_TILE_Q / 32 && c0 + 32 * threadIdx.x < qb) { /* the chunk's bytes into words */
+                    const uint32_t *b = (const uint32_t *)(tile_hit + 32 * threadIdx.x);
+                    uint32_t bits = 0;
+#pragma unroll
+                    for (int i = 0; i < 8; i++)
+                        bits |= ((b[i] & 1) | (b[i] >> 7 & 2) | (b[i] >> 14 & 4) | (b[i] >> 21 & 8)) << (4 * i);
+                    if (bits) sh.qbits[(c0 >> 5) + threadIdx.x] |= bits;
+                }
+            }
+            __syncthreads(); /* the r tile is read by its owners only from here on */
+            for (int u = 0; u < per_thread && j0 + u < tn; u++) {
+                if (tile_r[j0 + u] >= limit_r) break;
+                kept_r++;
+                atomicAdd(&sh.cnt_r[tile_seg[j0 + u]], 1u << 16 | (found >> u & 1));
+            }
+            __syncthreads(); /* before the next tile overwrites it */
         }
         atomicAdd(&sh.kept, kept_r);
         __syncthreads();
-        for (int i = threadIdx.x; i < q.n_anchors; i += blockDim.x)
-            if (sh.qbits[i >> 5] >> (i & 31) & 1) atomicAdd(&sh.cnt_q[q_seg[i]], 1u);
-        __syncthreads();
         const int64_t anchors_r = (int64_t)sh.kept;
         unsigned long long kept_q = 0;
-        for (int s = threadIdx.x; s < q.n_segments; s += blockDim.x) kept_q += sh.cnt_q[s] >> 16;
+        for (int i0 = threadIdx.x; i0 < q.n_anchors; i0 += 4 * ANI_THREADS) { /* four loads in flight */
+            uint32_t v[4];
+            uint16_t g[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int i = i0 + u * ANI_THREADS;
+                v[u] = i < q.n_anchors ? q_val[i] : 0xFFFFFFFFu, g[u] = i < q.n_anchors ? q_seg[i] : 0;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int i = i0 + u * ANI_THREADS;
+                if (i < q.n_anchors && v[u] < limit_q) {
+                    kept_q++;
+                    atomicAdd(&sh.cnt_q[g[u]], 1u << 16 | (sh.qbits[i >> 5] >> (i & 31) & 1));
+                }
+            }
+        }
         __syncthreads();
         if (threadIdx.x == 0) sh.kept = 0;
         __syncthreads();
@@ -403,15 +604,33 @@ __global__ static void index_kernel(const ani_genome_d *genomes, int64_t n_genom
     }
 }
 
-/* Per anchor: its segment, from the segments' offsets. */
-__global__ static void segment_ids_kernel(const ani_genome_d *genomes, int64_t n_genomes, const uint32_t *segoff,
-                                          uint16_t *seg)
+/* Per anchor, in segment order: its segment, from the segments' counts (a block a genome: each
+ * thread sums a run of segments, the runs' sums scanned in shared memory, then each thread writes
+ * its run's ids). */
+#define ANI_IDS_THREADS 128
+__global__ static void __launch_bounds__(ANI_IDS_THREADS)
+    segment_ids_kernel(const ani_genome_d *genomes, int64_t n_genomes, const uint16_t *counts, uint16_t *seg)
 {
+    __shared__ uint32_t run_sum[ANI_IDS_THREADS];
     const int64_t g = blockIdx.x;
     if (g >= n_genomes || !genomes[g].on_device) return;
     const ani_genome_d G = genomes[g];
-    for (int s = threadIdx.x; s < G.n_segments; s += blockDim.x)
-        for (uint32_t j = segoff[G.seg0 + s]; j < segoff[G.seg0 + s + 1]; j++) seg[G.anchor0 + j] = (uint16_t)s;
+    const uint16_t *cnt = counts + G.seg0;
+    const int run = (G.n_segments + ANI_IDS_THREADS - 1) / ANI_IDS_THREADS;
+    const int s0 = (int)threadIdx.x * run, s1 = min(G.n_segments, s0 + run);
+    uint32_t sum = 0;
+    for (int s = s0; s < s1; s++) sum += cnt[s];
+    run_sum[threadIdx.x] = sum;
+    __syncthreads();
+    for (int o = 1; o < ANI_IDS_THREADS; o <<= 1) { /* inclusive scan of the runs' sums */
+        const uint32_t add = threadIdx.x >= (unsigned)o ? run_sum[threadIdx.x - o] : 0;
+        __syncthreads();
+        run_sum[threadIdx.x] += add;
+        __syncthreads();
+    }
+    uint32_t at = run_sum[threadIdx.x] - sum;
+    for (int s = s0; s < s1; s++)
+        for (uint32_t j = 0; j < cnt[s]; j++) seg[G.anchor0 + at++] = (uint16_t)s;
 }
 
 /* ---- host ---- */
@@ -421,10 +640,15 @@ static const tsk_ani_genome *genome_of(const tsk_gpu_ani *e, int64_t i)
     return i < e->r_offset ? &e->q->genome[i] : &e->r->genome[i - e->r_offset];
 }
 
-static int upload(tsk_gpu_ani *e)
+/* Lays the genomes within the limits out on the device (anchor0, seg0), finds the host runs of
+ * their anchors and counts that lie one after the other in memory (a file's genomes do: one copy
+ * a run), the sort's chunks, and allocates every device buffer, the fill's scratch included, so
+ * that what the engine holds is taken before the caller sizes anything else on the device. */
+static int lay_out(tsk_gpu_ani *e)
 {
     const int64_t n = (int64_t)e->genomes.size();
     int64_t anchors = 0, segs = 0;
+    ani_fill &f = e->fill;
     for (int64_t i = 0; i < n; i++) {
         const tsk_ani_genome *g = genome_of(e, i);
         ani_genome_d &d = e->genomes[i];
@@ -434,88 +658,49 @@ static int upload(tsk_gpu_ani *e)
                       g->n_segments <= TSK_GPU_ANI_MAX_SEGMENTS && g->rate_log2 >= TSK_ANI_MIN_RATE_LOG2 &&
                       g->rate_log2 <= TSK_ANI_MAX_RATE_LOG2;
         if (!d.on_device) continue;
+        /* the genome's sort range, relative to its chunk's first anchor: a chunk holds at most
+         * sort_chunk_anchors (CUB's counts are int) */
+        if (f.chunk_base.empty() || anchors + g->n_anchors - f.chunk_base.back() > sort_chunk_anchors)
+            f.chunk_base.push_back(anchors), f.chunk_first.push_back((int)f.seg_begin.size());
+        f.seg_begin.push_back((int)(anchors - f.chunk_base.back()));
+        f.seg_end.push_back((int)(anchors + g->n_anchors - f.chunk_base.back()));
+        if (!f.hash_runs.empty() && f.hash_runs.back().host + f.hash_runs.back().n == (const void *)g->hash)
+            f.hash_runs.back().n += g->n_anchors * 4;
+        else
+            f.hash_runs.push_back(ani_run{(const char *)g->hash, anchors * 4, g->n_anchors * 4});
+        if (!f.count_runs.empty() && f.count_runs.back().host + f.count_runs.back().n == (const void *)g->seg_count)
+            f.count_runs.back().n += g->n_segments * 2;
+        else
+            f.count_runs.push_back(ani_run{(const char *)g->seg_count, segs * 2, g->n_segments * 2});
         anchors += g->n_anchors;
-        segs += g->n_segments + 1;
+        segs += g->n_segments;
     }
-    std::vector<uint32_t> segoff((size_t)std::max<int64_t>(segs, 1));
-    /* the genomes' anchor ranges for the segmented sort, relative to their chunk's first anchor: a
-     * chunk holds at most sort_chunk_anchors (CUB's counts are int) */
-    std::vector<int> seg_begin, seg_end, chunk_first;
-    std::vector<int64_t> chunk_base;
-    seg_begin.reserve((size_t)n), seg_end.reserve((size_t)n);
-    for (int64_t i = 0; i < n; i++) {
-        const ani_genome_d &d = e->genomes[i];
-        if (!d.on_device) continue;
-        const tsk_ani_genome *g = genome_of(e, i);
-        uint32_t at = 0;
-        for (int64_t s = 0; s < g->n_segments; s++) {
-            segoff[(size_t)(d.seg0 + s)] = at;
-            at += g->seg_count[s];
-        }
-        segoff[(size_t)(d.seg0 + g->n_segments)] = at;
-        if (chunk_base.empty() || d.anchor0 + d.n_anchors - chunk_base.back() > sort_chunk_anchors)
-            chunk_base.push_back(d.anchor0), chunk_first.push_back((int)seg_begin.size());
-        seg_begin.push_back((int)(d.anchor0 - chunk_base.back()));
-        seg_end.push_back((int)(d.anchor0 + d.n_anchors - chunk_base.back()));
-    }
-    chunk_first.push_back((int)seg_begin.size());
-    chunk_base.push_back(anchors);
-    const size_t na = (size_t)std::max<int64_t>(anchors, 1);
+    f.chunk_first.push_back((int)f.seg_begin.size());
+    f.chunk_base.push_back(anchors);
+    const size_t na = (size_t)std::max<int64_t>(anchors, 1), n_sorted = std::max<size_t>(f.seg_begin.size(), 1);
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->genomes_d, (size_t)std::max<int64_t>(n, 1) * sizeof(ani_genome_d)));
-    TSK_CUDA_CHECK(site(e), cudaMalloc(&e->hash_d, na * 4));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->sval_d, na * 4));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->sseg_d, na * 2));
-    TSK_CUDA_CHECK(site(e), cudaMalloc(&e->segoff_d, segoff.size() * 4));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->index_d, (size_t)std::max<int64_t>(n, 1) * (ANI_INDEX + 1) * 4));
+    TSK_CUDA_CHECK(site(e), cudaMalloc(&f.hash_d, na * 4));
+    TSK_CUDA_CHECK(site(e), cudaMalloc(&f.seg_d, na * 2));
+    TSK_CUDA_CHECK(site(e), cudaMalloc(&f.counts_d, (size_t)std::max<int64_t>(segs, 1) * 2));
+    TSK_CUDA_CHECK(site(e), cudaMalloc(&f.begin_d, n_sorted * sizeof(int)));
+    TSK_CUDA_CHECK(site(e), cudaMalloc(&f.end_d, n_sorted * sizeof(int)));
+    /* the largest chunk's sort scratch (CUB only sizes it here: nothing is read) */
+    for (size_t k = 0; k + 1 < f.chunk_base.size(); k++) {
+        size_t bytes = 0;
+        const int first = f.chunk_first[k];
+        TSK_CUDA_CHECK(site(e), cub::DeviceSegmentedSort::SortPairs(
+                                    nullptr, bytes, f.hash_d, e->sval_d, f.seg_d, e->sseg_d,
+                                    (int)(f.chunk_base[k + 1] - f.chunk_base[k]), f.chunk_first[k + 1] - first,
+                                    f.begin_d + first, f.end_d + first, e->st));
+        f.sort_bytes = std::max(f.sort_bytes, bytes);
+    }
+    TSK_CUDA_CHECK(site(e), cudaMalloc(&f.sort_d, std::max<size_t>(f.sort_bytes, 1)));
     if (n > 0)
         TSK_CUDA_CHECK(site(e), cudaMemcpy(e->genomes_d, e->genomes.data(), (size_t)n * sizeof(ani_genome_d),
                                            cudaMemcpyHostToDevice));
-    TSK_CUDA_CHECK(site(e), cudaMemcpy(e->segoff_d, segoff.data(), segoff.size() * 4, cudaMemcpyHostToDevice));
-    for (int64_t i = 0; i < n; i++)
-        if (e->genomes[i].on_device)
-            TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->hash_d + e->genomes[i].anchor0, genome_of(e, i)->hash,
-                                                    (size_t)e->genomes[i].n_anchors * 4, cudaMemcpyHostToDevice, e->st));
-    /* each genome's anchors sorted by value, with their segments */
-    uint16_t *seg_d = nullptr;
-    int *begin_d = nullptr, *end_d = nullptr;
-    void *tmp = nullptr;
-    size_t tmp_bytes = 0;
-    const int n_sorted = (int)seg_begin.size();
-    int rc = 0;
-    auto check = [&](cudaError_t c, const char *what) {
-        if (c != cudaSuccess && !rc) rc = tsk_cuda_fail(site(e), c, what, __FILE__, __LINE__);
-    };
-    check(cudaMalloc(&seg_d, na * 2), "cudaMalloc(segments)");
-    check(cudaMalloc(&begin_d, (size_t)std::max(n_sorted, 1) * sizeof(int)), "cudaMalloc(begin)");
-    check(cudaMalloc(&end_d, (size_t)std::max(n_sorted, 1) * sizeof(int)), "cudaMalloc(end)");
-    if (!rc && n_sorted > 0) {
-        check(cudaMemcpyAsync(begin_d, seg_begin.data(), (size_t)n_sorted * sizeof(int), cudaMemcpyHostToDevice, e->st),
-              "cudaMemcpyAsync(begin)");
-        check(cudaMemcpyAsync(end_d, seg_end.data(), (size_t)n_sorted * sizeof(int), cudaMemcpyHostToDevice, e->st),
-              "cudaMemcpyAsync(end)");
-        if (!rc) segment_ids_kernel<<<(unsigned)std::max<int64_t>(n, 1), 128, 0, e->st>>>(e->genomes_d, n, e->segoff_d, seg_d);
-        check(cudaGetLastError(), "segment_ids_kernel");
-        const size_t n_chunks = chunk_base.size() - 1;
-        for (int pass = 0; pass < 2 && !rc; pass++) { /* the largest chunk's scratch, then the sorts */
-            if (pass == 1) check(cudaMalloc(&tmp, std::max<size_t>(tmp_bytes, 1)), "cudaMalloc(sort)");
-            for (size_t k = 0; k < n_chunks && !rc; k++) {
-                const int64_t base = chunk_base[k];
-                const int count = (int)(chunk_base[k + 1] - base), first = chunk_first[k];
-                const int genomes = chunk_first[k + 1] - first;
-                size_t bytes = pass ? tmp_bytes : 0;
-                check(cub::DeviceSegmentedSort::SortPairs(pass ? tmp : nullptr, bytes, e->hash_d + base,
-                                                          e->sval_d + base, seg_d + base, e->sseg_d + base, count,
-                                                          genomes, begin_d + first, end_d + first, e->st),
-                      "SortPairs");
-                if (!pass) tmp_bytes = std::max(tmp_bytes, bytes);
-            }
-        }
-    }
-    if (!rc && n > 0) index_kernel<<<(unsigned)n, 256, 0, e->st>>>(e->genomes_d, n, e->sval_d, e->index_d);
-    check(cudaGetLastError(), "index_kernel");
-    check(cudaStreamSynchronize(e->st), "cudaStreamSynchronize(upload)");
-    cudaFree(tmp), cudaFree(seg_d), cudaFree(begin_d), cudaFree(end_d);
-    if (rc) return rc;
 
     /* the host's grid and powers (tsk_ani_grid_powers), read as they are */
     std::vector<double> grid(ANI_GRID), p(ANI_GRID), pw_p((size_t)TSK_ANI_POWER_ROWS * ANI_GRID),
@@ -537,7 +722,9 @@ static int upload(tsk_gpu_ani *e)
 
     /* the blocks' scratch: as many blocks as fit on the device at once */
     int per_sm = 0;
-    TSK_CUDA_CHECK(site(e), cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ani_pairs_kernel, ANI_THREADS, 0));
+    TSK_CUDA_CHECK(site(e), cudaFuncSetAttribute(ani_pairs_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ANI_TILE_BYTES));
+    TSK_CUDA_CHECK(site(e), cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ani_pairs_kernel, ANI_THREADS,
+                                                                          ANI_TILE_BYTES));
     e->slots = std::max(1, per_sm) * std::max(1, e->sms);
     const size_t cells = (size_t)e->slots * TSK_GPU_ANI_MAX_SEGMENTS;
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->slot_rows_d, cells * ANI_GRID * sizeof(double)));
@@ -548,11 +735,74 @@ static int upload(tsk_gpu_ani *e)
     return 0;
 }
 
+static void free_fill_scratch(ani_fill &f)
+{
+    cudaFree(f.hash_d), cudaFree(f.seg_d), cudaFree(f.counts_d), cudaFree(f.begin_d), cudaFree(f.end_d);
+    cudaFree(f.sort_d);
+    f.hash_d = nullptr, f.seg_d = nullptr, f.counts_d = nullptr, f.begin_d = f.end_d = nullptr, f.sort_d = nullptr;
+}
+
+/* The fill, on a thread of its own while the caller's keys are compared: the anchors and the
+ * segments' counts copied run by run, each anchor's segment, each genome's anchors sorted by value
+ * with their segments, the index of the sorted values; then the scratch is freed. */
+static int fill(tsk_gpu_ani *e)
+{
+    const double t0 = now_s();
+    ani_fill &f = e->fill;
+    TSK_CUDA_CHECK(site(e), cudaSetDevice(e->dev));
+    for (const ani_run &r : f.hash_runs)
+        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync((char *)f.hash_d + r.device, r.host, (size_t)r.n, cudaMemcpyHostToDevice,
+                                                e->st));
+    for (const ani_run &r : f.count_runs)
+        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync((char *)f.counts_d + r.device, r.host, (size_t)r.n,
+                                                cudaMemcpyHostToDevice, e->st));
+    const int n_sorted = (int)f.seg_begin.size();
+    const int64_t n = (int64_t)e->genomes.size();
+    if (n_sorted > 0) {
+        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(f.begin_d, f.seg_begin.data(), (size_t)n_sorted * sizeof(int),
+                                                cudaMemcpyHostToDevice, e->st));
+        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(f.end_d, f.seg_end.data(), (size_t)n_sorted * sizeof(int),
+                                                cudaMemcpyHostToDevice, e->st));
+        segment_ids_kernel<<<(unsigned)n, ANI_IDS_THREADS, 0, e->st>>>(e->genomes_d, n, f.counts_d, f.seg_d);
+        TSK_CUDA_CHECK(site(e), cudaGetLastError());
+        TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
+        f.upload_s = now_s() - t0;
+        for (size_t k = 0; k + 1 < f.chunk_base.size(); k++) {
+            const int64_t base = f.chunk_base[k];
+            const int first = f.chunk_first[k];
+            size_t bytes = f.sort_bytes;
+            TSK_CUDA_CHECK(site(e), cub::DeviceSegmentedSort::SortPairs(
+                                        f.sort_d, bytes, f.hash_d + base, e->sval_d + base, f.seg_d + base,
+                                        e->sseg_d + base, (int)(f.chunk_base[k + 1] - base),
+                                        f.chunk_first[k + 1] - first, f.begin_d + first, f.end_d + first, e->st));
+        }
+    }
+    if (n > 0) index_kernel<<<(unsigned)n, 256, 0, e->st>>>(e->genomes_d, n, e->sval_d, e->index_d);
+    TSK_CUDA_CHECK(site(e), cudaGetLastError());
+    TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
+    free_fill_scratch(f);
+    f.seconds = now_s() - t0;
+    return 0;
+}
+
+/* Waits for the fill; its result (0, or -1 with the reason in e->err). */
+static int fill_done(tsk_gpu_ani *e)
+{
+    if (e->fill.thread.joinable()) {
+        const double t0 = now_s();
+        e->fill.thread.join();
+        e->fill.waited_s += now_s() - t0;
+    }
+    return e->fill.rc;
+}
+
 static void free_engine(tsk_gpu_ani *e)
 {
     if (!e) return;
+    fill_done(e);
     cudaSetDevice(e->dev);
-    cudaFree(e->genomes_d), cudaFree(e->hash_d), cudaFree(e->segoff_d), cudaFree(e->sval_d), cudaFree(e->index_d);
+    free_fill_scratch(e->fill);
+    cudaFree(e->genomes_d), cudaFree(e->sval_d), cudaFree(e->index_d);
     cudaFree(e->sseg_d), cudaFree(e->grid_d), cudaFree(e->pw_p_d), cudaFree(e->pw_q_d), cudaFree(e->gw_d);
     cudaFree(e->slot_rows_d), cudaFree(e->slot_ratio_d), cudaFree(e->slot_m_d), cudaFree(e->slot_code_d);
     cudaFree(e->slot_band_d), cudaFree(e->pairs_d), cudaFree(e->out_d);
@@ -576,7 +826,12 @@ static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int 
     int ok = cudaSetDevice(device) == cudaSuccess && cudaStreamCreateWithFlags(&e->st, cudaStreamNonBlocking) == cudaSuccess &&
              cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess;
     if (!ok) snprintf(e->err, sizeof e->err, "CUDA device %d: %s", device, cudaGetErrorString(cudaGetLastError()));
-    if (ok && upload(e)) ok = 0;
+    if (ok && lay_out(e)) ok = 0;
+    if (ok) { /* a thread that cannot start throws: the entry's guard reports it */
+        e->fill.thread = std::thread([e] {
+            e->fill.rc = tsk_cuda_entry("the ANI engine's fill", e->err, sizeof e->err, -1, [e] { return fill(e); });
+        });
+    }
     if (!ok) {
         snprintf(err, errlen, "%s", e->err);
         free_engine(e);
@@ -589,6 +844,7 @@ static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int 
 static int run_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, int64_t n, tsk_ani_result *out,
                      uint8_t *on_host)
 {
+    if (fill_done(e)) return -1;
     TSK_CUDA_CHECK(site(e), cudaSetDevice(e->dev));
     std::vector<int32_t> pairs;
     std::vector<int64_t> which;
@@ -613,8 +869,7 @@ static int run_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, i
         const ani_slot_d slots = {e->slot_rows_d, e->slot_ratio_d, e->slot_m_d, e->slot_code_d, e->slot_band_d,
                                   nullptr, nullptr};
         const unsigned blocks = (unsigned)std::min<int64_t>(m, e->slots);
-        ani_pairs_kernel<<<blocks, ANI_THREADS, 0, e->st>>>(e->genomes_d, e->hash_d, e->segoff_d, e->sval_d,
-                                                           e->sseg_d, e->index_d, e->grid_d, e->pw_p_d, e->pw_q_d,
+        ani_pairs_kernel<<<blocks, ANI_THREADS, ANI_TILE_BYTES, e->st>>>(e->genomes_d, e->sval_d, e->sseg_d, e->index_d, e->grid_d, e->pw_p_d, e->pw_q_d,
                                                            e->gw_d, e->window, e->anchor_k, e->pairs_d, m, slots,
                                                            e->out_d);
         TSK_CUDA_CHECK(site(e), cudaGetLastError());
@@ -652,15 +907,16 @@ extern "C" int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int
                                  tsk_ani_result *out, uint8_t *on_host)
 {
     if (!e) return -1;
-    const double t0 = now_s();
+    const double t0 = now_s(), waited = e->fill.waited_s;
     const int rc = tsk_cuda_entry("tsk_gpu_ani_pairs", e->err, sizeof e->err, -1,
                                   [&] { return run_pairs(e, query, ref, n, out, on_host); });
-    e->pairs_s += now_s() - t0;
+    e->pairs_s += now_s() - t0 - (e->fill.waited_s - waited);
     e->pairs_done += n;
     return rc;
 }
 
-extern "C" void tsk_gpu_ani_timing(const tsk_gpu_ani *e, double *open_s, int64_t *pairs, double *pairs_s)
+extern "C" void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t)
 {
-    *open_s = e ? e->open_s : 0, *pairs = e ? e->pairs_done : 0, *pairs_s = e ? e->pairs_s : 0;
+    *t = tsk_gpu_ani_times{0, 0, 0, 0, 0, 0};
+    if (e) *t = tsk_gpu_ani_times{e->open_s, e->fill.upload_s, e->fill.seconds, e->fill.waited_s, e->pairs_done, e->pairs_s};
 }

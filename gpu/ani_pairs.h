@@ -8,11 +8,12 @@
  * TSK_GPU_ANI_MAX_ANCHORS anchors, a segment of 256 anchors or more) is flagged for the host, which
  * computes it with tsk_ani_pair.
  *
- * How (docs/gpu.md, "ANI"): every genome's anchors go to the device once, in segment order and
- * sorted by value with an index of their top 12 bits. One CUDA block a pair: the reference's anchors
- * look their values up among the query's (both cut to the sparser rate), counting both directions'
- * hits per segment in shared memory; each direction's (anchors, hits) codes are sorted (bitonic) into
- * cells; the rows, the start and the EM steps run with a thread a cell, then a thread a grid point. */
+ * How (docs/gpu.md, "ANI"): every genome's anchors go to the device once and are sorted by value,
+ * with their segments and an index of their top 12 bits. One CUDA block a pair: the reference's
+ * sorted anchors are merged with the query's (both cut to the sparser rate), counting both
+ * directions' hits per segment in shared memory; each direction's (anchors, hits) codes are sorted
+ * (bitonic) into cells; the rows, the start and the EM steps run with a thread a cell, then a
+ * thread a grid point. */
 #ifndef TSK_GPU_ANI_PAIRS_H
 #define TSK_GPU_ANI_PAIRS_H
 
@@ -30,10 +31,13 @@ extern "C" {
 
 typedef struct tsk_gpu_ani tsk_gpu_ani;
 
-/* Uploads the anchors of q's and r's genomes (once when q == r) to device `device`, for pairs of
- * anchor_k-mer anchors of genome sketches of this window (the results' m_q and m_r, as a work with
- * tsk_ani_work_set_window(window); 0: none). Returns NULL with a message when there is no usable
- * device or memory runs out. q and r are borrowed until close. */
+/* Takes device `device`'s memory for the anchors of q's and r's genomes (once when q == r), for
+ * pairs of anchor_k-mer anchors of genome sketches of this window (the results' m_q and m_r, as a
+ * work with tsk_ani_work_set_window(window); 0: none), and starts filling it on a thread of its own
+ * (the copies and the sorts, seconds at 10^5 genomes), which the first tsk_gpu_ani_pairs waits
+ * for: the caller compares keys meanwhile. Every device buffer is taken before it returns. Returns
+ * NULL with a message when there is no usable device or memory runs out. q and r are borrowed
+ * until close. */
 tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
                               char *err, size_t errlen);
 void tsk_gpu_ani_close(tsk_gpu_ani *e);
@@ -48,9 +52,16 @@ int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, 
  * again). Opens after it sort the genomes in chunks of that many anchors. */
 void tsk_gpu_ani_set_sort_chunk(int64_t anchors);
 
-/* Where e's seconds went (TSKETCH_TIMING): its opening (the upload and the sorts), and the pairs of
- * all its tsk_gpu_ani_pairs calls with the seconds they took. */
-void tsk_gpu_ani_timing(const tsk_gpu_ani *e, double *open_s, int64_t *pairs, double *pairs_s);
+/* Where e's seconds went (TSKETCH_TIMING). */
+typedef struct {
+    double open_s;    /* tsk_gpu_ani_open: the layout and every device buffer taken */
+    double upload_s;  /* the fill, on its own thread from the open on: the copies (then the sorts) */
+    double fill_s;    /* the whole fill */
+    double waited_s;  /* what the first tsk_gpu_ani_pairs waited for it */
+    int64_t pairs;    /* the pairs of all tsk_gpu_ani_pairs calls */
+    double pairs_s;   /* and their seconds, less the wait */
+} tsk_gpu_ani_times;
+void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t);
 
 #ifdef __cplusplus
 }

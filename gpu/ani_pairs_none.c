@@ -26,10 +26,10 @@ int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, 
     return -1;
 }
 
-void tsk_gpu_ani_timing(const tsk_gpu_ani *e, double *open_s, int64_t *pairs, double *pairs_s)
+void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t)
 {
     (void)e;
-    *open_s = 0, *pairs = 0, *pairs_s = 0;
+    *t = (tsk_gpu_ani_times){0, 0, 0, 0, 0, 0};
 }
 
 void tsk_gpu_ani_set_sort_chunk(int64_t anchors) { (void)anchors; }

@@ -96,7 +96,8 @@ enum { TSK_FILE_BAD = 1, TSK_FILE_NO_MEMORY = 2 };
 tsk_file *tsk_file_open_code(const char *path, int *code, char *err, size_t errlen);
 
 /* tsk_file_open_code with the data section checked on `threads` threads (OpenMP; 1 or less: the
- * calling thread alone): its checksum (crc32.h, tsk_crc32_threads), a genome sketch's key order
+ * calling thread alone): its checksum (crc32.h, tsk_crc32_threads; a genome sketch's anchor
+ * section's too), a genome sketch's key order
  * and a vector file's finite values, in one pass over the rows. That pass also maps every page of
  * the rows on all threads, so a caller that uses the rows in place (f->data) finds them mapped. A
  * file of gigabytes opens at about the speed the page cache reads it. */

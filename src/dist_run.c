@@ -287,25 +287,33 @@ static int lane_threads(int threads, int n)
 static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
 {
     const int threads = e->on_gpu ? e->threads : lane_threads(e->threads, e->n_lanes);
-    e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, err, errlen);
-    if (e->lane[i].engine && e->on_gpu && tsk_dist_items_ani(&e->items)) {
-        char why[512];
+    /* the ANI engine first: it takes its device memory at once and fills it on a thread of its own
+     * while the keys' engine uploads and indexes the keys, sized to what is left */
+    const int ani = e->on_gpu && tsk_dist_items_ani(&e->items);
+    char why[512] = "";
+    if (ani)
         e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, (int)e->items.window,
                                           e->devices[i], why, sizeof why);
-        if (!e->lane[i].ani) tsk_warn("%s; ANI of the candidate pairs on the CPU", why);
+    e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, err, errlen);
+    if (!e->lane[i].engine) { /* the device is not usable: its failure is the keys' engine's to report */
+        tsk_gpu_ani_close(e->lane[i].ani);
+        e->lane[i].ani = NULL;
+        return -1;
     }
-    return e->lane[i].engine ? 0 : -1;
+    if (ani && !e->lane[i].ani) tsk_warn("%s; ANI of the candidate pairs on the CPU", why);
+    return 0;
 }
 
 static void close_lane(const tsk_dist_engine *e, dist_lane *l)
 {
     if (l->engine) e->calls->close(l->engine);
     if (l->ani && tsk_timing_wanted()) {
-        double open_s, pairs_s;
-        int64_t pairs;
-        tsk_gpu_ani_timing(l->ani, &open_s, &pairs, &pairs_s);
-        fprintf(stderr, "tsketch: timing: ANI on the GPU: anchors uploaded and sorted in %.3f s, %lld pairs in %.3f s\n",
-                open_s, (long long)pairs, pairs_s);
+        tsk_gpu_ani_times t;
+        tsk_gpu_ani_timing(l->ani, &t);
+        fprintf(stderr,
+                "tsketch: timing: ANI on the GPU: opened in %.3f s; anchors uploaded in %.3f s and sorted by %.3f s "
+                "beside the keys, %.3f s waited for; %lld pairs in %.3f s\n",
+                t.open_s, t.upload_s, t.fill_s, t.waited_s, (long long)t.pairs, t.pairs_s);
     }
     tsk_gpu_ani_close(l->ani);
     l->engine = NULL;

@@ -95,15 +95,36 @@ Test(gpu_ani, refuses_cleanly_without_gpu)
     cr_assert(strlen(err) > 0);
 }
 
+/* g's anchors and counts moved into one buffer each, genome after genome as a file holds them
+ * (the engine copies such runs whole), with a gap of 5 after genome `gap_after` (a second run). */
+static void make_contiguous(tsk_ani_genome *g, int n, int gap_after, uint32_t **hashes, uint16_t **counts)
+{
+    int64_t na = 5, ns = 5;
+    for (int i = 0; i < n; i++) na += g[i].n_anchors, ns += g[i].n_segments;
+    *hashes = calloc((size_t)na, sizeof **hashes), *counts = calloc((size_t)ns, sizeof **counts);
+    cr_assert(*hashes && *counts);
+    int64_t a = 0, s = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(*hashes + a, g[i].hash, (size_t)g[i].n_anchors * sizeof **hashes);
+        memcpy(*counts + s, g[i].seg_count, (size_t)g[i].n_segments * sizeof **counts);
+        stored_free(&g[i]);
+        g[i].hash = *hashes + a, g[i].seg_count = *counts + s;
+        a += g[i].n_anchors + (i == gap_after ? 5 : 0), s += g[i].n_segments + (i == gap_after ? 5 : 0);
+    }
+}
+
 /* Every ordered pair of one set: the host's bytes (with the windows' means m_q, m_r of W = 20), the
  * on-host flags where expected; the anchors sorted in chunks of at most sort_chunk anchors (0: the
- * default, one chunk here). */
-static void one_set_same_bytes(int64_t sort_chunk)
+ * default, one chunk here); contiguous: the genomes' anchors in one buffer (make_contiguous). */
+static void one_set_same_bytes(int64_t sort_chunk, int contiguous)
 {
     if (!have_gpu()) cr_skip("no GPU");
     tsk_gpu_ani_set_sort_chunk(sort_chunk);
     synth keep[N_GENOMES];
     tsk_ani_genome *g = make_set(keep);
+    uint32_t *hashes = NULL;
+    uint16_t *counts = NULL;
+    if (contiguous) make_contiguous(g, N_GENOMES, 6, &hashes, &counts);
     const tsk_ani_set set = {N_GENOMES, g};
     char err[512] = "";
     tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 20, 0, err, sizeof err);
@@ -140,14 +161,36 @@ static void one_set_same_bytes(int64_t sort_chunk)
     tsk_ani_work_free(w);
     tsk_gpu_ani_close(e);
     free(got), free(host);
-    for (int i = 0; i < N_GENOMES; i++) stored_free(&g[i]), synth_free(&keep[i]);
+    for (int i = 0; i < N_GENOMES; i++) {
+        if (!contiguous) stored_free(&g[i]);
+        synth_free(&keep[i]);
+    }
+    free(hashes), free(counts);
     free(g);
 }
 
-Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600) { one_set_same_bytes(0); }
+Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600) { one_set_same_bytes(0, 0); }
 
 /* The sort in chunks, as a set past 2^30 anchors has it: chunks of about one genome each. */
-Test(gpu_ani, one_set_sorted_in_chunks, .timeout = 600) { one_set_same_bytes(50000); }
+Test(gpu_ani, one_set_sorted_in_chunks, .timeout = 600) { one_set_same_bytes(50000, 0); }
+
+/* The anchors of a file's genomes lie one after the other: copied as runs. */
+Test(gpu_ani, one_set_stored_contiguously, .timeout = 600) { one_set_same_bytes(0, 1); }
+
+/* Closed at once, while its fill may still run: no pairs, nothing left behind (memcheck). */
+Test(gpu_ani, closed_while_filling, .timeout = 600)
+{
+    if (!have_gpu()) cr_skip("no GPU");
+    synth keep[N_GENOMES];
+    tsk_ani_genome *g = make_set(keep);
+    const tsk_ani_set set = {N_GENOMES, g};
+    char err[512] = "";
+    tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 20, 0, err, sizeof err);
+    cr_assert_not_null(e, "%s", err);
+    tsk_gpu_ani_close(e);
+    for (int i = 0; i < N_GENOMES; i++) stored_free(&g[i]), synth_free(&keep[i]);
+    free(g);
+}
 
 /* Queries of one set against references of another, each pair several times in one call. */
 Test(gpu_ani, query_set_against_reference_set, .timeout = 600)
