@@ -52,11 +52,9 @@ median_of() {
 }
 rate() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.2f", b / s / 1e9 }'; }
 bases_of() { "$T" info "$1" | awk -F'\t' '$1 == "clean length" { print $2 }'; }
-same() { # same LABEL A.tsk B.tsk: the names and keys of two sketch files (export), byte for byte; a
-    # file of the old binary (B named *old*) is exported by that binary (its format may be older)
-    local xb=$T
-    case $3 in *old*) xb=$OLD ;; esac
-    if cmp -s <("$T" export "$2" 2>&1) <("$xb" export "$3" 2>&1); then
+same() { # same LABEL A.tsk B.tsk [BINARY]: the names and keys of two sketch files (export), byte for
+    # byte; B exported by BINARY (the old binary for its own files, whose format may be older)
+    if cmp -s <("$T" export "$2" 2>&1) <("${4:-$T}" export "$3" 2>&1); then
         say "ok - $1"
     else
         say "not ok - $1"
@@ -92,13 +90,13 @@ for step in $STEPS; do
         "$T" sketch -q --genome --per-file -p "$P" -l l100.tsv -o c16.tsk
         "$OLD" sketch -q --genome --per-file -p "$P" -l l100.tsv -o cold.tsk
         same "--per-file: -p 1 = -p $P" c1.tsk c16.tsk
-        same "--per-file: new = old binary" c16.tsk cold.tsk
+        same "--per-file: new = old binary" c16.tsk cold.tsk "$OLD"
         head -c 400000000 one.fa | awk '/^>/ { n++ } n <= 100' >o100.fa
         "$T" sketch -q --genome -p 1 o100.fa -o o1.tsk
         "$T" sketch -q --genome -p "$P" o100.fa -o o16.tsk
         "$OLD" sketch -q --genome -p "$P" o100.fa -o oold.tsk
         same "records: -p 1 = -p $P" o1.tsk o16.tsk
-        same "records: new = old binary" o16.tsk oold.tsk
+        same "records: new = old binary" o16.tsk oold.tsk "$OLD"
         "$T" sketch -q --genome -p "$P" - <o100.fa -o ostdin.tsk
         same "records: stdin = file" o16.tsk ostdin.tsk
         TSKETCH_SCAN_KERNEL=portable "$T" sketch -q --genome -p "$P" o100.fa -o oport.tsk
@@ -143,7 +141,7 @@ for step in $STEPS; do
         [ -n "${QUICK:-}" ] || {
         so=$(median_of "$RUNS" "$OLD" sketch -q --genome --per-file -p "$P" -l files/list.tsv -o fold.tsk)
         say "files old binary -p $P: $so s"
-        same "files: new = old binary" f.tsk fold.tsk; }
+        same "files: new = old binary" f.tsk fold.tsk "$OLD"; }
         if [ -x "$MASH" ]; then
             sm=$(median_of "${MASH_RUNS:-3}" "$MASH" sketch -p "$P" -k 21 -s 10000 -o m files/*.fa.gz)
             say "files mash sketch -p $P -k 21 -s 10000: $sm s; tsketch is $(awk -v m="$sm" -v s="$s" 'BEGIN { printf "%.1f", m / s }')x faster"
@@ -158,7 +156,7 @@ for step in $STEPS; do
         [ -n "${QUICK:-}" ] || {
         so=$(secs "$OLD" sketch -q --genome -p "$P" one.fa -o oneold.tsk)
         say "one.fa old binary -p $P: $so s"
-        same "one.fa: new = old binary" one.tsk oneold.tsk; }
+        same "one.fa: new = old binary" one.tsk oneold.tsk "$OLD"; }
         sg=$(median_of "$RUNS" "$T" sketch -q --genome --device cuda -p "$P" one.fa -o oneg.tsk)
         say "one.fa --device cuda -p $P: $sg s, $(rate "$n" "$sg") Gbp/s"
         same "one.fa: --device cuda = cpu" one.tsk oneg.tsk

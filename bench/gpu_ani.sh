@@ -115,18 +115,25 @@ if want time; then
         shift
         TSKETCH_TIMING=1 "$@" 2>&1 >/dev/null | sed "s/^tsketch: timing: /timing $label: /" | tee -a "$out/summary.txt"
     }
-    if [ "${TOPK:-1}" = 1 ]; then
-        if [ -n "$PREV" ]; then
-            for _ in 1 2 3; do
-                secs "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv" >>"$W/a.t"
-                secs "$PREV" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/p.tsv" >>"$W/p.t"
-            done
-            a=$(sort -g "$W/a.t" | sed -n 2p) pv=$(sort -g "$W/p.t" | sed -n 2p)
-            rm -f "$W/a.t" "$W/p.t"
-            check "ANI top-10 of $n: this binary = tsketch_prev" cmp "$W/n.tsv" "$W/p.tsv"
-        else
-            a=$(median3 timeout 200 "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv") pv=-
+    ani_median() { # label args...: this binary's median of 3 seconds (a; output $W/n.tsv), and with
+        # tsketch_prev its median too (pv), runs interleaved, outputs compared
+        local label=$1
+        shift
+        pv=-
+        if [ -z "$PREV" ]; then
+            a=$(median3 timeout 200 "$T" "$@" -o "$W/n.tsv")
+            return
         fi
+        for _ in 1 2 3; do
+            secs timeout 200 "$T" "$@" -o "$W/n.tsv" >>"$W/a.t"
+            secs timeout 200 "$PREV" "$@" -o "$W/p.tsv" >>"$W/p.t"
+        done
+        a=$(sort -g "$W/a.t" | sed -n 2p) pv=$(sort -g "$W/p.t" | sed -n 2p)
+        rm -f "$W/a.t" "$W/p.t"
+        check "ANI $label: this binary = tsketch_prev" cmp "$W/n.tsv" "$W/p.tsv"
+    }
+    if [ "${TOPK:-1}" = 1 ]; then
+        ani_median "top-10 of $n" dist -q --device cuda --top-k 10 "$W/new$n.tsk"
         k=$(median3 "$T" dist -q --device cuda --key-distance --top-k 10 "$W/new$n.tsk" -o "$W/k.tsv")
         b=$(median3 "$OLD" dist -q --device cuda --top-k 10 "$W/old$n.tsk" -o "$W/o.tsv")
         say "dist --top-k 10 of $n, cuda (medians of 3): ANI $a s (tsketch_prev $pv s), --key-distance $k s, old $b s"
@@ -138,17 +145,7 @@ if want time; then
         check "--key-distance top-10 of $n = the old binary's distance (distance columns)" cmp <(cut -f1-3 "$W/k.tsv") <(cut -f1-3 "$W/o.tsv")
         timing "top-10 $n" "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv"
     fi
-    if [ -n "$PREV" ]; then
-        for _ in 1 2 3; do
-            secs timeout 200 "$T" cluster -q --device cuda "$W/new$n.tsk" -o "$W/n.tsv" >>"$W/a.t"
-            secs timeout 200 "$PREV" cluster -q --device cuda "$W/new$n.tsk" -o "$W/p.tsv" >>"$W/p.t"
-        done
-        a=$(sort -g "$W/a.t" | sed -n 2p) pv=$(sort -g "$W/p.t" | sed -n 2p)
-        rm -f "$W/a.t" "$W/p.t"
-        check "ANI cluster of $n: this binary = tsketch_prev" cmp "$W/n.tsv" "$W/p.tsv"
-    else
-        a=$(median3 timeout 200 "$T" cluster -q --device cuda "$W/new$n.tsk" -o "$W/n.tsv") pv=-
-    fi
+    ani_median "cluster of $n" cluster -q --device cuda "$W/new$n.tsk"
     k=$(median3 "$T" cluster -q --device cuda --key-distance "$W/new$n.tsk" -o "$W/k.tsv")
     b=$(median3 "$OLD" cluster -q --device cuda "$W/old$n.tsk" -o "$W/o.tsv")
     say "cluster of $n, cuda (medians of 3): ANI $a s (tsketch_prev $pv s), --key-distance $k s, old $b s"
