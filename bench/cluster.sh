@@ -14,6 +14,10 @@
 #   time   (NO_CPU=1: no CPU run) whole process, file in the page cache: cluster greedy and single at each size (RUNS
 #          runs, the median), its peak memory (/usr/bin/time), the phases (TSKETCH_TIMING=1), and
 #          `dist -d 0.05` of the same file (the engine's share of the work)
+#   parts  cluster over machines (docs/cluster.md, "Clusters from distance parts"), at each size:
+#          PARTS (4) parts `dist -d 0.05 --ani --block I/PARTS --device cuda`, then `cluster --links`
+#          of them (the wait of PARTS machines: the slowest part, then the gather), each RUNS runs;
+#          the tables = one `cluster` run's, byte for byte (greedy; single and --min-af 0.5)
 # Results: $OUT (or ./cluster-out) /summary.txt and one log a step.
 set -u
 B=${1:?usage: bench/cluster.sh BUNDLE}
@@ -95,5 +99,32 @@ if want time; then
             RUNS=1 timed "N=$n cluster --device cpu -p 16" "$T" cluster -q --device cpu -p 16 "$f" -o "$W/c.tsv"
         fi
     done 2>&1 | tee "$out/time.log"
+fi
+if want parts; then
+    np=${PARTS:-4}
+    for n in $SIZES; do
+        f=$W/g$n.tsk
+        [ -s "$f" ] || continue
+        cat "$f" >/dev/null
+        links=()
+        slowest=0
+        for i in $(seq "$np"); do
+            timed "N=$n part $i/$np: dist -d 0.05 --ani --block $i/$np --device cuda -p 16" \
+                "$T" dist -q -p 16 -d 0.05 --ani --block "$i/$np" --device cuda "$f" -o "$W/links_$i.tsv"
+            t=$(tail -1 "$out/summary.txt" | sed 's/.*: \([0-9.]*\) s (runs.*/\1/')
+            slowest=$(echo "$t $slowest" | awk '{print ($1 > $2) ? $1 : $2}')
+            links+=(--links "$W/links_$i.tsv")
+        done
+        say "  parts: $(cat "$W"/links_*.tsv | wc -l) pairs in $(du -ch "$W"/links_*.tsv | tail -1 | cut -f1); the slowest part $slowest s"
+        timed "N=$n cluster --links (the $np parts) -p 16" "$T" cluster -q -p 16 "${links[@]}" "$f" -o "$W/l.tsv"
+        timed "N=$n cluster --device cuda -p 16 (one run)" "$T" cluster -q -p 16 --device cuda "$f" -o "$W/c.tsv"
+        same "N=$n greedy: cluster --links of $np parts = one run" "$W/l.tsv" "$W/c.tsv"
+        for opt in "--method single" "--min-af 0.5 --ani"; do
+            "$T" cluster -q -p 16 $opt "${links[@]}" "$f" -o "$W/l.tsv"
+            "$T" cluster -q -p 16 $opt --device cuda "$f" -o "$W/c.tsv"
+            same "N=$n $opt: cluster --links of $np parts = one run" "$W/l.tsv" "$W/c.tsv"
+        done
+        rm -f "$W"/links_*.tsv
+    done 2>&1 | tee "$out/parts.log"
 fi
 exit $status

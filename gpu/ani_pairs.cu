@@ -114,6 +114,7 @@ struct tsk_gpu_ani {
     ani_fill fill;
     double open_s = 0, pairs_s = 0;
     int64_t pairs_done = 0;
+    bool failed = false; /* a call failed: the engine is given up (a failed fill or CUDA error stays) */
     char err[512] = "";
 };
 
@@ -160,17 +161,22 @@ __device__ static void bitonic_sort(uint32_t *s, int n)
         }
 }
 
-/* The first of a genome's n sorted values (with its index of their top bits) that is >= x. */
-__device__ static uint32_t lower_bound_d(const uint32_t *val, const uint32_t *index, uint32_t n, uint64_t x)
+/* The first i in [lo, hi) with val[i] >= x, or hi: val[lo..hi) sorted (global or shared memory). */
+__device__ static uint32_t first_at_least(const uint32_t *val, uint32_t lo, uint32_t hi, uint64_t x)
 {
-    if (x >> 32) return n;
-    uint32_t lo = index[x >> (32 - ANI_INDEX_BITS)], hi = index[(x >> (32 - ANI_INDEX_BITS)) + 1];
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (val[mid] < x) lo = mid + 1;
         else hi = mid;
     }
     return lo;
+}
+
+/* The first of a genome's n sorted values (with its index of their top bits) that is >= x. */
+__device__ static uint32_t lower_bound_d(const uint32_t *val, const uint32_t *index, uint32_t n, uint64_t x)
+{
+    if (x >> 32) return n;
+    return first_at_least(val, index[x >> (32 - ANI_INDEX_BITS)], index[(x >> (32 - ANI_INDEX_BITS)) + 1], x);
 }
 
 struct ani_shared {
@@ -444,15 +450,8 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
             uint32_t qa = 0, qb = 0;
             if (r_val[t0] < limit_r) {
                 atomicMax(&sh.tiles, k + 1);
-                if (r_val[last] >= limit_r) { /* the tile's last kept anchor */
-                    int lo = t0, hi = last;
-                    while (lo < hi) {
-                        const int mid = lo + (hi - lo) / 2;
-                        if (r_val[mid] < limit_r) lo = mid + 1;
-                        else hi = mid;
-                    }
-                    last = lo - 1;
-                }
+                if (r_val[last] >= limit_r) /* the tile's last kept anchor */
+                    last = (int)first_at_least(r_val, (uint32_t)t0, (uint32_t)last, limit_r) - 1;
                 const uint64_t from = ((uint64_t)r_val[t0] >> shift_r) << shift_q;
                 uint64_t to = (((uint64_t)r_val[last] >> shift_r) << shift_q) + (1ULL << shift_q) - 1;
                 if (to >= limit_q) to = limit_q - 1;
@@ -509,15 +508,7 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
                     uint64_t to = from + (1ULL << shift_q) - 1;
                     if (to >= limit_q) to = limit_q - 1;
                     if (from > to) break; /* and so for the anchors after it */
-                    if (!started) {
-                        uint32_t lo = 0, hi = cn;
-                        while (lo < hi) {
-                            const uint32_t mid = lo + (hi - lo) / 2;
-                            if (tile_q[mid] < from) lo = mid + 1;
-                            else hi = mid;
-                        }
-                        at = lo, started = true;
-                    }
+                    if (!started) at = first_at_least(tile_q, 0, cn, from), started = true;
                     while (at < cn && tile_q[at] < from) at++;
                     for (uint32_t m = at; m < cn && tile_q[m] <= to; m++) {
                         tile_hit[m] = 1; /* a byte each: no atomics, every writer writes 1 */
@@ -907,9 +898,11 @@ extern "C" int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int
                                  tsk_ani_result *out, uint8_t *on_host)
 {
     if (!e) return -1;
+    if (e->failed) return -2;
     const double t0 = now_s(), waited = e->fill.waited_s;
     const int rc = tsk_cuda_entry("tsk_gpu_ani_pairs", e->err, sizeof e->err, -1,
                                   [&] { return run_pairs(e, query, ref, n, out, on_host); });
+    e->failed = rc != 0;
     e->pairs_s += now_s() - t0 - (e->fill.waited_s - waited);
     e->pairs_done += n;
     return rc;

@@ -44,7 +44,9 @@ void tsk_gpu_ani_close(tsk_gpu_ani *e);
 const char *tsk_gpu_ani_error(const tsk_gpu_ani *e);
 
 /* out[i] = tsk_ani_pair of genomes query[i] of q and ref[i] of r, for the pairs with on_host[i] == 0;
- * on_host[i] = 1 for those left to the host. Returns 0, or -1 with the reason in tsk_gpu_ani_error. */
+ * on_host[i] = 1 for those left to the host. Returns 0, or -1 with the reason in tsk_gpu_ani_error;
+ * after a failure the engine is given up: every later call returns -2 at once (its reason was the
+ * failed call's), so that the caller says it once. */
 int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, int64_t n, tsk_ani_result *out,
                       uint8_t *on_host);
 

@@ -256,6 +256,14 @@ size_t tsk_dist_format_ani(char *b, float ani, float af)
     return (size_t)snprintf(b, TSK_DIST_ANI_TEXT, "\t%.2f\t%.4f", 100.0 * (double)ani, (double)af);
 }
 
+double tsk_dist_af_as_written(float ani, float af)
+{
+    if (isnan(ani) || isnan(af)) return NAN;
+    char b[TSK_DIST_ANI_TEXT];
+    snprintf(b, sizeof b, "%.4f", (double)af);
+    return strtod(b, NULL);
+}
+
 void tsk_dist_out_genome_ani(tsk_dist_out *o, int on) { o->ani_columns = on; }
 
 static size_t genome_room(const tsk_dist_out *o, int64_t i, const void *arg)

@@ -70,6 +70,11 @@ void tsk_dist_out_genome_ani(tsk_dist_out *o, int on);
  * (no estimate). Returns its length (b is NUL-terminated). */
 size_t tsk_dist_format_ani(char *b, float ani, float af);
 
+/* The AF as that text writes it, read back (NAN where it writes NA): what `cluster --min-af`
+ * compares, so that a pair links alike whether its AF comes from the engine or from dist's lines
+ * (`cluster --links`). */
+double tsk_dist_af_as_written(float ani, float af);
+
 /* tsv: writes text as it is (a header line of another shape than the one open writes). 0 or -1. */
 int tsk_dist_out_text(tsk_dist_out *o, const char *text);
 

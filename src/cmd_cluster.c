@@ -6,7 +6,8 @@
  * a block of items at a time, into the clustering: single linkage takes each link into a
  * union-find as it comes; greedy holds the links by rank (io/link_runs.h, spilling sorted runs
  * past the memory budget) and visits the items in rank order (core/cluster.h). No N x N matrix
- * exists at any point. */
+ * exists at any point. With --links the links are read instead, from the pair lines that `dist -d D
+ * --block I/N` wrote on other machines (cluster_links.h). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "../io/link_runs.h"
 #include "../io/tsk_file.h"
 #include "cli.h"
+#include "cluster_links.h"
 #include "cluster_outputs.h"
 #include "cluster_quality.h"
 #include "commands.h"
@@ -41,7 +43,7 @@
 
 enum { OPT_METHOD = TSK_OPT_FIRST_FREE, OPT_QUALITY, OPT_MIN_AF, OPT_MIN_ANI, OPT_ANI, OPT_KEY_DISTANCE, OPT_REPRESENTATIVES, OPT_HEADER,
        OPT_METRIC, OPT_PER_RECORD, OPT_FORMAT, OPT_REP_DIR, OPT_COPY, OPT_PATHS, OPT_MIN_COMPLETENESS,
-       OPT_MAX_CONTAMINATION, OPT_MIN_LENGTH, OPT_MISSING_QUALITY, OPT_REASSIGN, OPT_REFERENCE, OPT_GENOME_DIR };
+       OPT_MAX_CONTAMINATION, OPT_MIN_LENGTH, OPT_MISSING_QUALITY, OPT_REASSIGN, OPT_REFERENCE, OPT_GENOME_DIR, OPT_LINKS };
 
 typedef enum { METHOD_GREEDY = 0, METHOD_SINGLE = 1 } cluster_method;
 
@@ -66,6 +68,8 @@ typedef struct {
     tsk_quality_rules rules;         /* --quality, filters, --missing-quality */
     const char **references;         /* --reference FILE...: representatives kept, inputs first */
     size_t n_references;
+    const char **links;              /* --links FILE...: the links read from dist's pair lines */
+    size_t n_links;
     const char *genome_dir, *extension; /* --genome-dir DIR, -x EXT: DIR's files as inputs */
     char **dir_paths;                /* their paths (owned) */
     size_t n_dir_paths;
@@ -138,6 +142,9 @@ static void usage(FILE *f)
                "                           clusters (greedy; may be repeated)\n"
                "      --format F           tsv (default), galah (representative TAB member), cdb or wdb (dRep's\n"
                "                           Cdb.csv and Wdb.csv)\n"
+               "      --links FILE         the links from FILE, pairs as 'tsketch dist -d D' writes them (with --ani\n"
+               "                           for --min-af; D >= this -d; all --block I/N parts, each given once), instead\n"
+               "                           of computing them: the clusters of one run, over machines (may be repeated)\n"
                );
     fprintf(f,
                "      --representatives FILE  also write the representatives, one a line, in cluster order\n"
@@ -181,12 +188,26 @@ static const struct option long_options[] = {
     {"reassign", no_argument, 0, OPT_REASSIGN},
     {"reference", required_argument, 0, OPT_REFERENCE},
     {"genome-dir", required_argument, 0, OPT_GENOME_DIR},
+    {"links", required_argument, 0, OPT_LINKS},
     {"extension", required_argument, 0, 'x'},
     {"output", required_argument, 0, 'o'},
     {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
+
+/* One more value of a repeated option. */
+static int append_path(const char ***paths, size_t *n, const char *arg)
+{
+    const char **p = realloc(*paths, (*n + 1) * sizeof *p);
+    if (!p) {
+        tsk_error("out of memory");
+        return TSK_EXIT_RUNTIME;
+    }
+    *paths = p;
+    p[(*n)++] = arg;
+    return TSK_EXIT_OK;
+}
 
 static int cluster_option(cluster_cmd *c, int opt, const char *arg)
 {
@@ -225,16 +246,8 @@ static int cluster_option(cluster_cmd *c, int opt, const char *arg)
     case OPT_REASSIGN: c->reassign = 1; return TSK_EXIT_OK;
     case OPT_GENOME_DIR: c->genome_dir = arg; return TSK_EXIT_OK;
     case 'x': c->extension = arg; return TSK_EXIT_OK;
-    case OPT_REFERENCE: {
-        const char **r = realloc(c->references, (c->n_references + 1) * sizeof *r);
-        if (!r) {
-            tsk_error("out of memory");
-            return TSK_EXIT_RUNTIME;
-        }
-        c->references = r;
-        r[c->n_references++] = arg;
-        return TSK_EXIT_OK;
-    }
+    case OPT_REFERENCE: return append_path(&c->references, &c->n_references, arg);
+    case OPT_LINKS: return append_path(&c->links, &c->n_links, arg);
     case OPT_MIN_COMPLETENESS:
         c->rules.have_min_completeness = 1;
         return tsk_parse_double("--min-completeness", arg, 0, 100, &c->rules.min_completeness);
@@ -543,7 +556,7 @@ typedef struct {
     double min_af;             /* --min-af: a link needs the pair's AF (the runner's line) >= this */
     int min_af_given;
     tsk_cluster_link *buf;
-    int64_t cap;
+    int64_t cap, n_buf;        /* n_buf: links read (--links) held in buf until a chunk is full */
     int64_t n_pairs;           /* pairs within the distance */
     char err[TSK_ERRLEN];
 } link_sink;
@@ -578,14 +591,24 @@ static int flush_links(link_sink *s, int64_t n)
     return s->runs && n ? tsk_link_runs_add(s->runs, s->buf, n, s->err, sizeof s->err) : 0;
 }
 
+/* --min-af on the AF as dist --ani writes it (4 decimals), so that links read from dist's lines
+ * (--links) decide alike; the text is made only near the bound. A NAN AF (no estimate) fails. */
+static int af_holds(const tsk_genome_line *l, double min_af)
+{
+    if (isnan(l->ani) || isnan(l->af)) return 0;
+    if ((double)l->af >= min_af + 1e-3) return 1;
+    if ((double)l->af < min_af - 1e-3) return 0;
+    return tsk_dist_af_as_written(l->ani, l->af) >= min_af;
+}
+
 static int sink_lines(void *ctx, const tsk_genome_line *l, int64_t n)
 {
     link_sink *s = ctx;
     if (reserve(s, n)) return -1;
     s->n_pairs += n;
     int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) /* a NAN AF (no estimate) fails --min-af */
-        if (!s->min_af_given || (double)l[i].af >= s->min_af) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
+    for (int64_t i = 0; i < n; i++)
+        if (!s->min_af_given || af_holds(&l[i], s->min_af)) add_link(s, &m, l[i].query, l[i].ref, l[i].dist);
     return flush_links(s, m);
 }
 
@@ -623,9 +646,95 @@ static tsk_dist_items genome_items(const cluster_cmd *c, const cluster_items *it
     return items;
 }
 
-/* Runs the threshold engine over every pair of the items into sink. */
+/* ---- links read from dist's lines (--links) ---- */
+
+#define READ_CHUNK 4096
+
+/* A link read from a file: into the sink as the runner's would go. */
+static int add_read_link(void *ctx, int64_t a, int64_t b, float dist)
+{
+    link_sink *s = ctx;
+    if (reserve(s, READ_CHUNK)) return -1;
+    s->n_pairs++;
+    add_link(s, &s->n_buf, a, b, dist);
+    if (s->n_buf < READ_CHUNK) return 0;
+    const int rc = flush_links(s, s->n_buf);
+    s->n_buf = 0;
+    return rc;
+}
+
+/* The distance of items a and b as a run of this command computes it. 0, or -1 out of memory. */
+static int pair_distance(const cluster_cmd *c, const cluster_items *it, int64_t a, int64_t b, float *dist)
+{
+    if (it->genomes) {
+        /* a pair's estimate takes its lower item as the query, as the runner's does */
+        const int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+        const tsk_dist_items items = genome_items(c, it);
+        tsk_ani_work *w = tsk_ani_work_new();
+        tsk_genome_line line;
+        const int failed = !w || tsk_dist_genome_pair(&items, w, lo, hi,
+                                                      tsk_cpu_genome_shared(&it->g.set, lo, &it->g.set, hi), &line);
+        tsk_ani_work_free(w);
+        *dist = line.dist;
+        return failed ? -1 : 0;
+    }
+    char err[TSK_ERRLEN];
+    tsk_cpu_dist *rows = tsk_cpu_dist_open(&it->v.set, &it->v.set, c->metric, 1, err, sizeof err);
+    if (!rows) return -1;
+    const int failed = tsk_cpu_dist_block(rows, a, 1, b, 1, dist, 1) != 0;
+    tsk_cpu_dist_close(rows);
+    return failed ? -1 : 0;
+}
+
+typedef struct {
+    const cluster_cmd *c;
+    const cluster_items *it;
+} link_check_ctx;
+
+/* A file's first line against the inputs: links of other sketches or options are refused. Genome
+ * distances agree to the bit (GPU = CPU); vector distances within rounding (cosine differs between
+ * the engines in the last bits), far closer than l2 and cosine of one pair. */
+static int check_read_link(void *ctx, int64_t a, int64_t b, float dist, const char *where)
+{
+    const link_check_ctx *k = ctx;
+    float here;
+    if (pair_distance(k->c, k->it, a, b, &here)) {
+        tsk_error("out of memory checking the links");
+        return TSK_EXIT_RUNTIME;
+    }
+    /* cosine's engines differ by float rounding of 1 - cos: about 1e-7 absolute */
+    const int same = k->it->genomes ? here == dist : fabsf(here - dist) <= 1e-6f + 1e-4f * fabsf(here);
+    if (same) return TSK_EXIT_OK;
+    char x[32], y[32];
+    tsk_float_g9(x, dist);
+    tsk_float_g9(y, here);
+    tsk_error("%s: '%s' and '%s' are at distance %s there but %s from these inputs: the links were computed from other "
+              "sketches, or by dist with other options (%s)",
+              where, k->it->names[a], k->it->names[b], x, y,
+              k->it->genomes ? "--key-distance and sketch parameters as cluster's; not --containment" : "--metric as cluster's");
+    return TSK_EXIT_INCOMPATIBLE;
+}
+
+static int read_links(const cluster_cmd *c, const cluster_items *it, link_sink *sink)
+{
+    link_check_ctx k = {c, it};
+    const tsk_links_input in = {c->links, c->n_links, c->max_dist, c->min_af_given, c->min_af, it->names, it->n,
+                                check_read_link, &k};
+    tsk_links_count count;
+    sink->n_buf = 0;
+    int rc = tsk_cluster_links_read(&in, add_read_link, sink, &count);
+    if (rc == TSK_EXIT_OK && flush_links(sink, sink->n_buf)) rc = TSK_EXIT_RUNTIME;
+    if (rc == TSK_EXIT_RUNTIME && sink->err[0]) tsk_error("%s", sink->err);
+    if (rc == TSK_EXIT_OK && !tsk_quiet)
+        tsk_note("cluster: %lld pairs read from %zu file%s, %lld within the threshold", (long long)count.lines,
+                 c->n_links, c->n_links == 1 ? "" : "s", (long long)count.within);
+    return rc;
+}
+
+/* Runs the threshold engine over every pair of the items into sink (--links: reads them). */
 static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *sink)
 {
+    if (c->n_links) return read_links(c, it, sink);
     tsk_dist_items items = {0};
     if (it->genomes) {
         items = genome_items(c, it);
@@ -657,6 +766,13 @@ typedef struct {
     tsk_greedy *g;
     tsk_progress line;
     int64_t done, total;
+    /* one pair in two lines (--links files that overlap): taken once when the distances agree */
+    tsk_cluster_link last;
+    int have_last;
+    int64_t twice;
+    const cluster_items *it;
+    const int64_t *order;
+    char err[TSK_ERRLEN];
 } greedy_feed;
 
 static int greedy_take(void *ctx, const tsk_cluster_link *l, int64_t n)
@@ -665,10 +781,29 @@ static int greedy_take(void *ctx, const tsk_cluster_link *l, int64_t n)
     f->done += n;
     tsk_progress_show(&f->line, 0, "tsketch: clustering: %lld of %lld links (%.0f %%) ", (long long)f->done,
                       (long long)f->total, 100.0 * (double)f->done / (double)(f->total ? f->total : 1));
-    return tsk_greedy_add(f->g, l, n);
+    int64_t from = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!f->have_last || l[i].worse != f->last.worse || l[i].better != f->last.better) {
+            f->last = l[i], f->have_last = 1;
+            continue;
+        }
+        if (l[i].dist != f->last.dist) {
+            snprintf(f->err, sizeof f->err,
+                     "the pair '%s', '%s' is given twice at different distances (%.9g and %.9g): the --links files "
+                     "come from different runs",
+                     f->it->names[f->order[l[i].worse]], f->it->names[f->order[l[i].better]], (double)f->last.dist,
+                     (double)l[i].dist);
+            return -1;
+        }
+        if (tsk_greedy_add(f->g, l + from, i - from)) return -1;
+        from = i + 1;
+        f->twice++;
+    }
+    return tsk_greedy_add(f->g, l + from, n - from);
 }
 
-static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_sink *sink, tsk_clustering *out)
+static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, const int64_t *order, link_sink *sink,
+                          tsk_clustering *out)
 {
     char err[TSK_ERRLEN];
     if (!(sink->runs = tsk_link_runs_open(links_budget(), err, sizeof err))) {
@@ -686,13 +821,15 @@ static int cluster_greedy(const cluster_cmd *c, const cluster_items *it, link_si
         if (tsk_link_runs_spilled(sink->runs) && !tsk_quiet)
             tsk_note("%lld links held as %lld sorted runs on disk (TSKETCH_CLUSTER_MEMORY)",
                      (long long)tsk_link_runs_count(sink->runs), (long long)tsk_link_runs_spilled(sink->runs));
-        greedy_feed feed = {.g = g, .total = tsk_link_runs_count(sink->runs)};
+        greedy_feed feed = {.g = g, .total = tsk_link_runs_count(sink->runs), .it = it, .order = order};
         tsk_progress_start(&feed.line, c->output || !isatty(STDOUT_FILENO), 0.25);
         if (tsk_link_runs_read(sink->runs, greedy_take, &feed, err, sizeof err)) {
-            tsk_error("%s", err);
-            rc = TSK_EXIT_RUNTIME;
+            tsk_error("%s", feed.err[0] ? feed.err : err);
+            rc = feed.err[0] ? TSK_EXIT_INPUT : TSK_EXIT_RUNTIME;
         }
         tsk_progress_end(&feed.line, 0);
+        if (rc == TSK_EXIT_OK && feed.twice && !tsk_quiet)
+            tsk_note("cluster: %lld pairs given twice in the --links files, each taken once", (long long)feed.twice);
         tsk_greedy_finish(g);
     }
     tsk_link_runs_close(sink->runs);
@@ -896,7 +1033,7 @@ static int run(cluster_cmd *c, int genomes)
     sink.n_ranked = n_ranked;
     sink.n_reference = n_reference;
     if (rc == TSK_EXIT_OK && it.n > 1)
-        rc = c->method == METHOD_GREEDY ? cluster_greedy(c, &it, &sink, &cl) : cluster_single(c, &it, order, &sink, &cl);
+        rc = c->method == METHOD_GREEDY ? cluster_greedy(c, &it, order, &sink, &cl) : cluster_single(c, &it, order, &sink, &cl);
     t_links = tsk_seconds();
     int64_t n_clusters = 0, n_singletons = 0;
     if (rc == TSK_EXIT_OK && tsk_clustering_order(&cl, cluster_of, line, &n_clusters, &n_singletons)) {
@@ -939,6 +1076,7 @@ int tsk_cmd_cluster(int argc, char **argv)
     int rc = parse_options(&c, argc, argv), genomes = 0;
     if (rc < 0) {
         free(c.references);
+        free(c.links);
         tsk_sketch_job_free(&c.job);
         return TSK_EXIT_OK; /* -h */
     }
@@ -959,6 +1097,7 @@ int tsk_cmd_cluster(int argc, char **argv)
     tsk_atomic_abort(c.table);
     free(c.inputs);
     free(c.references);
+    free(c.links);
     tsk_genome_dir_free(c.dir_paths, c.n_dir_paths);
     tsk_sketch_job_free(&c.job);
     return rc;

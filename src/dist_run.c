@@ -588,10 +588,9 @@ static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_gen
     }
     if (!failed) memset(left, 1, (size_t)n_pairs);
     tsk_gpu_ani *gpu = lane ? lane->ani : NULL;
-    if (!failed && gpu && n_pairs > 0 && tsk_gpu_ani_pairs(gpu, qi, ri, n_pairs, res, left)) {
-        tsk_warn("ANI on the GPU: %s; estimating on the CPU", tsk_gpu_ani_error(gpu));
-        memset(left, 1, (size_t)n_pairs); /* every pair left to the host */
-    }
+    const int gpu_rc = !failed && gpu && n_pairs > 0 ? tsk_gpu_ani_pairs(gpu, qi, ri, n_pairs, res, left) : 0;
+    if (gpu_rc == -1) tsk_warn("ANI on the GPU: %s; estimating on the CPU", tsk_gpu_ani_error(gpu)); /* -2: said */
+    if (gpu_rc) memset(left, 1, (size_t)n_pairs); /* every pair left to the host */
     if (!failed) failed = estimate_on_host(it, qi, ri, left, n_pairs, res, threads);
     for (int64_t k = 0; !failed && k < m; k++) {
         tsk_genome_line *l = &lines[order[k].line];

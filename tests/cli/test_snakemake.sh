@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # workflows/snakemake/Snakefile run for real with the system's snakemake on the testdata genomes
 # (parts=3, batch=2): every output equals the single tsketch run's, distances.tsv byte for byte,
-# clusters.tsv and representatives.txt as `tsketch cluster` writes them, and a second run does
-# nothing; genome files, their directory and the output directory have spaces in their names;
+# clusters.tsv and representatives.txt as `tsketch cluster` writes them (from links scattered over
+# the parts, with cluster_min_af too), and a second run does nothing; genome files, their directory and the output directory have spaces in their names;
 # batch=0, parts=0 and other bad config values stop before any job with an error naming the key.
 # Skipped (TAP skip_all) without snakemake.
 #   TSKETCH=... TESTDATA=... SOURCE_ROOT=... bash test_snakemake.sh   (SNAKEMAKE: default from PATH)
@@ -52,6 +52,8 @@ n_batches=$(find "$OUT/batches" -name '*.tsk' | wc -l)
 if [ "$n_batches" -eq 6 ]; then ok "11 genomes in batches of 2: 6 sketch jobs"; else not_ok "6 batches" "found $n_batches"; fi
 n_parts=$(grep -c "rule distance_part" "$WORK/run1.log")
 if [ "$n_parts" -eq 3 ]; then ok "parts=3: 3 distance jobs"; else not_ok "3 distance jobs" "found $n_parts"; fi
+n_link_parts=$(grep -c "rule cluster_links_part" "$WORK/run1.log")
+if [ "$n_link_parts" -eq 3 ]; then ok "parts=3: 3 cluster link jobs"; else not_ok "3 cluster link jobs" "found $n_link_parts"; fi
 
 # the single run
 tsketch sketch --genome --per-file -q "${GENOMES[@]}" -o "$WORK/single.tsk"
@@ -82,6 +84,19 @@ awk -F'\t' '$1 == $3 { print $1 }' "$OUT/clusters.tsv" >"$WORK/reps.from_cluster
 cut -f3 "$OUT/clusters.tsv" | awk '!seen[$0]++' >"$WORK/reps.column3"
 expect_same "$WORK/reps.from_clusters" "$OUT/representatives.txt" "representatives.txt = the genomes of clusters.tsv that represent themselves, in order"
 expect_same "$WORK/reps.column3" "$OUT/representatives.txt" "representatives.txt = clusters.tsv's representative column, in order"
+
+# cluster_min_af: the link parts carry the aligned fraction (dist --ani), which cluster refuses to do
+# without; only clusters.tsv is asked for, the rest is checked above
+OUT3="$WORK/run/min af"
+if "$SNAKEMAKE" -s "$SNAKEFILE" --directory "$WORK/run" -c 2 --config genomes="$GDIR" outdir="$OUT3" parts=3 batch=2 \
+    threads=1 device=auto cluster_min_af=0.5 -- "$OUT3/clusters.tsv" >"$WORK/min_af.log" 2>&1
+then ok "cluster_min_af: the workflow runs"
+else not_ok "the workflow with cluster_min_af" "$(tail -20 "$WORK/min_af.log"; cat "$OUT3"/logs/links_*.log 2>&1 | head -5)"; fi
+n_link_parts=$(grep -c "rule cluster_links_part" "$WORK/min_af.log")
+if [ "$n_link_parts" -eq 3 ]; then ok "cluster_min_af, parts=3: 3 cluster link jobs"
+else not_ok "cluster_min_af: 3 cluster link jobs" "found $n_link_parts"; fi
+tsketch cluster -q --min-af 0.5 "$OUT/genomes.tsk" -o "$WORK/min_af.clusters"
+expect_same "$WORK/min_af.clusters" "$OUT3/clusters.tsv" "clusters.tsv = 'tsketch cluster --min-af 0.5 genomes.tsk'"
 
 # a second run does nothing
 touch "$WORK/stamp"

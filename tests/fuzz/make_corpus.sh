@@ -3,13 +3,13 @@
 #   bash tests/fuzz/make_corpus.sh build/src/tsketch
 # seqio: the small files of testdata/io behind first bytes 0, 1, 2 (1, 2, 4 parse threads: fuzz_seqio.c);
 # tsk: small .tsk files of every kind of row; tables: tables files behind t and D bytes;
-# options: NUL-separated command lines.
+# options: NUL-separated command lines; links: pair lines as dist writes them behind an AF byte.
 set -euo pipefail
 T=$(realpath "$1")
 cd "$(dirname "$0")"
 IO=../../testdata/io
 rm -rf corpus
-mkdir -p corpus/seqio corpus/tsk corpus/tables corpus/options
+mkdir -p corpus/seqio corpus/tsk corpus/tables corpus/options corpus/links
 
 for f in good.fa good.fa.gz good.fa.bgz good.fq good.fq.gz crlf.fa crlf.fq comment-first.fa multi-member.fa.gz \
          bad-qual.fq truncated.fq truncated-noplus.fq truncated.fa.gz binary-in-record.fa no-records.fa; do
@@ -20,7 +20,7 @@ done
 printf '\x00>a\n>b\nACGT\n' >corpus/seqio/0-empty-record.fa
 printf '\x02>x y z\nACGTNNNNacgt\nAC\r\nGT\n>y\n\n>z\nA\n' >corpus/seqio/2-lines.fa
 # inputs long runs found (tests/fuzz/found/TARGET/: a NUL byte inside a name), kept as seeds
-for t in seqio tsk tables options; do cp found/$t/* corpus/$t/ 2>/dev/null || true; done
+for t in seqio tsk tables options links; do cp found/$t/* corpus/$t/ 2>/dev/null || true; done
 
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -51,3 +51,8 @@ args anchored --anchored --anchor-k 8 --window 16 --stride 10 in.fa
 args protein --alphabet protein --precision double -k 3 a.faa b.faa
 args device --device cuda:0,1 -p 8 --per-file -I name in.fa
 args long_forms --tuple-len=3 --dim=7 --seed=9 --threads=2 --id=x --per-file in.fa
+
+printf '\x01reference\tquery\tdistance\tshared\ttotal\tani\taf\ng1\tg2\t0.0123\t10\t20\t98.77\t0.5000\n\ng1\tx\t1\t0\t9\tNA\tNA\n' \
+    >corpus/links/ani
+printf '\x00g1\ta b\t2.5e-05\nx\tg2\t0.5\t3\t9\n' >corpus/links/plain
+{ printf '\x00'; printf 'g2\tg1\t0.25\t1\t4\ng1\tx\t0.75\t3\t4\n' | gzip -nc; } >corpus/links/gzip

@@ -12,7 +12,7 @@ OUT=${FUZZ_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/tsketch-fuzz.XXXXXX")}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 failed=0
-for t in seqio tsk tables options; do
+for t in seqio tsk tables options links; do
     mkdir -p "$OUT/$t/corpus" "$OUT/$t/crashes"
     cp -n "$HERE/corpus/$t"/* "$OUT/$t/corpus/" 2>/dev/null
     # -close_fd_mask=3: the readers' messages would flood the log (libFuzzer keeps its own stderr)

@@ -5,7 +5,8 @@
  * distances.tsv (all pairs, scattered over --parts jobs with `dist --block i/N` and gathered in
  * order: byte-identical to `tsketch dist --genome genomes.tsk`), nearest.tsv (the 10 nearest
  * genomes of each), genomes.phylip, clusters.tsv and representatives.txt (`tsketch cluster`:
- * species clusters at --cluster_max_dist, 95 % ANI by default, one representative each).
+ * species clusters at --cluster_max_dist, 95 % ANI by default, one representative each; its links
+ * scattered over --parts jobs too and read back with `cluster --links`: the clusters of one run).
  * Parameters are checked before any task (--batch 0 or --parts 0 stop with an error naming them).
  *
  *   nextflow run workflows/nextflow --genomes genomes/ --outdir results -profile docker
@@ -20,6 +21,7 @@ include { TSKETCH_SKETCH                          } from './modules/tsketch/sket
 include { TSKETCH_PASTE                           } from './modules/tsketch/paste/main'
 include { TSKETCH_DIST as TSKETCH_DIST_PARTS      } from './modules/tsketch/dist/main'
 include { TSKETCH_DIST as TSKETCH_DIST_NEAREST    } from './modules/tsketch/dist/main'
+include { TSKETCH_DIST as TSKETCH_DIST_LINKS      } from './modules/tsketch/dist/main'
 include { TSKETCH_TRIANGLE                        } from './modules/tsketch/triangle/main'
 include { TSKETCH_CLUSTER                         } from './modules/tsketch/cluster/main'
 include { CONCATENATE_IN_ORDER                    } from './modules/local/concatenate_in_order'
@@ -94,9 +96,21 @@ workflow {
     TSKETCH_DIST_NEAREST(ch_genomes)
     TSKETCH_TRIANGLE(ch_genomes)
 
+    // the cluster links in --parts jobs as well (ext.args: -d, --ani for --min-af, --block
+    // part/parts), so that no task compares every pair; all parts, each once, give the clusters of
+    // one run
+    TSKETCH_DIST_LINKS(
+        ch_genomes.flatMap { meta, tsk ->
+            (1..(params.parts as int)).collect { i -> [ meta + [ id: "links_${i}", part: i, parts: params.parts as int ], tsk ] }
+        }
+    )
+    ch_links = TSKETCH_DIST_LINKS.out.tsv
+        .toSortedList { a, b -> a[0].part <=> b[0].part }
+        .map { list -> list.collect { it[1] } }
+
     // species clusters and their representatives (ext.args: -d, --method, --format, --min-af, the filters)
     def quality = params.cluster_quality ? file(params.cluster_quality.toString(), checkIfExists: true) : []
-    TSKETCH_CLUSTER(ch_genomes.map { meta, tsk -> [ [ id: 'clusters' ], tsk ] }, quality)
+    TSKETCH_CLUSTER(ch_genomes.map { meta, tsk -> [ [ id: 'clusters' ], tsk ] }, ch_links, quality)
 
     // tool versions, as nf-core pipelines collect them
     channel.topic('versions')

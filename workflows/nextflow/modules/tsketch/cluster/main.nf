@@ -10,6 +10,7 @@ process TSKETCH_CLUSTER {
 
     input:
     tuple val(meta), path(sketches)
+    path links      // optional: all the `dist -d D --block I/N` parts, read instead of computing the pairs; [] for none
     path quality    // optional: NAME<TAB>SCORE lines or CheckM2's quality_report.tsv; [] for none
 
     output:
@@ -28,10 +29,12 @@ process TSKETCH_CLUSTER {
     // staged names keep the user's file names: quoted for the shell
     def q = { f -> "'" + f.toString().replace("'", "'\\''") + "'" }
     def quality_arg = quality ? "--quality ${q(quality)}" : ''
+    def links_args = [links].flatten().collect { "--links ${q(it)}" }.join(' ')
     """
     tsketch \\
         cluster \\
         $args \\
+        $links_args \\
         $quality_arg \\
         -p $task.cpus \\
         --device $device \\
