@@ -322,6 +322,7 @@ static void close_lane(const tsk_dist_engine *e, dist_lane *l)
 
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
 {
+    const double t0 = tsk_seconds();
     char err[TSK_ERRLEN];
     tsk_dist_engine *e = calloc(1, sizeof *e);
     *out = NULL;
@@ -359,14 +360,17 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
     }
     e->n_open = 1;
     *out = e;
+    if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine opened in %.3f s\n", tsk_seconds() - t0);
     return TSK_EXIT_OK;
 }
 
 void tsk_dist_engine_close(tsk_dist_engine *e)
 {
     if (!e) return;
+    const double t0 = tsk_seconds();
     for (int i = 0; i < e->n_open; i++) close_lane(e, &e->lane[i]);
     if (e->on_gpu) tsk_gpu_context_left();
+    if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine closed in %.3f s\n", tsk_seconds() - t0);
     free(e);
 }
 
@@ -505,12 +509,29 @@ typedef struct {
     int64_t lo, hi, line;
 } pair_line;
 
-static int cmp_pair_line(const void *a, const void *b)
+/* Sorts p[0..n) by (lo, hi), equal pairs kept in their order (they come in line order, so the
+ * result is sorted by (lo, hi, line)): a stable radix sort, a byte a pass over the bits that
+ * lo * n_hi + hi takes (a top-k block's 4 x 10^5 lines of 10^4 genomes: 4 passes, against qsort's
+ * 19 calls of a comparison a line). tmp: room for n more. */
+static void sort_pair_lines(pair_line *p, pair_line *tmp, int64_t n, int64_t n_hi)
 {
-    const pair_line *x = a, *y = b;
-    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
-    if (x->hi != y->hi) return x->hi < y->hi ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
+    uint64_t top = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t key = (uint64_t)p[i].lo * (uint64_t)n_hi + (uint64_t)p[i].hi;
+        if (key > top) top = key;
+    }
+    for (int shift = 0; shift < 64 && (shift == 0 || top >> shift); shift += 8) {
+        int64_t count[256] = {0};
+        for (int64_t i = 0; i < n; i++) count[(((uint64_t)p[i].lo * (uint64_t)n_hi + (uint64_t)p[i].hi) >> shift) & 255]++;
+        int64_t at = 0;
+        for (int d = 0; d < 256; d++) {
+            const int64_t c = count[d];
+            count[d] = at, at += c;
+        }
+        for (int64_t i = 0; i < n; i++)
+            tmp[count[(((uint64_t)p[i].lo * (uint64_t)n_hi + (uint64_t)p[i].hi) >> shift) & 255]++] = p[i];
+        memcpy(p, tmp, (size_t)n * sizeof *p);
+    }
 }
 
 /* The estimates of the pairs u in [0, n) with want[u] (queries q[u], references r[u], sorted by
@@ -565,16 +586,25 @@ static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_gen
 {
     if (n <= 0) return 0;
     const int one_set = it->ani_q == it->ani_r && it->keys_q == it->keys_r;
-    pair_line *order = malloc((size_t)n * sizeof *order);
-    if (!order) return -1;
+    pair_line *order = malloc((size_t)n * sizeof *order), *sort_tmp = malloc((size_t)n * sizeof *sort_tmp);
+    uint8_t *needs = malloc((size_t)n);
+    if (!order || !sort_tmp || !needs) {
+        free(order), free(sort_tmp), free(needs);
+        return -1;
+    }
+    /* the lines' starts on the threads (a top-k block has 4 x 10^5), then the pairs in line order */
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < n; i++) needs[i] = (uint8_t)genome_pair_start(it, lines[i].query, lines[i].ref, lines[i].shared, &lines[i]);
     int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
-        tsk_genome_line *l = &lines[i];
-        if (!genome_pair_start(it, l->query, l->ref, l->shared, l)) continue;
+        if (!needs[i]) continue;
+        const tsk_genome_line *l = &lines[i];
         const int swap = one_set && l->ref < l->query;
         order[m++] = (pair_line){swap ? l->ref : l->query, swap ? l->query : l->ref, i};
     }
-    qsort(order, (size_t)m, sizeof *order, cmp_pair_line);
+    free(needs);
+    sort_pair_lines(order, sort_tmp, m, one_set ? it->keys_q->n_items : it->keys_r->n_items);
+    free(sort_tmp);
     int64_t n_pairs = 0; /* the distinct pairs: order's groups of one (lo, hi) */
     int64_t *group = malloc((size_t)(m + 1) * sizeof *group), *qi = malloc((size_t)(m + 1) * sizeof *qi),
             *ri = malloc((size_t)(m + 1) * sizeof *ri);
@@ -592,15 +622,18 @@ static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_gen
     if (gpu_rc == -1) tsk_warn("ANI on the GPU: %s; estimating on the CPU", tsk_gpu_ani_error(gpu)); /* -2: said */
     if (gpu_rc) memset(left, 1, (size_t)n_pairs); /* every pair left to the host */
     if (!failed) failed = estimate_on_host(it, qi, ri, left, n_pairs, res, threads);
-    for (int64_t k = 0; !failed && k < m; k++) {
-        tsk_genome_line *l = &lines[order[k].line];
-        const tsk_ani_result *e = &res[group[k]];
-        tsk_ani_result swapped;
-        if (l->query != order[k].lo) {
-            tsk_ani_result_swap(&it->ani_q->genome[order[k].lo], &it->ani_r->genome[order[k].hi], e, &swapped);
-            e = &swapped;
+    if (!failed) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int64_t k = 0; k < m; k++) { /* each writes its own line */
+            tsk_genome_line *l = &lines[order[k].line];
+            const tsk_ani_result *e = &res[group[k]];
+            tsk_ani_result swapped;
+            if (l->query != order[k].lo) {
+                tsk_ani_result_swap(&it->ani_q->genome[order[k].lo], &it->ani_r->genome[order[k].hi], e, &swapped);
+                e = &swapped;
+            }
+            genome_pair_end(it, e, l);
         }
-        genome_pair_end(it, e, l);
     }
     free(order), free(group), free(qi), free(ri), free(res), free(left);
     return failed ? -1 : 0;
@@ -715,7 +748,11 @@ typedef struct {
     const char *output;
     void *pair_buf; /* dense selections' pairs, gathered on the calling thread for the sink */
     pair_progress *progress;
+    double *keys_s, *refine_s; /* TSKETCH_TIMING: each lane's seconds in its engine calls and in ANI */
 } dist_job;
+
+/* The lane l's index, for its timing slots (each lane thread writes its own). */
+static int lane_index(const dist_job *r, const dist_lane *l) { return (int)(l - r->e->lane); }
 
 /* A selection cut into blocks of `block` queries from s->q_begin. compute fills a slot (a struct of
  * slot_size bytes, zeroed at first, reused block after block) with the results of queries
@@ -871,6 +908,22 @@ static int64_t topk_candidates(const tsk_dist_engine *e, int64_t k)
     return c < n_ref ? c : n_ref > k ? n_ref : k;
 }
 
+/* The lines of the engine's pairs[0..n) (ref < 0: none) within max_dist into lines, in order, on
+ * the -p threads (a top-k block has 4 x 10^5 candidates): each line where its pair is, then the
+ * kept ones moved up. Returns their number. */
+static int64_t candidate_lines(const dist_job *r, const tsk_genome_pair *pairs, int64_t n, double max_dist, int swap,
+                               tsk_genome_line *lines)
+{
+#pragma omp parallel for num_threads(r->s->threads) schedule(static)
+    for (int64_t i = 0; i < n; i++)
+        if (!(pairs[i].ref >= 0 && genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared, max_dist, swap, &lines[i])))
+            lines[i].query = -1;
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (lines[i].query >= 0) lines[kept++] = lines[i];
+    return kept;
+}
+
 /* Top-k with ANI: each query's candidates (lines[0..n), query after query, in key order) refined,
  * ranked by distance (ties: key order) and cut to k within max_dist. Unrelated references (1) are
  * no neighbours, as references that share no key are none. Returns the lines kept, or -1 out of
@@ -879,17 +932,22 @@ static int64_t ani_topk(const dist_job *r, const dist_lane *l, tsk_genome_line *
 {
     if (refine_lines(&r->e->items, l, lines, n, r->s->threads)) return -1;
     tsk_genome_line *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
-    if (!tmp) return -1;
-    int64_t kept = 0;
-    for (int64_t i = 0; i < n;) {
-        int64_t j = i;
-        while (j < n && lines[j].query == lines[i].query) j++;
-        sort_by_dist(lines + i, j - i, tmp);
-        for (int64_t t = i; t < j && t - i < k; t++)
-            if ((double)lines[t].dist <= r->s->max_dist && lines[t].dist < 1.0f) lines[kept++] = lines[t];
-        i = j;
+    int64_t *from = malloc((size_t)(n + 1) * sizeof *from), n_queries = 0; /* each query's lines [from[g], from[g + 1]) */
+    if (!tmp || !from) {
+        free(tmp), free(from);
+        return -1;
     }
-    free(tmp);
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || lines[i].query != lines[i - 1].query) from[n_queries++] = i;
+    from[n_queries] = n;
+    /* the queries' lines sorted on the threads: disjoint ranges, and of tmp too */
+#pragma omp parallel for num_threads(r->s->threads) schedule(dynamic, 64)
+    for (int64_t g = 0; g < n_queries; g++) sort_by_dist(lines + from[g], from[g + 1] - from[g], tmp + from[g]);
+    int64_t kept = 0;
+    for (int64_t g = 0; g < n_queries; g++)
+        for (int64_t t = from[g]; t < from[g + 1] && t - from[g] < k; t++)
+            if ((double)lines[t].dist <= r->s->max_dist && lines[t].dist < 1.0f) lines[kept++] = lines[t];
+    free(tmp), free(from);
     return kept;
 }
 
@@ -904,13 +962,13 @@ static int sets_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, 
         return out_of_memory(r->e);
     tsk_genome_pair *pairs = ps->pairs;
     tsk_genome_line *lines = ps->lines;
+    const double t0 = tsk_seconds();
     if (r->e->calls->topk_sets(l->engine, q0, nq, (int)kk, r->e->items.mode, topk_filter(r->s), pairs))
         return engine_failed(r->e, l);
-    ps->n_lines = 0;
-    for (int64_t i = 0; i < nq * kk; i++)
-        ps->n_lines += pairs[i].ref >= 0 && genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared,
-                                                        ani ? INFINITY : r->s->max_dist, 0, &lines[ps->n_lines]);
+    const double t1 = tsk_seconds();
+    ps->n_lines = candidate_lines(r, pairs, nq * kk, ani ? INFINITY : r->s->max_dist, 0, lines);
     if (ani && (ps->n_lines = ani_topk(r, l, lines, ps->n_lines, r->s->top_k)) < 0) return out_of_memory(r->e);
+    r->keys_s[lane_index(r, l)] += t1 - t0, r->refine_s[lane_index(r, l)] += tsk_seconds() - t1;
     return TSK_EXIT_OK;
 }
 
@@ -953,20 +1011,20 @@ static int sets_within_compute(const dist_job *r, const dist_lane *l, int64_t q0
                              : tsk_genome_share_floor(r->s->max_dist, r->e->items.window);
     tsk_genome_pair *pairs = ps->pairs;
     ps->n = 0;
+    const double t0 = tsk_seconds();
     const int failed = r->e->calls->within_sets(l->engine, q0, nq, floor, r->e->items.mode, pair_filter(r->s), &pairs,
                                                  &ps->n, &ps->cap);
+    const double t1 = tsk_seconds();
     ps->pairs = pairs;
     if (failed) return engine_failed(r->e, l);
     if (grow(&ps->lines, sizeof(tsk_genome_line), ps->n, &ps->line_cap)) return out_of_memory(r->e);
     tsk_genome_line *lines = ps->lines;
-    ps->n_lines = 0;
-    for (int64_t i = 0; i < ps->n; i++)
-        ps->n_lines += genome_line(r->e, pairs[i].query, pairs[i].ref, pairs[i].shared, ani ? INFINITY : r->s->max_dist,
-                                   r->s->symmetric, &lines[ps->n_lines]);
+    ps->n_lines = candidate_lines(r, pairs, ps->n, ani ? INFINITY : r->s->max_dist, r->s->symmetric, lines);
     if (ani) {
         if (refine_lines(&r->e->items, l, lines, ps->n_lines, r->s->threads)) return out_of_memory(r->e);
         ps->n_lines = keep_within(lines, ps->n_lines, r->s->max_dist);
     }
+    r->keys_s[lane_index(r, l)] += t1 - t0, r->refine_s[lane_index(r, l)] += tsk_seconds() - t1;
     return TSK_EXIT_OK;
 }
 
@@ -1174,9 +1232,20 @@ int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_si
 {
     pair_progress progress;
     progress_start(&progress, e, s, output_name);
-    dist_job r = {e, s, sink, output_name, NULL, &progress};
+    double keys_s[MAX_LANES] = {0}, refine_s[MAX_LANES] = {0};
+    dist_job r = {e, s, sink, output_name, NULL, &progress, keys_s, refine_s};
+    const double t0 = tsk_seconds();
     const int rc = run_selection(&r);
     tsk_progress_end(&progress.line, 0);
+    if (tsk_timing_wanted()) {
+        double keys = 0, refine = 0;
+        for (int i = 0; i < MAX_LANES; i++) keys += keys_s[i], refine += refine_s[i];
+        fprintf(stderr, "tsketch: timing: the pairs in %.3f s on %d lane%s", tsk_seconds() - t0, e->n_open,
+                e->n_open == 1 ? "" : "s");
+        if (e->genomes) /* top-k and -d: the keys' engine, then the refinement (dense outputs: neither) */
+            fprintf(stderr, " (summed over lanes: keys' engine %.3f s, candidates refined to ANI %.3f s)", keys, refine);
+        fputc('\n', stderr);
+    }
     return rc;
 }
 
