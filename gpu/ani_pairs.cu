@@ -12,6 +12,7 @@
 
 #include <cub/device/device_segmented_sort.cuh>
 #include "cuda_util.cuh"
+#include "host_pinned.h"
 
 #include <cuda_runtime.h>
 
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -741,12 +743,13 @@ static int fill(tsk_gpu_ani *e)
     const double t0 = now_s();
     ani_fill &f = e->fill;
     TSK_CUDA_CHECK(site(e), cudaSetDevice(e->dev));
+    /* the stage is freed (its copies waited for) however the fill ends */
+    std::unique_ptr<tsk_upload_stage, void (*)(tsk_upload_stage *)> stage(new tsk_upload_stage,
+                                                                          [](tsk_upload_stage *s) { tsk_stage_free(*s); delete s; });
     for (const ani_run &r : f.hash_runs)
-        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync((char *)f.hash_d + r.device, r.host, (size_t)r.n, cudaMemcpyHostToDevice,
-                                                e->st));
+        TSK_CUDA_CHECK(site(e), tsk_stage_upload(*stage, (char *)f.hash_d + r.device, r.host, (size_t)r.n, e->st));
     for (const ani_run &r : f.count_runs)
-        TSK_CUDA_CHECK(site(e), cudaMemcpyAsync((char *)f.counts_d + r.device, r.host, (size_t)r.n,
-                                                cudaMemcpyHostToDevice, e->st));
+        TSK_CUDA_CHECK(site(e), tsk_stage_upload(*stage, (char *)f.counts_d + r.device, r.host, (size_t)r.n, e->st));
     const int n_sorted = (int)f.seg_begin.size();
     const int64_t n = (int64_t)e->genomes.size();
     if (n_sorted > 0) {

@@ -1,5 +1,6 @@
 /* device.cu: the CUDA devices (device.h). */
 #include "device.h"
+#include "host_pinned.h"
 
 #include "cuda_util.cuh"
 
@@ -20,4 +21,9 @@ extern "C" int tsk_gpu_any_exclusive(void)
         }
     }
     return 0;
+}
+
+extern "C" void tsk_gpu_host_threads(int threads)
+{
+    if (threads > 0) tsk_pinned_set_threads(threads);
 }

@@ -19,6 +19,10 @@ int tsk_gpu_device_count(char *why, size_t whylen);
  * else 0. For a process that has used CUDA already (it asks the runtime). */
 int tsk_gpu_any_exclusive(void);
 
+/* The most host threads the GPU engines copy through pinned memory with (-p; at most 8): the
+ * genome engines' uploads of a mapped file's keys and anchors. */
+void tsk_gpu_host_threads(int threads);
+
 #ifdef __cplusplus
 }
 #endif

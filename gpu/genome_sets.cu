@@ -21,6 +21,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include "cuda_util.cuh"
+#include "host_pinned.h"
 
 #include <cuda_runtime.h>
 
@@ -53,6 +54,7 @@ struct tsk_gpu_genome_sets {
     int32_t *pref[2] = {nullptr, nullptr};
     size_t pkeys_cap = 0, pref_cap = 0;  /* bytes of each buffer */
     int cur = 0;
+    tsk_upload_stage stage;             /* the keys' uploads from the mapped file */
     void *sort_tmp = nullptr;
     size_t sort_tmp_cap = 0;
     int64_t *poff_d = nullptr;          /* part-relative offsets of the part's references */
@@ -95,6 +97,7 @@ extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
 {
     if (!e) return;
     cudaSetDevice(e->dev);
+    tsk_stage_free(e->stage);
     for (int i = 0; i < 2; i++) cudaFree(e->pkeys[i]), cudaFree(e->pref[i]);
     cudaFree(e->sort_tmp);
     cudaFree(e->poff_d);
@@ -180,8 +183,7 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
     TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t),
                                             cudaMemcpyHostToDevice, e->st));
-    if (n > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->pkeys[0], r->keys + base, (size_t)n * 8,
-                                                       cudaMemcpyHostToDevice, e->st));
+    if (n > 0) TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->pkeys[0], r->keys + base, (size_t)n * 8, e->st));
     if (e->floor) {
         TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->rkeys_d, &e->rkeys_cap, kb));
         if (n > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->rkeys_d, e->pkeys[0], (size_t)n * 8,
@@ -337,8 +339,7 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
     TSK_CUDA_CHECK(site(e),
                    tsk_cuda_grow((void **)&e->range_d, &e->range_cap, (size_t)std::max<int64_t>(nk, 1) * sizeof(gks_run)));
     TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->qoff_d, &e->qoff_cap, e->qoff.size() * sizeof(int64_t)));
-    if (nk > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->bkeys_d, q->keys + kbase, (size_t)nk * 8,
-                                                        cudaMemcpyHostToDevice, e->st));
+    if (nk > 0) TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->bkeys_d, q->keys + kbase, (size_t)nk * 8, e->st));
     TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->qoff_d, e->qoff.data(), e->qoff.size() * sizeof(int64_t),
                                             cudaMemcpyHostToDevice, e->st));
     if (nk > 0) {

@@ -156,6 +156,41 @@ cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped)
     return cudaMallocHost(p, n);
 }
 
+#define STAGE_HALF ((size_t)32 << 20)
+#define STAGE_DIRECT ((size_t)4 << 20)
+
+cudaError_t tsk_stage_upload(tsk_upload_stage &s, void *dst, const void *src, size_t n, cudaStream_t st)
+{
+    if (n < STAGE_DIRECT) return cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, st);
+    cudaError_t err = cudaSuccess;
+    if (!s.buf) {
+        if ((err = tsk_pinned_alloc(2 * STAGE_HALF, (void **)&s.buf, &s.mapped)) != cudaSuccess) {
+            s.buf = nullptr;
+            return err;
+        }
+        for (int h = 0; h < 2 && err == cudaSuccess; h++) err = cudaEventCreateWithFlags(&s.ev[h], cudaEventDisableTiming);
+        if (err != cudaSuccess) return err;
+    }
+    int h = 0;
+    for (size_t at = 0; at < n && err == cudaSuccess; at += STAGE_HALF, h ^= 1) {
+        const size_t m = std::min(STAGE_HALF, n - at);
+        char *half = s.buf + (size_t)h * STAGE_HALF;
+        if ((err = cudaEventSynchronize(s.ev[h])) != cudaSuccess) break; /* the half's last copy is done */
+        tsk_pinned_copy(half, (const char *)src + at, m);
+        if ((err = cudaMemcpyAsync((char *)dst + at, half, m, cudaMemcpyHostToDevice, st)) == cudaSuccess)
+            err = cudaEventRecord(s.ev[h], st);
+    }
+    return err;
+}
+
+void tsk_stage_free(tsk_upload_stage &s)
+{
+    for (cudaEvent_t &ev : s.ev)
+        if (ev) cudaEventSynchronize(ev), cudaEventDestroy(ev), ev = nullptr;
+    tsk_pinned_free(s.buf, s.mapped);
+    s.buf = nullptr, s.mapped = 0;
+}
+
 void tsk_pinned_free(void *p, size_t mapped)
 {
     if (!p) return;

@@ -47,4 +47,22 @@ void tsk_pinned_free(void *p, size_t mapped);
  * or more. */
 void tsk_pinned_copy(void *dst, const void *src, size_t n);
 
+/* Uploads of pageable memory (a mapped .tsk's keys and anchors) through two pinned halves: one is
+ * filled by tsk_pinned_copy on the -p threads while the other's copy to the device runs. The
+ * driver copies pageable memory on one thread at ~5 GB/s, so that a 10^5-genome file's 19 GB of
+ * keys and anchors took ~4 s to go up. Made at the first large upload, freed by tsk_stage_free. */
+struct tsk_upload_stage {
+    char *buf = nullptr;
+    size_t mapped = 0;
+    cudaEvent_t ev[2] = {nullptr, nullptr};
+};
+
+/* dst (device memory) <- n bytes of src on stream st: copies under 4 MB straight, larger ones
+ * through the stage. Returns when the last part is queued (src may be reused then); the first
+ * CUDA error. */
+cudaError_t tsk_stage_upload(tsk_upload_stage &s, void *dst, const void *src, size_t n, cudaStream_t st);
+
+/* Waits for the stage's copies and frees it. */
+void tsk_stage_free(tsk_upload_stage &s);
+
 #endif

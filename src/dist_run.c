@@ -29,6 +29,7 @@
 #include "../cpu/genome_index.h"
 #include "../cpu/genome_sets.h"
 #include "../gpu/ani_pairs.h"
+#include "../gpu/device.h"
 #include "../gpu/genome_sets.h"
 #include "../gpu/gpu_dist.h"
 #include "cli.h"
@@ -290,6 +291,7 @@ static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
     /* the ANI engine first: it takes its device memory at once and fills it on a thread of its own
      * while the keys' engine uploads and indexes the keys, sized to what is left */
     const int ani = e->on_gpu && tsk_dist_items_ani(&e->items);
+    if (e->on_gpu) tsk_gpu_host_threads(threads); /* the uploads' copies, below and in the fill */
     char why[512] = "";
     if (ani)
         e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, (int)e->items.window,
