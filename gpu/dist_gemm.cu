@@ -1,41 +1,57 @@
-/* dist_gemm.cu: TF32 tensor-core bounds of l2 / cosine distances, for the exact top-k filter of
- * gpu_dist.cu (see dist_gemm.cuh for the scheme).
+/* dist_gemm.cu: TF32 tensor-core bounds of l2 distances, for the exact top-k filter of gpu_dist.cu
+ * (see dist_gemm.cuh for the scheme).
  *
  * The error bound. Let s = a.b, M = |a|^2 + |b|^2, and e the value the exact kernel computes
  * (float32 sums of fl(a_i - b_i)^2 with FMAs over chunks of 128 elements, carried in float64:
- * core/vec_dist.h; before the sqrt of l2 or the cosine finish). The chunks only shorten the float32
- * sums, so the bound of one float32 sum below holds for them.
+ * core/vec_dist.h; before the sqrt). The chunks only shorten the float32 sums, so the bound of one
+ * float32 sum below holds for them.
  *  - TF32 operands (cvt.rna: 11-bit significands, u_t = 2^-11): a~_i b~_i = a_i b_i (1 + d),
  *    |d| <= 2 u_t + u_t^2. Products of TF32 values are exact in float32; the tensor cores add them
  *    with truncation (relative error <= 2^-22 per addition). gpu_dist.cu filters only D <= 4096
  *    (DIST_GEMM_MAX_LP); the accumulation term is taken as D * 2^-22 <= 2.3e-5 for D = 96;
  *    for D up to 4096 it is <= 1e-3, hence the D-dependent term below. By Cauchy-Schwarz
  *    sum |a_i b_i| <= |a||b| <= M / 2, so |s~ - s| <= (2^-10 + 2^-22 + D 2^-22 (1 + 2^-10)) M / 2.
- *  - l2: g = M - 2 s~ (float32, norms rounded from float64: a few ulps of M), so
+ *  - g = M - 2 s~ (norms rounded from float64: a few ulps of M), so
  *    |g - |a - b|^2| <= (2^-10 + (D + 2) 2^-22) M + 8 u M; and the exact kernel's own error is
  *    |e - |a - b|^2| <= (2u + D u (1 + u)) |a - b|^2 <= (2 + D) 2^-24 * 2M. Together
  *    |g - e| <= E = (1.25e-3 + D 2^-21) M + 1e-35 (the last term for float32 underflow).
- *  - cosine: g = 1 - s~ / (|a||b|) is off by <= (2^-10 + (D+2) 2^-22) + 1e-6; the printed
- *    (e - (|a| - |b|)^2) / (2|a||b|) by <= ((2 + D) 2^-24 (|a| + |b|)^2 + u M) / (2|a||b|) + 1e-6
- *    <= (D + 4) 2^-24 M / (|a||b|) + 1e-6, so E = 1.25e-3 + D 2^-21 + (D + 4) 2^-23 M / (|a||b|).
- *    A zero vector gives exactly 1, as the exact kernel.
- *  - Anything non-finite (overflow of the squares or of g) gives the bounds (-inf, +inf): such a
- *    pair is always a candidate and never tightens a threshold.
- * With lo = g - E <= e <= hi = g + E: the k references of smallest hi have e <= T, the k-th
- * smallest hi, so the k-th exact value is <= T and every member of the exact top-k (ties by the
- * lower index included) has lo <= T: the candidates are a superset of the answer. l2 prints
- * sqrtf(e): two e within 2^-21 relative can round to one float, hence T is widened by 4e-6. */
+ *  - The kernels evaluate hi = g + E and lo = g - E as c_q + c_r - 2 s~ with per-item terms
+ *    c_x = (1 +- c) |x|^2 (c = 1.25e-3 + D 2^-21 + 1e-6): three roundings of values <= 1.01 M,
+ *    which the 1e-6 M covers. An item with |x|^2 > 1e37 or not finite (overflow ahead) has c_x =
+ *    +inf in the upper bound and -inf in the lower one: its pairs never tighten a threshold and are
+ *    always candidates. Below 1e37, |s~| <= M (1 + 2^-9) stays finite.
+ * With lo = g - E <= e <= hi = g + E: any k references of hi <= T have e <= T, so the k-th exact
+ * value is <= T and every member of the exact top-k (ties by the lower index included) has lo <= T:
+ * the candidates are a superset of the answer. l2 prints sqrtf(e): two e within 2^-21 relative
+ * can round to one float, hence T is widened by 4e-6.
+ *
+ * The threshold T of a query is the k-th smallest of the minima of hi that each thread keeps over
+ * the references it sees (16 threads a query in a block, times the reference splits): minima over
+ * disjoint sets of references, so the k smallest belong to k distinct references. It costs one
+ * FMA and one min a pair, where a sorted list of the k smallest cost a pass over shared memory;
+ * it is looser only when two of the k nearest fall to one thread (k = 10 of 16 x 33 minima). Pass
+ * 1 may take every stride-th reference tile of a split only: the minima are then over a sample, T
+ * is still an upper bound of a k-th exact distance, and pass 2 finds more candidates (about stride
+ * times k) for a quarter of pass 1's work at stride 4; gpu_dist.cu runs pass 1 again on every tile
+ * when a query gets more candidates than its slots.
+ *
+ * The layout (both passes): a block holds a tile of 128 queries, converted to TF32 once into shared
+ * memory (in panels of 128 floats when D is longer), and walks a range of reference tiles of 128,
+ * their 32-float stages streamed by cp.async into two buffers (the next stage lands while the
+ * tensor cores work on this one) and rounded to TF32 as fragments are loaded. 8 warps of 64 x 32
+ * pairs, m16n8k8 TF32 mma. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 
 #include "dist_gemm.cuh"
 
-#define GT 128            /* pairs tile: GT queries x GT references */
-#define GK 32             /* elements per shared-memory stage */
-#define GS (GK + 4)       /* As/Bs row stride (words): fragment loads hit 32 distinct banks */
-#define DSTR (GT + 2)     /* bound tile stride */
+#define GT 128          /* pairs tile: GT queries x GT references */
+#define GK 32           /* floats of a reference stage */
+#define GS (GK + 4)     /* stage row stride (words): fragment loads hit 32 distinct banks */
+#define QP_MAX 128      /* floats of the resident query panel */
 #define GTHREADS 256
+#define BIG_NORM2 1e37f /* beyond: the item's pairs are unbounded (see top) */
 
 __device__ __forceinline__ uint32_t to_tf32(float x)
 {
@@ -52,290 +68,326 @@ __device__ __forceinline__ void mma_tf32(float c[4], const uint32_t a[4], const 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-/* Tile row (query) and column (reference) of accumulator acc[i][j][e] of this thread: warps in a
- * 2 x 4 grid of 64 x 32 pairs, each 4 x 4 mma tiles of 16 x 8. */
-__device__ __forceinline__ int acc_row(int i, int e) { return ((threadIdx.x >> 5) & 1) * 64 + i * 16 + ((threadIdx.x & 31) >> 2) + (e >> 1) * 8; }
-__device__ __forceinline__ int acc_col(int j, int e) { return (threadIdx.x >> 6) * 32 + j * 8 + (threadIdx.x & 3) * 2 + (e & 1); }
-
-/* acc = Q[tile] . R[tile]^T in TF32 for this thread's 8 x 8 pairs. */
-__device__ __forceinline__ void tile_dot(const float *__restrict__ Q, const float *__restrict__ R, int Lp,
-                                         uint32_t (*As)[GS], uint32_t (*Bs)[GS], float acc[4][4][4])
+/* 16 bytes from global to shared memory, or zeros when !valid (cp.async's source size 0). */
+__device__ __forceinline__ void copy16(void *smem, const void *gmem, bool valid)
 {
+    unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;"); }
+__device__ __forceinline__ void copy_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+/* The query panel's width: D rounded up to a stage, at most QP_MAX. */
+__host__ __device__ __forceinline__ int panel_width(int Lp) { return min((Lp + GK - 1) / GK * GK, QP_MAX); }
+
+static size_t filter_smem(int Lp)
+{
+    return sizeof(uint32_t) * ((size_t)GT * (panel_width(Lp) + 4) + 2 * (size_t)GT * GS) + sizeof(float) * 3 * GT;
+}
+
+/* The per-item term of a bound: (1 + c) |x|^2 (upper, +inf when unbounded) or (1 - c) |x|^2
+ * (lower, -inf when unbounded). */
+__device__ __forceinline__ float item_term(double norm, float c, bool upper)
+{
+    const float n2 = (float)(norm * norm);
+    if (!(n2 <= BIG_NORM2)) return upper ? INFINITY : -INFINITY;
+    return upper ? (1.f + c) * n2 : (1.f - c) * n2;
+}
+
+/* UPPER: pass 1 (minima of hi per thread and row into part); else pass 2 (candidates lo <= thr into
+ * their query's slots). */
+template <bool UPPER>
+__global__ void __launch_bounds__(GTHREADS, 2)
+    filter_kernel(const dist_tile_args a, float c, int n_split, int stride, const float *__restrict__ thr,
+                  float *__restrict__ part, int *__restrict__ slots, unsigned slot_cap, unsigned *__restrict__ qcount)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const int QP = panel_width(a.Lp), QW = QP + 4;
+    uint32_t *Qs = reinterpret_cast<uint32_t *>(smem_raw);
+    uint32_t (*Rs)[GT][GS] = reinterpret_cast<uint32_t (*)[GT][GS]>(Qs + (size_t)GT * QW);
+    float (*colc)[GT] = reinterpret_cast<float (*)[GT]>(Rs + 2);
+    float *rowc = colc[2];
+
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int wm = warp & 1, wn = warp >> 1, g = lane >> 2, t = lane & 3;
+    const int qb = blockIdx.x * GT, split = blockIdx.y;
+    const int n_rt = (a.nr + GT - 1) / GT, per = (n_rt + n_split - 1) / n_split;
+    int rt_lo = split * per;
+    const int rt_hi = min(n_rt, rt_lo + per);
+    if (a.filter == TSK_PAIRS_UPPER || a.filter == TSK_PAIRS_UPPER_SELF) {
+        /* tiles whose every reference precedes every query admit no pair: start past them */
+        const long long need = a.q0 + qb - a.r0 - (GT - 1);
+        if (need > 0) rt_lo = max(rt_lo, (int)((need + GT - 1) / GT));
+    }
+
+    /* the rows' terms of the bound, in shared memory (registers are the accumulators'); this thread's
+     * 8 rows: wm 64 + i 16 + h 8 + g, its columns: wn 32 + j 8 + t 2 + b */
+    for (int i = tid; i < GT; i += GTHREADS) {
+        const int q = qb + i;
+        float v = UPPER ? INFINITY : -INFINITY; /* padding rows: never read (the slow path) */
+        if (q < a.nq && UPPER) {
+            v = item_term(a.qnorm[q], c, true) + 1e-35f;
+        } else if (q < a.nq) {
+            const float T = thr[q];
+            v = T <= FLT_MAX ? item_term(a.qnorm[q], c, false) - T - 1e-35f : -INFINITY;
+        }
+        rowc[i] = v;
+    }
+    float mn[4][2];
 #pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.f;
-    for (int k0 = 0; k0 < Lp; k0 += GK) {
+    for (int i = 0; i < 4; i++) mn[i][0] = mn[i][1] = INFINITY;
+
+    const int n_k = (a.Lp + GK - 1) / GK;
+    const long long n_stages = rt_hi > rt_lo ? (long long)((rt_hi - rt_lo + stride - 1) / stride) * n_k : 0;
+    /* stage s: reference tile rt_lo + s / n_k * stride, floats (s % n_k) GK .. + GK, into Rs[s & 1] */
+    auto fetch = [&](long long s) {
+        const int rt = rt_lo + (int)(s / n_k) * stride, k0 = (int)(s % n_k) * GK;
+        const float *R = a.R + (size_t)rt * GT * a.Lp;
 #pragma unroll
         for (int p = 0; p < 4; p++) {
-            int idx = tid + p * GTHREADS, row = idx >> 3, c4 = (idx & 7) * 4;
-            float4 va = make_float4(0.f, 0.f, 0.f, 0.f), vb = va;
-            if (k0 + c4 < Lp) {  /* Lp is a multiple of 16: a stage's upper half may be past the end */
-                va = *reinterpret_cast<const float4 *>(Q + (size_t)row * Lp + k0 + c4);
-                vb = *reinterpret_cast<const float4 *>(R + (size_t)row * Lp + k0 + c4);
-            }
-            *reinterpret_cast<uint4 *>(&As[row][c4]) = make_uint4(to_tf32(va.x), to_tf32(va.y), to_tf32(va.z), to_tf32(va.w));
-            *reinterpret_cast<uint4 *>(&Bs[row][c4]) = make_uint4(to_tf32(vb.x), to_tf32(vb.y), to_tf32(vb.z), to_tf32(vb.w));
+            const int idx = tid + p * GTHREADS, row = idx >> 3, c4 = (idx & 7) * 4;
+            const bool in = k0 + c4 < a.Lp; /* Lp is a multiple of 16: a stage's upper half may be past the end */
+            copy16(&Rs[s & 1][row][c4], in ? R + (size_t)row * a.Lp + k0 + c4 : R, in);
         }
-        __syncthreads();
-#pragma unroll
-        for (int kk = 0; kk < GK; kk += 8) {
-            uint32_t af[4][4], bf[4][2];
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-                int r0 = wm * 64 + i * 16 + g;
-                af[i][0] = As[r0][kk + t];
-                af[i][1] = As[r0 + 8][kk + t];
-                af[i][2] = As[r0][kk + t + 4];
-                af[i][3] = As[r0 + 8][kk + t + 4];
+        copy_commit();
+    };
+    if (n_stages > 0) fetch(0);
+    float acc[4][4][4];
+    for (long long s = 0; s < n_stages; s++) {
+        const int rt = rt_lo + (int)(s / n_k) * stride, ks = (int)(s % n_k), k0 = ks * GK, p0 = k0 / QP * QP;
+        if (k0 == p0 && (s == 0 || a.Lp > QP)) { /* the query panel: once, or at each panel of a long D */
+            if (s > 0) __syncthreads();          /* every warp is done with the last panel */
+            const float *Q = a.Q + (size_t)qb * a.Lp;
+            for (int idx = tid; idx < GT * QP / 4; idx += GTHREADS) {
+                const int row = idx / (QP / 4), c4 = idx % (QP / 4) * 4;
+                float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+                if (p0 + c4 < a.Lp) v = *reinterpret_cast<const float4 *>(Q + (size_t)row * a.Lp + p0 + c4);
+                *reinterpret_cast<uint4 *>(Qs + (size_t)row * QW + c4) =
+                    make_uint4(to_tf32(v.x), to_tf32(v.y), to_tf32(v.z), to_tf32(v.w));
             }
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                int c0 = wn * 32 + j * 8 + g;
-                bf[j][0] = Bs[c0][kk + t];
-                bf[j][1] = Bs[c0][kk + t + 4];
+        }
+        if (ks == 0) {
+            for (int i = tid; i < GT; i += GTHREADS) {
+                const int r = rt * GT + i;
+                colc[(s / n_k) & 1][i] = r < a.nr ? item_term(a.rnorm[r], c, UPPER) : (UPPER ? INFINITY : -INFINITY);
             }
 #pragma unroll
             for (int i = 0; i < 4; i++)
 #pragma unroll
-                for (int j = 0; j < 4; j++) mma_tf32(acc[i][j], af[i], bf[j]);
-        }
-        __syncthreads();
-    }
-}
-
-/* Per-item values of a tile's queries or references, staged in shared memory. */
-struct tile_norms {
-    float n2[GT];   /* |x|^2 */
-    float inv[GT];  /* cosine: 1/|x|, 0 for a zero vector */
-};
-
-__device__ __forceinline__ void stage_norms(tile_norms *tn, const double *norm, const float *inv, int first, int n,
-                                            int cosine)
-{
-    for (int i = threadIdx.x; i < GT; i += GTHREADS) {
-        int x = first + i;
-        double v = x < n ? norm[x] : 0.0;
-        tn->n2[i] = (float)(v * v);
-        tn->inv[i] = cosine && x < n ? inv[x] : 0.f;
-    }
-}
-
-/* This thread's 8 rows' and 8 columns' norms, in registers for the whole tile (the epilogue
- * would otherwise read shared memory four times per pair). */
-struct thread_norms {
-    float qn2[4][2], qi[4][2], rn2[4][2], ri[4][2];
-};
-
-__device__ __forceinline__ void load_thread_norms(thread_norms &t, const tile_norms *qn, const tile_norms *rn)
-{
+                for (int j = 0; j < 4; j++)
 #pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            int lq = acc_row(i, h * 2), lr = acc_col(i, h);
-            t.qn2[i][h] = qn->n2[lq];
-            t.qi[i][h] = qn->inv[lq];
-            t.rn2[i][h] = rn->n2[lr];
-            t.ri[i][h] = rn->inv[lr];
+                    for (int e = 0; e < 4; e++) acc[i][j][e] = 0.f;
         }
-}
+        copy_wait_all();
+        __syncthreads(); /* stage s landed for all; every warp is done with stage s - 1 */
+        if (s + 1 < n_stages) fetch(s + 1);
+        const uint32_t (*B)[GS] = Rs[s & 1];
+        const int kq = k0 - p0;
+#pragma unroll
+        for (int kk = 0; kk < GK; kk += 8) {
+            uint32_t af[4][4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const uint32_t *r0 = Qs + (size_t)(wm * 64 + i * 16 + g) * QW + kq + kk + t;
+                af[i][0] = r0[0];
+                af[i][1] = r0[8 * QW];
+                af[i][2] = r0[4];
+                af[i][3] = r0[8 * QW + 4];
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int c0 = wn * 32 + j * 8 + g;
+                const uint32_t bf[2] = {to_tf32(__uint_as_float(B[c0][kk + t])),
+                                        to_tf32(__uint_as_float(B[c0][kk + t + 4]))};
+#pragma unroll
+                for (int i = 0; i < 4; i++) mma_tf32(acc[i][j], af[i], bf);
+            }
+        }
+        if (ks != n_k - 1) continue;
 
-/* Bounds lo <= e <= hi of the exact kernel's value for the pair with dot product s~ (see top). */
-__device__ __forceinline__ void bounds(float s, float qn2, float rn2, float qi, float ri, int cosine, float ek,
-                                       float &lo, float &hi)
-{
-    float M = qn2 + rn2, g, E;
-    if (!cosine) {
-        g = M - 2.f * s;
-        E = (1.25e-3f + ek) * M + 1e-35f;
-    } else if (qi == 0.f || ri == 0.f) {
-        lo = hi = 1.f;
-        return;
-    } else {
-        float w = qi * ri;
-        g = 1.f - s * w;
-        E = 1.25e-3f + ek + ek * 4.f * M * w;
-    }
-    bool fin = fabsf(g) <= FLT_MAX && E <= FLT_MAX;
-    lo = fin ? g - E : -INFINITY;
-    hi = fin ? g + E : INFINITY;
-}
-
-__global__ void __launch_bounds__(GTHREADS, 2) bound_kernel(dist_tile_args a, int k, int n_split, float ek,
-                                                            float *__restrict__ part)
-{
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    /* As/Bs and the bound tile Ds share their room: Ds is written after the last stage's barrier. */
-    uint32_t (*As)[GS] = reinterpret_cast<uint32_t (*)[GS]>(smem_raw);
-    uint32_t (*Bs)[GS] = reinterpret_cast<uint32_t (*)[GS]>(smem_raw + sizeof(uint32_t) * GT * GS);
-    float (*Ds)[DSTR] = reinterpret_cast<float (*)[DSTR]>(smem_raw);
-    const size_t tile_bytes = sizeof(float) * GT * DSTR;
-    tile_norms *qn = reinterpret_cast<tile_norms *>(smem_raw + tile_bytes);
-    tile_norms *rn = qn + 1;
-    float *Ld = reinterpret_cast<float *>(rn + 1);
-
-    const int tid = threadIdx.x;
-    const int qb = blockIdx.x * GT, split = blockIdx.y;
-    const int n_rt = (a.nr + GT - 1) / GT, per = (n_rt + n_split - 1) / n_split;
-    const int rt_lo = split * per, rt_hi = min(n_rt, rt_lo + per);
-    for (int i = 0; i < k; i++) Ld[i * GTHREADS + tid] = INFINITY;
-    float wd = INFINITY;
-    const int my_q = tid >> 1, half = tid & 1;
-    stage_norms(qn, a.qnorm, a.qinv, qb, a.nq, a.cosine);
-
-    for (int rt = rt_lo; rt < rt_hi; rt++) {
+        /* the tile's epilogue */
         const int rb = rt * GT;
-        stage_norms(rn, a.rnorm, a.rinv, rb, a.nr, a.cosine);
-        float acc[4][4][4];
-        tile_dot(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc);
-        thread_norms tn;
-        load_thread_norms(tn, qn, rn);
+        float cc[4][2], rc[4][2];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int b = 0; b < 2; b++) {
+                cc[j][b] = colc[(s / n_k) & 1][wn * 32 + j * 8 + t * 2 + b];
+                rc[j][b] = rowc[wm * 64 + j * 16 + b * 8 + g];
+            }
+        const long long gq = a.q0 + qb, gr = a.r0 + rb; /* the tile's first query and reference, globally */
+        bool whole = qb + GT <= a.nq && rb + GT <= a.nr;
+        if (a.filter == TSK_PAIRS_NOT_SELF) whole = whole && (gr >= gq + GT || gq >= gr + GT);
+        else if (a.filter == TSK_PAIRS_UPPER) whole = whole && gr > gq + GT - 1;
+        else if (a.filter == TSK_PAIRS_UPPER_SELF) whole = whole && gr >= gq + GT - 1;
+        auto admitted = [&](int lq, int lr) {
+            return whole || (qb + lq < a.nq && rb + lr < a.nr && tsk_pair_admitted(a.filter, gq + lq, gr + lr));
+        };
+        if (UPPER) {
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        const int h = e >> 1;
+                        if (!admitted(wm * 64 + i * 16 + h * 8 + g, wn * 32 + j * 8 + t * 2 + (e & 1))) continue;
+                        const float v = fmaf(-2.f, acc[i][j][e], rc[i][h] + cc[j][e & 1]);
+                        mn[i][h] = fminf(mn[i][h], v); /* NaN (an unbounded pair) leaves it */
+                    }
+        } else {
+            /* lo <= T (NaN: a candidate) as a mask, without a branch; candidates are few */
+            uint64_t hit = 0;
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        const float v = fmaf(-2.f, acc[i][j][e], rc[i][e >> 1] + cc[j][e & 1]);
+                        hit |= (uint64_t)!(v > 0.f) << ((i * 4 + j) * 4 + e);
+                    }
+            while (hit) {
+                const int x = __ffsll((long long)hit) - 1, i = x >> 4, j = (x >> 2) & 3, e = x & 3;
+                hit &= hit - 1;
+                const int lq = wm * 64 + i * 16 + (e >> 1) * 8 + g, lr = wn * 32 + j * 8 + t * 2 + (e & 1);
+                if (!admitted(lq, lr)) continue;
+                const unsigned n = atomicAdd(&qcount[qb + lq], 1u);
+                if (n < slot_cap) slots[(size_t)(qb + lq) * slot_cap + n] = rb + lr;
+            }
+        }
+    }
+    if (UPPER) {
 #pragma unroll
         for (int i = 0; i < 4; i++)
 #pragma unroll
-            for (int j = 0; j < 4; j++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    int lq = acc_row(i, e), lr = acc_col(j, e), q = qb + lq, r = rb + lr;
-                    float lo, hi = INFINITY;
-                    if (q < a.nq && r < a.nr && tsk_pair_admitted(a.filter, a.q0 + q, a.r0 + r))
-                        bounds(acc[i][j][e], tn.qn2[i][e >> 1], tn.rn2[j][e & 1], tn.qi[i][e >> 1], tn.ri[j][e & 1],
-                               a.cosine, ek, lo, hi);
-                    Ds[lq][lr] = hi;
-                }
-        __syncthreads();
-        for (int c = half; c < GT; c += 2) {
-            float d = Ds[my_q][c];
-            if (!(d < wd)) continue;  /* also drops +inf and NaN */
-            int pos = k - 1;
-            while (pos > 0) {
-                float pd = Ld[(pos - 1) * GTHREADS + tid];
-                if (pd <= d) break;
-                Ld[pos * GTHREADS + tid] = pd;
-                pos--;
+            for (int h = 0; h < 2; h++) {
+                const int q = qb + wm * 64 + i * 16 + h * 8 + g;
+                if (q < a.nq) part[((size_t)q * n_split + split) * DIST_GEMM_MINIMA + wn * 4 + t] = mn[i][h];
             }
-            Ld[pos * GTHREADS + tid] = d;
-            wd = Ld[(k - 1) * GTHREADS + tid];
-        }
-        __syncthreads();  /* Ds, As/Bs and rn are rewritten by the next tile */
-    }
-    const int q = qb + my_q;
-    if (half == 0 && q < a.nq) {  /* merge the two lists of the query */
-        float *o = part + ((size_t)q * n_split + split) * k;
-        int x = 0, y = 0;
-        for (int i = 0; i < k; i++) {
-            float dx = Ld[x * GTHREADS + tid], dy = Ld[y * GTHREADS + tid + 1];
-            if (dx <= dy) {
-                o[i] = dx;
-                x++;
-            } else {
-                o[i] = dy;
-                y++;
-            }
-        }
     }
 }
 
-__global__ void thresholds_kernel(const float *__restrict__ part, int nq, int k, int n_split, float *__restrict__ thr)
+__global__ void thresholds_kernel(const float *__restrict__ part, int nq, int k, int n_minima, float *__restrict__ thr)
 {
     int q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= nq) return;
     float best[64];
     for (int i = 0; i < k; i++) best[i] = INFINITY;
-    for (int s = 0; s < n_split; s++) {
-        const float *p = part + ((size_t)q * n_split + s) * k;
-        for (int i = 0; i < k; i++) {
-            float v = p[i];
-            if (!(v < best[k - 1])) break;  /* each list is sorted */
-            int pos = k - 1;
-            while (pos > 0 && best[pos - 1] > v) {
-                best[pos] = best[pos - 1];
-                pos--;
-            }
-            best[pos] = v;
+    const float *p = part + (size_t)q * n_minima;
+    for (int s = 0; s < n_minima; s++) {
+        const float v = p[s];
+        if (!(v < best[k - 1])) continue;
+        int pos = k - 1;
+        while (pos > 0 && best[pos - 1] > v) {
+            best[pos] = best[pos - 1];
+            pos--;
         }
+        best[pos] = v;
     }
-    float t = best[k - 1];
-    thr[q] = t + fabsf(t) * 4e-6f + 1e-35f;
+    const float T = best[k - 1];
+    thr[q] = T + fabsf(T) * 4e-6f + 1e-35f;
 }
 
-__global__ void __launch_bounds__(GTHREADS, 2) candidates_kernel(dist_tile_args a, float ek, const float *__restrict__ thr,
-                                                                 dist_hit *__restrict__ hits, unsigned long long *count,
-                                                                 unsigned long long cap)
+/* Whether (d, r) ranks before (e, s): the nearer, then the lower reference. */
+__device__ __forceinline__ bool ranks_before(float d, int r, float e, int s) { return d < e || (d == e && r < s); }
+
+/* A thread per slot: the exact distance of each query's candidates (a query past slot_cap is left
+ * to the caller, which runs again). */
+__global__ void exact_kernel(const dist_tile_args a, const int *__restrict__ slots, unsigned slot_cap,
+                             const unsigned *__restrict__ qcount, float *__restrict__ dist)
 {
-    __shared__ __align__(16) uint32_t As[GT][GS];
-    __shared__ __align__(16) uint32_t Bs[GT][GS];
-    __shared__ tile_norms qn, rn;
-    __shared__ float sthr[GT];
-    const int qb = blockIdx.y * GT, rb = blockIdx.x * GT;
-    if ((a.filter == TSK_PAIRS_UPPER || a.filter == TSK_PAIRS_UPPER_SELF) && a.r0 + rb + GT - 1 < a.q0 + qb) return;
-    stage_norms(&qn, a.qnorm, a.qinv, qb, a.nq, a.cosine);
-    stage_norms(&rn, a.rnorm, a.rinv, rb, a.nr, a.cosine);
-    for (int i = threadIdx.x; i < GT; i += GTHREADS) sthr[i] = qb + i < a.nq ? thr[qb + i] : -INFINITY;
-    float acc[4][4][4];
-    tile_dot(a.Q + (size_t)qb * a.Lp, a.R + (size_t)rb * a.Lp, a.Lp, As, Bs, acc);  /* its barriers cover the staging */
-    thread_norms tn;
-    load_thread_norms(tn, &qn, &rn);
-    float th[4][2];
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) th[i][h] = sthr[acc_row(i, h * 2)];
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                int lq = acc_row(i, e), lr = acc_col(j, e), q = qb + lq, r = rb + lr;
-                if (q >= a.nq || r >= a.nr || !tsk_pair_admitted(a.filter, a.q0 + q, a.r0 + r)) continue;
-                float lo, hi;
-                bounds(acc[i][j][e], tn.qn2[i][e >> 1], tn.rn2[j][e & 1], tn.qi[i][e >> 1], tn.ri[j][e & 1], a.cosine,
-                       ek, lo, hi);
-                if (lo <= th[i][e >> 1]) {
-                    unsigned long long slot = atomicAdd(count, 1ULL);
-                    if (slot < cap) hits[slot] = dist_hit{q, r, 0.f};
-                }
-            }
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int q = (int)(i / slot_cap);
+    if (q >= a.nq) return;
+    const unsigned n = qcount[q];
+    if (n > slot_cap || i % slot_cap >= n) return;
+    dist[i] = dist_exact_pair(a, q, slots[i]);
 }
 
-/* The D-dependent part of E (see top): D 2^-21, D the padded length (an upper bound). */
-static float accumulation_term(int Lp) { return (float)Lp * 4.76837158203125e-7f; }
-
-static size_t bound_smem(int k)
+/* A thread per query: the k nearest of its candidates (non-finite distances left out, as the
+ * direct kernel leaves them) into lists[q * k ..], padded with {INFINITY, -1}; *most = the largest
+ * candidate count. */
+__global__ void select_kernel(int nq, int k, const int *__restrict__ slots, const float *__restrict__ dist,
+                              unsigned slot_cap, const unsigned *__restrict__ qcount, dist_cand *__restrict__ lists,
+                              unsigned *most)
 {
-    size_t tile = sizeof(float) * GT * DSTR, stages = 2 * sizeof(uint32_t) * GT * GS;
-    return (tile > stages ? tile : stages) + 2 * sizeof(tile_norms) + sizeof(float) * (size_t)k * GTHREADS;
+    const int q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= nq) return;
+    const unsigned n = qcount[q];
+    atomicMax(most, n);
+    if (n > slot_cap) return;
+    float bd[64];
+    int br[64], m = 0;
+    const int *cand = slots + (size_t)q * slot_cap;
+    const float *cd = dist + (size_t)q * slot_cap;
+    for (unsigned i = 0; i < n; i++) {
+        const int r = cand[i];
+        const float d = cd[i];
+        if (!(d <= FLT_MAX) || (m == k && !ranks_before(d, r, bd[k - 1], br[k - 1]))) continue;
+        int pos = m < k ? m++ : k - 1;
+        for (; pos > 0 && ranks_before(d, r, bd[pos - 1], br[pos - 1]); pos--) bd[pos] = bd[pos - 1], br[pos] = br[pos - 1];
+        bd[pos] = d, br[pos] = r;
+    }
+    dist_cand *o = lists + (size_t)q * k;
+    for (int i = 0; i < k; i++) o[i] = i < m ? dist_cand{bd[i], br[i]} : dist_cand{INFINITY, -1};
 }
 
-cudaError_t dist_gemm_launch_bound(const dist_tile_args *a, int k, int n_split, float *part, cudaStream_t s)
+/* c of the top: the bound's relative term with the D-dependent accumulation (D 2^-21, D the padded
+ * length, an upper bound) and the 1e-6 for the kernels' own roundings. */
+static float bound_term(int Lp) { return 1.25e-3f + (float)Lp * 4.76837158203125e-7f + 1e-6f; }
+
+template <bool UPPER> static cudaError_t launch_filter(const dist_tile_args *a, int n_split, int stride, const float *thr,
+                                                      float *part, int *slots, unsigned slot_cap, unsigned *qcount,
+                                                      cudaStream_t s)
 {
-    if (a->nq <= 0) return cudaSuccess;
-    size_t smem = bound_smem(k);
-    cudaError_t e = cudaFuncSetAttribute(bound_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    const size_t smem = filter_smem(a->Lp);
+    cudaError_t e = cudaFuncSetAttribute(filter_kernel<UPPER>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
     dim3 grid((a->nq + GT - 1) / GT, n_split);
-    bound_kernel<<<grid, GTHREADS, smem, s>>>(*a, k, n_split, accumulation_term(a->Lp), part);
+    filter_kernel<UPPER><<<grid, GTHREADS, smem, s>>>(*a, bound_term(a->Lp), n_split, stride, thr, part, slots, slot_cap,
+                                                         qcount);
     return cudaGetLastError();
+}
+
+cudaError_t dist_gemm_launch_bound(const dist_tile_args *a, int n_split, int stride, float *part, cudaStream_t s)
+{
+    if (a->nq <= 0) return cudaSuccess;
+    return launch_filter<true>(a, n_split, stride, nullptr, part, nullptr, 0, nullptr, s);
 }
 
 cudaError_t dist_gemm_launch_thresholds(const float *part, int nq, int k, int n_split, float *thr, cudaStream_t s)
 {
     if (nq <= 0) return cudaSuccess;
-    thresholds_kernel<<<(nq + 127) / 128, 128, 0, s>>>(part, nq, k, n_split, thr);
+    thresholds_kernel<<<(nq + 127) / 128, 128, 0, s>>>(part, nq, k, n_split * DIST_GEMM_MINIMA, thr);
     return cudaGetLastError();
 }
 
-cudaError_t dist_gemm_launch_candidates(const dist_tile_args *a, const float *thr, dist_hit *hits,
-                                        unsigned long long *count, unsigned long long cap, cudaStream_t s)
+cudaError_t dist_gemm_launch_candidates(const dist_tile_args *a, int n_split, const float *thr, int *slots,
+                                        unsigned slot_cap, unsigned *qcount, cudaStream_t s)
 {
     if (a->nq <= 0 || a->nr <= 0) return cudaSuccess;
-    dim3 grid((a->nr + GT - 1) / GT, (a->nq + GT - 1) / GT);
-    candidates_kernel<<<grid, GTHREADS, 0, s>>>(*a, accumulation_term(a->Lp), thr, hits, count, cap);
+    return launch_filter<false>(a, n_split, 1, thr, nullptr, slots, slot_cap, qcount, s);
+}
+
+cudaError_t dist_gemm_launch_select(const dist_tile_args *a, int k, const int *slots, float *dist, unsigned slot_cap,
+                                    const unsigned *qcount, dist_cand *lists, unsigned *most, cudaStream_t s)
+{
+    if (a->nq <= 0) return cudaSuccess;
+    const size_t n = (size_t)a->nq * slot_cap;
+    exact_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(*a, slots, slot_cap, qcount, dist);
+    select_kernel<<<(a->nq + 127) / 128, 128, 0, s>>>(a->nq, k, slots, dist, slot_cap, qcount, lists, most);
     return cudaGetLastError();
+}
+
+int dist_gemm_blocks_per_sm(int Lp)
+{
+    int n = 0;
+    const size_t smem = filter_smem(Lp);
+    if (cudaFuncSetAttribute(filter_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, filter_kernel<false>, GTHREADS, smem) != cudaSuccess) {
+        cudaGetLastError();
+        return 1;
+    }
+    return n > 0 ? n : 1;
 }

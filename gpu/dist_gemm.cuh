@@ -1,14 +1,17 @@
-/* dist_gemm.cuh: the tensor-core filter of the top-k path (gpu_dist.cu).
+/* dist_gemm.cuh: the tensor-core filter of the l2 top-k path (gpu_dist.cu).
  *
  * The direct kernel (dist_kernels.cu) costs a subtraction and an FMA per element of a pair. Here a
  * pair costs an eighth of a TF32 matrix instruction: dot products a.b on the tensor cores, with
- * the GEMM form |a|^2 + |b|^2 - 2 a.b (l2, squared) or 1 - a.b/(|a||b|) (cosine) and a proven bound
- * E on its distance from the value the exact kernel prints. Nothing approximate is printed:
- *   1. bound:      per query, the k-th smallest upper bound g + E over the references;
- *   2. candidates: every pair whose lower bound g - E is <= that (the exact top-k is among them);
- *   3. the candidates go through dist_launch_exact (today's kernel and order) and are selected.
- * Same layouts and arguments as the tiled kernels (dist_kernels.cuh); qnorm/rnorm must be set for
- * both metrics (float64 norms |x|), qinv/rinv for cosine. */
+ * the GEMM form |a|^2 + |b|^2 - 2 a.b and a proven bound E on its distance from the value the
+ * exact kernel prints. Nothing approximate is printed:
+ *   1. bound:      per query, a threshold T no smaller than the k-th smallest upper bound g + E
+ *                  over the references (k-th smallest of per-thread minima over a sample of the
+ *                  reference tiles, dist_gemm.cu);
+ *   2. candidates: every pair whose lower bound g - E is <= T (the exact top-k is among them);
+ *   3. each query's candidates go through the exact arithmetic (dist_exact_pair) and its k nearest
+ *      are selected on the device: only the lists come back.
+ * Same layouts and arguments as the tiled kernels (dist_kernels.cuh); qnorm/rnorm (float64 norms
+ * |x|) must be set. */
 #ifndef TSK_DIST_GEMM_CUH
 #define TSK_DIST_GEMM_CUH
 
@@ -17,17 +20,34 @@
 /* The longest vectors (padded floats) the bounds are proven for. */
 #define DIST_GEMM_MAX_LP 4096
 
-/* Pass 1: part[(q * n_split + s) * k + i] = i-th smallest upper bound of query q over the
- * reference tiles of split s (INFINITY when fewer). k <= 64. */
-cudaError_t dist_gemm_launch_bound(const dist_tile_args *a, int k, int n_split, float *part, cudaStream_t s);
+/* Minima of the upper bound each query gets from one reference split (one per thread that holds
+ * its row). */
+#define DIST_GEMM_MINIMA 16
 
-/* thr[q] = the k-th smallest bound of query q over all splits, widened so that it also covers the
- * rounding of the final sqrt (INFINITY when there are fewer than k finite bounds). */
+/* Pass 1: part[(q * n_split + s) * DIST_GEMM_MINIMA + i] = the minima of the upper bound of query
+ * q over disjoint parts of the reference tiles of split s, every stride-th of them (INFINITY when
+ * a part is empty). */
+cudaError_t dist_gemm_launch_bound(const dist_tile_args *a, int n_split, int stride, float *part, cudaStream_t s);
+
+/* thr[q] = the k-th smallest of query q's minima over all splits, widened so that it also covers
+ * the rounding of the final sqrt (INFINITY when there are fewer than k finite ones). k <= 64. */
 cudaError_t dist_gemm_launch_thresholds(const float *part, int nq, int k, int n_split, float *thr, cudaStream_t s);
 
-/* Pass 2: every pair passing the filter whose lower bound is <= thr[q] goes to
- * hits[atomicAdd(count)] (d left 0) while the count is below cap. */
-cudaError_t dist_gemm_launch_candidates(const dist_tile_args *a, const float *thr, dist_hit *hits,
-                                        unsigned long long *count, unsigned long long cap, cudaStream_t s);
+/* Pass 2: every pair passing the filter whose lower bound is <= thr[q] goes to its query's slots,
+ * slots[q * slot_cap + atomicAdd(&qcount[q], 1)] = r while below slot_cap (qcount zeroed first);
+ * the reference tiles are cut into n_split ranges, one block each per query tile. */
+cudaError_t dist_gemm_launch_candidates(const dist_tile_args *a, int n_split, const float *thr, int *slots,
+                                        unsigned slot_cap, unsigned *qcount, cudaStream_t s);
+
+/* Step 3: each query's candidates through the exact arithmetic (dist_exact_pair) into dist (room
+ * for slot_cap a query), then its k nearest, nearest first, lower reference first on ties,
+ * non-finite distances left out, into lists[q * k ..] padded with {INFINITY, -1}, as the direct
+ * kernel's partial lists (n_split = 1). *most (zeroed first) = the largest count of one query's
+ * candidates: past slot_cap, run pass 2 again with room. */
+cudaError_t dist_gemm_launch_select(const dist_tile_args *a, int k, const int *slots, float *dist, unsigned slot_cap,
+                                    const unsigned *qcount, dist_cand *lists, unsigned *most, cudaStream_t s);
+
+/* Blocks of the filter's kernels resident on one multiprocessor at this padded length (>= 1). */
+int dist_gemm_blocks_per_sm(int Lp);
 
 #endif

@@ -231,33 +231,6 @@ topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
     }
 }
 
-/* One thread per pair, elements in tile_sqdiff's order (0 .. Lp-1, one FMA each, the chunk sums
- * carried in float64 past TSK_VD_CHUNK elements). */
-__global__ void exact_kernel(dist_tile_args a, dist_hit *__restrict__ hits, unsigned long long n)
-{
-    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    dist_hit h = hits[i];
-    const float4 *x = reinterpret_cast<const float4 *>(a.Q + (size_t)h.q * a.Lp);
-    const float4 *y = reinterpret_cast<const float4 *>(a.R + (size_t)h.r * a.Lp);
-    float acc = 0.f;
-    double sum = 0.0;
-    for (int k = 0; k < a.Lp / 4; k++) {
-        float4 u = x[k], v = y[k];
-        acc = tsk_vd_step(acc, u.x, v.x);
-        acc = tsk_vd_step(acc, u.y, v.y);
-        acc = tsk_vd_step(acc, u.z, v.z);
-        acc = tsk_vd_step(acc, u.w, v.w);
-        if ((k + 1) % (TSK_VD_CHUNK / 4) == 0 || k + 1 == a.Lp / 4) {  /* as tile_sqdiff folds */
-            sum += (double)acc;
-            acc = 0.f;
-        }
-    }
-    const bool chunked = a.Lp > TSK_VD_CHUNK;
-    const int zero = a.cosine && (a.qinv[h.q] == 0.f || a.rinv[h.r] == 0.f);
-    hits[i].d = chunked ? tsk_vd_finish(sum, a.cosine, zero) : tsk_vd_finish_chunk((float)sum, a.cosine, zero);
-}
-
 /* One thread per pair: core/vec_dist.h's pair sum, the CPU engine's pair path, over the first
  * min(rows) rows with the norms over those rows. */
 __global__ void ragged_kernel(const float *__restrict__ Qrows, const long long *qstart, const long long *qrows, int nq,
@@ -319,13 +292,6 @@ cudaError_t dist_launch_topk(const dist_tile_args *a, int k, int n_split, dist_c
     if (e != cudaSuccess) return e;
     dim3 grid((a->nq + DIST_TILE - 1) / DIST_TILE, n_split);
     kernel<<<grid, DIST_THREADS, smem, s>>>(*a, k, n_split, part);
-    return cudaGetLastError();
-}
-
-cudaError_t dist_launch_exact(const dist_tile_args *a, dist_hit *hits, unsigned long long n, cudaStream_t s)
-{
-    if (n == 0) return cudaSuccess;
-    exact_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(*a, hits, n);
     return cudaGetLastError();
 }
 

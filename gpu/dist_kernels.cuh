@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "../core/tsk_def.h"
+#include "../core/vec_dist.h"
 
 #define DIST_TILE 128
 #define DIST_BK 16
@@ -61,10 +62,31 @@ cudaError_t dist_launch_within(const dist_tile_args *a, float max_dist, dist_hit
 cudaError_t dist_launch_topk(const dist_tile_args *a, int k, int n_split, dist_cand *part, cudaStream_t s);
 size_t dist_topk_smem(int k);
 
-/* Exact: hits[i].d = the distance of pair (hits[i].q, hits[i].r) with the very arithmetic of the
- * tiled kernels (same element order, same FMAs, same finish), so the value is bit-identical to
- * what dense, within and top-k give for that pair. For the candidates of dist_gemm.cuh. */
-cudaError_t dist_launch_exact(const dist_tile_args *a, dist_hit *hits, unsigned long long n, cudaStream_t s);
+/* Exact: the distance of pair (q, r) with the very arithmetic of the tiled kernels (the elements
+ * in tile_sqdiff's order, 0 .. Lp-1, one FMA each, the chunk sums carried in float64 past
+ * TSK_VD_CHUNK elements; the same finish), so the value is bit-identical to what dense, within and
+ * top-k give for that pair. For the candidates of dist_gemm.cuh. */
+static __device__ __forceinline__ float dist_exact_pair(const dist_tile_args &a, int q, int r)
+{
+    const float4 *x = reinterpret_cast<const float4 *>(a.Q + (size_t)q * a.Lp);
+    const float4 *y = reinterpret_cast<const float4 *>(a.R + (size_t)r * a.Lp);
+    float acc = 0.f;
+    double sum = 0.0;
+    for (int k = 0; k < a.Lp / 4; k++) {
+        const float4 u = x[k], v = y[k];
+        acc = tsk_vd_step(acc, u.x, v.x);
+        acc = tsk_vd_step(acc, u.y, v.y);
+        acc = tsk_vd_step(acc, u.z, v.z);
+        acc = tsk_vd_step(acc, u.w, v.w);
+        if ((k + 1) % (TSK_VD_CHUNK / 4) == 0 || k + 1 == a.Lp / 4) { /* as tile_sqdiff folds */
+            sum += (double)acc;
+            acc = 0.f;
+        }
+    }
+    const bool chunked = a.Lp > TSK_VD_CHUNK;
+    const int zero = a.cosine && (a.qinv[q] == 0.f || a.rinv[r] == 0.f);
+    return chunked ? tsk_vd_finish(sum, a.cosine, zero) : tsk_vd_finish_chunk((float)sum, a.cosine, zero);
+}
 
 /* Ragged dense: items as packed rows of dim floats; item i's rows start at element start[i] and
  * number nrows[i]. out[q * ld + r] = distance over the first min(nrows) rows. */

@@ -27,6 +27,8 @@
 struct dev_ctx {
     int dev = 0;
     int n_sm = 1;
+    int filter_per_sm = 0;  /* blocks of the top-k filter resident on one multiprocessor */
+    int filter_stride = 0;  /* pass 1 of the top-k filter on every filter_stride-th reference tile */
     size_t free_at_open = 0;
     cudaStream_t st = nullptr;
     float *R = nullptr, *Rinv = nullptr;
@@ -39,6 +41,14 @@ struct dev_ctx {
     size_t part_cap = 0;
     float *thr = nullptr;  /* per-query candidate thresholds of the top-k filter */
     size_t thr_cap = 0;
+    int *slots = nullptr;  /* the filter's candidates, slot_cap a query, and their distances */
+    size_t slots_bytes = 0;
+    float *slot_dist = nullptr;
+    size_t slot_dist_bytes = 0;
+    unsigned slot_cap = 0, *qcount = nullptr;  /* qcount: each query's candidates, then their most */
+    size_t qcount_bytes = 0;
+    dist_cand *lists = nullptr;  /* the filter's k-lists */
+    size_t lists_bytes = 0;
     dist_hit *hits = nullptr;
     unsigned long long hits_cap = 0, *count = nullptr;
     float *dense = nullptr;
@@ -468,75 +478,83 @@ static int topk_block_direct(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long lo
     return 0;
 }
 
-static int ensure_hits(dev_ctx &dc, unsigned long long want)
+/* Reference splits of the filter's launches (each block a query tile against a split's tiles):
+ * the fewest from ceil(k / 4) on (so that a query's threshold is the k-th of at least 4k minima)
+ * that fill the device's resident blocks in whole waves to 90 %, since every block has the same
+ * work and a last wave a tenth full costs a whole one; else the fullest (at most 64). */
+static int filter_splits(dev_ctx &dc, long long qtiles, long long rtiles, int Lp, int k)
 {
-    if (!dc.count) TSK_CUDA_CHECK(site(dc), cudaMalloc(&dc.count, sizeof *dc.count));
-    if (dc.hits_cap >= want) return 0;
-    size_t bytes = 0;
-    dc.hits_cap = 0;
-    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.hits, &bytes, (size_t)want * sizeof(dist_hit), 0, false));
-    dc.hits_cap = bytes / sizeof(dist_hit);
-    return 0;
-}
-
-/* Candidates of the filter (exact distances) to per-query lists of k, nearest first, lower
- * reference first on ties, as the direct kernel's partial lists (n_split = 1) for merge_partials.
- * Non-finite distances are left out, as the direct kernel leaves them. */
-static void select_candidates(const dist_hit *h, unsigned long long n, long long nc, int k, std::vector<dist_cand> &lists)
-{
-    std::vector<unsigned> start((size_t)nc + 1, 0);
-    for (unsigned long long i = 0; i < n; i++) start[(size_t)h[i].q + 1]++;
-    for (long long i = 0; i < nc; i++) start[i + 1] += start[i];
-    std::vector<dist_cand> by_q(n);
-    std::vector<unsigned> fill(start.begin(), start.end() - 1);
-    for (unsigned long long i = 0; i < n; i++) by_q[fill[h[i].q]++] = dist_cand{h[i].d, h[i].r};
-    lists.assign((size_t)nc * k, dist_cand{INFINITY, -1});
-    for (long long q = 0; q < nc; q++) {
-        dist_cand *b = by_q.data() + start[q], *e = by_q.data() + start[q + 1];
-        e = std::remove_if(b, e, [](const dist_cand &c) { return !(c.d <= FLT_MAX); });
-        dist_cand *m = b + std::min<long long>(k, e - b);
-        std::partial_sort(b, m, e, [](const dist_cand &x, const dist_cand &y) { return before(x.d, x.r, y.d, y.r); });
-        std::copy(b, m, lists.begin() + (size_t)q * k);
+    if (!dc.filter_per_sm) dc.filter_per_sm = dist_gemm_blocks_per_sm(Lp);
+    const long long slots = (long long)dc.n_sm * dc.filter_per_sm;
+    const long long most = std::max<long long>(1, std::min<long long>(rtiles, 64));
+    const long long least = std::min<long long>(most, std::max(1, (4 * k + DIST_GEMM_MINIMA - 1) / DIST_GEMM_MINIMA));
+    long long best_n = least;
+    double best = -1.0;
+    for (long long n = least; n <= most; n++) {
+        const long long blocks = qtiles * n, waves = (blocks + slots - 1) / slots;
+        const double use = (double)blocks / (double)(waves * slots);
+        if (use >= 0.9) return (int)n;
+        if (use > best + 1e-9) best = use, best_n = n;
     }
+    return (int)best_n;
 }
 
 /* Top-k of queries [qc, qc + nc) against resident references [rl, rl + rn) through the TF32
- * filter (dist_gemm.cuh): bounds, thresholds, candidates, their exact distances, selection. */
+ * filter (dist_gemm.cuh): bounds, thresholds, candidates into per-query slots, their exact
+ * distances and the selection on the device; only the k-lists come back. Pass 1 takes every
+ * FILTER_STRIDE-th reference tile (a quarter of its work; about FILTER_STRIDE times k candidates a
+ * query). A query with more candidates than slots runs pass 2 again with room for them (kept for
+ * the next blocks), but with more than 16 x FILTER_STRIDE x k, pass 1 first again on every tile
+ * (and so does the rest of the run: the references are in an order the sample does not serve);
+ * past FILTER_SLOT_BYTES the bounds do not separate the data, and the block takes the direct
+ * kernel. */
+#define FILTER_SLOT_BYTES ((size_t)512 << 20)
+#define FILTER_STRIDE 4
 static int topk_block_filtered(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long long nc, long long rl, long long rn,
                                int k, tsk_pair_filter f, tsk_pair *out)
 {
     dist_tile_args a;
     if (make_args(g, dc, qc, nc, rl, rn, &a)) return -1;
     a.filter = f;
-    long long qtiles = (nc + DIST_TILE - 1) / DIST_TILE, rtiles = (rn + DIST_TILE - 1) / DIST_TILE;
-    long long target = 8LL * dc.n_sm;
-    int n_split = (int)std::max<long long>(1, std::min({rtiles, (target + qtiles - 1) / qtiles, 64LL}));
-    size_t n_part = (size_t)nc * n_split * k;
+    const long long qtiles = (nc + DIST_TILE - 1) / DIST_TILE, rtiles = (rn + DIST_TILE - 1) / DIST_TILE;
+    const int n_split = filter_splits(dc, qtiles, rtiles, g->Lp, k);
+    const size_t n_part = (size_t)nc * n_split * DIST_GEMM_MINIMA, list_bytes = (size_t)nc * k * sizeof(dist_cand);
+    if (!dc.filter_stride) dc.filter_stride = FILTER_STRIDE;
+    dc.slot_cap = std::max(dc.slot_cap, 8u * (unsigned)dc.filter_stride * (unsigned)k);
     TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.part, &dc.part_cap, n_part * sizeof(float), 0, false));
     TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.thr, &dc.thr_cap, (size_t)nc * sizeof(float), 0, false));
-    /* Candidates beyond this many per query mean the bounds do not separate the data: direct. */
-    const unsigned long long limit = std::max<unsigned long long>((unsigned long long)1 << 20, 128ULL * nc);
-    if (ensure_hits(dc, std::min<unsigned long long>(limit, std::max<unsigned long long>(dc.hits_cap, 32ULL * nc))))
-        return -1;
-    TSK_CUDA_CHECK(site(dc), dist_gemm_launch_bound(&a, k, n_split, (float *)dc.part, dc.st));
-    TSK_CUDA_CHECK(site(dc), dist_gemm_launch_thresholds((const float *)dc.part, (int)nc, k, n_split, dc.thr, dc.st));
-    unsigned long long n = 0;
-    for (;;) {
-        TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.count, 0, sizeof *dc.count, dc.st));
-        TSK_CUDA_CHECK(site(dc), dist_gemm_launch_candidates(&a, dc.thr, dc.hits, dc.count, dc.hits_cap, dc.st));
-        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(&n, dc.count, sizeof n, cudaMemcpyDeviceToHost, dc.st));
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.qcount, &dc.qcount_bytes, (size_t)(nc + 1) * sizeof(unsigned), 0, false));
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.lists, &dc.lists_bytes, list_bytes, 0, false));
+    if (grow_pinned(dc, list_bytes + sizeof(unsigned))) return -1;
+    unsigned *most = (unsigned *)((char *)dc.pinned + list_bytes);
+    for (bool bounded = false;;) {
+        if (!bounded) {
+            TSK_CUDA_CHECK(site(dc), dist_gemm_launch_bound(&a, n_split, dc.filter_stride, (float *)dc.part, dc.st));
+            TSK_CUDA_CHECK(site(dc), dist_gemm_launch_thresholds((const float *)dc.part, (int)nc, k, n_split, dc.thr, dc.st));
+            bounded = true;
+        }
+        TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.slots, &dc.slots_bytes,
+                                               (size_t)nc * dc.slot_cap * sizeof(int), 0, false));
+        TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.slot_dist, &dc.slot_dist_bytes,
+                                               (size_t)nc * dc.slot_cap * sizeof(float), 0, false));
+        TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.qcount, 0, (size_t)(nc + 1) * sizeof(unsigned), dc.st));
+        TSK_CUDA_CHECK(site(dc), dist_gemm_launch_candidates(&a, n_split, dc.thr, dc.slots, dc.slot_cap, dc.qcount, dc.st));
+        TSK_CUDA_CHECK(site(dc), dist_gemm_launch_select(&a, k, dc.slots, dc.slot_dist, dc.slot_cap, dc.qcount, dc.lists,
+                                                         dc.qcount + nc, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.pinned, dc.lists, list_bytes, cudaMemcpyDeviceToHost, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(most, dc.qcount + nc, sizeof *most, cudaMemcpyDeviceToHost, dc.st));
         TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
-        if (n <= dc.hits_cap) break;
-        if (n > limit) return topk_block_direct(g, dc, qc, nc, rl, rn, k, f, out);
-        if (ensure_hits(dc, n)) return -1;
+        if (*most <= dc.slot_cap) break;
+        if (dc.filter_stride > 1 && *most > 16u * (unsigned)(dc.filter_stride * k)) {
+            /* the sample's thresholds were far too loose: every tile, from now on */
+            dc.filter_stride = 1;
+            bounded = false;
+            continue;
+        }
+        if ((size_t)nc * *most * sizeof(int) > FILTER_SLOT_BYTES) return topk_block_direct(g, dc, qc, nc, rl, rn, k, f, out);
+        dc.slot_cap = *most;
     }
-    TSK_CUDA_CHECK(site(dc), dist_launch_exact(&a, dc.hits, n, dc.st));
-    if (grow_pinned(dc, std::max<size_t>(n, 1) * sizeof(dist_hit))) return -1;
-    TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.pinned, dc.hits, n * sizeof(dist_hit), cudaMemcpyDeviceToHost, dc.st));
-    TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
-    std::vector<dist_cand> lists;
-    select_candidates((const dist_hit *)dc.pinned, n, nc, k, lists);
-    merge_partials(out, nc, k, 1, lists.data(), rl);
+    merge_partials(out, nc, k, 1, (const dist_cand *)dc.pinned, rl);
     return 0;
 }
 
@@ -551,12 +569,8 @@ static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int
             long long rn = ensure_ref(g, dc, rl, std::min(n_ref - rl, ref_capacity(g, dc)));
             if (rn < 0) return -1;
             rn = std::min(rn, n_ref - rl);
-            /* l2 only: cosine through the filter measured slower (50k read sketches, top-10: 0.63 s
-             * against 0.39 s, H100). Its cosine bounds in dist_gemm.cu are of unscaled vectors:
-             * since #42 cosine vectors arrive scaled by 1/|x|, so the filter would take its l2
-             * bounds of the sum S over them (norms of the scaled vectors; a zero vector as S = 2),
-             * S / 2 being monotone in S: not done, not measured. */
-            const bool filter = g->metric == TSK_METRIC_L2 && g->Lp <= DIST_GEMM_MAX_LP;
+            /* both metrics: cosine bounds the sum S over the scaled vectors, S / 2 being monotone in S */
+            const bool filter = g->Lp <= DIST_GEMM_MAX_LP;
             int rc = filter ? topk_block_filtered(g, dc, q + c, nc, rl, rn, k, f, out + c * k)
                             : topk_block_direct(g, dc, q + c, nc, rl, rn, k, f, out + c * k);
             if (rc) return -1;
@@ -652,6 +666,10 @@ static void free_dev(dev_ctx &dc)
     cudaFree(dc.Qnorm);
     cudaFree(dc.part);
     cudaFree(dc.thr);
+    cudaFree(dc.slots);
+    cudaFree(dc.slot_dist);
+    cudaFree(dc.qcount);
+    cudaFree(dc.lists);
     cudaFree(dc.hits);
     cudaFree(dc.count);
     cudaFree(dc.dense);
@@ -663,15 +681,27 @@ static void free_dev(dev_ctx &dc)
     cudaGetLastError();
 }
 
-static void norms_of(const tsk_sketch_set *s, int L, std::vector<double> &norm, std::vector<float> &inv)
+/* Each item's scale (inv: 1/|x| for cosine, as the CPU engine's) and the norm the top-k filter
+ * bounds with (dist_gemm.cuh): |x| for l2; for cosine the norm of the scaled vector the kernels
+ * sum over, and NaN for a zero vector (distance 1 whatever its sum: its pairs are always
+ * candidates and never tighten a threshold). */
+static void norms_of(const tsk_sketch_set *s, int L, int cosine, std::vector<double> &norm, std::vector<float> &inv)
 {
     norm.resize(s->n_items);
     inv.resize(s->n_items);
     for (int64_t i = 0; i < s->n_items; i++) {
         const float *x = s->rows + (size_t)s->first_row[i] * s->dim;
         double a = tsk_vd_norm2(x, L);  /* the CPU engine's norm and scale, to the bit */
-        norm[i] = sqrt(a);
         inv[i] = tsk_vd_inv_norm(a);
+        if (cosine) {
+            a = 0;
+            for (int e = 0; e < L; e++) {
+                const double v = tsk_vd_scale(x[e], inv[i]);
+                a += v * v;
+            }
+            if (inv[i] == 0.f) a = NAN;
+        }
+        norm[i] = sqrt(a);
     }
 }
 
@@ -714,8 +744,9 @@ static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set
     g->Lp = (g->L + DIST_BK - 1) / DIST_BK * DIST_BK;
     try {
         if (g->uniform) {
-            norms_of(ref, g->L, g->rnorm, g->rinv);
-            if (!g->same) norms_of(query, g->L, g->qnorm, g->qinv);
+            const int cosine = m == TSK_METRIC_COSINE;
+            norms_of(ref, g->L, cosine, g->rnorm, g->rinv);
+            if (!g->same) norms_of(query, g->L, cosine, g->qnorm, g->qinv);
         }
         if (g->same) {
             g->qnorm = g->rnorm;

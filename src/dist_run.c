@@ -751,6 +751,7 @@ typedef struct {
     void *pair_buf; /* dense selections' pairs, gathered on the calling thread for the sink */
     pair_progress *progress;
     double *keys_s, *refine_s; /* TSKETCH_TIMING: each lane's seconds in its engine calls and in ANI */
+    double *sink_s;            /* TSKETCH_TIMING: the calling thread's seconds handing results to the sink */
 } dist_job;
 
 /* The lane l's index, for its timing slots (each lane thread writes its own). */
@@ -890,15 +891,20 @@ static int rows_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, 
     pair_slot *ps = slot;
     const int k = (int)r->s->top_k;
     if (grow(&ps->pairs, sizeof(tsk_pair), nq * k, &ps->cap)) return out_of_memory(r->e);
-    return r->e->calls->topk_rows(l->engine, q0, nq, k, topk_filter(r->s), ps->pairs) ? engine_failed(r->e, l) : TSK_EXIT_OK;
+    const double t0 = tsk_seconds();
+    if (r->e->calls->topk_rows(l->engine, q0, nq, k, topk_filter(r->s), ps->pairs)) return engine_failed(r->e, l);
+    r->keys_s[lane_index(r, l)] += tsk_seconds() - t0;
+    return TSK_EXIT_OK;
 }
 
 static int rows_topk_deliver(const dist_job *r, int64_t q0, int64_t nq, void *slot)
 {
     const pair_slot *ps = slot;
     progress_update(r->progress, q0);
-    return r->sink->pairs(r->sink->ctx, ps->pairs, nq * r->s->top_k, 0, r->s->max_dist) ? tsk_dist_write_failed(r->output)
-                                                                                          : TSK_EXIT_OK;
+    const double t0 = tsk_seconds();
+    const int rc = r->sink->pairs(r->sink->ctx, ps->pairs, nq * r->s->top_k, 0, r->s->max_dist);
+    *r->sink_s += tsk_seconds() - t0;
+    return rc ? tsk_dist_write_failed(r->output) : TSK_EXIT_OK;
 }
 
 /* The engine's candidates a top-k of k asks for: k, or with ANI tsk_dist_ani_candidates(k) (no
@@ -1234,8 +1240,8 @@ int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_si
 {
     pair_progress progress;
     progress_start(&progress, e, s, output_name);
-    double keys_s[MAX_LANES] = {0}, refine_s[MAX_LANES] = {0};
-    dist_job r = {e, s, sink, output_name, NULL, &progress, keys_s, refine_s};
+    double keys_s[MAX_LANES] = {0}, refine_s[MAX_LANES] = {0}, sink_s = 0;
+    dist_job r = {e, s, sink, output_name, NULL, &progress, keys_s, refine_s, &sink_s};
     const double t0 = tsk_seconds();
     const int rc = run_selection(&r);
     tsk_progress_end(&progress.line, 0);
@@ -1246,6 +1252,8 @@ int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_si
                 e->n_open == 1 ? "" : "s");
         if (e->genomes) /* top-k and -d: the keys' engine, then the refinement (dense outputs: neither) */
             fprintf(stderr, " (summed over lanes: keys' engine %.3f s, candidates refined to ANI %.3f s)", keys, refine);
+        else if (keys > 0) /* vector top-k */
+            fprintf(stderr, " (summed over lanes: engine %.3f s; lines written in %.3f s)", keys, sink_s);
         fputc('\n', stderr);
     }
     return rc;

@@ -277,3 +277,27 @@ Test(gpu_dist, filtered_topk_duplicates) { planted_case(2, TSK_METRIC_L2); plant
 Test(gpu_dist, filtered_topk_zero_vectors) { planted_case(3, TSK_METRIC_L2); planted_case(3, TSK_METRIC_COSINE); }
 Test(gpu_dist, filtered_topk_extreme_norms) { planted_case(4, TSK_METRIC_L2); planted_case(4, TSK_METRIC_COSINE); }
 Test(gpu_dist, filtered_topk_cluster) { planted_case(5, TSK_METRIC_L2); planted_case(5, TSK_METRIC_COSINE); }
+
+/* Other lengths: one query panel with zeros past D (D = 8, 40), two panels, the second partial
+ * (D = 200); and sets of many tiles, so that a query's bound comes from many reference splits. */
+Test(gpu_dist, filtered_topk_lengths_and_tiles)
+{
+    const int ks[] = {1, 10, 64};
+    const int dims[] = {8, 40, 200};
+    for (int di = 0; di < 3; di++)
+        for (int mi = 0; mi < 2; mi++) {
+            const tsk_metric m = mi ? TSK_METRIC_COSINE : TSK_METRIC_L2;
+            set_t a = make_planted(700, dims[di], 1, 51 + di), b = make_planted(300, dims[di], 0, 61 + di);
+            char what[96];
+            snprintf(what, sizeof what, "D %d %s self", dims[di], mi ? "cosine" : "l2");
+            check_topk_exact(what, &a.s, &a.s, m, ks, 3);
+            snprintf(what, sizeof what, "D %d %s 700 x 300", dims[di], mi ? "cosine" : "l2");
+            check_topk_exact(what, &a.s, &b.s, m, ks, 3);
+            drop(&a);
+            drop(&b);
+        }
+    set_t c = make_planted(3000, 96, 1, 71);
+    check_topk_exact("near-ties l2 3000 self", &c.s, &c.s, TSK_METRIC_L2, ks, 2);
+    check_topk_exact("near-ties cosine 3000 self", &c.s, &c.s, TSK_METRIC_COSINE, ks, 2);
+    drop(&c);
+}
