@@ -7,7 +7,8 @@ Each SET_DIR holds what gen_ani_set.py and run_fastani.sh wrote (genomes.tsv, ge
 truth.tsv, fastani.tsv). Estimates compared:
 
   --tsketch BIN  runs BIN sketch --genome --per-file on the set (-> tsketch.tsk), BIN dist (ANI =
-                 100 (1 - d)) and BIN cluster -d 0.05 --min-af 0.5 (its partition, as a user gets it);
+                 100 (1 - d)) and BIN cluster --min-ani 95 --min-af 0.5 --reassign --quality Q (its
+                 partition, as a GTDB user gets it: Q ranks the genomes as the greedy below does);
                  name "tsketch".
   --est NAME     reads SET_DIR/est_NAME.tsv (query, reference, ani in %, af: the aligned fraction of
                  the smaller genome; one line per unordered pair, either order; a missing pair is
@@ -15,7 +16,8 @@ truth.tsv, fastani.tsv). Estimates compared:
 
 The reference: fastANI's ANI of a pair is the mean of both directions (one if it reports only one);
 its AF is mapped / total fragments of the genome with fewer fragments (the smaller genome). GTDB-style
-greedy: genomes ranked longer first (tsketch cluster's default rank), each joins the nearest
+greedy: genomes ranked longer first (GTDB ranks by a quality score; tsketch is given this rank as
+its --quality table, since its default is dRep's score), each joins the nearest
 (highest ANI) earlier representative it is linked to (ANI >= 95 and AF >= 0.5), else becomes one;
 then every member moves to its nearest linked representative.
 
@@ -128,8 +130,13 @@ def run_tsketch(binary, d):
     for line in out.splitlines():
         q, r, dist = line.split("\t")[:3]
         est[(q, r)] = (100.0 * (1.0 - float(dist)), None)
-    cl = subprocess.run([binary, "cluster", "-q", "-p", "1", "-d", "0.05", "--min-af", "0.5", tsk], check=True,
-                        capture_output=True, text=True).stdout
+    rank = os.path.join(d, "length_rank.tsv")  # NAME TAB SCORE: longer first, as greedy() ranks
+    lengths = load_set(d)[1]
+    with open(rank, "w") as f:
+        for g, n in lengths.items():
+            f.write("%s\t%d\n" % (g, n))
+    cl = subprocess.run([binary, "cluster", "-q", "-p", "1", "--min-ani", "95", "--min-af", "0.5", "--reassign",
+                         "--quality", rank, tsk], check=True, capture_output=True, text=True).stdout
     assign = {}
     for line in cl.splitlines():
         g, _, rep = line.split("\t")[:3]
