@@ -570,7 +570,7 @@ static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int
             if (rn < 0) return -1;
             rn = std::min(rn, n_ref - rl);
             /* both metrics: cosine bounds the sum S over the scaled vectors, S / 2 being monotone in S */
-            const bool filter = g->Lp <= DIST_GEMM_MAX_LP;
+            const bool filter = g->Lp > 0 && g->Lp <= DIST_GEMM_MAX_LP; /* Lp 0: no stage, no epilogue */
             int rc = filter ? topk_block_filtered(g, dc, q + c, nc, rl, rn, k, f, out + c * k)
                             : topk_block_direct(g, dc, q + c, nc, rl, rn, k, f, out + c * k);
             if (rc) return -1;
