@@ -15,6 +15,11 @@
  *    |g - |a - b|^2| <= (2^-10 + (D + 2) 2^-22) M + 8 u M; and the exact kernel's own error is
  *    |e - |a - b|^2| <= (2u + D u (1 + u)) |a - b|^2 <= (2 + D) 2^-24 * 2M. Together
  *    |g - e| <= E = (1.25e-3 + D 2^-21) M + 1e-35 (the last term for float32 underflow).
+ *  - Centring. Every vector is first moved by one centre m (the references' mean): x' = fl(x - m),
+ *    one float subtraction each (|x'_i - (x_i - m_i)| <= u |x'_i|), and the above is taken for a'
+ *    and b' (s = a'.b', M = |a'|^2 + |b'|^2): |a' - b'|^2 is |a - b|^2 within 6 u M, which the
+ *    1e-6 M below covers, and the error bound shrinks with M, since read sketches share most of
+ *    their length (|a|^2 + |b|^2 is 8 |a - b|^2 at a read's 10th neighbour; centred, about 1x).
  *  - The kernels evaluate hi = g + E and lo = g - E as c_q + c_r - 2 s~ with per-item terms
  *    c_x = (1 +- c) |x|^2 (c = 1.25e-3 + D 2^-21 + 1e-6): three roundings of values <= 1.01 M,
  *    which the 1e-6 M covers. An item with |x|^2 > 1e37 or not finite (overflow ahead) has c_x =
@@ -38,8 +43,8 @@
  * The layout (both passes): a block holds a tile of 128 queries, converted to TF32 once into shared
  * memory (in panels of 128 floats when D is longer), and walks a range of reference tiles of 128,
  * their 32-float stages streamed by cp.async into two buffers (the next stage lands while the
- * tensor cores work on this one) and rounded to TF32 as fragments are loaded. 8 warps of 64 x 32
- * pairs, m16n8k8 TF32 mma. */
+ * tensor cores work on this one), each thread centring and rounding to TF32 what it copied. 8 warps
+ * of 64 x 32 pairs, m16n8k8 TF32 mma. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -161,7 +166,11 @@ __global__ void __launch_bounds__(GTHREADS, 2)
             for (int idx = tid; idx < GT * QP / 4; idx += GTHREADS) {
                 const int row = idx / (QP / 4), c4 = idx % (QP / 4) * 4;
                 float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-                if (p0 + c4 < a.Lp) v = *reinterpret_cast<const float4 *>(Q + (size_t)row * a.Lp + p0 + c4);
+                if (p0 + c4 < a.Lp) {
+                    const float4 x = *reinterpret_cast<const float4 *>(Q + (size_t)row * a.Lp + p0 + c4),
+                                 m = *reinterpret_cast<const float4 *>(a.centre + p0 + c4);
+                    v = make_float4(__fsub_rn(x.x, m.x), __fsub_rn(x.y, m.y), __fsub_rn(x.z, m.z), __fsub_rn(x.w, m.w));
+                }
                 *reinterpret_cast<uint4 *>(Qs + (size_t)row * QW + c4) =
                     make_uint4(to_tf32(v.x), to_tf32(v.y), to_tf32(v.z), to_tf32(v.w));
             }
@@ -178,8 +187,16 @@ __global__ void __launch_bounds__(GTHREADS, 2)
 #pragma unroll
                     for (int e = 0; e < 4; e++) acc[i][j][e] = 0.f;
         }
-        copy_wait_all();
-        __syncthreads(); /* stage s landed for all; every warp is done with stage s - 1 */
+        copy_wait_all(); /* this thread's copies of stage s landed: it centres and rounds them */
+#pragma unroll
+        for (int p = 0; p < 4; p++) {
+            const int idx = tid + p * GTHREADS, row = idx >> 3, c4 = (idx & 7) * 4;
+            uint32_t *w = &Rs[s & 1][row][c4];
+            const float4 x = *reinterpret_cast<const float4 *>(w), m = *reinterpret_cast<const float4 *>(a.centre + k0 + c4);
+            *reinterpret_cast<uint4 *>(w) = make_uint4(to_tf32(__fsub_rn(x.x, m.x)), to_tf32(__fsub_rn(x.y, m.y)),
+                                                       to_tf32(__fsub_rn(x.z, m.z)), to_tf32(__fsub_rn(x.w, m.w)));
+        }
+        __syncthreads(); /* stage s landed and rounded for all; every warp is done with stage s - 1 */
         if (s + 1 < n_stages) fetch(s + 1);
         const uint32_t (*B)[GS] = Rs[s & 1];
         const int kq = k0 - p0;
@@ -197,8 +214,7 @@ __global__ void __launch_bounds__(GTHREADS, 2)
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int c0 = wn * 32 + j * 8 + g;
-                const uint32_t bf[2] = {to_tf32(__uint_as_float(B[c0][kk + t])),
-                                        to_tf32(__uint_as_float(B[c0][kk + t + 4]))};
+                const uint32_t bf[2] = {B[c0][kk + t], B[c0][kk + t + 4]};
 #pragma unroll
                 for (int i = 0; i < 4; i++) mma_tf32(acc[i][j], af[i], bf);
             }

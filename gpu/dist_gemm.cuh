@@ -10,8 +10,9 @@
  *   2. candidates: every pair whose lower bound g - E is <= T (the exact top-k is among them);
  *   3. each query's candidates go through the exact arithmetic (dist_exact_pair) and its k nearest
  *      are selected on the device: only the lists come back.
- * Same layouts and arguments as the tiled kernels (dist_kernels.cuh); qnorm/rnorm (float64 norms
- * |x|) must be set. */
+ * Same layouts and arguments as the tiled kernels (dist_kernels.cuh); the bounds are of the
+ * vectors moved by a.centre (the distances do not change, their error bounds shrink), whose float64
+ * norms |fl(x - centre)| qnorm/rnorm must hold. */
 #ifndef TSK_DIST_GEMM_CUH
 #define TSK_DIST_GEMM_CUH
 

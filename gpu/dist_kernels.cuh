@@ -44,7 +44,8 @@ struct dist_tile_args {
     int nq, nr;            /* valid items in Q and R */
     long long q0, r0;      /* global index of Q's and R's first item (for filters) */
     const float *qinv, *rinv;  /* cosine: 1/|x| (0 for a zero vector: distance 1), float */
-    const double *qnorm, *rnorm; /* |x| in float64 (the top-k filter's bounds) */
+    const double *qnorm, *rnorm; /* the top-k filter's norms: |fl(x - centre)| in float64 */
+    const float *centre;    /* the top-k filter's centre, zero past Lp (to a multiple of 32 floats) */
     int cosine;
     tsk_pair_filter filter; /* which pairs take part (tsk_pair_admitted, core/tsk_def.h) */
 };

@@ -39,6 +39,7 @@ struct dev_ctx {
     long long q_alloc = 0;
     dist_cand *part = nullptr;
     size_t part_cap = 0;
+    float *centre = nullptr;  /* the top-k filter's centre (tsk_gpu_dist::centre), rounded up to 32 floats */
     float *thr = nullptr;  /* per-query candidate thresholds of the top-k filter */
     size_t thr_cap = 0;
     int *slots = nullptr;  /* the filter's candidates, slot_cap a query, and their distances */
@@ -72,6 +73,7 @@ struct tsk_gpu_dist {
     int64_t urows;
     int L, Lp;            /* vector length and its padding to DIST_BK */
     std::vector<double> qnorm, rnorm;  /* float64 norms (uniform path) */
+    std::vector<float> centre;         /* the top-k filter's centre: the references' mean, Lp floats */
     std::vector<float> qinv, rinv;
     std::vector<dev_ctx> devs;
     long long max_ref = 0, max_query = 0;
@@ -520,6 +522,14 @@ static int topk_block_filtered(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long 
     const int n_split = filter_splits(dc, qtiles, rtiles, g->Lp, k);
     const size_t n_part = (size_t)nc * n_split * DIST_GEMM_MINIMA, list_bytes = (size_t)nc * k * sizeof(dist_cand);
     if (!dc.filter_stride) dc.filter_stride = FILTER_STRIDE;
+    if (!dc.centre) {
+        const size_t floats = ((size_t)g->Lp + 31) / 32 * 32 + 32;
+        TSK_CUDA_CHECK(site(dc), cudaMalloc(&dc.centre, floats * sizeof(float)));
+        TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.centre, 0, floats * sizeof(float), dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.centre, g->centre.data(), (size_t)g->Lp * sizeof(float),
+                                                 cudaMemcpyHostToDevice, dc.st));
+    }
+    a.centre = dc.centre;
     dc.slot_cap = std::max(dc.slot_cap, 8u * (unsigned)dc.filter_stride * (unsigned)k);
     TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.part, &dc.part_cap, n_part * sizeof(float), 0, false));
     TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.thr, &dc.thr_cap, (size_t)nc * sizeof(float), 0, false));
@@ -666,6 +676,7 @@ static void free_dev(dev_ctx &dc)
     cudaFree(dc.Qnorm);
     cudaFree(dc.part);
     cudaFree(dc.thr);
+    cudaFree(dc.centre);
     cudaFree(dc.slots);
     cudaFree(dc.slot_dist);
     cudaFree(dc.qcount);
@@ -681,27 +692,47 @@ static void free_dev(dev_ctx &dc)
     cudaGetLastError();
 }
 
-/* Each item's scale (inv: 1/|x| for cosine, as the CPU engine's) and the norm the top-k filter
- * bounds with (dist_gemm.cuh): |x| for l2; for cosine the norm of the scaled vector the kernels
- * sum over, and NaN for a zero vector (distance 1 whatever its sum: its pairs are always
- * candidates and never tighten a threshold). */
-static void norms_of(const tsk_sketch_set *s, int L, int cosine, std::vector<double> &norm, std::vector<float> &inv)
+/* The vector the kernels sum over for item i of s: x, or fl(x * inv) for cosine (upload_items'). */
+static inline float summed(const float *x, int e, float inv, int cosine) { return cosine ? tsk_vd_scale(x[e], inv) : x[e]; }
+
+/* Each item's scale (inv: 1/|x| for cosine, as the CPU engine's, to the bit). */
+static void scales_of(const tsk_sketch_set *s, int L, std::vector<float> &inv)
+{
+    inv.resize(s->n_items);
+    for (int64_t i = 0; i < s->n_items; i++) inv[i] = tsk_vd_inv_norm(tsk_vd_norm2(s->rows + (size_t)s->first_row[i] * s->dim, L));
+}
+
+/* The top-k filter's centre (dist_gemm.cuh): the mean of the references as the kernels sum them,
+ * in float, zero past L. Distances do not change when both vectors move by it, and the bounds'
+ * error, relative to |a|^2 + |b|^2, shrinks with the vectors' common part (read sketches: 8x). */
+static void centre_of(const tsk_sketch_set *r, int L, int Lp, int cosine, const std::vector<float> &inv,
+                      std::vector<float> &centre)
+{
+    std::vector<double> sum((size_t)L, 0.0);
+    for (int64_t i = 0; i < r->n_items; i++) {
+        const float *x = r->rows + (size_t)r->first_row[i] * r->dim;
+        for (int e = 0; e < L; e++) sum[e] += summed(x, e, inv[i], cosine);
+    }
+    centre.assign((size_t)std::max(Lp, 1), 0.f);
+    for (int e = 0; e < L && r->n_items > 0; e++) centre[e] = (float)(sum[e] / (double)r->n_items);
+}
+
+/* The norm the top-k filter bounds with: |fl(x - centre)| of the vector the kernels sum (the
+ * centred floats the filter kernels make), and NaN for a cosine zero vector (distance 1 whatever
+ * its sum: its pairs are always candidates and never tighten a threshold). */
+static void filter_norms_of(const tsk_sketch_set *s, int L, int cosine, const std::vector<float> &inv,
+                            const std::vector<float> &centre, std::vector<double> &norm)
 {
     norm.resize(s->n_items);
-    inv.resize(s->n_items);
     for (int64_t i = 0; i < s->n_items; i++) {
         const float *x = s->rows + (size_t)s->first_row[i] * s->dim;
-        double a = tsk_vd_norm2(x, L);  /* the CPU engine's norm and scale, to the bit */
-        inv[i] = tsk_vd_inv_norm(a);
-        if (cosine) {
-            a = 0;
-            for (int e = 0; e < L; e++) {
-                const double v = tsk_vd_scale(x[e], inv[i]);
-                a += v * v;
-            }
-            if (inv[i] == 0.f) a = NAN;
+        double a = 0;
+        for (int e = 0; e < L; e++) {
+            const double v = summed(x, e, inv[i], cosine) - centre[e]; /* one float subtraction, exact in double */
+            const double f = (float)v;
+            a += f * f;
         }
-        norm[i] = sqrt(a);
+        norm[i] = cosine && inv[i] == 0.f ? NAN : sqrt(a);
     }
 }
 
@@ -745,8 +776,11 @@ static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set
     try {
         if (g->uniform) {
             const int cosine = m == TSK_METRIC_COSINE;
-            norms_of(ref, g->L, cosine, g->rnorm, g->rinv);
-            if (!g->same) norms_of(query, g->L, cosine, g->qnorm, g->qinv);
+            scales_of(ref, g->L, g->rinv);
+            if (!g->same) scales_of(query, g->L, g->qinv);
+            centre_of(ref, g->L, g->Lp, cosine, g->rinv, g->centre);
+            filter_norms_of(ref, g->L, cosine, g->rinv, g->centre, g->rnorm);
+            if (!g->same) filter_norms_of(query, g->L, cosine, g->qinv, g->centre, g->qnorm);
         }
         if (g->same) {
             g->qnorm = g->rnorm;
