@@ -728,9 +728,8 @@ static void filter_norms_of(const tsk_sketch_set *s, int L, int cosine, const st
         const float *x = s->rows + (size_t)s->first_row[i] * s->dim;
         double a = 0;
         for (int e = 0; e < L; e++) {
-            const double v = summed(x, e, inv[i], cosine) - centre[e]; /* one float subtraction, exact in double */
-            const double f = (float)v;
-            a += f * f;
+            const float f = summed(x, e, inv[i], cosine) - centre[e]; /* fl(x - c): the kernels' __fsub_rn */
+            a += (double)f * f;
         }
         norm[i] = cosine && inv[i] == 0.f ? NAN : sqrt(a);
     }
