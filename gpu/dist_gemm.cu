@@ -125,8 +125,10 @@ __global__ void __launch_bounds__(GTHREADS, 2)
         if (need > 0) rt_lo = max(rt_lo, (int)((need + GT - 1) / GT));
     }
 
-    /* the rows' terms of the bound, in shared memory (registers are the accumulators'); this thread's
-     * 8 rows: wm 64 + i 16 + h 8 + g, its columns: wn 32 + j 8 + t 2 + b */
+    /* accumulator acc[i][j][e]'s pair in the tile: row row_of(i, e >> 1), column col_of(j, e & 1) */
+    auto row_of = [&](int i, int h) { return wm * 64 + i * 16 + h * 8 + g; };
+    auto col_of = [&](int j, int b) { return wn * 32 + j * 8 + t * 2 + b; };
+    /* the rows' terms of the bound, in shared memory (registers are the accumulators') */
     for (int i = tid; i < GT; i += GTHREADS) {
         const int q = qb + i;
         float v = UPPER ? INFINITY : -INFINITY; /* padding rows: never read (the slow path) */
@@ -223,14 +225,11 @@ __global__ void __launch_bounds__(GTHREADS, 2)
 
         /* the tile's epilogue */
         const int rb = rt * GT;
-        float cc[4][2], rc[4][2];
+        float rc[4][2], cc[4][2]; /* the terms of this thread's rows row_of(i, h) and columns col_of(j, b) */
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+        for (int x = 0; x < 4; x++)
 #pragma unroll
-            for (int b = 0; b < 2; b++) {
-                cc[j][b] = colc[(s / n_k) & 1][wn * 32 + j * 8 + t * 2 + b];
-                rc[j][b] = rowc[wm * 64 + j * 16 + b * 8 + g];
-            }
+            for (int y = 0; y < 2; y++) rc[x][y] = rowc[row_of(x, y)], cc[x][y] = colc[(s / n_k) & 1][col_of(x, y)];
         const long long gq = a.q0 + qb, gr = a.r0 + rb; /* the tile's first query and reference, globally */
         bool whole = qb + GT <= a.nq && rb + GT <= a.nr;
         if (a.filter == TSK_PAIRS_NOT_SELF) whole = whole && (gr >= gq + GT || gq >= gr + GT);
@@ -239,34 +238,23 @@ __global__ void __launch_bounds__(GTHREADS, 2)
         auto admitted = [&](int lq, int lr) {
             return whole || (qb + lq < a.nq && rb + lr < a.nr && tsk_pair_admitted(a.filter, gq + lq, gr + lr));
         };
-        if (UPPER) {
+        uint64_t hit = 0; /* pass 2: lo <= T (NaN: a candidate) as a mask, without a branch; candidates are few */
 #pragma unroll
-            for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 4; i++)
 #pragma unroll
-                for (int j = 0; j < 4; j++)
+            for (int j = 0; j < 4; j++)
 #pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        const int h = e >> 1;
-                        if (!admitted(wm * 64 + i * 16 + h * 8 + g, wn * 32 + j * 8 + t * 2 + (e & 1))) continue;
-                        const float v = fmaf(-2.f, acc[i][j][e], rc[i][h] + cc[j][e & 1]);
-                        mn[i][h] = fminf(mn[i][h], v); /* NaN (an unbounded pair) leaves it */
-                    }
-        } else {
-            /* lo <= T (NaN: a candidate) as a mask, without a branch; candidates are few */
-            uint64_t hit = 0;
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        const float v = fmaf(-2.f, acc[i][j][e], rc[i][e >> 1] + cc[j][e & 1]);
-                        hit |= (uint64_t)!(v > 0.f) << ((i * 4 + j) * 4 + e);
-                    }
+                for (int e = 0; e < 4; e++) {
+                    const int h = e >> 1, b = e & 1;
+                    const float v = fmaf(-2.f, acc[i][j][e], rc[i][h] + cc[j][b]); /* hi (pass 1), lo - T */
+                    if (!UPPER) hit |= (uint64_t)!(v > 0.f) << ((i * 4 + j) * 4 + e);
+                    else if (admitted(row_of(i, h), col_of(j, b))) mn[i][h] = fminf(mn[i][h], v); /* NaN leaves it */
+                }
+        if (!UPPER) {
             while (hit) {
                 const int x = __ffsll((long long)hit) - 1, i = x >> 4, j = (x >> 2) & 3, e = x & 3;
                 hit &= hit - 1;
-                const int lq = wm * 64 + i * 16 + (e >> 1) * 8 + g, lr = wn * 32 + j * 8 + t * 2 + (e & 1);
+                const int lq = row_of(i, e >> 1), lr = col_of(j, e & 1);
                 if (!admitted(lq, lr)) continue;
                 const unsigned n = atomicAdd(&qcount[qb + lq], 1u);
                 if (n < slot_cap) slots[(size_t)(qb + lq) * slot_cap + n] = rb + lr;
@@ -278,7 +266,7 @@ __global__ void __launch_bounds__(GTHREADS, 2)
         for (int i = 0; i < 4; i++)
 #pragma unroll
             for (int h = 0; h < 2; h++) {
-                const int q = qb + wm * 64 + i * 16 + h * 8 + g;
+                const int q = qb + row_of(i, h);
                 if (q < a.nq) part[((size_t)q * n_split + split) * DIST_GEMM_MINIMA + wn * 4 + t] = mn[i][h];
             }
     }
