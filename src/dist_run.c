@@ -13,11 +13,14 @@
  * takes the next query block, while the calling thread hands finished blocks to the sink in query
  * order. So one GPU computes block b + 1 while block b's lines are formatted and written, and two
  * GPUs take turns; the blocks and each block's results are those of a single engine, so the bytes
- * are the same on any number of GPUs. The CPU engine runs inline (its -p threads are the whole
+ * are the same on any number of GPUs. A run large enough for several lanes has them opened at once,
+ * each on a thread of its own beside lane 0's opening (each GPU uploads and indexes its own copy of
+ * the references). The CPU engine runs inline (its -p threads are the whole
  * budget: no lane thread beside them), or, under TSKETCH_DIST_LANES=N (a test knob), on N CPU lanes
  * through the same scheduler as GPUs. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +53,9 @@
 
 /* A second GPU's context costs 0.2-0.4 s to open: lanes past the first are opened only for a run
  * that one GPU would take about a second for, by the engines' measured rates (vector top-k
- * 3.6e10 pairs/s, genome top-k of 10^5 genomes 4e9 pairs/s: docs/performance.md). */
-#define ROWS_PAIRS_PER_LANE 4e10
+ * 4e11 pairs/s through the tensor cores, genome pairs of 10^5 genomes with ANI 3e9 pairs/s:
+ * docs/performance.md). */
+#define ROWS_PAIRS_PER_LANE 4e11
 #define SETS_PAIRS_PER_LANE 4e9
 
 /* One engine kind's calls, as a table: the engine is chosen once (vector rows or genome sketches,
@@ -261,17 +265,31 @@ typedef struct {
     tsk_gpu_ani *ani;
 } dist_lane;
 
+/* A lane opened on a thread of its own while lane 0 opens on the caller's: a second GPU's opening
+ * (its context, the upload and index of every reference key, its anchors) takes as long as the
+ * first's, 0.8 s for 10^5 genomes, which opened after the first would cost as much as the second
+ * GPU saves. rc: 0 opened, -1 failed with the reason in err. */
+typedef struct {
+    tsk_dist_engine *e;
+    int lane;
+    pthread_t thread;
+    int started; /* the thread runs or ran and is not joined yet */
+    int rc;
+    char err[TSK_ERRLEN];
+} lane_opener;
+
 struct tsk_dist_engine {
     tsk_dist_items items;
     int genomes;                 /* items are genome sketches */
     int on_gpu;
     const engine_calls *calls;   /* the lanes' engine kind */
-    int n_open;                  /* lanes open: lane[0] at tsk_dist_engine_open, the others at a run */
+    int n_open;                  /* lanes a run has taken: lane[0] opened at tsk_dist_engine_open, the others beside it */
     int n_lanes;                 /* lanes a large run may use: the devices, or TSKETCH_DIST_LANES CPU lanes */
     int devices[MAX_LANES];      /* the GPU of each lane */
     int threads;                 /* -p: the CPU engine's threads, the GPU engines' host helpers */
     int required;                /* --device cuda: a lane that fails to open is an error, not a warning */
     dist_lane lane[MAX_LANES];
+    lane_opener opener[MAX_LANES]; /* lanes past the first opened beside it, for a run that will take them */
 };
 
 /* ---- the engine choice ---- */
@@ -322,6 +340,53 @@ static void close_lane(const tsk_dist_engine *e, dist_lane *l)
     l->ani = NULL;
 }
 
+static void *lane_opener_main(void *arg)
+{
+    lane_opener *o = arg;
+    o->rc = open_lane(o->e, o->lane, o->err, sizeof o->err);
+    return NULL;
+}
+
+/* The whole sets' pairs are enough for lanes past the first to pay (GPUs), or there are CPU lanes
+ * (TSKETCH_DIST_LANES): lanes 1 .. n_lanes-1 start opening now, each on a thread of its own, and a
+ * run that takes them waits for their opening (open_lanes). */
+static void start_lane_openers(tsk_dist_engine *e)
+{
+    if (e->n_lanes < 2) return;
+    if (e->on_gpu) {
+        const tsk_dist_items *it = &e->items;
+        const double pairs = e->genomes ? (double)it->keys_q->n_items * (double)it->keys_r->n_items
+                                        : (double)it->rows_q->n_items * (double)it->rows_r->n_items;
+        if (pairs < (e->genomes ? SETS_PAIRS_PER_LANE : ROWS_PAIRS_PER_LANE)) return;
+    }
+    for (int i = 1; i < e->n_lanes; i++) {
+        lane_opener *o = &e->opener[i];
+        o->e = e, o->lane = i, o->rc = -1;
+        if (pthread_create(&o->thread, NULL, lane_opener_main, o) != 0) return; /* open_lanes opens it itself */
+        o->started = 1;
+    }
+}
+
+/* Waits for lane i's opener, if it has one; its outcome: 0 opened, -1 failed (err set), 1 none. */
+static int join_lane_opener(tsk_dist_engine *e, int i, char *err, size_t errlen)
+{
+    lane_opener *o = &e->opener[i];
+    if (!o->started) return 1;
+    pthread_join(o->thread, NULL);
+    o->started = 0;
+    if (o->rc) snprintf(err, errlen, "%s", o->err);
+    return o->rc;
+}
+
+/* Lanes 1 .. n_lanes-1 that openers opened but no run took are closed too. */
+static void close_lanes(tsk_dist_engine *e)
+{
+    char err[TSK_ERRLEN];
+    for (int i = 1; i < MAX_LANES; i++) join_lane_opener(e, i, err, sizeof err);
+    for (int i = 0; i < MAX_LANES; i++) close_lane(e, &e->lane[i]);
+    e->n_open = 0;
+}
+
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
 {
     const double t0 = tsk_seconds();
@@ -340,7 +405,9 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         e->on_gpu = 1;
         e->calls = engine_kind(e->genomes, 1);
         e->n_lanes = tsk_engine_dist_devices(&job->device, MAX_LANES, e->devices, err, sizeof err);
+        if (e->n_lanes >= 1) start_lane_openers(e);
         if (e->n_lanes < 1 || open_lane(e, 0, err, sizeof err)) {
+            close_lanes(e); /* the lanes opened beside it: the run goes to the CPU, or ends */
             e->on_gpu = 0;
             if (e->required) {
                 tsk_error("%s", err);
@@ -354,6 +421,7 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         const long long lanes = tsk_knobs_get()->dist_lanes;
         e->calls = engine_kind(e->genomes, 0);
         e->n_lanes = lanes > 1 ? (int)lanes : 1;
+        start_lane_openers(e);
         if (open_lane(e, 0, err, sizeof err)) {
             tsk_error("%s", err);
             tsk_dist_engine_close(e);
@@ -370,7 +438,7 @@ void tsk_dist_engine_close(tsk_dist_engine *e)
 {
     if (!e) return;
     const double t0 = tsk_seconds();
-    for (int i = 0; i < e->n_open; i++) close_lane(e, &e->lane[i]);
+    close_lanes(e);
     if (e->on_gpu) tsk_gpu_context_left();
     if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine closed in %.3f s\n", tsk_seconds() - t0);
     free(e);
@@ -384,7 +452,8 @@ static int open_lanes(tsk_dist_engine *e, int want)
     if (want > e->n_lanes) want = e->n_lanes;
     while (e->n_open < want) {
         const int i = e->n_open;
-        if (open_lane(e, i, err, sizeof err)) {
+        const int opened = join_lane_opener(e, i, err, sizeof err);
+        if (opened < 0 || (opened == 1 && open_lane(e, i, err, sizeof err))) {
             if (e->on_gpu && e->required) {
                 tsk_error("%s", err);
                 return TSK_EXIT_NO_GPU;

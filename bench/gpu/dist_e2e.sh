@@ -8,6 +8,8 @@
 # STEPS (default "check data topk cpu dense npy") picks the parts; each stays under 9 minutes on an
 # H200:
 #   check = the Criterion tests (GPU vs CPU bytes on every path; GPU vs tsk_distance_naive);
+#   sanitize = compute-sanitizer memcheck of the filtered top-k's tests, memcheck and racecheck of
+#           `dist_bench topk 1000` (BUNDLE/bin holds dist_bench too);
 #   data  = 10^6 random reads of 150 bp, 5x10^4 and 10^4 more, sketched on the GPU (t = 4, D = 96);
 #   topk  = dist --top-k 10 of the 10^6 (all pairs but self), l2 and cosine, --device cuda;
 #   cpu   = 10^4 queries against the 10^6, top-10, l2 and cosine, cuda and cpu: bytes compared;
@@ -63,6 +65,20 @@ if want check; then
     done
 fi
 
+if want sanitize; then
+    say "== compute-sanitizer: memcheck of the filtered top-k's tests, racecheck of dist_bench topk"
+    san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    timeout 400 "$san" --tool memcheck --error-exitcode 9 "$B/bin/test_gpu_dist_test" --jobs 1 \
+        --filter 'gpu_dist/filtered_topk*' >"$out/memcheck.log" 2>&1; rc=$?
+    say "memcheck filtered_topk tests: exit $rc, $(grep -E "ERROR SUMMARY" "$out/memcheck.log" | sort | uniq -c | tr -s ' ')"
+    row "memcheck filtered_topk" - - "$([ $rc -eq 0 ] && echo clean || echo FAIL)"
+    for tool in memcheck racecheck; do
+        timeout 300 "$san" --tool $tool --error-exitcode 9 "$B/bin/dist_bench" topk 1000 10 1 >"$out/$tool.bench.log" 2>&1; rc=$?
+        say "$tool dist_bench topk 1000: exit $rc, $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/$tool.bench.log" | tail -1)"
+        row "$tool dist_bench topk" - - "$([ $rc -eq 0 ] && echo clean || echo FAIL)"
+    done
+fi
+
 if want data; then
     say "== data: random reads of 150 bp, sketched on the GPU (t = 4, D = 96)"
     python3 - "$W" <<'PY'
@@ -107,7 +123,7 @@ if want dense; then
     dcos=$(cut -f3 "$W/probe.tsv" | sort -g | awk '{ v[NR] = $1 } END { print v[int(NR / 100) + 1] }')
     for m in l2 cosine; do
         d=0.005; [ $m = cosine ] && d=$dcos
-        timed "-d $d 1e6x5e4 $m cuda" 5e10 170 "$T" dist -q --device cuda --metric $m -d $d "$W/r50.tsk" "$W/reads.tsk"
+        timed "-d $d 1e6x5e4 $m cuda" 5e10 170 "$T" dist -q --device cuda --metric $m -d "$d" "$W/r50.tsk" "$W/reads.tsk"
         say "pairs kept: $(wc -l <"$W/-d $d 1e6x5e4 $m cuda.out")"
     done
 fi
