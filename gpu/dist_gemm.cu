@@ -272,25 +272,41 @@ __global__ void __launch_bounds__(GTHREADS, 2)
     }
 }
 
+#define FULL_WARP 0xffffffffu
+
+/* The query of the calling warp (a warp per query: its lanes read the query's values side by side). */
+__device__ __forceinline__ int warp_query() { return (int)(((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5); }
+
+/* A warp per query: its threshold, the k-th smallest of its n_minima minima (repeats counted; NaN
+ * and infinity left out, so fewer than k finite minima give infinity), widened for the bound's
+ * own rounding. The warp takes the distinct values in ascending order, a pass over the minima
+ * each, until k are counted: k is at most 64 and a query has a few hundred minima, where a thread
+ * per query kept a sorted array in local memory and read the minima one strided load at a time. */
 __global__ void thresholds_kernel(const float *__restrict__ part, int nq, int k, int n_minima, float *__restrict__ thr)
 {
-    int q = blockIdx.x * blockDim.x + threadIdx.x;
-    if (q >= nq) return;
-    float best[64];
-    for (int i = 0; i < k; i++) best[i] = INFINITY;
+    const int q = warp_query(), lane = (int)(threadIdx.x & 31);
+    if (q >= nq) return; /* the whole warp: q is the warp's */
     const float *p = part + (size_t)q * n_minima;
-    for (int s = 0; s < n_minima; s++) {
-        const float v = p[s];
-        if (!(v < best[k - 1])) continue;
-        int pos = k - 1;
-        while (pos > 0 && best[pos - 1] > v) {
-            best[pos] = best[pos - 1];
-            pos--;
+    float T = INFINITY, last = -INFINITY;
+    for (int counted = 0, first = 1;; first = 0) {
+        float v = INFINITY;
+        for (int s = lane; s < n_minima; s += 32) {
+            const float x = p[s];
+            if ((first || x > last) && x < v) v = x;
         }
-        best[pos] = v;
+        for (int off = 16; off > 0; off >>= 1) v = fminf(v, __shfl_xor_sync(FULL_WARP, v, off));
+        if (v == INFINITY) break;
+        int c = 0;
+        for (int s = lane; s < n_minima; s += 32) c += p[s] == v;
+        for (int off = 16; off > 0; off >>= 1) c += __shfl_xor_sync(FULL_WARP, c, off);
+        counted += c;
+        if (counted >= k) {
+            T = v;
+            break;
+        }
+        last = v;
     }
-    const float T = best[k - 1];
-    thr[q] = T + fabsf(T) * 4e-6f + 1e-35f;
+    if (lane == 0) thr[q] = T + fabsf(T) * 4e-6f + 1e-35f;
 }
 
 /* Whether (d, r) ranks before (e, s): the nearer, then the lower reference. */
@@ -309,32 +325,45 @@ __global__ void exact_kernel(const dist_tile_args a, const int *__restrict__ slo
     dist[i] = dist_exact_pair(a, q, slots[i]);
 }
 
-/* A thread per query: the k nearest of its candidates (non-finite distances left out, as the
- * direct kernel leaves them) into lists[q * k ..], padded with {INFINITY, -1}; *most = the largest
- * candidate count. */
+/* A warp per query: the k nearest of its candidates (non-finite distances left out, as the direct
+ * kernel leaves them) into lists[q * k ..] in rank order, padded with {INFINITY, -1}; *most = the
+ * largest candidate count. Round j takes the first candidate, by ranks_before, of those after round
+ * j - 1's: a query's references are distinct, so the order is total and every lane agrees. */
 __global__ void select_kernel(int nq, int k, const int *__restrict__ slots, const float *__restrict__ dist,
                               unsigned slot_cap, const unsigned *__restrict__ qcount, dist_cand *__restrict__ lists,
                               unsigned *most)
 {
-    const int q = blockIdx.x * blockDim.x + threadIdx.x;
+    const int q = warp_query(), lane = (int)(threadIdx.x & 31);
     if (q >= nq) return;
     const unsigned n = qcount[q];
-    atomicMax(most, n);
+    if (lane == 0) atomicMax(most, n);
     if (n > slot_cap) return;
-    float bd[64];
-    int br[64], m = 0;
     const int *cand = slots + (size_t)q * slot_cap;
     const float *cd = dist + (size_t)q * slot_cap;
-    for (unsigned i = 0; i < n; i++) {
-        const int r = cand[i];
-        const float d = cd[i];
-        if (!(d <= FLT_MAX) || (m == k && !ranks_before(d, r, bd[k - 1], br[k - 1]))) continue;
-        int pos = m < k ? m++ : k - 1;
-        for (; pos > 0 && ranks_before(d, r, bd[pos - 1], br[pos - 1]); pos--) bd[pos] = bd[pos - 1], br[pos] = br[pos - 1];
-        bd[pos] = d, br[pos] = r;
-    }
     dist_cand *o = lists + (size_t)q * k;
-    for (int i = 0; i < k; i++) o[i] = i < m ? dist_cand{bd[i], br[i]} : dist_cand{INFINITY, -1};
+    float last_d = 0.0f;
+    int last_r = -1;
+    for (int j = 0; j < k; j++) {
+        float bd = INFINITY;
+        int br = -1, have = 0;
+        for (unsigned i = (unsigned)lane; i < n; i += 32) {
+            const float d = cd[i];
+            const int r = cand[i];
+            if (!(d <= FLT_MAX) || (j > 0 && !ranks_before(last_d, last_r, d, r))) continue;
+            if (!have || ranks_before(d, r, bd, br)) bd = d, br = r, have = 1;
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            const float od = __shfl_xor_sync(FULL_WARP, bd, off);
+            const int orr = __shfl_xor_sync(FULL_WARP, br, off), oh = __shfl_xor_sync(FULL_WARP, have, off);
+            if (oh && (!have || ranks_before(od, orr, bd, br))) bd = od, br = orr, have = 1;
+        }
+        if (!have) { /* fewer than k: the rest padded (every lane agrees on have) */
+            for (int i = j + lane; i < k; i += 32) o[i] = dist_cand{INFINITY, -1};
+            return;
+        }
+        if (lane == 0) o[j] = dist_cand{bd, br};
+        last_d = bd, last_r = br;
+    }
 }
 
 /* c of the top: the bound's relative term with the D-dependent accumulation (D 2^-21, D the padded
@@ -363,7 +392,7 @@ cudaError_t dist_gemm_launch_bound(const dist_tile_args *a, int n_split, int str
 cudaError_t dist_gemm_launch_thresholds(const float *part, int nq, int k, int n_split, float *thr, cudaStream_t s)
 {
     if (nq <= 0) return cudaSuccess;
-    thresholds_kernel<<<(nq + 127) / 128, 128, 0, s>>>(part, nq, k, n_split * DIST_GEMM_MINIMA, thr);
+    thresholds_kernel<<<(unsigned)(((size_t)nq * 32 + 255) / 256), 256, 0, s>>>(part, nq, k, n_split * DIST_GEMM_MINIMA, thr);
     return cudaGetLastError();
 }
 
@@ -380,7 +409,7 @@ cudaError_t dist_gemm_launch_select(const dist_tile_args *a, int k, const int *s
     if (a->nq <= 0) return cudaSuccess;
     const size_t n = (size_t)a->nq * slot_cap;
     exact_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(*a, slots, slot_cap, qcount, dist);
-    select_kernel<<<(a->nq + 127) / 128, 128, 0, s>>>(a->nq, k, slots, dist, slot_cap, qcount, lists, most);
+    select_kernel<<<(unsigned)(((size_t)a->nq * 32 + 255) / 256), 256, 0, s>>>(a->nq, k, slots, dist, slot_cap, qcount, lists, most);
     return cudaGetLastError();
 }
 
