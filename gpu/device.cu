@@ -2,6 +2,9 @@
 #include "device.h"
 #include "host_pinned.h"
 
+#include <mutex>
+#include <thread>
+
 #include "cuda_util.cuh"
 
 extern "C" int tsk_gpu_device_count(char *why, size_t whylen) { return tsk_cuda_device_count(why, whylen); }
@@ -26,4 +29,32 @@ extern "C" int tsk_gpu_any_exclusive(void)
 extern "C" void tsk_gpu_host_threads(int threads)
 {
     if (threads > 0) tsk_pinned_set_threads(threads);
+}
+
+static struct {
+    std::mutex mu;
+    std::thread *t = nullptr;
+} warm;
+
+extern "C" void tsk_gpu_warm_start(int device)
+{
+    std::lock_guard<std::mutex> lock(warm.mu);
+    if (warm.t) return;
+    try {
+        warm.t = new std::thread([device] {
+            if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
+            cudaGetLastError(); /* a failure is the engine's to report when it opens */
+        });
+    } catch (...) {
+        warm.t = nullptr; /* no thread: the engine makes the context */
+    }
+}
+
+extern "C" void tsk_gpu_warm_wait(void)
+{
+    std::lock_guard<std::mutex> lock(warm.mu);
+    if (!warm.t) return;
+    warm.t->join();
+    delete warm.t;
+    warm.t = nullptr;
 }

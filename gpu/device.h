@@ -23,6 +23,14 @@ int tsk_gpu_any_exclusive(void);
  * genome engines' uploads of a mapped file's keys and anchors. */
 void tsk_gpu_host_threads(int threads);
 
+/* Starts making device's context on a thread of its own (the driver's start and a context: 0.2-0.4
+ * s), so that an engine opened once the inputs are loaded finds it made; an engine that asks for
+ * it sooner waits in the runtime. One at a time (a second call while one runs does nothing).
+ * tsk_gpu_warm_wait waits for it: before the process exits, whose teardown of CUDA must not race
+ * with it. */
+void tsk_gpu_warm_start(int device);
+void tsk_gpu_warm_wait(void);
+
 #ifdef __cplusplus
 }
 #endif

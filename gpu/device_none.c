@@ -13,3 +13,7 @@ int tsk_gpu_device_count(char *why, size_t whylen)
 int tsk_gpu_any_exclusive(void) { return 0; }
 
 void tsk_gpu_host_threads(int threads) { (void)threads; }
+
+void tsk_gpu_warm_start(int device) { (void)device; }
+
+void tsk_gpu_warm_wait(void) {}

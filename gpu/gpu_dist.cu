@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -77,6 +78,7 @@ struct tsk_gpu_dist {
     std::vector<float> qinv, rinv;
     std::vector<dev_ctx> devs;
     long long max_ref = 0, max_query = 0;
+    double open_passes_s = 0, open_devices_s = 0; /* tsk_gpu_dist_open_times */
     char err[320] = "";
 };
 
@@ -811,6 +813,29 @@ static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set
     if (g->uniform && g->urows * query->dim > ((int64_t)1 << 20)) g->uniform = 0;
     g->L = g->uniform ? (int)(g->urows * query->dim) : 0;
     g->Lp = (g->L + DIST_BK - 1) / DIST_BK * DIST_BK;
+    /* The devices' contexts are made on a thread of their own while the passes below run (each
+     * takes 0.2-0.3 s at 10^6 items); the setup after them finds the contexts there. */
+    const int nd = devices && n_devices > 0 ? n_devices : 1;
+    struct context_warmer {
+        std::thread t;
+        ~context_warmer() { join(); }
+        void join()
+        {
+            if (t.joinable()) t.join();
+        }
+    } warm;
+    try {
+        std::vector<int> ids;
+        for (int i = 0; i < nd; i++) ids.push_back(devices && n_devices > 0 ? devices[i] : 0);
+        warm.t = std::thread([ids] {
+            for (int d : ids)
+                if (d >= 0 && cudaSetDevice(d) == cudaSuccess) cudaFree(nullptr);
+            cudaGetLastError(); /* a failure is the setup's below to report */
+        });
+    } catch (...) {
+        /* no thread: the setup makes the contexts */
+    }
+    const auto t0 = std::chrono::steady_clock::now();
     try {
         if (g->uniform) {
             const int cosine = m == TSK_METRIC_COSINE;
@@ -825,7 +850,6 @@ static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set
             g->qnorm = g->rnorm;
             g->qinv = g->rinv;
         }
-        int nd = devices && n_devices > 0 ? n_devices : 1;
         g->devs.resize(nd);
         for (int i = 0; i < nd; i++) g->devs[i].dev = devices && n_devices > 0 ? devices[i] : 0;
     } catch (...) {
@@ -833,6 +857,8 @@ static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    const auto t1 = std::chrono::steady_clock::now();
+    warm.join();
     for (dev_ctx &dc : g->devs) {
         cudaDeviceProp prop;
         size_t total = 0;
@@ -855,6 +881,9 @@ static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set
         /* The devices share the free memory figure of a context-less process: leave room for
          * other work on the card. */
     }
+    const auto t2 = std::chrono::steady_clock::now();
+    g->open_passes_s = std::chrono::duration<double>(t1 - t0).count();
+    g->open_devices_s = std::chrono::duration<double>(t2 - t1).count();
     return g;
 }
 
@@ -874,6 +903,12 @@ extern "C" void tsk_gpu_dist_close(tsk_gpu_dist *g)
 }
 
 extern "C" const char *tsk_gpu_dist_error(const tsk_gpu_dist *g) { return g ? g->err : "no context"; }
+
+extern "C" void tsk_gpu_dist_open_times(const tsk_gpu_dist *g, double *passes_s, double *devices_s)
+{
+    *passes_s = g ? g->open_passes_s : 0;
+    *devices_s = g ? g->open_devices_s : 0;
+}
 
 extern "C" void tsk_gpu_dist_set_limits(tsk_gpu_dist *g, int64_t max_ref_items, int64_t max_query_items)
 {

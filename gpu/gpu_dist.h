@@ -49,6 +49,11 @@ void tsk_gpu_dist_close(tsk_gpu_dist *d);
 /* Why the last call on d failed ("CUDA error on device 0: out of memory (dense block)"). */
 const char *tsk_gpu_dist_error(const tsk_gpu_dist *d);
 
+/* What the opening took (TSKETCH_TIMING): the passes over the items on the host (each item's
+ * scale, the references' centre, the filter norms), and the devices' setup after them (the
+ * contexts, made beside the passes, waited for). */
+void tsk_gpu_dist_open_times(const tsk_gpu_dist *d, double *passes_s, double *devices_s);
+
 /* Dense block: out[(q - q0) * ld + (r - r0)] = distance(query q, ref r) for q in [q0, q0+nq),
  * r in [r0, r0+nr). Every pair is computed (filters are the caller's business here). */
 int tsk_gpu_dist_block(tsk_gpu_dist *d, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out,

@@ -30,6 +30,7 @@
 #include "cluster_quality.h"
 #include "commands.h"
 #include "dist_run.h"
+#include "engine.h"
 #include "genome_dir.h"
 #include "genome_source.h"
 #include "progress_line.h"
@@ -1091,7 +1092,9 @@ int tsk_cmd_cluster(int argc, char **argv)
     if (rc == TSK_EXIT_OK) rc = tsk_sketch_job_finish(&c.job);
     if (rc == TSK_EXIT_OK) rc = check_kind(&c, genomes);
     if (rc == TSK_EXIT_OK) rc = open_outputs(&c);
+    if (rc == TSK_EXIT_OK && !c.n_links) tsk_engine_dist_warm(&c.job.device); /* made while the inputs load */
     if (rc == TSK_EXIT_OK) rc = run(&c, genomes);
+    tsk_engine_dist_warm_end();
     tsk_atomic_abort(c.reps); /* what a failed run left open: nothing stays behind */
     tsk_rep_dir_abort(c.dir);
     tsk_atomic_abort(c.table);

@@ -17,6 +17,7 @@
 #include "cmd_dist.h"
 #include "dist_matrix.h"
 #include "dist_run.h"
+#include "engine.h"
 #include "genome_source.h"
 #include "sketch_opts.h"
 #include "sketch_source.h"
@@ -541,7 +542,11 @@ static int distance_command(int argc, char **argv, int triangle, const tsk_matri
         tsk_error("%s", why);
         rc = TSK_EXIT_USAGE;
     }
-    if (rc == TSK_EXIT_OK) rc = genomes ? run_genomes(&d) : run_rows(&d);
+    if (rc == TSK_EXIT_OK) {
+        tsk_engine_dist_warm(&d.job.device); /* the GPU's context is made while the inputs load */
+        rc = genomes ? run_genomes(&d) : run_rows(&d);
+        tsk_engine_dist_warm_end();
+    }
     dist_cmd_free(&d);
     return rc;
 }

@@ -326,6 +326,12 @@ static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
 
 static void close_lane(const tsk_dist_engine *e, dist_lane *l)
 {
+    if (l->engine && e->on_gpu && !e->genomes && tsk_timing_wanted()) {
+        double passes_s, devices_s;
+        tsk_gpu_dist_open_times(l->engine, &passes_s, &devices_s);
+        fprintf(stderr, "tsketch: timing: vector engine opened: passes over the items %.3f s, then the GPU %.3f s\n",
+                passes_s, devices_s);
+    }
     if (l->engine) e->calls->close(l->engine);
     if (l->ani && tsk_timing_wanted()) {
         tsk_gpu_ani_times t;

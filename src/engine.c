@@ -108,6 +108,16 @@ int tsk_engine_dist_devices(const tsk_device_choice *d, int max, int *devices, c
     return n;
 }
 
+void tsk_engine_dist_warm(const tsk_device_choice *d)
+{
+    int device;
+    char err[256];
+    if (tsk_engine_dist_on_gpu(d) && tsk_engine_dist_devices(d, 1, &device, err, sizeof err) == 1)
+        tsk_gpu_warm_start(device);
+}
+
+void tsk_engine_dist_warm_end(void) { tsk_gpu_warm_wait(); }
+
 /* Bases a thread past which --device auto lets every batch wait for the GPU (engine.h): the
  * break-even of the CPU against the GPU's opening plus its own time, measured on 16 cores
  * (docs/performance.md, "--device auto"). Whole records on the count path: 40 Mbp a thread for records
