@@ -42,7 +42,8 @@ extern "C" void tsk_gpu_warm_start(int device)
     if (warm.t) return;
     try {
         warm.t = new std::thread([device] {
-            if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
+            /* the driver's start too (the count): the caller's own count then waits for it here */
+            if (device < tsk_cuda_device_count(nullptr, 0) && cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
             cudaGetLastError(); /* a failure is the engine's to report when it opens */
         });
     } catch (...) {

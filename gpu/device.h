@@ -23,9 +23,9 @@ int tsk_gpu_any_exclusive(void);
  * genome engines' uploads of a mapped file's keys and anchors. */
 void tsk_gpu_host_threads(int threads);
 
-/* Starts making device's context on a thread of its own (the driver's start and a context: 0.2-0.4
- * s), so that an engine opened once the inputs are loaded finds it made; an engine that asks for
- * it sooner waits in the runtime. One at a time (a second call while one runs does nothing).
+/* Starts the driver and makes device's context on a thread of its own (0.2-0.4 s), so that an
+ * engine opened once the inputs are loaded finds them there; a caller that asks for either sooner
+ * (a device count, an engine) waits in the runtime. A device that does not exist is left alone. One at a time (a second call while one runs does nothing).
  * tsk_gpu_warm_wait waits for it: before the process exits, whose teardown of CUDA must not race
  * with it. */
 void tsk_gpu_warm_start(int device);

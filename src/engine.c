@@ -110,10 +110,9 @@ int tsk_engine_dist_devices(const tsk_device_choice *d, int max, int *devices, c
 
 void tsk_engine_dist_warm(const tsk_device_choice *d)
 {
-    int device;
-    char err[256];
-    if (tsk_engine_dist_on_gpu(d) && tsk_engine_dist_devices(d, 1, &device, err, sizeof err) == 1)
-        tsk_gpu_warm_start(device);
+    /* not through tsk_engine_dist_on_gpu: its device count is the driver's start, which the warm-up
+     * makes beside the loading (auto on a machine without a GPU: a thread that finds none) */
+    if (d->kind != TSK_DEVICE_CPU) tsk_gpu_warm_start(d->kind == TSK_DEVICE_CUDA && d->n_devices > 0 ? d->devices[0] : 0);
 }
 
 void tsk_engine_dist_warm_end(void) { tsk_gpu_warm_wait(); }
