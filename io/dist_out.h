@@ -50,8 +50,9 @@ int tsk_dist_out_pair(tsk_dist_out *o, int64_t q, int64_t r, float dist);
 
 /* tsv: the lines of pairs[0..n) in order, as tsk_dist_out_pair(o, query, ref, dist) would write
  * them (with swap: (ref, query) taken as (query, ref)), skipping pairs with ref < 0 or
- * dist > max_dist. Formats on up to `threads` threads (formatting a float with %.9g is what bounds
- * a single-threaded writer: ~1 M lines/s), writes in order. 0 or -1 (write error, out of memory). */
+ * dist > max_dist. Formats on up to `threads` threads, the names read a few lines ahead (a top-k's
+ * lines name neighbours all over the set: one thread writes ~10 M lines/s of them on the 2-core dev
+ * box, bench/io/dist_out_bench), writes in order. 0 or -1 (write error, out of memory). */
 int tsk_dist_out_pairs(tsk_dist_out *o, const tsk_pair *pairs, int64_t n, int swap, double max_dist, int threads);
 
 /* tsv: the lines of lines[0..n) in order (core/genome_keys.h's tsk_genome_line), each
