@@ -1,6 +1,7 @@
 /* test_dist_out.c: the tsv pair writer. tsk_dist_out_pairs (formatted on several threads) must
  * write exactly what tsk_dist_out_pair writes line by line, whatever the thread count, with its
- * filters (ref < 0, dist > max_dist) and the query/reference swap of one set against itself. */
+ * filters (ref < 0, dist > max_dist) and the query/reference swap of one set against itself, and
+ * whether its room comes from the longest names or, past 256 bytes of them, from each line's. */
 #include <criterion/criterion.h>
 #include <math.h>
 
@@ -9,15 +10,21 @@
 
 #define N_NAMES 300
 
+static int long_names; /* some reference names of 300 characters: each line's own room */
+
 /* Writes the pairs once through tsk_dist_out_pair and once through tsk_dist_out_pairs with
  * `threads`, and checks the two files are the same bytes; returns the line count. */
 static size_t compare_writers(const tsk_pair *pairs, int64_t n, int swap, double max_dist, int threads)
 {
-    static char names_q[N_NAMES][24], names_r[N_NAMES][40];
+    static char names_q[N_NAMES][24], names_r[N_NAMES][340];
     const char *qn[N_NAMES], *rn[N_NAMES];
+    char tail[301];
+    memset(tail, 'z', 300);
+    tail[300] = 0;
     for (int i = 0; i < N_NAMES; i++) {
         snprintf(names_q[i], sizeof names_q[i], "q%d", i);
-        snprintf(names_r[i], sizeof names_r[i], "reference_%d_%s", i, i % 3 ? "x" : "a longer name");
+        snprintf(names_r[i], sizeof names_r[i], "reference_%d_%s", i,
+                 long_names && i % 5 == 0 ? tail : i % 3 ? "x" : "a longer name");
         qn[i] = names_q[i];
         rn[i] = swap ? names_q[i] : names_r[i];  /* one set: the same names both ways */
     }
@@ -83,6 +90,19 @@ Test(dist_out, parallel_pairs_equal_line_by_line)
         cr_assert(some > 1 && some < all, "the threshold drops some lines, not all");
         cr_assert_gt(swapped, 1);
     }
+    free(p);
+}
+
+Test(dist_out, long_names_take_each_lines_room)
+{
+    const int64_t n = 20000;
+    tsk_pair *p = random_pairs(n, 11);
+    long_names = 1;
+    for (int threads = 1; threads <= 4; threads += 3) {
+        cr_assert_gt(compare_writers(p, n, 0, INFINITY, threads), 1);
+        cr_assert_gt(compare_writers(p, n, 0, 0.5, threads), 1);
+    }
+    long_names = 0;
     free(p);
 }
 
