@@ -422,7 +422,9 @@ static int run_items(const dist_cmd *d, const tsk_dist_items *items, const dist_
                      dist_output *o)
 {
     tsk_dist_engine *e;
-    int rc = tsk_dist_engine_open(items, &d->job, &e);
+    tsk_dist_items sized = *items;
+    sized.run_queries = s->q_end > s->q_begin ? s->q_end - s->q_begin : -1; /* a --block part's: whether more GPUs pay */
+    int rc = tsk_dist_engine_open(&sized, &d->job, &e);
     if (rc == TSK_EXIT_OK) rc = output_open(d, o, t->q_names, t->n_q, t->r_names, t->n_r, t->header_text);
     if (rc == TSK_EXIT_OK) {
         if (t->note_name_len >= 0) note_large_run(d, t->n_q, t->n_r, t->note_name_len);

@@ -361,9 +361,12 @@ static void start_lane_openers(tsk_dist_engine *e)
     if (e->n_lanes < 2) return;
     if (e->on_gpu) {
         const tsk_dist_items *it = &e->items;
-        const double pairs = e->genomes ? (double)it->keys_q->n_items * (double)it->keys_r->n_items
-                                        : (double)it->rows_q->n_items * (double)it->rows_r->n_items;
-        if (pairs < (e->genomes ? SETS_PAIRS_PER_LANE : ROWS_PAIRS_PER_LANE)) return;
+        const int64_t n_query = it->run_queries < 0 ? 0
+                                : it->run_queries > 0 ? it->run_queries
+                                : e->genomes          ? it->keys_q->n_items
+                                                      : it->rows_q->n_items;
+        const double pairs = (double)n_query * (double)(e->genomes ? it->keys_r->n_items : it->rows_r->n_items);
+        if (pairs < (e->genomes ? SETS_PAIRS_PER_LANE : ROWS_PAIRS_PER_LANE)) return; /* lanes_for's rule */
     }
     for (int i = 1; i < e->n_lanes; i++) {
         lane_opener *o = &e->opener[i];

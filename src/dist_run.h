@@ -42,6 +42,8 @@ typedef struct {
     int64_t window;         /* the genome distance's exponent: the window length W */
     const tsk_ani_set *ani_q, *ani_r; /* segment anchors, or NULL: the key distance alone */
     int anchor_k;           /* the anchors' k-mer length (tsk_params.anchor_k) */
+    int64_t run_queries;    /* the queries the runs will take (a --block part's), which decide whether
+                             * GPUs past the first open beside the first; 0: all, < 0: none */
 } tsk_dist_items;
 
 /* Whether the items' genome distance is 1 - ANI: ANI sets of the key sets' items, symmetric mode. */
