@@ -26,6 +26,7 @@
 #include "../../core/genome_keys.h"
 #include "../../cpu/genome_index.h"
 #include "../../cpu/genome_sets.h"
+#include "../bench_clock.h"
 #include "../genome/synthetic_sets.h"
 
 /* ---- validation and timing (the sketches: ../genome/synthetic_sets.h) ---- */

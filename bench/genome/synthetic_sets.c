@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* LSD radix sort of n keys (8-bit digits; digits that every key shares are skipped). */
 static void radix_sort(uint64_t *a, uint64_t *tmp, int64_t n)
@@ -167,24 +166,5 @@ owned_sets make_genomes(int64_t n, int64_t keys)
     free(len);
     o.s = (tsk_key_sets){n, o.keys, o.offset, o.tau};
     return o;
-}
-
-double bench_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 

@@ -60,8 +60,4 @@ int64_t synthetic_segments(const owned_sets *o, int64_t i);
 int64_t synthetic_anchor_cap(const owned_sets *o, int64_t i);
 int64_t synthetic_anchors(const owned_sets *o, int64_t i, uint16_t *seg_count, uint32_t *hash);
 
-/* Wall-clock seconds, and the median of t[0..n) (sorted in place). */
-double bench_now(void);
-double bench_median(double *t, int n);
-
 #endif

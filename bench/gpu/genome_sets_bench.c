@@ -37,6 +37,7 @@
 #include "../../cpu/genome_sets.h"
 #include "../../gpu/genome_sets.h"
 #include "../../io/tsk_file.h"
+#include "../bench_clock.h"
 #include "../genome/synthetic_sets.h"
 
 static int failures;

@@ -13,27 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../core/tsk_def.h"
 #include "../../io/dist_out.h"
+#include "../bench_clock.h"
 
 #define K 10
 #define BLOCK 8192 /* queries a block, as src/dist_run.c hands vector top-k blocks to the sink */
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static uint64_t next(uint64_t *s)
 {
@@ -105,13 +92,13 @@ int main(int argc, char **argv)
 
     double *t = malloc((size_t)runs * sizeof *t);
     for (int r = 0; r < runs; r++) {
-        const double t0 = now();
+        const double t0 = bench_now();
         if (write_all("/dev/null", names, n, pairs, n * K, threads)) return 2;
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
-    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    const double med = bench_median(t, runs);
     printf("%lld lines of %lld names, %d thread%s: %.3f s (median of %d), %.1f ns a line\n", (long long)(n * K),
-           (long long)n, threads, threads > 1 ? "s" : "", t[runs / 2], runs, 1e9 * t[runs / 2] / (double)(n * K));
+           (long long)n, threads, threads > 1 ? "s" : "", med, runs, 1e9 * med / (double)(n * K));
     free(t);
     free(pairs);
     free(names);

@@ -11,22 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../io/float_text.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "../bench_clock.h"
 
 int main(int argc, char **argv)
 {
@@ -64,16 +51,15 @@ int main(int argc, char **argv)
     size_t sink = 0;
     for (int r = 0; r < RUNS; r++) {
         char b[40];
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < N; i++) sink += tsk_float_g9(b, v[i]);
-        double t1 = now();
+        double t1 = bench_now();
         for (int i = 0; i < N; i++) sink += (size_t)snprintf(b, sizeof b, "%.9g", (double)v[i]);
-        t[0][r] = (t1 - t0) / N * 1e9, t[1][r] = (now() - t1) / N * 1e9;
+        t[0][r] = (t1 - t0) / N * 1e9, t[1][r] = (bench_now() - t1) / N * 1e9;
     }
-    qsort(t[0], RUNS, sizeof(double), cmp_double);
-    qsort(t[1], RUNS, sizeof(double), cmp_double);
-    printf("ns per distance (median of %d): tsk_float_g9 %.1f, snprintf %.1f (%.1fx)  [%zu]\n", RUNS, t[0][RUNS / 2],
-           t[1][RUNS / 2], t[1][RUNS / 2] / t[0][RUNS / 2], sink % 7);
+    const double ours = bench_median(t[0], RUNS), theirs = bench_median(t[1], RUNS);
+    printf("ns per distance (median of %d): tsk_float_g9 %.1f, snprintf %.1f (%.1fx)  [%zu]\n", RUNS, ours, theirs,
+           theirs / ours, sink % 7);
     free(v);
     return 0;
 }
