@@ -309,9 +309,6 @@ __global__ void thresholds_kernel(const float *__restrict__ part, int nq, int k,
     if (lane == 0) thr[q] = T + fabsf(T) * 4e-6f + 1e-35f;
 }
 
-/* Whether (d, r) ranks before (e, s): the nearer, then the lower reference. */
-__device__ __forceinline__ bool ranks_before(float d, int r, float e, int s) { return d < e || (d == e && r < s); }
-
 /* A thread per slot: the exact distance of each query's candidates (a query past slot_cap is left
  * to the caller, which runs again). */
 __global__ void exact_kernel(const dist_tile_args a, const int *__restrict__ slots, unsigned slot_cap,
@@ -327,7 +324,7 @@ __global__ void exact_kernel(const dist_tile_args a, const int *__restrict__ slo
 
 /* A warp per query: the k nearest of its candidates (non-finite distances left out, as the direct
  * kernel leaves them) into lists[q * k ..] in rank order, padded with {INFINITY, -1}; *most = the
- * largest candidate count. Round j takes the first candidate, by ranks_before, of those after round
+ * largest candidate count. Round j takes the first candidate, by dist_ranks_before, of those after round
  * j - 1's: a query's references are distinct, so the order is total and every lane agrees. */
 __global__ void select_kernel(int nq, int k, const int *__restrict__ slots, const float *__restrict__ dist,
                               unsigned slot_cap, const unsigned *__restrict__ qcount, dist_cand *__restrict__ lists,
@@ -349,13 +346,13 @@ __global__ void select_kernel(int nq, int k, const int *__restrict__ slots, cons
         for (unsigned i = (unsigned)lane; i < n; i += 32) {
             const float d = cd[i];
             const int r = cand[i];
-            if (!(d <= FLT_MAX) || (j > 0 && !ranks_before(last_d, last_r, d, r))) continue;
-            if (!have || ranks_before(d, r, bd, br)) bd = d, br = r, have = 1;
+            if (!(d <= FLT_MAX) || (j > 0 && !dist_ranks_before(last_d, last_r, d, r))) continue;
+            if (!have || dist_ranks_before(d, r, bd, br)) bd = d, br = r, have = 1;
         }
         for (int off = 16; off > 0; off >>= 1) {
             const float od = __shfl_xor_sync(FULL_WARP, bd, off);
             const int orr = __shfl_xor_sync(FULL_WARP, br, off), oh = __shfl_xor_sync(FULL_WARP, have, off);
-            if (oh && (!have || ranks_before(od, orr, bd, br))) bd = od, br = orr, have = 1;
+            if (oh && (!have || dist_ranks_before(od, orr, bd, br))) bd = od, br = orr, have = 1;
         }
         if (!have) { /* fewer than k: the rest padded (every lane agrees on have) */
             for (int i = j + lane; i < k; i += 32) o[i] = dist_cand{INFINITY, -1};

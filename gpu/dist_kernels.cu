@@ -139,9 +139,6 @@ within_kernel(dist_tile_args a, float max_dist, dist_hit *__restrict__ hits, uns
     }
 }
 
-/* (d, r) before (e, s): nearer first, then the lower reference index. */
-__device__ __forceinline__ bool before(float d, int r, float e, int s) { return d < e || (d == e && r < s); }
-
 /* Each block owns one query tile and walks the reference tiles of its split. After each tile the
  * distances go through shared memory; two threads per query scan alternate columns into their
  * own sorted list of k (struct of arrays, thread-minor: conflict-free), and at the end the two
@@ -191,12 +188,12 @@ topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
         for (int c = half; c < DIST_TILE; c += 2) {
             float d = Ds[my_q][c];
             int r = rb + c;
-            if (!(d <= FLT_MAX) || !before(d, r, wd, wi)) continue;  /* also drops NaN and masked */
+            if (!(d <= FLT_MAX) || !dist_ranks_before(d, r, wd, wi)) continue;  /* also drops NaN and masked */
             int pos = k - 1;
             while (pos > 0) {
                 float pd = Ld[(pos - 1) * DIST_THREADS + tid];
                 int pi = Li[(pos - 1) * DIST_THREADS + tid];
-                if (before(pd, pi, d, r)) break;
+                if (dist_ranks_before(pd, pi, d, r)) break;
                 Ld[pos * DIST_THREADS + tid] = pd;
                 Li[pos * DIST_THREADS + tid] = pi;
                 pos--;
@@ -217,7 +214,7 @@ topk_kernel(dist_tile_args a, int k, int n_split, dist_cand *__restrict__ part)
         for (int i = 0; i < k; i++) {
             float dx = Ld[x * DIST_THREADS + tid], dy = Ld[y * DIST_THREADS + tid + 1];
             int ix = Li[x * DIST_THREADS + tid], iy = Li[y * DIST_THREADS + tid + 1];
-            bool take_x = ix >= 0 && (iy < 0 || before(dx, ix, dy, iy));
+            bool take_x = ix >= 0 && (iy < 0 || dist_ranks_before(dx, ix, dy, iy));
             if (take_x) {
                 o[i] = dist_cand{dx, ix};
                 x++;

@@ -63,6 +63,13 @@ cudaError_t dist_launch_within(const dist_tile_args *a, float max_dist, dist_hit
 cudaError_t dist_launch_topk(const dist_tile_args *a, int k, int n_split, dist_cand *part, cudaStream_t s);
 size_t dist_topk_smem(int k);
 
+/* Whether (d, r) ranks before (e, s): the nearer, then the lower reference. The one order of every
+ * top-k list of vector rows: the tiled kernel's, the filter's selection, the host's merge. */
+template <class I> __host__ __device__ __forceinline__ bool dist_ranks_before(float d, I r, float e, I s)
+{
+    return d < e || (d == e && r < s);
+}
+
 /* Exact: the distance of pair (q, r) with the very arithmetic of the tiled kernels (the elements
  * in tile_sqdiff's order, 0 .. Lp-1, one FMA each, the chunk sums carried in float64 past
  * TSK_VD_CHUNK elements; the same finish), so the value is bit-identical to what dense, within and

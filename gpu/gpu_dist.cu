@@ -367,15 +367,13 @@ static int dense_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, lo
 
 /* ---------------------------------------------------------------- host selection */
 
-static inline bool before(float d, int64_t r, float e, int64_t s) { return d < e || (d == e && r < s); }
-
 /* Inserts (d, r) into the sorted list lst[0..k) if it beats the last entry. */
 static inline void list_insert(tsk_pair *lst, int k, float d, int64_t r)
 {
-    if (!(d <= INFINITY) || isinf(d) || !before(d, r, lst[k - 1].dist, lst[k - 1].ref < 0 ? INT64_MAX : lst[k - 1].ref))
+    if (!(d <= INFINITY) || isinf(d) || !dist_ranks_before(d, r, lst[k - 1].dist, lst[k - 1].ref < 0 ? INT64_MAX : lst[k - 1].ref))
         return;
     int pos = k - 1;
-    while (pos > 0 && !before(lst[pos - 1].dist, lst[pos - 1].ref < 0 ? INT64_MAX : lst[pos - 1].ref, d, r)) {
+    while (pos > 0 && !dist_ranks_before(lst[pos - 1].dist, lst[pos - 1].ref < 0 ? INT64_MAX : lst[pos - 1].ref, d, r)) {
         lst[pos] = lst[pos - 1];
         pos--;
     }
@@ -442,7 +440,7 @@ static void merge_partials(tsk_pair *run, long long nq, int k, int n_split, cons
                 if (head[s] >= k) continue;
                 const dist_cand &c = pl[(size_t)s * k + head[s]];
                 if (c.r < 0) continue;
-                if (best < 0 || before(c.d, rl + c.r, bd, br)) {
+                if (best < 0 || dist_ranks_before<int64_t>(c.d, rl + c.r, bd, br)) {
                     best = s;
                     bd = c.d;
                     br = rl + c.r;
