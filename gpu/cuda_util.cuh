@@ -4,6 +4,7 @@
  *    (an engine reports errors to its caller and never ends the process);
  *  - tsk_cuda_device_count, the usable devices with one reason when there are none, and
  *    tsk_cuda_device_usable, the check of a device number an open call is given;
+ *  - tsk_cuda_make_contexts, the driver's start and contexts made ahead of their use;
  *  - tsk_cuda_grow, the growth of a device scratch buffer (and tsk_cuda_grown_size, its rule);
  *  - tsk_cuda_entry, the guard of an extern "C" entry: no C++ exception may cross into C. */
 #ifndef TSK_GPU_CUDA_UTIL_CUH
@@ -93,6 +94,17 @@ static inline int tsk_cuda_device_usable(int device, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* Starts the driver (its device count) and makes the primary contexts of devices ids[0..n), on the
+ * calling thread: for a thread that does it while other work runs (0.2-0.4 s). A device that does
+ * not exist or fails is left alone, for the setup after it to report. */
+static inline void tsk_cuda_make_contexts(const int *ids, int n)
+{
+    const int count = tsk_cuda_device_count(nullptr, 0);
+    for (int i = 0; i < n; i++)
+        if (ids[i] >= 0 && ids[i] < count && cudaSetDevice(ids[i]) == cudaSuccess) cudaFree(nullptr);
+    cudaGetLastError();
 }
 
 /* The size tsk_cuda_grow gives a buffer that needs `need` bytes: a quarter more, so that slowly

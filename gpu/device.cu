@@ -41,11 +41,8 @@ extern "C" void tsk_gpu_warm_start(int device)
     std::lock_guard<std::mutex> lock(warm.mu);
     if (warm.t) return;
     try {
-        warm.t = new std::thread([device] {
-            /* the driver's start too (the count): the caller's own count then waits for it here */
-            if (device < tsk_cuda_device_count(nullptr, 0) && cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
-            cudaGetLastError(); /* a failure is the engine's to report when it opens */
-        });
+        /* the caller's own device count then waits for the driver's start here */
+        warm.t = new std::thread([device] { tsk_cuda_make_contexts(&device, 1); });
     } catch (...) {
         warm.t = nullptr; /* no thread: the engine makes the context */
     }

@@ -825,11 +825,7 @@ static tsk_gpu_dist *dist_open(const tsk_sketch_set *query, const tsk_sketch_set
     try {
         std::vector<int> ids;
         for (int i = 0; i < nd; i++) ids.push_back(devices && n_devices > 0 ? devices[i] : 0);
-        warm.t = std::thread([ids] {
-            for (int d : ids)
-                if (d >= 0 && cudaSetDevice(d) == cudaSuccess) cudaFree(nullptr);
-            cudaGetLastError(); /* a failure is the setup's below to report */
-        });
+        warm.t = std::thread([ids] { tsk_cuda_make_contexts(ids.data(), (int)ids.size()); });
     } catch (...) {
         /* no thread: the setup makes the contexts */
     }
