@@ -210,24 +210,26 @@ typedef struct {
 
 #define NAME_ROOM_MAX 256 /* names up to this long together: a line's room without reading them */
 
+/* The bytes the names of a line of reference r and query q take at most: the longest names' (no
+ * name read), or theirs where names are long (find_name_room). */
+static size_t names_room(const tsk_dist_out *o, int64_t r, int64_t q)
+{
+    return o->name_room >= 0 ? (size_t)o->name_room : strlen(o->rn[r]) + strlen(o->qn[q]);
+}
+
 static size_t pair_room(const tsk_dist_out *o, int64_t i, const void *arg)
 {
     const pair_lines *a = arg;
     const tsk_pair *p = &a->pairs[i];
     if (p->ref < 0 || !((double)p->dist <= a->max_dist)) return 0;
-    if (o->name_room >= 0) return (size_t)o->name_room + LINE_EXTRA;
-    const char *ref, *query;
-    line_names(o, p, a->swap, a->max_dist, &ref, &query);
-    return strlen(ref) + strlen(query) + LINE_EXTRA;
+    return names_room(o, a->swap ? p->query : p->ref, a->swap ? p->ref : p->query) + LINE_EXTRA;
 }
 
-/* Stage 0: the pointers to pair i's names; stage 1: the names' bytes. */
-static void pair_prefetch(const tsk_dist_out *o, int64_t i, const void *arg, int stage)
+/* The names of a line of reference r and query q, a stage of their loads ahead (write_lines'
+ * line_prefetch): stage 0 their pointers, stage 1 their bytes. Inlined always: GCC takes a function
+ * of prefetches alone for one without effects and drops the calls to it. */
+static inline __attribute__((always_inline)) void prefetch_names(const tsk_dist_out *o, int64_t r, int64_t q, int stage)
 {
-    const pair_lines *a = arg;
-    const tsk_pair *p = &a->pairs[i];
-    if (p->ref < 0) return;
-    const int64_t r = a->swap ? p->query : p->ref, q = a->swap ? p->ref : p->query;
     if (stage == 0) {
         __builtin_prefetch(&o->rn[r]);
         __builtin_prefetch(&o->qn[q]);
@@ -235,6 +237,13 @@ static void pair_prefetch(const tsk_dist_out *o, int64_t i, const void *arg, int
         __builtin_prefetch(o->rn[r]);
         __builtin_prefetch(o->qn[q]);
     }
+}
+
+static void pair_prefetch(const tsk_dist_out *o, int64_t i, const void *arg, int stage)
+{
+    const pair_lines *a = arg;
+    const tsk_pair *p = &a->pairs[i];
+    if (p->ref >= 0) prefetch_names(o, a->swap ? p->query : p->ref, a->swap ? p->ref : p->query, stage);
 }
 
 /* o->name_room, once: the longest names' bytes, or -1 kept when they are long (each line's own
@@ -326,20 +335,13 @@ void tsk_dist_out_genome_ani(tsk_dist_out *o, int on) { o->ani_columns = on; }
 static size_t genome_room(const tsk_dist_out *o, int64_t i, const void *arg)
 {
     const tsk_genome_line *l = (const tsk_genome_line *)arg + i;
-    const size_t names = o->name_room >= 0 ? (size_t)o->name_room : strlen(o->rn[l->ref]) + strlen(o->qn[l->query]);
-    return names + LINE_EXTRA + 48 + TSK_DIST_ANI_TEXT;
+    return names_room(o, l->ref, l->query) + LINE_EXTRA + 48 + TSK_DIST_ANI_TEXT;
 }
 
 static void genome_prefetch(const tsk_dist_out *o, int64_t i, const void *arg, int stage)
 {
     const tsk_genome_line *l = (const tsk_genome_line *)arg + i;
-    if (stage == 0) {
-        __builtin_prefetch(&o->rn[l->ref]);
-        __builtin_prefetch(&o->qn[l->query]);
-    } else {
-        __builtin_prefetch(o->rn[l->ref]);
-        __builtin_prefetch(o->qn[l->query]);
-    }
+    prefetch_names(o, l->ref, l->query, stage);
 }
 
 static size_t genome_format(const tsk_dist_out *o, int64_t i, const void *arg, char *b)
