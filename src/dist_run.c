@@ -353,21 +353,26 @@ static void *lane_opener_main(void *arg)
     return NULL;
 }
 
-/* The whole sets' pairs are enough for lanes past the first to pay (GPUs), or there are CPU lanes
- * (TSKETCH_DIST_LANES): lanes 1 .. n_lanes-1 start opening now, each on a thread of its own, and a
- * run that takes them waits for their opening (open_lanes). */
+/* Whether n_query queries against every reference make pairs enough for GPUs past the first to pay
+ * (ROWS/SETS_PAIRS_PER_LANE); CPU lanes (TSKETCH_DIST_LANES) always. */
+static int more_lanes_pay(const tsk_dist_engine *e, int64_t n_query)
+{
+    if (!e->on_gpu) return 1;
+    const int64_t n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
+    return (double)n_query * (double)n_ref >= (e->genomes ? SETS_PAIRS_PER_LANE : ROWS_PAIRS_PER_LANE);
+}
+
+/* When the run's queries (the items' run_queries) make more lanes pay: lanes 1 .. n_lanes-1 start
+ * opening now, each on a thread of its own, and a run that takes them waits for their opening
+ * (open_lanes). */
 static void start_lane_openers(tsk_dist_engine *e)
 {
-    if (e->n_lanes < 2) return;
-    if (e->on_gpu) {
-        const tsk_dist_items *it = &e->items;
-        const int64_t n_query = it->run_queries < 0 ? 0
-                                : it->run_queries > 0 ? it->run_queries
-                                : e->genomes          ? it->keys_q->n_items
-                                                      : it->rows_q->n_items;
-        const double pairs = (double)n_query * (double)(e->genomes ? it->keys_r->n_items : it->rows_r->n_items);
-        if (pairs < (e->genomes ? SETS_PAIRS_PER_LANE : ROWS_PAIRS_PER_LANE)) return; /* lanes_for's rule */
-    }
+    const tsk_dist_items *it = &e->items;
+    const int64_t n_query = it->run_queries < 0 ? 0
+                            : it->run_queries > 0 ? it->run_queries
+                            : e->genomes          ? it->keys_q->n_items
+                                                  : it->rows_q->n_items;
+    if (e->n_lanes < 2 || !more_lanes_pay(e, n_query)) return;
     for (int i = 1; i < e->n_lanes; i++) {
         lane_opener *o = &e->opener[i];
         o->e = e, o->lane = i, o->rc = -1;
@@ -919,17 +924,12 @@ static int run_inline(const dist_job *r, const block_plan *p)
     return rc;
 }
 
-/* Lanes a run uses: a GPU run of blocks enough for a second GPU to pay (ROWS/SETS_PAIRS_PER_LANE)
- * uses every device, one per block at most; CPU lanes (TSKETCH_DIST_LANES) always. */
+/* Lanes a run uses: every device when its queries make more lanes pay (more_lanes_pay), one per
+ * block at most; CPU lanes (TSKETCH_DIST_LANES) always. */
 static int lanes_for(const dist_job *r, const block_plan *p)
 {
     const tsk_dist_engine *e = r->e;
-    int want = e->n_lanes;
-    if (e->on_gpu) {
-        const int64_t n_ref = e->genomes ? e->items.keys_r->n_items : e->items.rows_r->n_items;
-        const double pairs = (double)(r->s->q_end - r->s->q_begin) * (double)n_ref;
-        if (pairs < (e->genomes ? SETS_PAIRS_PER_LANE : ROWS_PAIRS_PER_LANE)) want = 1;
-    }
+    int want = more_lanes_pay(e, r->s->q_end - r->s->q_begin) ? e->n_lanes : 1;
     if (want > p->n_blocks) want = p->n_blocks > 0 ? (int)p->n_blocks : 1;
     return want;
 }
