@@ -1,11 +1,15 @@
 #!/bin/sh
 # Regenerates the golden files of tests/dist from the float64 oracle (run from this directory):
-#   sh make.sh
+#   [TSK_SHARED=DIR] sh make.sh
+# The oracle and the genomes are the project's shared directory's (TSK_SHARED, default ../shared
+# beside the repository), which a clone alone does not have.
 # real.fa: human + orangutan mitochondria, phiX174 and 4 SARS-CoV-2 genomes (near-identical:
 # the accuracy case); synth.fa: short random DNA with N runs and odd lengths (slide sketches).
 set -e
-ORACLE=/work/shared/oracle/tsketch_oracle.py
-DATA=/work/shared/data
+SHARED=${TSK_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}
+ORACLE=$SHARED/oracle/tsketch_oracle.py
+DATA=$SHARED/data
+[ -f "$ORACLE" ] || { echo "make.sh: $ORACLE not found: set TSK_SHARED to the shared directory" >&2; exit 2; }
 PY=${PY:-python3}
 { cat $DATA/organelle/MT-human.fa $DATA/organelle/MT-orang.fa $DATA/viral/NC_001422_phiX174.fa
   awk '/^>/{n++} n<=4' $DATA/viral/viralwasm_example_sc2_seqs_100.fas; } > real.fa

@@ -1,14 +1,15 @@
 #!/bin/sh
 # Regenerates the golden files of tests/cpu from the float64 oracle of docs/spec.md:
-#   sh testdata/golden/make.sh [/work/shared]
+#   sh testdata/golden/make.sh [SHARED]    (SHARED: TSK_SHARED, default ../shared beside the repository)
 # Inputs (mixed.fa, protein.fa) are written by gen_inputs.py with a fixed seed; cases.tsv lists
 # every expected-output file with the parameters that made it. The reference vectors of the
 # Tensor Sketch authors (acgt.fa, tables_t3_D16_seed99.txt, reference_*.tsv) are copied from
 # SHARED/spec/vectors.
 set -eu
-SHARED=${1:-/work/shared}
 HERE=$(cd "$(dirname "$0")" && pwd)
+SHARED=${1:-${TSK_SHARED:-$HERE/../../../shared}}
 ORACLE="$SHARED/oracle/tsketch_oracle.py"
+[ -f "$ORACLE" ] || { echo "make.sh: $ORACLE not found: name the shared directory (argument or TSK_SHARED)" >&2; exit 2; }
 PY=${PYTHON:-python3}
 cd "$HERE"
 cp "$SHARED"/spec/vectors/acgt.fa "$SHARED"/spec/vectors/tables_t3_D16_seed99.txt \

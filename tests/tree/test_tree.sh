@@ -11,7 +11,7 @@
 HERE=$(dirname "$0")
 T=$TSKETCH
 G=$TESTDATA/genomes
-SHARED=${TSKETCH_SHARED_DATA:-/work/shared/data}
+SHARED=${TSKETCH_SHARED_DATA:-${TSK_SHARED:-$(cd "$HERE/../.." && pwd)/../shared}/data} # a clone alone has none
 command -v quicktree >/dev/null || { echo "quicktree is not installed (apt-get install quicktree)"; exit 1; }
 
 # same_as_quicktree DESC -- tsketch options and inputs (given to both triangle and tree)
