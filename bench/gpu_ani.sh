@@ -18,11 +18,14 @@
 # GENOMES (10^4) generated genomes: top-10 (TOPK=0: not) and cluster, ANI and --key-distance against the
 # binary before ANI, medians of 3, cuda = cpu (CPU=0: not), one TSKETCH_TIMING run
 # each; with BUNDLE/bin/tsketch_prev, an ANI binary before a change, timed interleaved on the same
-# file and compared byte for byte).
+# file and compared byte for byte, or with PREV_SAME=0 (a change meant to move the estimates) the
+# lines that differ counted). Without BUNDLE/bin/tsketch_main and genome_sets_bench_old the
+# binary before ANI is left out.
 set -uo pipefail
 B=$(cd "${1:?usage: gpu_ani.sh BUNDLE}" && pwd)
 T=$B/bin/tsketch
 OLD=$B/bin/tsketch_main
+[ -x "$OLD" ] && [ -x "$B/bin/genome_sets_bench_old" ] || OLD=
 out=${OUT:-${TMPDIR:-/tmp}/gpu_ani}
 W=${GPU_ANI_WORK:-${TMPDIR:-/tmp}/gpu_ani_work}
 STEPS=${STEPS:-tests real time}
@@ -103,9 +106,12 @@ if want time; then
     s=$(date +%s.%N)
     "$B/bin/genome_sets_bench" gen "$n" 10000 "$W/new$n.tsk" >/dev/null || fail=1
     say "gen $n with anchors: $(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s"
-    "$B/bin/genome_sets_bench_old" gen "$n" 10000 "$W/old$n.tsk" >/dev/null || fail=1
-    say "sizes $n: new $(du -h "$W/new$n.tsk" | cut -f1), old $(du -h "$W/old$n.tsk" | cut -f1)"
-    cat "$W/new$n.tsk" "$W/old$n.tsk" >/dev/null
+    if [ -n "$OLD" ]; then
+        "$B/bin/genome_sets_bench_old" gen "$n" 10000 "$W/old$n.tsk" >/dev/null || fail=1
+        say "sizes $n: new $(du -h "$W/new$n.tsk" | cut -f1), old $(du -h "$W/old$n.tsk" | cut -f1)"
+        cat "$W/old$n.tsk" >/dev/null
+    fi
+    cat "$W/new$n.tsk" >/dev/null
     # PREV (BUNDLE/bin/tsketch_prev, when bundled): the ANI binary before a change, on the same file:
     # the same bytes, and its time beside this one's (interleaved)
     PREV=$B/bin/tsketch_prev
@@ -130,26 +136,32 @@ if want time; then
         done
         a=$(sort -g "$W/a.t" | sed -n 2p) pv=$(sort -g "$W/p.t" | sed -n 2p)
         rm -f "$W/a.t" "$W/p.t"
-        check "ANI $label: this binary = tsketch_prev" cmp "$W/n.tsv" "$W/p.tsv"
+        if [ "${PREV_SAME:-1}" = 1 ]; then
+            check "ANI $label: this binary = tsketch_prev" cmp "$W/n.tsv" "$W/p.tsv"
+        else
+            say "ANI $label: $(paste -d'|' "$W/n.tsv" "$W/p.tsv" | awk -F'|' '$1 != $2' | wc -l) of $(wc -l <"$W/n.tsv") lines differ from tsketch_prev (PREV_SAME=0)"
+        fi
     }
     if [ "${TOPK:-1}" = 1 ]; then
         ani_median "top-10 of $n" dist -q --device cuda --top-k 10 "$W/new$n.tsk"
         k=$(median3 "$T" dist -q --device cuda --key-distance --top-k 10 "$W/new$n.tsk" -o "$W/k.tsv")
-        b=$(median3 "$OLD" dist -q --device cuda --top-k 10 "$W/old$n.tsk" -o "$W/o.tsv")
+        b=-
+        [ -n "$OLD" ] && b=$(median3 "$OLD" dist -q --device cuda --top-k 10 "$W/old$n.tsk" -o "$W/o.tsv")
         say "dist --top-k 10 of $n, cuda (medians of 3): ANI $a s (tsketch_prev $pv s), --key-distance $k s, old $b s"
         if [ "${CPU:-1}" = 1 ]; then
             c=$(TMO=300 secs timeout 300 "$T" dist -q --device cpu -p "$P" --top-k 10 "$W/new$n.tsk" -o "$W/c.tsv")
             say "dist --top-k 10 of $n, cpu -p $P: ANI $c s"
             check "ANI top-10 of $n: cuda = cpu" cmp "$W/n.tsv" "$W/c.tsv"
         fi
-        check "--key-distance top-10 of $n = the old binary's distance (distance columns)" cmp <(cut -f1-3 "$W/k.tsv") <(cut -f1-3 "$W/o.tsv")
+        [ -z "$OLD" ] || check "--key-distance top-10 of $n = the old binary's distance (distance columns)" cmp <(cut -f1-3 "$W/k.tsv") <(cut -f1-3 "$W/o.tsv")
         timing "top-10 $n" "$T" dist -q --device cuda --top-k 10 "$W/new$n.tsk" -o "$W/n.tsv"
     fi
     ani_median "cluster of $n" cluster -q --device cuda "$W/new$n.tsk"
     k=$(median3 "$T" cluster -q --device cuda --key-distance "$W/new$n.tsk" -o "$W/k.tsv")
-    b=$(median3 "$OLD" cluster -q --device cuda "$W/old$n.tsk" -o "$W/o.tsv")
+    b=-
+    [ -n "$OLD" ] && b=$(median3 "$OLD" cluster -q --device cuda "$W/old$n.tsk" -o "$W/o.tsv")
     say "cluster of $n, cuda (medians of 3): ANI $a s (tsketch_prev $pv s), --key-distance $k s, old $b s"
-    say "clusters of $n: ANI $(cut -f2 "$W/n.tsv" | sort -u | wc -l), keys $(cut -f2 "$W/k.tsv" | sort -u | wc -l), old $(cut -f2 "$W/o.tsv" | sort -u | wc -l)"
+    say "clusters of $n: ANI $(cut -f2 "$W/n.tsv" | sort -u | wc -l), keys $(cut -f2 "$W/k.tsv" | sort -u | wc -l)$([ -n "$OLD" ] && echo ", old $(cut -f2 "$W/o.tsv" | sort -u | wc -l)")"
     if [ "${CPU:-1}" = 1 ]; then
         "$T" cluster -q --device cpu -p "$P" "$W/new$n.tsk" -o "$W/c.tsv"
         check "ANI cluster of $n: cuda = cpu" cmp "$W/n.tsv" "$W/c.tsv"

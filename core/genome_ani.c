@@ -58,6 +58,7 @@ struct tsk_ani_work {
     double pw_p[POWER_TABLE_N * MAX_GRID], pw_q[POWER_TABLE_N * MAX_GRID];
     int pw_k, pw_div;                    /* the k and grid of the powers (0: none yet) */
     double grid[MAX_GRID], p[MAX_GRID];
+    double reported[MAX_GRID];           /* the identity fastANI reports for each grid identity */
     double x0[MAX_GRID], x1[MAX_GRID], acc[4 * MAX_GRID]; /* acc: a grid entry's four stripes side by side */
     int em_steps;                        /* EM steps from the start */
     double start_uniform;                /* the start's share spread evenly over the grid */
@@ -334,6 +335,12 @@ int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, dou
     return g;
 }
 
+void tsk_ani_grid_reported(const double *grid, int g, double *reported)
+{
+    reported[0] = 0;
+    for (int j = 1; j < g; j++) reported[j] = 1 + log(grid[j]);
+}
+
 void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *gw)
 {
     gw[0] = 0;
@@ -401,7 +408,8 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
      * direction's */
     const int div = w->grid_div;
     if (w->pw_k != anchor_k || w->pw_div != div) {
-        tsk_ani_grid_powers(anchor_k, div, w->grid, w->p, w->pw_p, w->pw_q);
+        const int g_made = tsk_ani_grid_powers(anchor_k, div, w->grid, w->p, w->pw_p, w->pw_q);
+        tsk_ani_grid_reported(w->grid, g_made, w->reported);
         w->pw_k = anchor_k;
         w->pw_div = div;
     }
@@ -474,7 +482,7 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
     for (int j = 1; j < g; j++)
         if (first + j - 1 >= TSK_ANI_CUTOFF * div - 1e-9) {
             hi += w->x0[j];
-            mean += w->x0[j] * w->grid[j];
+            mean += w->x0[j] * w->reported[j];
             if (w->window > 0) mean_w += w->x0[j] * w->gw[j];
         }
     *af = hi * (double)used / (double)n_seg;
@@ -789,11 +797,14 @@ void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, i
     double ani[2] = {res->ani_q, res->ani_r};
     const double inv_w = 1.0 / window;
     for (int d = 0; d < 2; d++) {
-        double spread = pow(m[d], inv_w) - pow(grid_point_mass(ani[d], window), inv_w);
+        /* in the identity's own scale (ani[d] is fastANI's, 1 + ln I: exp(ani[d] - 1) is the
+         * identity of a point mass there), then reported on fastANI's */
+        double spread = pow(m[d], inv_w) - pow(grid_point_mass(exp(ani[d] - 1), window), inv_w);
         if (spread < 0) spread = 0;
         double keys = pow(contained[d] / af[d], inv_w) - spread;
-        keys = keys > 1 ? 1 : keys < 0 ? 0 : keys;
-        ani[d] = ramp * keys + (1 - ramp) * ani[d];
+        keys = keys > 1 ? 1 : keys;
+        const double keys_reported = keys > 0 ? 1 + log(keys) : 0;
+        ani[d] = ramp * (keys_reported > 0 ? keys_reported : 0) + (1 - ramp) * ani[d];
     }
     res->ani_q = ani[0], res->ani_r = ani[1];
     res->ani = (ani[0] + ani[1]) / 2;

@@ -16,8 +16,14 @@
  * accident, a_g ~ sum_i w_i Binomial(n_g, p(I_i)). The weights w over an identity grid are fitted
  * by maximum likelihood (EM, stopped early: TSK_ANI_EM_STEPS), and
  *
- *     ANI_Q = mean identity of the weight at or above TSK_ANI_CUTOFF
+ *     ANI_Q = mean of 1 + ln I over the weight at or above TSK_ANI_CUTOFF
  *     AF_Q  = (that weight) x (segments with anchors) / (all segments of Q)
+ *
+ * 1 + ln I is the identity fastANI reports for a fragment of identity I: one minus its Mash
+ * distance -ln(I^k) / k (the share of k-mers that survive is I^k). It reads 0.13 points under I at
+ * 95 % and 2.3 under it at 80 %, so averaging it, as fastANI averages its fragments, is what makes
+ * the mean over the aligned part fastANI's; averaging I itself read even divergence 0.3 points
+ * above fastANI (bench/ani/FINDINGS.md, "fastANI's scale").
  *
  * The pair: ANI = (ANI_Q + ANI_R) / 2 (fastANI's mean of both directions), AF = the AF of the
  * genome with fewer segments. Near identity the anchors are too few to order pairs a few SNPs apart
@@ -45,12 +51,14 @@ extern "C" {
  * diverged; such pairs keep the key distance (defined 0). */
 #define TSK_ANI_MIN_COVER 0.9
 
-/* The identity below which a segment does not map (counts neither in ANI nor in AF). fastANI's
- * nominal cutoff is 0.80, but the mixture smears segments near 80 % both ways (a 16-mer survives
- * 80 % identity with 2.8 %: one hit a segment); 0.78 gave the least error against fastANI on the
- * generated uneven sets (donor blocks at 75-85 %) without taking an AT-rich genome's chance
- * matches for homology (bench/ani/FINDINGS.md: 0.74-0.76 did, on the Blochmannia ancestor). */
-#define TSK_ANI_CUTOFF 0.78
+/* The identity I below which a segment does not map (counts neither in ANI nor in AF). fastANI
+ * maps a fragment when the upper end of its estimate's 90 % interval reaches 0.80 on its own scale
+ * (1 + ln I = 0.80 is I = 0.819), and the mixture smears segments near it both ways (a 16-mer
+ * survives 80 % identity with 2.8 %: one hit a segment). On the generated sets 0.79 gave the least
+ * error against fastANI (0.78 read uneven divergence 0.25 points low, 0.80 0.40 high;
+ * bench/ani/FINDINGS.md, "fastANI's scale"); lower cutoffs took an AT-rich genome's chance matches
+ * for homology (0.74-0.76 did on the Blochmannia ancestor). */
+#define TSK_ANI_CUTOFF 0.79
 /* The least AF of each direction for a related pair: chance matches and a few shared repeats give
  * under 1 % of segments above the cutoff; a 25 % piece of a genome gives 25 %. */
 #define TSK_ANI_MIN_AF 0.02
@@ -154,7 +162,9 @@ int tsk_ani_work_set_window(tsk_ani_work *w, int window);
  * the pair's bound found in R) is AF_q times it. So (c_q / AF_q)^(1/W) is the identity that mean
  * implies, over thousands of windows, less the part of m_q^(1/W) - ANI_q that comes from spread
  * (uneven divergence) rather than from the grid (a point mass between two grid identities is
- * spread over both). The direction's ANI moves to that linearly from TSK_ANI_KEYS_LOW to
+ * spread over both), all in the identity's own scale (ANI_q read back from fastANI's as a point
+ * mass, exp(ANI_q - 1)); the result is reported on fastANI's, 1 + ln of it. The direction's ANI
+ * moves to that linearly from TSK_ANI_KEYS_LOW to
  * TSK_ANI_KEYS_HIGH of the pair's ANI; above, it is that. Leaves res as it is when it is not
  * defined, unrelated, below TSK_ANI_KEYS_LOW, without m or without shared keys. Plain host
  * arithmetic: a pair gives the same bytes whichever engine estimated it. */
@@ -168,6 +178,9 @@ void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, i
  * each). Returns g (32 for TSK_ANI_GRID_DIV). */
 #define TSK_ANI_POWER_ROWS 256
 int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, double *pw_p, double *pw_q);
+/* reported[j] = 1 + ln grid[j], the identity fastANI reports for grid identity j >= 1 (reported[0] =
+ * 0): what a direction's ANI averages. */
+void tsk_ani_grid_reported(const double *grid, int g, double *reported);
 /* gw[j] = grid[j]^window for the grid's identities j >= 1 (gw[0] = 0), by repeated multiplication. */
 void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *gw);
 /* The atom's p: the chance that an anchor of a direction's segment hits by accident, the other

@@ -105,7 +105,7 @@ struct tsk_gpu_ani {
     ani_genome_d *genomes_d = nullptr;
     uint32_t *sval_d = nullptr, *index_d = nullptr;
     uint16_t *sseg_d = nullptr;
-    double *grid_d = nullptr, *pw_p_d = nullptr, *pw_q_d = nullptr, *gw_d = nullptr;
+    double *reported_d = nullptr, *pw_p_d = nullptr, *pw_q_d = nullptr, *gw_d = nullptr;
     int slots = 0;
     double *slot_rows_d = nullptr, *slot_ratio_d = nullptr, *slot_m_d = nullptr;
     uint32_t *slot_code_d = nullptr;
@@ -218,7 +218,7 @@ __device__ static int block_exclusive_sum(ani_shared &sh, int v, int *total)
 /* genome_ani.c's direction(): cnt[0..n_seg) (n << 16 | a a segment; sorted here in place), the other
  * genome's length and kept anchors, at value_bits. Returns 1 when the host must do the pair. */
 __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, int64_t length_r, int64_t anchors_r,
-                                    int value_bits, int anchor_k, const double *grid, const double *pw_p,
+                                    int value_bits, int anchor_k, const double *reported, const double *pw_p,
                                     const double *pw_q, const double *gw, int window, const ani_slot_d &slot,
                                     ani_dir_d *out)
 {
@@ -389,7 +389,7 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
         for (int j = 1; j < ANI_GRID; j++)
             if (first + j - 1 >= TSK_ANI_CUTOFF * div - 1e-9) {
                 hi = __dadd_rn(hi, sh.x0[j]);
-                mean = __dadd_rn(mean, __dmul_rn(sh.x0[j], grid[j]));
+                mean = __dadd_rn(mean, __dmul_rn(sh.x0[j], reported[j]));
                 if (window > 0) mean_w = __dadd_rn(mean_w, __dmul_rn(sh.x0[j], gw[j]));
             }
         double af = __ddiv_rn(__dmul_rn(hi, n_used), (double)n_seg), ani = 0.0, m = 0.0;
@@ -406,7 +406,7 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
 
 __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
     ani_pairs_kernel(const ani_genome_d *genomes, const uint32_t *sval, const uint16_t *sseg, const uint32_t *index,
-                     const double *grid, const double *pw_p, const double *pw_q, const double *gw, int window,
+                     const double *reported, const double *pw_p, const double *pw_q, const double *gw, int window,
                      int anchor_k, const int32_t *pairs, int64_t n_pairs, ani_slot_d slots, ani_out_d *out)
 {
     __shared__ ani_shared sh;
@@ -564,11 +564,11 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
         const int64_t anchors_q = (int64_t)sh.kept;
 
         ani_out_d o;
-        o.on_host = fit_direction(sh, sh.cnt_q, q.n_segments, r.length, anchors_r, value_bits, anchor_k, grid, pw_p,
+        o.on_host = fit_direction(sh, sh.cnt_q, q.n_segments, r.length, anchors_r, value_bits, anchor_k, reported, pw_p,
                                   pw_q, gw, window, slot, &o.q);
         __syncthreads();
         if (!o.on_host)
-            o.on_host = fit_direction(sh, sh.cnt_r, r.n_segments, q.length, anchors_q, value_bits, anchor_k, grid,
+            o.on_host = fit_direction(sh, sh.cnt_r, r.n_segments, q.length, anchors_q, value_bits, anchor_k, reported,
                                       pw_p, pw_q, gw, window, slot, &o.r);
         if (threadIdx.x == 0) out[p] = o;
         __syncthreads();
@@ -695,17 +695,20 @@ static int lay_out(tsk_gpu_ani *e)
         TSK_CUDA_CHECK(site(e), cudaMemcpy(e->genomes_d, e->genomes.data(), (size_t)n * sizeof(ani_genome_d),
                                            cudaMemcpyHostToDevice));
 
-    /* the host's grid and powers (tsk_ani_grid_powers), read as they are */
+    /* the host's grid, powers and reported identities (tsk_ani_grid_powers, tsk_ani_grid_reported),
+     * read as they are */
     std::vector<double> grid(ANI_GRID), p(ANI_GRID), pw_p((size_t)TSK_ANI_POWER_ROWS * ANI_GRID),
         pw_q((size_t)TSK_ANI_POWER_ROWS * ANI_GRID);
     if (tsk_ani_grid_powers(e->anchor_k, TSK_ANI_GRID_DIV, grid.data(), p.data(), pw_p.data(), pw_q.data()) != ANI_GRID) {
         snprintf(e->err, sizeof e->err, "the ANI grid is not the GPU's (%d entries)", ANI_GRID);
         return -1;
     }
-    TSK_CUDA_CHECK(site(e), cudaMalloc(&e->grid_d, ANI_GRID * sizeof(double)));
+    std::vector<double> reported(ANI_GRID);
+    tsk_ani_grid_reported(grid.data(), ANI_GRID, reported.data());
+    TSK_CUDA_CHECK(site(e), cudaMalloc(&e->reported_d, ANI_GRID * sizeof(double)));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->pw_p_d, pw_p.size() * sizeof(double)));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->pw_q_d, pw_q.size() * sizeof(double)));
-    TSK_CUDA_CHECK(site(e), cudaMemcpy(e->grid_d, grid.data(), ANI_GRID * sizeof(double), cudaMemcpyHostToDevice));
+    TSK_CUDA_CHECK(site(e), cudaMemcpy(e->reported_d, reported.data(), ANI_GRID * sizeof(double), cudaMemcpyHostToDevice));
     TSK_CUDA_CHECK(site(e), cudaMemcpy(e->pw_p_d, pw_p.data(), pw_p.size() * sizeof(double), cudaMemcpyHostToDevice));
     TSK_CUDA_CHECK(site(e), cudaMemcpy(e->pw_q_d, pw_q.data(), pw_q.size() * sizeof(double), cudaMemcpyHostToDevice));
     std::vector<double> gw(ANI_GRID);
@@ -797,7 +800,7 @@ static void free_engine(tsk_gpu_ani *e)
     cudaSetDevice(e->dev);
     free_fill_scratch(e->fill);
     cudaFree(e->genomes_d), cudaFree(e->sval_d), cudaFree(e->index_d);
-    cudaFree(e->sseg_d), cudaFree(e->grid_d), cudaFree(e->pw_p_d), cudaFree(e->pw_q_d), cudaFree(e->gw_d);
+    cudaFree(e->sseg_d), cudaFree(e->reported_d), cudaFree(e->pw_p_d), cudaFree(e->pw_q_d), cudaFree(e->gw_d);
     cudaFree(e->slot_rows_d), cudaFree(e->slot_ratio_d), cudaFree(e->slot_m_d), cudaFree(e->slot_code_d);
     cudaFree(e->slot_band_d), cudaFree(e->pairs_d), cudaFree(e->out_d);
     if (e->st) cudaStreamDestroy(e->st);
@@ -863,7 +866,7 @@ static int run_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, i
         const ani_slot_d slots = {e->slot_rows_d, e->slot_ratio_d, e->slot_m_d, e->slot_code_d, e->slot_band_d,
                                   nullptr, nullptr};
         const unsigned blocks = (unsigned)std::min<int64_t>(m, e->slots);
-        ani_pairs_kernel<<<blocks, ANI_THREADS, ANI_TILE_BYTES, e->st>>>(e->genomes_d, e->sval_d, e->sseg_d, e->index_d, e->grid_d, e->pw_p_d, e->pw_q_d,
+        ani_pairs_kernel<<<blocks, ANI_THREADS, ANI_TILE_BYTES, e->st>>>(e->genomes_d, e->sval_d, e->sseg_d, e->index_d, e->reported_d, e->pw_p_d, e->pw_q_d,
                                                            e->gw_d, e->window, e->anchor_k, e->pairs_d, m, slots,
                                                            e->out_d);
         TSK_CUDA_CHECK(site(e), cudaGetLastError());

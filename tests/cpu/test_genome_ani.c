@@ -40,9 +40,11 @@ Test(genome_ani, even_identity)
     synth r = synth_relative(&rng, &q, ident);
     const tsk_ani_result res = pair_of(&q, &r, 7, 7);
     cr_expect(res.defined);
-    cr_expect(res.ani > 0.948 && res.ani < 0.952, "planted 0.95, estimated %.5f", res.ani);
+    /* reported on fastANI's scale: 1 + ln 0.95 = 0.94871 */
+    const double want = 1 + log(0.95);
+    cr_expect(fabs(res.ani - want) < 0.002, "planted 0.95 (%.5f reported), estimated %.5f", want, res.ani);
     cr_expect(res.af > 0.97 && res.af <= 1.0, "af %.4f", res.af);
-    cr_expect(res.ani_q > 0.948 && res.ani_q < 0.952 && res.ani_r > 0.948 && res.ani_r < 0.952);
+    cr_expect(fabs(res.ani_q - want) < 0.002 && fabs(res.ani_r - want) < 0.002);
     cr_expect_float_eq(tsk_ani_distance(&res), (float)(1.0 - res.ani), 1e-9);
     synth_free(&q);
     synth_free(&r);
@@ -55,12 +57,13 @@ Test(genome_ani, mosaic)
     double ident[1000], planted = 0;
     for (int s = 0; s < 1000; s++) {
         ident[s] = s % 5 == 2 ? 0.90 : 0.99; /* 20 % of the segments at 0.90 */
-        planted += ident[s] / 1000;
+        planted += (1 + log(ident[s])) / 1000; /* fastANI's mean: of each segment's 1 + ln I */
     }
     synth r = synth_relative(&rng, &q, ident);
     const tsk_ani_result res = pair_of(&q, &r, 7, 7);
     cr_expect(res.ani > planted - 0.003 && res.ani < planted + 0.003, "planted %.4f, estimated %.5f", planted, res.ani);
-    /* the pooled estimate (today's) would be ((0.8 0.99^16 + 0.2 0.9^16))^(1/16) = 0.978 */
+    /* the pooled estimate (before the mixture) would be ((0.8 0.99^16 + 0.2 0.9^16))^(1/16) = 0.978;
+     * the mean identity itself, 0.972, is 0.0011 above the planted mean on this scale */
     synth_free(&q);
     synth_free(&r);
 }
@@ -336,13 +339,17 @@ static double point_mass(double a, int window) /* a mass at a split over the gri
     return ((hi - a) * lw + (a - lo) * hw) * 100;
 }
 
-static tsk_ani_result near_identity(double ani, double m_excess)
+/* fastANI's scale, as the estimator reports identities */
+static double reported(double identity) { return 1 + log(identity); }
+
+/* a result whose directions both read identity (reported on fastANI's scale) */
+static tsk_ani_result near_identity(double identity, double m_excess)
 {
     tsk_ani_result r = {0};
     r.defined = 1;
-    r.ani_q = r.ani_r = r.ani = ani;
+    r.ani_q = r.ani_r = r.ani = reported(identity);
     r.af_q = r.af_r = r.af = 1;
-    r.m_q = r.m_r = point_mass(ani, 20) + m_excess;
+    r.m_q = r.m_r = point_mass(identity, 20) + m_excess;
     return r;
 }
 
@@ -351,26 +358,26 @@ Test(genome_ani, level_from_keys)
     /* above TSK_ANI_KEYS_HIGH, no spread beyond the grid's: each direction is (shared / n)^(1/W) */
     tsk_ani_result r = near_identity(0.995, 0);
     tsk_ani_level_from_keys(&r, 9800, 10000, 9900, 20);
-    cr_expect_float_eq(r.ani_q, pow(0.98, 1.0 / 20), 1e-12, "q %.10f", r.ani_q);
-    cr_expect_float_eq(r.ani_r, pow(9800.0 / 9900, 1.0 / 20), 1e-12, "r %.10f", r.ani_r);
+    cr_expect_float_eq(r.ani_q, reported(pow(0.98, 1.0 / 20)), 1e-12, "q %.10f", r.ani_q);
+    cr_expect_float_eq(r.ani_r, reported(pow(9800.0 / 9900, 1.0 / 20)), 1e-12, "r %.10f", r.ani_r);
     cr_expect_float_eq(r.ani, (r.ani_q + r.ani_r) / 2, 1e-15);
     cr_expect_eq(r.af, 1.0, "AF stays the anchors'");
     /* the keys over an aligned fraction: (c / AF)^(1/W) */
     r = near_identity(0.995, 0);
     r.af_q = 0.5;
     tsk_ani_level_from_keys(&r, 4900, 10000, 4900, 20);
-    cr_expect_float_eq(r.ani_q, pow(0.98, 1.0 / 20), 1e-12, "q over half of it: %.10f", r.ani_q);
+    cr_expect_float_eq(r.ani_q, reported(pow(0.98, 1.0 / 20)), 1e-12, "q over half of it: %.10f", r.ani_q);
     cr_expect_float_eq(r.ani_r, 1.0, 1e-12, "r wholly contained: %.10f", r.ani_r);
     /* spread beyond the grid's (uneven divergence) comes off the keys' identity */
     r = near_identity(0.995, 0.01);
     tsk_ani_level_from_keys(&r, 9800, 10000, 10000, 20);
     const double spread = pow(point_mass(0.995, 20) + 0.01, 1.0 / 20) - pow(point_mass(0.995, 20), 1.0 / 20);
     cr_expect(spread > 0.0004);
-    cr_expect_float_eq(r.ani, pow(0.98, 1.0 / 20) - spread, 1e-12, "%.10f", r.ani);
+    cr_expect_float_eq(r.ani, reported(pow(0.98, 1.0 / 20) - spread), 1e-12, "%.10f", r.ani);
     /* halfway up the ramp: halfway between the anchors and the keys */
-    r = near_identity(0.985, 0);
+    r = near_identity(exp(0.985 - 1), 0); /* reads 0.985 */
     tsk_ani_level_from_keys(&r, 9900, 10000, 10000, 20);
-    cr_expect_float_eq(r.ani, (0.985 + pow(0.99, 1.0 / 20)) / 2, 1e-12, "%.10f", r.ani);
+    cr_expect_float_eq(r.ani, (0.985 + reported(pow(0.99, 1.0 / 20))) / 2, 1e-12, "%.10f", r.ani);
     /* the keys never make an identity above 1 */
     r = near_identity(0.999, 0);
     r.af_q = r.af_r = 0.9;
