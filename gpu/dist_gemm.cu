@@ -363,6 +363,31 @@ __global__ void select_kernel(int nq, int k, const int *__restrict__ slots, cons
     }
 }
 
+__global__ void fill_kernel(float T, int nq, float *__restrict__ thr)
+{
+    const int q = (int)((size_t)blockIdx.x * blockDim.x + threadIdx.x);
+    if (q < nq) thr[q] = T;
+}
+
+/* A thread per slot: a candidate's exact distance, kept when within max_dist (NaN never is, as in
+ * the direct kernel); a query past slot_cap is left to the caller, which runs pass 2 again. */
+__global__ void within_kernel(const dist_tile_args a, const int *__restrict__ slots, unsigned slot_cap,
+                              const unsigned *__restrict__ qcount, float max_dist, dist_hit *__restrict__ hits,
+                              unsigned long long *count, unsigned long long cap, unsigned *most)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int q = (int)(i / slot_cap);
+    if (q >= a.nq) return;
+    const unsigned n = qcount[q], at = (unsigned)(i % slot_cap);
+    if (at == 0) atomicMax(most, n);
+    if (n > slot_cap || at >= n) return;
+    const int r = slots[i];
+    const float d = dist_exact_pair(a, q, r);
+    if (!(d <= max_dist)) return;
+    const unsigned long long k = atomicAdd(count, 1ull);
+    if (k < cap) hits[k] = dist_hit{q, r, d};
+}
+
 /* c of the top: the bound's relative term with the D-dependent accumulation (D 2^-21, D the padded
  * length, an upper bound) and the 1e-6 for the kernels' own roundings. */
 static float bound_term(int Lp) { return 1.25e-3f + (float)Lp * 4.76837158203125e-7f + 1e-6f; }
@@ -407,6 +432,23 @@ cudaError_t dist_gemm_launch_select(const dist_tile_args *a, int k, const int *s
     const size_t n = (size_t)a->nq * slot_cap;
     exact_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(*a, slots, slot_cap, qcount, dist);
     select_kernel<<<(unsigned)(((size_t)a->nq * 32 + 255) / 256), 256, 0, s>>>(a->nq, k, slots, dist, slot_cap, qcount, lists, most);
+    return cudaGetLastError();
+}
+
+cudaError_t dist_gemm_launch_fill(float T, int nq, float *thr, cudaStream_t s)
+{
+    if (nq <= 0) return cudaSuccess;
+    fill_kernel<<<(unsigned)(((size_t)nq + 255) / 256), 256, 0, s>>>(T, nq, thr);
+    return cudaGetLastError();
+}
+
+cudaError_t dist_gemm_launch_within(const dist_tile_args *a, const int *slots, unsigned slot_cap, const unsigned *qcount,
+                                    float max_dist, dist_hit *hits, unsigned long long *count, unsigned long long cap,
+                                    unsigned *most, cudaStream_t s)
+{
+    if (a->nq <= 0) return cudaSuccess;
+    const size_t n = (size_t)a->nq * slot_cap;
+    within_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(*a, slots, slot_cap, qcount, max_dist, hits, count, cap, most);
     return cudaGetLastError();
 }
 

@@ -1,4 +1,4 @@
-/* dist_gemm.cuh: the tensor-core filter of the l2 top-k path (gpu_dist.cu).
+/* dist_gemm.cuh: the tensor-core filter of the top-k and within (-d) paths (gpu_dist.cu).
  *
  * The direct kernel (dist_kernels.cu) costs a subtraction and an FMA per element of a pair. Here a
  * pair costs an eighth of a TF32 matrix instruction: dot products a.b on the tensor cores, with
@@ -10,6 +10,8 @@
  *   2. candidates: every pair whose lower bound g - E is <= T (the exact top-k is among them);
  *   3. each query's candidates go through the exact arithmetic (dist_exact_pair) and its k nearest
  *      are selected on the device: only the lists come back.
+ * A within run (-d) takes steps 2 and 3 with one threshold for every query, the exact value's
+ * bound for the cut (gpu_dist.cu), and keeps the candidates whose exact distance is within it.
  * Same layouts and arguments as the tiled kernels (dist_kernels.cuh); the bounds are of the
  * vectors moved by a.centre (the distances do not change, their error bounds shrink), whose float64
  * norms |fl(x - centre)| qnorm/rnorm must hold. */
@@ -47,6 +49,18 @@ cudaError_t dist_gemm_launch_candidates(const dist_tile_args *a, int n_split, co
  * candidates: past slot_cap, run pass 2 again with room. */
 cudaError_t dist_gemm_launch_select(const dist_tile_args *a, int k, const int *slots, float *dist, unsigned slot_cap,
                                     const unsigned *qcount, dist_cand *lists, unsigned *most, cudaStream_t s);
+
+/* thr[0 .. nq) = T, a threshold every query shares (the -d of a within run). */
+cudaError_t dist_gemm_launch_fill(float T, int nq, float *thr, cudaStream_t s);
+
+/* Step 3 of a within run: each query's candidates through the exact arithmetic (dist_exact_pair);
+ * those with d <= max_dist go to hits[atomicAdd(count, 1)] while below cap (indices local to the
+ * launch, in no order). *most (zeroed first) = the largest count of one query's candidates: past
+ * slot_cap that query is skipped, and the caller runs pass 2 again with room; past cap, with a
+ * larger hits buffer. */
+cudaError_t dist_gemm_launch_within(const dist_tile_args *a, const int *slots, unsigned slot_cap, const unsigned *qcount,
+                                    float max_dist, dist_hit *hits, unsigned long long *count, unsigned long long cap,
+                                    unsigned *most, cudaStream_t s);
 
 /* Blocks of the filter's kernels resident on one multiprocessor at this padded length (>= 1). */
 int dist_gemm_blocks_per_sm(int Lp);

@@ -480,6 +480,18 @@ static int topk_block_direct(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long lo
     return 0;
 }
 
+/* The filter's centre on the device, zero past Lp to a whole stage. */
+static int ensure_centre(tsk_gpu_dist *g, dev_ctx &dc)
+{
+    if (dc.centre) return 0;
+    const size_t floats = ((size_t)g->Lp + 31) / 32 * 32 + 32;
+    TSK_CUDA_CHECK(site(dc), cudaMalloc(&dc.centre, floats * sizeof(float)));
+    TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.centre, 0, floats * sizeof(float), dc.st));
+    TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.centre, g->centre.data(), (size_t)g->Lp * sizeof(float),
+                                             cudaMemcpyHostToDevice, dc.st));
+    return 0;
+}
+
 /* Reference splits of the filter's launches (each block a query tile against a split's tiles):
  * the fewest from ceil(k / 4) on (so that a query's threshold is the k-th of at least 4k minima)
  * that fill the device's resident blocks in whole waves to 90 %, since every block has the same
@@ -522,13 +534,7 @@ static int topk_block_filtered(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long 
     const int n_split = filter_splits(dc, qtiles, rtiles, g->Lp, k);
     const size_t n_part = (size_t)nc * n_split * DIST_GEMM_MINIMA, list_bytes = (size_t)nc * k * sizeof(dist_cand);
     if (!dc.filter_stride) dc.filter_stride = FILTER_STRIDE;
-    if (!dc.centre) {
-        const size_t floats = ((size_t)g->Lp + 31) / 32 * 32 + 32;
-        TSK_CUDA_CHECK(site(dc), cudaMalloc(&dc.centre, floats * sizeof(float)));
-        TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.centre, 0, floats * sizeof(float), dc.st));
-        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.centre, g->centre.data(), (size_t)g->Lp * sizeof(float),
-                                                 cudaMemcpyHostToDevice, dc.st));
-    }
+    if (ensure_centre(g, dc)) return -1;
     a.centre = dc.centre;
     dc.slot_cap = std::max(dc.slot_cap, 8u * (unsigned)dc.filter_stride * (unsigned)k);
     TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.part, &dc.part_cap, n_part * sizeof(float), 0, false));
@@ -592,6 +598,105 @@ static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int
 
 /* ---------------------------------------------------------------- fused within */
 
+/* dc.hits to room for n (the exact count of a launch that ran past it). */
+static int grow_hits(dev_ctx &dc, unsigned long long n)
+{
+    size_t bytes = 0;
+    dc.hits_cap = 0;
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.hits, &bytes, (size_t)n * sizeof(dist_hit), 0, false));
+    dc.hits_cap = bytes / sizeof(dist_hit);
+    return 0;
+}
+
+/* The n hits of dc.hits, local to queries qc.. and references rl.., appended to out. */
+static int take_hits(dev_ctx &dc, unsigned long long n, long long qc, long long rl, std::vector<tsk_pair> *out)
+{
+    if (grow_pinned(dc, std::max<size_t>(n, 1) * sizeof(dist_hit))) return -1;
+    TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.pinned, dc.hits, n * sizeof(dist_hit), cudaMemcpyDeviceToHost, dc.st));
+    TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
+    const dist_hit *h = (const dist_hit *)dc.pinned;
+    try {
+        for (unsigned long long i = 0; i < n; i++) out->push_back(tsk_pair{qc + h[i].q, rl + h[i].r, h[i].d});
+    } catch (...) {
+        return fail(dc, "out of host memory for %llu pairs", n);
+    }
+    return 0;
+}
+
+/* Pairs within max_dist of queries [qc, qc + nc) and resident references [rl, rl + rn): the direct
+ * kernel on every pair. The filter below falls back to it when its bounds do not separate the data. */
+static int within_block_direct(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long long nc, long long rl, long long rn,
+                               float max_dist, tsk_pair_filter f, std::vector<tsk_pair> *hits)
+{
+    dist_tile_args a;
+    if (make_args(g, dc, qc, nc, rl, rn, &a)) return -1;
+    a.filter = f;
+    unsigned long long n = 0;
+    for (;;) {
+        TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.count, 0, sizeof *dc.count, dc.st));
+        TSK_CUDA_CHECK(site(dc), dist_launch_within(&a, max_dist, dc.hits, dc.count, dc.hits_cap, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(&n, dc.count, sizeof n, cudaMemcpyDeviceToHost, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
+        if (n <= dc.hits_cap) break;
+        if (grow_hits(dc, n)) return -1; /* too many survivors: room for the exact count, and again */
+    }
+    return take_hits(dc, n, qc, rl, hits);
+}
+
+/* The same through the TF32 filter (dist_gemm.cuh): one threshold T for every query, a bound of the
+ * exact value (before the finish) of any pair whose printed distance is <= max_dist (l2 prints
+ * sqrt(e), so e <= max_dist^2; cosine clamps S / 2, so S <= 2 max_dist; widened as the top-k's
+ * thresholds are, for the finish's rounding); the candidates (lower bound <= T) go to per-query
+ * slots and through the exact arithmetic, and only those within max_dist come back. A query with
+ * more candidates than slots runs pass 2 again with room for them, up to FILTER_SLOT_BYTES; past
+ * that the block takes the direct kernel. */
+static int within_block_filtered(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long long nc, long long rl, long long rn,
+                                 float max_dist, tsk_pair_filter f, std::vector<tsk_pair> *hits)
+{
+    dist_tile_args a;
+    if (make_args(g, dc, qc, nc, rl, rn, &a)) return -1;
+    a.filter = f;
+    if (ensure_centre(g, dc)) return -1;
+    a.centre = dc.centre;
+    const long long qtiles = (nc + DIST_TILE - 1) / DIST_TILE, rtiles = (rn + DIST_TILE - 1) / DIST_TILE;
+    const int n_split = filter_splits(dc, qtiles, rtiles, g->Lp, 1);
+    float T = g->metric == TSK_METRIC_COSINE ? 2.0f * max_dist : max_dist * max_dist;
+    T = T + fabsf(T) * 4e-6f + 1e-35f;
+    dc.slot_cap = std::max(dc.slot_cap, 64u);
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.thr, &dc.thr_cap, (size_t)nc * sizeof(float), 0, false));
+    TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.qcount, &dc.qcount_bytes, (size_t)(nc + 1) * sizeof(unsigned), 0, false));
+    TSK_CUDA_CHECK(site(dc), dist_gemm_launch_fill(T, (int)nc, dc.thr, dc.st));
+    if (grow_pinned(dc, sizeof(unsigned long long) + sizeof(unsigned))) return -1;
+    unsigned long long *n = (unsigned long long *)dc.pinned;
+    unsigned *most = (unsigned *)(n + 1);
+    for (bool candidates = true;;) {
+        if (candidates) {
+            if ((size_t)nc * dc.slot_cap * sizeof(int) > FILTER_SLOT_BYTES)
+                return within_block_direct(g, dc, qc, nc, rl, rn, max_dist, f, hits);
+            TSK_CUDA_CHECK(site(dc), tsk_cuda_grow((void **)&dc.slots, &dc.slots_bytes,
+                                                   (size_t)nc * dc.slot_cap * sizeof(int), 0, false));
+            TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.qcount, 0, (size_t)(nc + 1) * sizeof(unsigned), dc.st));
+            TSK_CUDA_CHECK(site(dc), dist_gemm_launch_candidates(&a, n_split, dc.thr, dc.slots, dc.slot_cap, dc.qcount, dc.st));
+        }
+        TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.count, 0, sizeof *dc.count, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.qcount + nc, 0, sizeof(unsigned), dc.st));
+        TSK_CUDA_CHECK(site(dc), dist_gemm_launch_within(&a, dc.slots, dc.slot_cap, dc.qcount, max_dist, dc.hits, dc.count,
+                                                         dc.hits_cap, dc.qcount + nc, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(n, dc.count, sizeof *n, cudaMemcpyDeviceToHost, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(most, dc.qcount + nc, sizeof *most, cudaMemcpyDeviceToHost, dc.st));
+        TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
+        if (*most > dc.slot_cap) { /* a query past its slots: room for the most, and pass 2 again */
+            dc.slot_cap = *most;
+            candidates = true;
+            continue;
+        }
+        if (*n <= dc.hits_cap) break;
+        if (grow_hits(dc, *n)) return -1; /* the candidates stand; the exact step again with room */
+        candidates = false;
+    }
+    return take_hits(dc, *n, qc, rl, hits);
+}
+
 static int within_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, float max_dist, tsk_pair_filter f,
                       std::vector<tsk_pair> *hits)
 {
@@ -614,33 +719,10 @@ static int within_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, f
             /* A reference block wholly below the diagonal has no upper pair. */
             bool upper = f == TSK_PAIRS_UPPER || f == TSK_PAIRS_UPPER_SELF;
             if (!(upper && rl + rn - 1 < q + c)) {
-                dist_tile_args a;
-                if (make_args(g, dc, q + c, nc, rl, rn, &a)) return -1;
-                a.filter = f;
-                unsigned long long n = 0;
-                for (;;) {
-                    TSK_CUDA_CHECK(site(dc), cudaMemsetAsync(dc.count, 0, sizeof *dc.count, dc.st));
-                    TSK_CUDA_CHECK(site(dc), dist_launch_within(&a, max_dist, dc.hits, dc.count, dc.hits_cap, dc.st));
-                    TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(&n, dc.count, sizeof n, cudaMemcpyDeviceToHost, dc.st));
-                    TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
-                    if (n <= dc.hits_cap) break;
-                    size_t bytes = 0;  /* too many survivors: grow to the exact count and run again */
-                    dc.hits_cap = 0;
-                    TSK_CUDA_CHECK(site(dc),
-                                   tsk_cuda_grow((void **)&dc.hits, &bytes, (size_t)n * sizeof(dist_hit), 0, false));
-                    dc.hits_cap = bytes / sizeof(dist_hit);
-                }
-                if (grow_pinned(dc, std::max<size_t>(n, 1) * sizeof(dist_hit))) return -1;
-                TSK_CUDA_CHECK(site(dc), cudaMemcpyAsync(dc.pinned, dc.hits, n * sizeof(dist_hit),
-                                                         cudaMemcpyDeviceToHost, dc.st));
-                TSK_CUDA_CHECK(site(dc), cudaStreamSynchronize(dc.st));
-                const dist_hit *h = (const dist_hit *)dc.pinned;
-                try {
-                    for (unsigned long long i = 0; i < n; i++)
-                        hits->push_back(tsk_pair{q + c + h[i].q, rl + h[i].r, h[i].d});
-                } catch (...) {
-                    return fail(dc, "out of host memory for %llu pairs", n);
-                }
+                const bool filter = g->Lp > 0 && g->Lp <= DIST_GEMM_MAX_LP; /* as the top-k's */
+                int rc = filter ? within_block_filtered(g, dc, q + c, nc, rl, rn, max_dist, f, hits)
+                                : within_block_direct(g, dc, q + c, nc, rl, rn, max_dist, f, hits);
+                if (rc) return -1;
             }
             rl += rn;
         }
