@@ -16,10 +16,14 @@
 #   dense = -d at 10^6 queries x 5x10^4 references, l2 and cosine;
 #   npy   = the 5x10^4 x 5x10^4 matrix as .npy (10 GB), cuda (and cpu once, bytes compared), against
 #           dd of 10 GB to the same disk.
-# Times are of the whole process, the median of 3 runs; the table at the end gives pairs/s. Logs
+# Times are of the whole process, the median of REPS runs (default 3) SETTLE seconds apart (default
+# 0: a run's detached exit, still freeing its GPU context, overlaps the next run's start), every
+# dist at -p P (default 1); with BUNDLE/bin/tsketch_old, the dense step times the binary before
+# after this one and compares their bytes. The table at the end gives pairs/s. Logs
 # and the table go to $OUT (summary.txt); scratch to $DIST_E2E_WORK.
 set -uo pipefail
 STEPS=${STEPS:-check data topk cpu dense npy}
+P=${P:-1} REPS=${REPS:-3} SETTLE=${SETTLE:-0}
 want() { [[ " $STEPS " == *" $1 "* ]]; }
 B=${1:-.device/e2e}
 T=$B/bin/tsketch
@@ -32,12 +36,13 @@ row() { table+=("$(printf '%-34s %9s %11s  %s' "$@")"); }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee -a "$out/summary.txt"
 nproc | sed 's/^/cpu cores: /' | tee -a "$out/summary.txt"
 
-# timed NAME PAIRS LIMIT CMD...: runs CMD 3 times (stdout to $W/NAME.out), keeps the median whole-
-# process time in $med and adds a table row.
+# timed NAME PAIRS LIMIT CMD...: runs CMD REPS times (stdout to $W/NAME.out), keeps the median
+# whole-process time in $med and adds a table row.
 timed() {
     local name=$1 pairs=$2 limit=$3 ts=() rc t0 t1 i
     shift 3
-    for i in 1 2 3; do
+    for i in $(seq "$REPS"); do
+        sleep "$SETTLE"
         t0=$(date +%s.%N)
         timeout "$limit" "$@" >"$W/$name.out" 2>>"$out/err.log"; rc=$?
         t1=$(date +%s.%N)
@@ -99,16 +104,16 @@ fi
 if want topk; then
     say "== dist --top-k 10 of 10^6 sketches (10^12 pairs), --device cuda"
     for m in l2 cosine; do
-        timed "top10 1e6 $m cuda" 1e12 170 "$T" dist -q --device cuda --metric $m --top-k 10 "$W/reads.tsk"
+        timed "top10 1e6 $m cuda" 1e12 170 "$T" dist -q -p "$P" --device cuda --metric $m --top-k 10 "$W/reads.tsk"
     done
 fi
 
 if want cpu; then
     say "== 10^4 queries x 10^6 references, top-10: cuda against cpu, byte for byte"
     for m in l2 cosine; do
-        timed "top10 1e4x1e6 $m cuda" 1e10 100 "$T" dist -q --device cuda --metric $m --top-k 10 "$W/reads.tsk" "$W/q10k.tsk"
+        timed "top10 1e4x1e6 $m cuda" 1e10 100 "$T" dist -q -p "$P" --device cuda --metric $m --top-k 10 "$W/reads.tsk" "$W/q10k.tsk"
         cp "$W/top10 1e4x1e6 $m cuda.out" "$W/q_$m.cuda"
-        timed "top10 1e4x1e6 $m cpu" 1e10 150 "$T" dist -q --device cpu --metric $m --top-k 10 "$W/reads.tsk" "$W/q10k.tsk"
+        timed "top10 1e4x1e6 $m cpu" 1e10 150 "$T" dist -q -p "$P" --device cpu --metric $m --top-k 10 "$W/reads.tsk" "$W/q10k.tsk"
         cp "$W/top10 1e4x1e6 $m cpu.out" "$W/q_$m.cpu"
         same "top10 1e4x1e6 $m cuda = cpu" "$W/q_$m.cpu" "$W/q_$m.cuda"
         say "lines differing: $(paste -d'|' "$W/q_$m.cpu" "$W/q_$m.cuda" | awk -F'|' '$1 != $2' | wc -l) of $(wc -l <"$W/q_$m.cpu")"
@@ -123,8 +128,15 @@ if want dense; then
     dcos=$(cut -f3 "$W/probe.tsv" | sort -g | awk '{ v[NR] = $1 } END { print v[int(NR / 100) + 1] }')
     for m in l2 cosine; do
         d=0.005; [ $m = cosine ] && d=$dcos
-        timed "-d $d 1e6x5e4 $m cuda" 5e10 170 "$T" dist -q --device cuda --metric $m -d "$d" "$W/r50.tsk" "$W/reads.tsk"
+        timed "-d $d 1e6x5e4 $m cuda" 5e10 170 "$T" dist -q -p "$P" --device cuda --metric $m -d "$d" "$W/r50.tsk" "$W/reads.tsk"
         say "pairs kept: $(wc -l <"$W/-d $d 1e6x5e4 $m cuda.out")"
+        if [ -x "$B/bin/tsketch_old" ]; then
+            timed "-d $d 1e6x5e4 $m cuda, before" 5e10 170 "$B/bin/tsketch_old" dist -q -p "$P" --device cuda --metric $m -d "$d" \
+                "$W/r50.tsk" "$W/reads.tsk"
+            same "-d $m: this binary = the binary before" "$W/-d $d 1e6x5e4 $m cuda, before.out" "$W/-d $d 1e6x5e4 $m cuda.out"
+        fi
+        TSKETCH_TIMING=1 "$T" dist -q -p "$P" --device cuda --metric $m -d "$d" "$W/r50.tsk" "$W/reads.tsk" 2>&1 >/dev/null |
+            sed "s/^/$m: /" | tee -a "$out/summary.txt"
     done
 fi
 
@@ -134,11 +146,11 @@ if want npy; then
     timed "dd 10 GB" - 170 dd if=/dev/zero of="$W/dd.bin" bs=1000000 count=10000
     rm -f "$W/dd.bin"
     for m in l2 cosine; do
-        timed "npy 5e4^2 $m cuda" 2.5e9 170 "$T" dist -q --device cuda --metric $m -f npy "$W/r50.tsk" -o "$W/m.npy"
+        timed "npy 5e4^2 $m cuda" 2.5e9 170 "$T" dist -q -p "$P" --device cuda --metric $m -f npy "$W/r50.tsk" -o "$W/m.npy"
         rm -f "$W/m.npy"
     done
     "$T" dist -q --device cuda --metric cosine -f npy "$W/r50.tsk" -o "$W/cuda.npy"
-    timed "npy 5e4^2 cosine cpu" 2.5e9 300 "$T" dist -q --device cpu --metric cosine -f npy "$W/r50.tsk" -o "$W/cpu.npy"
+    timed "npy 5e4^2 cosine cpu" 2.5e9 300 "$T" dist -q -p "$P" --device cpu --metric cosine -f npy "$W/r50.tsk" -o "$W/cpu.npy"
     same "npy 5e4^2 cosine cuda = cpu" "$W/cpu.npy" "$W/cuda.npy"
     rm -f "$W/cuda.npy" "$W/cpu.npy" "$W"/*.names
 fi
