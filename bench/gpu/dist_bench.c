@@ -16,12 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../core/tsk_def.h"
 #include "../../cpu/cpu_dist.h"
 #include "../../gpu/device.h"
 #include "../../gpu/gpu_dist.h"
+#include "../bench_clock.h"
 
 static int failures;
 
@@ -300,25 +300,6 @@ static void validate(int quick)
 
 /* ---- timing ---- */
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 typedef int (*bench_fn)(tsk_gpu_dist *g, int64_t n, void *ctx);
 
 static int run_topk(tsk_gpu_dist *g, int64_t n, void *ctx)
@@ -364,11 +345,11 @@ static int timed(const char *what, int64_t n, double pairs, int reps, bench_fn f
     if (reps > 16) reps = 16;
     if (fn(g, n < 4096 ? n : 4096, ctx)) goto fail;  /* warm-up: uploads, module load */
     for (int i = 0; i < reps; i++) {
-        double t0 = now();
+        double t0 = bench_now();
         if (fn(g, n, ctx)) goto fail;
-        t[i] = now() - t0;
+        t[i] = bench_now() - t0;
     }
-    double med = median(t, reps);
+    double med = bench_median(t, reps);
     printf("%-28s N=%-8lld median %9.4f s  %.3e pairs/s  (min %.4f, max %.4f, %d reps)\n", what, (long long)n, med,
            pairs / med, t[0], t[reps - 1], reps);
     tsk_gpu_dist_close(g);

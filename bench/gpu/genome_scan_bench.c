@@ -17,18 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../core/genome_keys.h"
 #include "../../cpu/genome_scan.h"
 #include "../../gpu/genome_scan.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "../bench_clock.h"
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -43,18 +36,6 @@ static int cmp_u64(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
@@ -125,12 +106,12 @@ int main(int argc, char **argv)
     tsk_key_vec v = {0};
 
     /* validation (the first GPU call also warms up) */
-    double t0 = now();
+    double t0 = bench_now();
     if (tsk_gpu_genome_scan_batch(g, codes, offset, max_hash, n, &keys, &keys_cap, koff, err, sizeof err)) {
         fprintf(stderr, "GPU batch: %s\n", err);
         return 1;
     }
-    const double first = now() - t0;
+    const double first = bench_now() - t0;
     const int64_t n_keys = koff[n];
     int ok = 1;
     for (int64_t c = 0; c < n && ok; c++) {
@@ -162,14 +143,14 @@ int main(int argc, char **argv)
 
     double *t = malloc((size_t)reps * sizeof *t);
     for (int r = 0; r < reps; r++) {
-        t0 = now();
+        t0 = bench_now();
         if (tsk_gpu_genome_scan_batch(g, codes, offset, max_hash, n, &keys, &keys_cap, koff, err, sizeof err)) {
             fprintf(stderr, "GPU batch: %s\n", err);
             return 1;
         }
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
     }
-    double m = median(t, reps);
+    double m = bench_median(t, reps);
     printf("genome_scan\tgpu\t%lld\t%lld\t%lld\t%.6f\t%.3f\n", (long long)total, (long long)n, (long long)n_keys, m,
            (double)total / m * 1e-9);
     fflush(stdout);
@@ -178,7 +159,7 @@ int main(int argc, char **argv)
     int64_t cpu_keys = 0;
     for (int r = 0; r < cpu_reps; r++) {
         v.n = 0;
-        t0 = now();
+        t0 = bench_now();
         for (int64_t c = 0; c < n; c++) {
             const int64_t len = offset[c + 1] - offset[c];
             if (tsk_genome_scan(s, codes + offset[c], len, 0, len, max_hash[c], &v)) {
@@ -186,10 +167,10 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
-        t[r] = now() - t0;
+        t[r] = bench_now() - t0;
         cpu_keys = v.n;
     }
-    m = median(t, cpu_reps);
+    m = bench_median(t, cpu_reps);
     printf("genome_scan\tcpu_1_thread\t%lld\t%lld\t%lld\t%.6f\t%.3f\n", (long long)total, (long long)n,
            (long long)cpu_keys, m, (double)total / m * 1e-9);
 

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -20,13 +19,7 @@
 #include "../../cpu/cpu_sketch.h"
 #include "../../gpu/device.h"
 #include "../../gpu/gpu_sketch.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "../bench_clock.h"
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -68,12 +61,6 @@ static int read_fasta(const char *path, const uint8_t lut[256], uint8_t **codes,
     off[nr] = (int64_t)n;
     *codes = c, *offset = off, *n_rec = nr;
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static double rel_err(const void *got, int dbl, const double *ref, int dim)
@@ -161,29 +148,28 @@ int main(int argc, char **argv)
             double k0, k1;
             int64_t b0, b1;
             tsk_gpu_sketch_stats(g, &k0, &b0);
-            double t0 = now();
+            double t0 = bench_now();
             if (tsk_gpu_sketch(g, &b, out, err, sizeof err)) {
                 fprintf(stderr, "gpu_sketch_bench: %s: %s\n", files[fi], err);
                 return 1;
             }
-            et[r] = now() - t0;
+            et[r] = bench_now() - t0;
             tsk_gpu_sketch_stats(g, &k1, &b1);
             kt[r] = (k1 - k0) / 1e3;
         }
-        qsort(kt, repeats, sizeof *kt, cmp_double);
-        qsort(et, repeats, sizeof *et, cmp_double);
+        const double kernel_s = bench_median(kt, repeats), engine_s = bench_median(et, repeats);
         double maxerr = NAN, referr = NAN, cpu_s = NAN;
         if (check) {
             /* every row against the CPU engine in float64 */
             tsk_params pd = p;
             pd.precision = TSK_DOUBLE;
             double *ref = xrealloc(NULL, (size_t)rows * p.dim * sizeof *ref);
-            double t0 = now();
+            double t0 = bench_now();
             if (tsk_cpu_sketch(&pd, &b, ref, threads)) {
                 fprintf(stderr, "gpu_sketch_bench: CPU engine failed\n");
                 return 1;
             }
-            cpu_s = now() - t0;
+            cpu_s = bench_now() - t0;
             maxerr = 0;
             for (int64_t r = 0; r < rows; r++) {
                 double e = rel_err(out + (size_t)r * p.dim * elt, p.precision == TSK_DOUBLE, ref + (size_t)r * p.dim, p.dim);
@@ -212,7 +198,7 @@ int main(int argc, char **argv)
         }
         const char *base = strrchr(files[fi], '/');
         printf("%-28s %9lld %9.1f %10.3f %10.3f %9.3f %10.2e %10.2e\n", base ? base + 1 : files[fi], (long long)nr,
-               bases / 1e6, bases / kt[repeats / 2] / 1e9, bases / et[repeats / 2] / 1e9, cpu_s, maxerr, referr);
+               bases / 1e6, bases / kernel_s / 1e9, bases / engine_s / 1e9, cpu_s, maxerr, referr);
         fflush(stdout);
         free(kt), free(et), free(out), free(row_off), free(codes), free(offset);
     }

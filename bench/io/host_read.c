@@ -11,18 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "../../io/batcher.h"
 #include "../../io/feed.h"
 #include "../../io/seqio.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "../bench_clock.h"
 
 typedef struct {
     tsk_batcher b;
@@ -100,7 +93,7 @@ int main(int argc, char **argv)
         tsk_batcher_init(&st.b, &p);
         st.b.max_bases = INT64_C(1) << 24; /* as src/pipeline.c */
         char err[TSK_ERRLEN];
-        double t0 = now();
+        double t0 = bench_now();
         tsk_feed_opts opts = {threads, range, swap, NULL, &st};
         tsk_batcher *cur = &st.b;
         if (tsk_feed_file(argv[i], NULL, &opts, &cur, err, sizeof err) < 0) {
@@ -108,7 +101,7 @@ int main(int argc, char **argv)
             return 1;
         }
         consume(&st);
-        double dt = now() - t0;
+        double dt = bench_now() - t0;
         printf("%s\t%d threads\t%lld bytes\t%lld records\t%lld bases\t%.3f s\t%.0f MB/s", argv[i], threads,
                (long long)sb.st_size, st.records, st.bases, dt, sb.st_size / dt / 1e6);
         if (checksum) printf("\tsum %016llx", st.sum);
