@@ -67,6 +67,11 @@ struct tsk_ani_work {
     int window;                          /* W of the results' m (0: none) */
     int gw_div, gw_window;               /* the grid and window gw was made for */
     double gw[MAX_GRID];                 /* the grid's identities to the W */
+    /* tsk_ani_repeats' scratch: a genome's anchors sorted apart from the query's, counts a segment */
+    uint64_t *rep_keys, *rep_tmp;
+    int64_t cap_rep_keys, cap_rep_tmp;
+    uint32_t *rep_count;
+    int64_t cap_rep_count;
 };
 
 tsk_ani_work *tsk_ani_work_new(void)
@@ -87,6 +92,7 @@ void tsk_ani_work_free(tsk_ani_work *w)
     free(w->n_q); free(w->a_q); free(w->n_r); free(w->a_r);
     free(w->cell_n); free(w->cell_a); free(w->cell_m);
     free(w->lik); free(w->band_lo); free(w->band_hi); free(w->denom);
+    free(w->rep_keys); free(w->rep_tmp); free(w->rep_count);
     free(w);
 }
 
@@ -347,19 +353,28 @@ void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *g
     for (int j = 1; j < g; j++) gw[j] = product_power(grid[j], window);
 }
 
-double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits)
+double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits, double self_rate)
 {
     double four_k = 1;
     for (int t = 0; t < anchor_k; t++) four_k *= 4;
-    const double eps = 2.0 * (double)length_r / four_k + (double)anchors_r / (double)(UINT64_C(1) << value_bits);
+    double chance = 2.0 * (double)length_r / four_k;
+    if (self_rate > chance) chance = self_rate;
+    const double eps = chance + (double)anchors_r / (double)(UINT64_C(1) << value_bits);
     return eps > 0.5 ? 0.5 : eps;
+}
+
+double tsk_ani_self_rate(int64_t repeats, int64_t n_anchors, int64_t length_q, int64_t length_r)
+{
+    if (repeats <= 0 || n_anchors <= 0 || length_q <= 0) return 0;
+    return (double)repeats / (double)n_anchors * (double)length_r / (double)length_q;
 }
 
 /* One direction: Q's segments (n_seg of them, counts n and hits a), R's length and anchors at the
  * common rate. Returns -1 when out of memory; else 0 with *ani, *af (both 0 when below
  * TSK_ANI_MIN_AF) and *with_anchors (Q's segments with an anchor). */
 static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int64_t n_seg, int64_t length_r,
-                     int64_t anchors_r, int anchor_k, double *ani, double *af, int64_t *with_anchors, double *mean_pow)
+                     int64_t anchors_r, double self_rate, int anchor_k, double *ani, double *af, int64_t *with_anchors,
+                     double *mean_pow)
 {
     *ani = 0;
     *af = 0;
@@ -415,7 +430,7 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
     }
     const int first = (int)(TSK_ANI_GRID_LOW * div + 0.5);
     const int g = 1 + div - first + 1;
-    const double eps = tsk_ani_atom(anchor_k, length_r, anchors_r, w->value_bits);
+    const double eps = tsk_ani_atom(anchor_k, length_r, anchors_r, w->value_bits, self_rate);
     w->grid[0] = 0;
     w->p[0] = eps;
 
@@ -541,6 +556,42 @@ int tsk_ani_work_query(tsk_ani_work *w, const tsk_ani_genome *q)
 }
 
 const tsk_ani_genome *tsk_ani_work_current_query(const tsk_ani_work *w) { return w->query; }
+
+int64_t tsk_ani_repeats(tsk_ani_work *w, const tsk_ani_genome *g)
+{
+    if (g->repeats) {
+        const int64_t known = __atomic_load_n(g->repeats, __ATOMIC_RELAXED);
+        if (known >= 0) return known;
+    }
+    const int64_t n = g->n_anchors;
+    const uint64_t *keys = w->query == g ? w->keys_q : NULL; /* the query's, sorted by value */
+    if (!keys && n > 0) {
+        if (grow((void **)&w->rep_keys, &w->cap_rep_keys, n, sizeof *w->rep_keys) ||
+            grow((void **)&w->rep_tmp, &w->cap_rep_tmp, n, sizeof *w->rep_tmp))
+            return -1;
+        keys_of(g, w->rep_keys);
+        keys = sort_by_high(w, w->rep_keys, w->rep_tmp, n);
+    }
+    if (grow((void **)&w->rep_count, &w->cap_rep_count, g->n_segments + 1, sizeof *w->rep_count)) return -1;
+    memset(w->rep_count, 0, (size_t)g->n_segments * sizeof *w->rep_count);
+    for (int64_t i = 0; i < n;) { /* a run of one value: its anchors recur when it spans two segments */
+        int64_t j = i + 1;
+        uint32_t lo = (uint32_t)keys[i], hi = lo;
+        for (; j < n && keys[j] >> 32 == keys[i] >> 32; j++) {
+            const uint32_t sg = (uint32_t)keys[j];
+            lo = sg < lo ? sg : lo;
+            hi = sg > hi ? sg : hi;
+        }
+        if (lo != hi)
+            for (int64_t t = i; t < j; t++) w->rep_count[(uint32_t)keys[t]]++;
+        i = j;
+    }
+    int64_t total = 0;
+    for (int64_t sg = 0; sg < g->n_segments; sg++)
+        total += w->rep_count[sg] < TSK_ANI_REPEAT_CAP ? w->rep_count[sg] : TSK_ANI_REPEAT_CAP;
+    if (g->repeats) __atomic_store_n(g->repeats, total, __ATOMIC_RELAXED);
+    return total;
+}
 
 /* Whether the query holds a value in [from, to] (stored values, to < 2^32), stamping every anchor
  * that does with the pair's id. */
@@ -717,10 +768,14 @@ static int pair_from_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_an
                           int anchor_k, tsk_ani_result *out)
 {
     tsk_ani_direction dq, dr;
-    if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, anchor_k, &dq.ani, &dq.af, &dq.with_anchors,
-                  &dq.m) ||
-        direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, anchor_k, &dr.ani, &dr.af, &dr.with_anchors,
-                  &dr.m))
+    const int64_t rep_q = tsk_ani_repeats(w, q), rep_r = tsk_ani_repeats(w, r);
+    if (rep_q < 0 || rep_r < 0) return -1;
+    const double self_q = tsk_ani_self_rate(rep_q, q->n_anchors, q->length, r->length),
+                 self_r = tsk_ani_self_rate(rep_r, r->n_anchors, r->length, q->length);
+    if (direction(w, w->n_q, w->a_q, q->n_segments, r->length, nr, self_q, anchor_k, &dq.ani, &dq.af,
+                  &dq.with_anchors, &dq.m) ||
+        direction(w, w->n_r, w->a_r, r->n_segments, q->length, nq, self_r, anchor_k, &dr.ani, &dr.af,
+                  &dr.with_anchors, &dr.m))
         return -1;
     tsk_ani_pair_finish(q, r, &dq, &dr, out);
     return 0;

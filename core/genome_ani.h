@@ -13,7 +13,8 @@
  * A direction Q -> R: n_g = Q's anchors in segment g, a_g = those whose hash R holds (both cut to
  * the sparser genome's rate). Segments are a mixture of identities; with p(I) = I^k the chance an
  * anchor survives identity I, and an atom "not homologous" whose p is the chance of a match by
- * accident, a_g ~ sum_i w_i Binomial(n_g, p(I_i)). The weights w over an identity grid are fitted
+ * accident (tsk_ani_atom: random sequence's, or Q's own as its repeats with itself measure it),
+ * a_g ~ sum_i w_i Binomial(n_g, p(I_i)). The weights w over an identity grid are fitted
  * by maximum likelihood (EM, stopped early: TSK_ANI_EM_STEPS), and
  *
  *     ANI_Q = mean of 1 + ln I over the weight at or above TSK_ANI_CUTOFF
@@ -94,6 +95,8 @@ typedef struct {
     const uint16_t *seg_count;   /* n_segments counts */
     const uint32_t *hash;        /* n_anchors stored hashes: h >> (32 - rate_log2) */
     int64_t length;              /* its cleaned length (the chance of a match by accident grows with it) */
+    int64_t *repeats;            /* where tsk_ani_repeats keeps its count (-1 until counted; shared by
+                                  * threads); NULL: counted at each use */
 } tsk_ani_genome;
 
 /* The genomes of one set (the references, or the queries), item i as in its tsk_key_sets. */
@@ -184,8 +187,26 @@ void tsk_ani_grid_reported(const double *grid, int g, double *reported);
 /* gw[j] = grid[j]^window for the grid's identities j >= 1 (gw[0] = 0), by repeated multiplication. */
 void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *gw);
 /* The atom's p: the chance that an anchor of a direction's segment hits by accident, the other
- * genome having length_r bases and anchors_r anchors compared on value_bits bits; at most 0.5. */
-double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits);
+ * genome having length_r bases and anchors_r anchors compared on value_bits bits: the larger of
+ * 2 length_r / 4^k (random sequence) and self_rate (tsk_ani_self_rate), plus the chance of equal
+ * values on value_bits bits; at most 0.5. */
+double tsk_ani_atom(int anchor_k, int64_t length_r, int64_t anchors_r, int value_bits, double self_rate);
+
+/* A direction's chance rate from its own genome: 16-mers match by chance far more often than in
+ * random sequence where the genome's composition is skewed (28 times in a 32 % GC Blochmannia
+ * genome: bench/ani/FINDINGS.md, "Chance hits in AT-rich genomes"), and the genome's matches with
+ * itself measure it without the other genome's homology: repeats (tsk_ani_repeats) of its
+ * n_anchors over length_q bases, scaled to the other genome's length_r, that is
+ * repeats / n_anchors * length_r / length_q (0 without anchors). */
+double tsk_ani_self_rate(int64_t repeats, int64_t n_anchors, int64_t length_q, int64_t length_r);
+
+/* The anchors of g whose value it also holds in another of its segments, at most
+ * TSK_ANI_REPEAT_CAP a segment (chance matches are spread thin over the segments; a segment of a
+ * repeat family, whose anchors all recur, is homology with itself, not chance). Counted once per
+ * genome into *g->repeats when it is not NULL (the work's scratch sorts g's anchors; the work's
+ * query is read as it is sorted). -1 when out of memory. */
+#define TSK_ANI_REPEAT_CAP 8
+int64_t tsk_ani_repeats(tsk_ani_work *w, const tsk_ani_genome *g);
 /* One direction's estimate: ANI and AF (0 and 0 below TSK_ANI_MIN_AF) and its segments with anchors. */
 typedef struct {
     double ani, af;

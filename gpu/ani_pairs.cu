@@ -52,6 +52,7 @@ struct ani_genome_d {
     int64_t length;
     int32_t n_anchors, n_segments, rate_log2;
     int32_t on_device;     /* within the limits: its pairs are estimated here */
+    int64_t repeats;       /* tsk_ani_repeats' count, by repeats_kernel */
 };
 
 struct ani_dir_d {         /* one direction, as genome_ani.c's direction() ends */
@@ -215,10 +216,17 @@ __device__ static int block_exclusive_sum(ani_shared &sh, int v, int *total)
     return before + x - v;
 }
 
+/* tsk_ani_self_rate, in its order of operations */
+__device__ static double self_rate_d(int64_t repeats, int64_t n_anchors, int64_t length_q, int64_t length_r)
+{
+    if (repeats <= 0 || n_anchors <= 0 || length_q <= 0) return 0.0;
+    return __ddiv_rn(__dmul_rn(__ddiv_rn((double)repeats, (double)n_anchors), (double)length_r), (double)length_q);
+}
+
 /* genome_ani.c's direction(): cnt[0..n_seg) (n << 16 | a a segment; sorted here in place), the other
  * genome's length and kept anchors, at value_bits. Returns 1 when the host must do the pair. */
 __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, int64_t length_r, int64_t anchors_r,
-                                    int value_bits, int anchor_k, const double *reported, const double *pw_p,
+                                    int value_bits, double self_rate, int anchor_k, const double *reported, const double *pw_p,
                                     const double *pw_q, const double *gw, int window, const ani_slot_d &slot,
                                     ani_dir_d *out)
 {
@@ -283,8 +291,9 @@ __device__ static int fit_direction(ani_shared &sh, uint32_t *cnt, int n_seg, in
          * on the next */
         double four_k = 1.0;
         for (int t = 0; t < anchor_k; t++) four_k = __dmul_rn(four_k, 4.0);
-        double eps = __dadd_rn(__ddiv_rn(__dmul_rn(2.0, (double)length_r), four_k),
-                               __ddiv_rn((double)anchors_r, (double)(1ULL << value_bits)));
+        double chance = __ddiv_rn(__dmul_rn(2.0, (double)length_r), four_k);
+        if (self_rate > chance) chance = self_rate;
+        double eps = __dadd_rn(chance, __ddiv_rn((double)anchors_r, (double)(1ULL << value_bits)));
         if (eps > 0.5) eps = 0.5;
         const double f = threadIdx.x == 0 ? eps : __dadd_rn(1.0, -eps);
         double *pw = threadIdx.x == 0 ? sh.atom_p : sh.atom_q;
@@ -564,15 +573,49 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
         const int64_t anchors_q = (int64_t)sh.kept;
 
         ani_out_d o;
-        o.on_host = fit_direction(sh, sh.cnt_q, q.n_segments, r.length, anchors_r, value_bits, anchor_k, reported, pw_p,
+        o.on_host = fit_direction(sh, sh.cnt_q, q.n_segments, r.length, anchors_r, value_bits,
+                                  self_rate_d(q.repeats, q.n_anchors, q.length, r.length), anchor_k, reported, pw_p,
                                   pw_q, gw, window, slot, &o.q);
         __syncthreads();
         if (!o.on_host)
-            o.on_host = fit_direction(sh, sh.cnt_r, r.n_segments, q.length, anchors_q, value_bits, anchor_k, reported,
+            o.on_host = fit_direction(sh, sh.cnt_r, r.n_segments, q.length, anchors_q, value_bits,
+                                      self_rate_d(r.repeats, r.n_anchors, r.length, q.length), anchor_k, reported,
                                       pw_p, pw_q, gw, window, slot, &o.r);
         if (threadIdx.x == 0) out[p] = o;
         __syncthreads();
     }
+}
+
+/* A block a genome: tsk_ani_repeats' count into its repeats, from its anchors sorted by value (a
+ * run of one value recurs when its segments differ; per segment at most TSK_ANI_REPEAT_CAP). The
+ * integers are the host's, whatever the order. */
+__global__ static void __launch_bounds__(256) repeats_kernel(ani_genome_d *genomes, int64_t n_genomes,
+                                                            const uint32_t *sval, const uint16_t *sseg)
+{
+    __shared__ uint32_t hist[TSK_GPU_ANI_MAX_SEGMENTS];
+    __shared__ unsigned long long total;
+    const int64_t g = blockIdx.x;
+    if (g >= n_genomes) return;
+    const ani_genome_d G = genomes[g];
+    if (!G.on_device) return; /* the whole block: its pairs are the host's */
+    for (int s = threadIdx.x; s < G.n_segments; s += blockDim.x) hist[s] = 0;
+    if (threadIdx.x == 0) total = 0;
+    __syncthreads();
+    const uint32_t *v = sval + G.anchor0;
+    const uint16_t *sg = sseg + G.anchor0;
+    for (int i = threadIdx.x; i < G.n_anchors; i += blockDim.x) {
+        const uint32_t x = v[i];
+        int lo = sg[i], hi = sg[i];
+        for (int j = i - 1; j >= 0 && v[j] == x; j--) lo = min(lo, (int)sg[j]), hi = max(hi, (int)sg[j]);
+        for (int j = i + 1; j < G.n_anchors && v[j] == x; j++) lo = min(lo, (int)sg[j]), hi = max(hi, (int)sg[j]);
+        if (lo != hi) atomicAdd(&hist[sg[i]], 1u);
+    }
+    __syncthreads();
+    unsigned long long part = 0;
+    for (int s = threadIdx.x; s < G.n_segments; s += blockDim.x) part += min(hist[s], (uint32_t)TSK_ANI_REPEAT_CAP);
+    atomicAdd(&total, part);
+    __syncthreads();
+    if (threadIdx.x == 0) genomes[g].repeats = (int64_t)total;
 }
 
 /* Per sorted anchor: where each index bucket of its genome starts (buckets past the last anchor
@@ -646,7 +689,7 @@ static int lay_out(tsk_gpu_ani *e)
         const tsk_ani_genome *g = genome_of(e, i);
         ani_genome_d &d = e->genomes[i];
         d = ani_genome_d{anchors, segs, g->length, (int32_t)std::min<int64_t>(g->n_anchors, INT32_MAX),
-                         (int32_t)std::min<int64_t>(g->n_segments, INT32_MAX), g->rate_log2, 0};
+                         (int32_t)std::min<int64_t>(g->n_segments, INT32_MAX), g->rate_log2, 0, 0};
         d.on_device = g->n_anchors > 0 && g->n_anchors <= TSK_GPU_ANI_MAX_ANCHORS && g->n_segments > 0 &&
                       g->n_segments <= TSK_GPU_ANI_MAX_SEGMENTS && g->rate_log2 >= TSK_ANI_MIN_RATE_LOG2 &&
                       g->rate_log2 <= TSK_ANI_MAX_RATE_LOG2;
@@ -775,6 +818,7 @@ static int fill(tsk_gpu_ani *e)
         }
     }
     if (n > 0) index_kernel<<<(unsigned)n, 256, 0, e->st>>>(e->genomes_d, n, e->sval_d, e->index_d);
+    if (n > 0) repeats_kernel<<<(unsigned)n, 256, 0, e->st>>>(e->genomes_d, n, e->sval_d, e->sseg_d);
     TSK_CUDA_CHECK(site(e), cudaGetLastError());
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
     free_fill_scratch(f);

@@ -52,7 +52,7 @@ static int reserve(tsk_genome_source *s, int64_t more_items, int64_t more_keys)
  * where they lie (finalize points at them). */
 static int add_anchors(tsk_genome_source *s, int64_t i, const tsk_genome_anchors *a, int copy)
 {
-    s->ani_genome[i] = (tsk_ani_genome){a->n_segments, a->n_anchors, a->rate_log2, NULL, NULL, s->length[i]};
+    s->ani_genome[i] = (tsk_ani_genome){a->n_segments, a->n_anchors, a->rate_log2, NULL, NULL, s->length[i], NULL};
     s->n_contigs[i] = a->n_contigs;
     s->n50[i] = a->n50;
     s->seg_at[i] = s->n_seg;
@@ -112,6 +112,11 @@ static int finalize(tsk_genome_source *s, const tsk_params *p)
             g->hash = s->ani_hashes + s->hash_at[i];
         }
     }
+    if (s->set.n_items > 0 && !(s->repeats = malloc((size_t)s->set.n_items * sizeof *s->repeats))) return -1;
+    for (int64_t i = 0; i < s->set.n_items; i++) {
+        s->repeats[i] = -1;
+        s->ani_genome[i].repeats = &s->repeats[i];
+    }
     s->ani = (tsk_ani_set){s->set.n_items, s->ani_genome};
     s->set.offset = s->offset;
     s->set.tau = NULL;
@@ -137,6 +142,7 @@ void tsk_genome_source_free(tsk_genome_source *s)
     free(s->seg_at);
     free(s->hash_at);
     free(s->ani_genome);
+    free(s->repeats);
     free(s->seg_counts);
     free(s->ani_hashes);
     memset(s, 0, sizeof *s);

@@ -35,6 +35,7 @@ typedef struct {
     uint64_t *tau;           /* each genome's threshold tau_g (set.tau, unless all are equal) */
     int64_t n_keys, cap_keys, cap_items;
     tsk_ani_genome *ani_genome;  /* ani.genome; its arrays set by finalize */
+    int64_t *repeats;            /* each genome's tsk_ani_repeats count, -1 until an estimate counts it */
     int64_t *seg_at, *hash_at;   /* where genome i's copied arrays start in seg_counts, ani_hashes */
     uint16_t *seg_counts;
     uint32_t *ani_hashes;

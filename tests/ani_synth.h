@@ -64,6 +64,18 @@ static inline synth synth_relative(uint64_t *rng, const synth *q, const double *
     return g;
 }
 
+/* Skews g's composition as an AT-rich genome's is: each anchor becomes, with probability share, one
+ * of pool_n fixed values (the k-mers such a genome holds in excess), so that its anchors recur in
+ * its other segments and meet an unrelated segment's pool values by chance. */
+static inline void synth_skew(uint64_t *rng, synth *g, int pool_n, double share)
+{
+    for (int64_t j = 0; j < g->first[g->n_seg]; j++)
+        if (uniform(rng) < share) {
+            uint64_t s = UINT64_C(0x5EED0000) + splitmix64(rng) % (uint64_t)pool_n;
+            g->h[j] = splitmix64(&s) >> 6;
+        }
+}
+
 static inline void synth_free(synth *g)
 {
     free(g->first);

@@ -25,6 +25,7 @@ typedef struct {
     tsk_ani_genome g;
     uint16_t *count;
     uint32_t *hash;
+    int64_t repeats; /* g.repeats' cell: counted once, as the tool's loader keeps it */
 } genome;
 
 static int append_contig(const tsk_params *p, uint64_t max_hash, int rate, const uint8_t *codes, int64_t n,
@@ -103,6 +104,7 @@ static int load(const char *path, int force_rate, genome *out)
             return -1;
     out->g.seg_count = out->count;
     out->g.hash = out->hash;
+    out->repeats = -1; /* g.repeats points at it once every genome is loaded (gs moves while growing) */
     free(codes);
     free(contig);
     return 0;
@@ -143,6 +145,7 @@ int main(int argc, char **argv)
         n++;
     }
     fclose(list);
+    for (int i = 0; i < n; i++) gs[i].g.repeats = &gs[i].repeats;
     tsk_ani_work *w = tsk_ani_work_new();
     if (!w || tsk_ani_work_set_em(w, em_steps, grid_div, start_uniform)) {
         fprintf(stderr, "ani_pairs: bad -e, -g or -u\n");

@@ -21,13 +21,15 @@ static int have_gpu(void)
 
 #define N_GENOMES 14
 
-/* Genomes 0..N_GENOMES-1: an ancestor's relatives and pieces at planted identities and rates, one
- * unrelated genome, one with a segment of 300 anchors, one of 4,200 segments. */
+/* Genomes 0..N_GENOMES-1: an ancestor of skewed composition (synth_skew), its relatives and pieces
+ * at planted identities and rates, one unrelated genome, one with a segment of 300 anchors, one of
+ * 4,200 segments. */
 static tsk_ani_genome *make_set(synth *keep)
 {
     uint64_t rng = 77;
     tsk_ani_genome *g = calloc(N_GENOMES, sizeof *g);
     synth anc = synth_random(&rng, 900);
+    synth_skew(&rng, &anc, 20000, 0.05); /* its anchors recur (tsk_ani_repeats), and chance hits are many */
     double ident[900];
     int t = 0;
     keep[t] = anc;
