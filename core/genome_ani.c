@@ -858,8 +858,9 @@ void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, i
         if (spread < 0) spread = 0;
         double keys = pow(contained[d] / af[d], inv_w) - spread;
         keys = keys > 1 ? 1 : keys;
-        const double keys_reported = keys > 0 ? 1 + log(keys) : 0;
-        ani[d] = ramp * (keys_reported > 0 ? keys_reported : 0) + (1 - ramp) * ani[d];
+        double keys_reported = keys > 0 ? 1 + log(keys) : 0;
+        if (keys_reported < 0) keys_reported = 0;
+        ani[d] = ramp * keys_reported + (1 - ramp) * ani[d];
     }
     res->ani_q = ani[0], res->ani_r = ani[1];
     res->ani = (ani[0] + ani[1]) / 2;

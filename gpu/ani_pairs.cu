@@ -588,7 +588,8 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
 
 /* A block a genome: tsk_ani_repeats' count into its repeats, from its anchors sorted by value (a
  * run of one value recurs when its segments differ; per segment at most TSK_ANI_REPEAT_CAP). The
- * integers are the host's, whatever the order. */
+ * thread at a run's first anchor reads the run once, as the host's loop does. The integers are the
+ * host's, whatever the order. */
 __global__ static void __launch_bounds__(256) repeats_kernel(ani_genome_d *genomes, int64_t n_genomes,
                                                             const uint32_t *sval, const uint16_t *sseg)
 {
@@ -604,11 +605,11 @@ __global__ static void __launch_bounds__(256) repeats_kernel(ani_genome_d *genom
     const uint32_t *v = sval + G.anchor0;
     const uint16_t *sg = sseg + G.anchor0;
     for (int i = threadIdx.x; i < G.n_anchors; i += blockDim.x) {
-        const uint32_t x = v[i];
-        int lo = sg[i], hi = sg[i];
-        for (int j = i - 1; j >= 0 && v[j] == x; j--) lo = min(lo, (int)sg[j]), hi = max(hi, (int)sg[j]);
-        for (int j = i + 1; j < G.n_anchors && v[j] == x; j++) lo = min(lo, (int)sg[j]), hi = max(hi, (int)sg[j]);
-        if (lo != hi) atomicAdd(&hist[sg[i]], 1u);
+        if (i > 0 && v[i - 1] == v[i]) continue; /* not a run's first */
+        int end = i + 1, lo = sg[i], hi = sg[i];
+        for (; end < G.n_anchors && v[end] == v[i]; end++) lo = min(lo, (int)sg[end]), hi = max(hi, (int)sg[end]);
+        if (lo != hi)
+            for (int j = i; j < end; j++) atomicAdd(&hist[sg[j]], 1u);
     }
     __syncthreads();
     unsigned long long part = 0;
