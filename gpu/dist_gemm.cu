@@ -371,7 +371,7 @@ __global__ void fill_kernel(float T, int nq, float *__restrict__ thr)
 
 /* A thread per slot: a candidate's exact distance, kept when within max_dist (NaN never is, as in
  * the direct kernel); a query past slot_cap is left to the caller, which runs pass 2 again. */
-__global__ void within_kernel(const dist_tile_args a, const int *__restrict__ slots, unsigned slot_cap,
+__global__ void within_exact_kernel(const dist_tile_args a, const int *__restrict__ slots, unsigned slot_cap,
                               const unsigned *__restrict__ qcount, float max_dist, dist_hit *__restrict__ hits,
                               unsigned long long *count, unsigned long long cap, unsigned *most)
 {
@@ -448,7 +448,7 @@ cudaError_t dist_gemm_launch_within(const dist_tile_args *a, const int *slots, u
 {
     if (a->nq <= 0) return cudaSuccess;
     const size_t n = (size_t)a->nq * slot_cap;
-    within_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(*a, slots, slot_cap, qcount, max_dist, hits, count, cap, most);
+    within_exact_kernel<<<(unsigned)((n + 255) / 256), 256, 0, s>>>(*a, slots, slot_cap, qcount, max_dist, hits, count, cap, most);
     return cudaGetLastError();
 }
 

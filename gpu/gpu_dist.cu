@@ -480,6 +480,10 @@ static int topk_block_direct(tsk_gpu_dist *g, dev_ctx &dc, long long qc, long lo
     return 0;
 }
 
+/* Whether top-k and within blocks go through the TF32 filter: its bounds are proven up to
+ * DIST_GEMM_MAX_LP floats, and vectors of none (Lp 0) have no stage and no epilogue. */
+static bool filter_applies(const tsk_gpu_dist *g) { return g->Lp > 0 && g->Lp <= DIST_GEMM_MAX_LP; }
+
 /* The filter's centre on the device, zero past Lp to a whole stage. */
 static int ensure_centre(tsk_gpu_dist *g, dev_ctx &dc)
 {
@@ -586,9 +590,8 @@ static int topk_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, int
             if (rn < 0) return -1;
             rn = std::min(rn, n_ref - rl);
             /* both metrics: cosine bounds the sum S over the scaled vectors, S / 2 being monotone in S */
-            const bool filter = g->Lp > 0 && g->Lp <= DIST_GEMM_MAX_LP; /* Lp 0: no stage, no epilogue */
-            int rc = filter ? topk_block_filtered(g, dc, q + c, nc, rl, rn, k, f, out + c * k)
-                            : topk_block_direct(g, dc, q + c, nc, rl, rn, k, f, out + c * k);
+            int rc = filter_applies(g) ? topk_block_filtered(g, dc, q + c, nc, rl, rn, k, f, out + c * k)
+                                       : topk_block_direct(g, dc, q + c, nc, rl, rn, k, f, out + c * k);
             if (rc) return -1;
             rl += rn;
         }
@@ -719,9 +722,8 @@ static int within_dev(tsk_gpu_dist *g, dev_ctx &dc, long long q, long long nq, f
             /* A reference block wholly below the diagonal has no upper pair. */
             bool upper = f == TSK_PAIRS_UPPER || f == TSK_PAIRS_UPPER_SELF;
             if (!(upper && rl + rn - 1 < q + c)) {
-                const bool filter = g->Lp > 0 && g->Lp <= DIST_GEMM_MAX_LP; /* as the top-k's */
-                int rc = filter ? within_block_filtered(g, dc, q + c, nc, rl, rn, max_dist, f, hits)
-                                : within_block_direct(g, dc, q + c, nc, rl, rn, max_dist, f, hits);
+                int rc = filter_applies(g) ? within_block_filtered(g, dc, q + c, nc, rl, rn, max_dist, f, hits)
+                                           : within_block_direct(g, dc, q + c, nc, rl, rn, max_dist, f, hits);
                 if (rc) return -1;
             }
             rl += rn;
