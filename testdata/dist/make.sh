@@ -1,18 +1,17 @@
 #!/bin/sh
 # Regenerates the golden files of tests/dist from the float64 oracle (run from this directory):
-#   [TSK_SHARED=DIR] sh make.sh
-# The oracle and the genomes are the project's shared directory's (TSK_SHARED, default ../shared
-# beside the repository), which a clone alone does not have.
+#   sh make.sh
+# The oracle is testdata/oracle's, the genomes testdata/genomes' (both copied from the project's
+# shared directory).
 # real.fa: human + orangutan mitochondria, phiX174 and 4 SARS-CoV-2 genomes (near-identical:
 # the accuracy case); synth.fa: short random DNA with N runs and odd lengths (slide sketches).
 set -e
-SHARED=${TSK_SHARED:-$(cd "$(dirname "$0")/../.." && pwd)/../shared}
-ORACLE=$SHARED/oracle/tsketch_oracle.py
-DATA=$SHARED/data
-[ -f "$ORACLE" ] || { echo "make.sh: $ORACLE not found: set TSK_SHARED to the shared directory" >&2; exit 2; }
+TESTDATA=$(cd "$(dirname "$0")/.." && pwd)
+ORACLE=$TESTDATA/oracle/tsketch_oracle.py
+G=$TESTDATA/genomes
 PY=${PY:-python3}
-{ cat $DATA/organelle/MT-human.fa $DATA/organelle/MT-orang.fa $DATA/viral/NC_001422_phiX174.fa
-  awk '/^>/{n++} n<=4' $DATA/viral/viralwasm_example_sc2_seqs_100.fas; } > real.fa
+{ cat "$G"/MT-human.fa "$G"/MT-orang.fa "$G"/NC_001422_phiX174.fa
+  awk '/^>/{n++} n<=4' "$G"/sarscov2_6.fa; } > real.fa
 /usr/bin/python3 - <<'PY'
 import random
 random.seed(7)

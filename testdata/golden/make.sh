@@ -1,19 +1,15 @@
 #!/bin/sh
 # Regenerates the golden files of tests/cpu from the float64 oracle of docs/spec.md:
-#   sh testdata/golden/make.sh [SHARED]    (SHARED: TSK_SHARED, default ../shared beside the repository)
+#   sh testdata/golden/make.sh
 # Inputs (mixed.fa, protein.fa) are written by gen_inputs.py with a fixed seed; cases.tsv lists
 # every expected-output file with the parameters that made it. The reference vectors of the
-# Tensor Sketch authors (acgt.fa, tables_t3_D16_seed99.txt, reference_*.tsv) are copied from
-# SHARED/spec/vectors.
+# Tensor Sketch authors (acgt.fa, tables_t3_D16_seed99.txt, reference_*.tsv) lie here, copied
+# unchanged from the shared directory's spec/vectors; the oracle is testdata/oracle's.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-SHARED=${1:-${TSK_SHARED:-$HERE/../../../shared}}
-ORACLE="$SHARED/oracle/tsketch_oracle.py"
-[ -f "$ORACLE" ] || { echo "make.sh: $ORACLE not found: name the shared directory (argument or TSK_SHARED)" >&2; exit 2; }
+ORACLE="$HERE/../oracle/tsketch_oracle.py"
 PY=${PYTHON:-python3}
 cd "$HERE"
-cp "$SHARED"/spec/vectors/acgt.fa "$SHARED"/spec/vectors/tables_t3_D16_seed99.txt \
-   "$SHARED"/spec/vectors/reference_ts_t3_D16.tsv "$SHARED"/spec/vectors/reference_tss_t3_D16_w40_s7.tsv .
 $PY gen_inputs.py
 printf '# file\tfasta\tt\tdim\tseed\talphabet\tcanonical\twindow\tstride\n' > cases.tsv
 # case NAME FASTA T DIM SEED ALPHABET CANONICAL WINDOW STRIDE

@@ -11,7 +11,7 @@
 HERE=$(dirname "$0")
 T=$TSKETCH
 G=$TESTDATA/genomes
-SHARED=${TSKETCH_SHARED_DATA:-${TSK_SHARED:-$(cd "$HERE/../.." && pwd)/../shared}/data} # a clone alone has none
+REAL=$TESTDATA/real
 command -v quicktree >/dev/null || { echo "quicktree is not installed (apt-get install quicktree)"; exit 1; }
 
 # same_as_quicktree DESC -- tsketch options and inputs (given to both triangle and tree)
@@ -49,16 +49,12 @@ same_as_quicktree "150 simulated relatives, --genome" -- --genome "$WORK/sim.fa"
 same_as_quicktree "150 simulated relatives, -k 3 -s 32 --canonical" -- -k 3 -s 32 --canonical "$WORK/sim.fa"
 python3 "$HERE/simulate.py" 60 300 3 5 >"$WORK/close.fa" # few mutations: many equal distances
 same_as_quicktree "60 near-identical relatives (ties)" -- -k 2 -s 8 "$WORK/close.fa"
-if [ -d "$SHARED/bacteria/blochmannia" ]; then
-    same_as_quicktree "9 Blochmannia genomes, --genome --per-file" -- --genome --per-file -p 2 "$SHARED"/bacteria/blochmannia/*.fna.gz
-    # sisters: the two leaves are one side of an edge (the unrooted tree may print them beside its root)
-    python3 "$HERE/newick_compare.py" --has-split "$WORK/t.nwk" GCF_023016305,GCF_000011745 >/dev/null &&
-        ok "Blochmannia: the two B. pennsylvanicus assemblies (99.8 % ANI) are sisters" ||
-        not_ok "Blochmannia: the two B. pennsylvanicus assemblies (99.8 % ANI) are sisters" "$(cat "$WORK/t.nwk")"
-    same_as_quicktree "100 SARS-CoV-2 genomes, --genome" -- --genome -p 2 "$SHARED"/viral/viralwasm_example_sc2_seqs_100.fas
-else
-    echo "# $SHARED not found: the Blochmannia and SARS-CoV-2 checks are skipped"
-fi
+same_as_quicktree "9 Blochmannia genomes, --genome --per-file" -- --genome --per-file -p 2 "$REAL"/blochmannia/*.fna.gz
+# sisters: the two leaves are one side of an edge (the unrooted tree may print them beside its root)
+python3 "$HERE/newick_compare.py" --has-split "$WORK/t.nwk" GCF_023016305,GCF_000011745 >/dev/null &&
+    ok "Blochmannia: the two B. pennsylvanicus assemblies (99.8 % ANI) are sisters" ||
+    not_ok "Blochmannia: the two B. pennsylvanicus assemblies (99.8 % ANI) are sisters" "$(cat "$WORK/t.nwk")"
+same_as_quicktree "100 SARS-CoV-2 genomes, --genome" -- --genome -p 2 "$REAL"/viralwasm_example_sc2_seqs_100.fas.gz
 
 # 2. same tree from a .tsk as from FASTA, and on 1 or 2 threads
 "$T" sketch -q "$WORK/sim.fa" -o "$WORK/sim.tsk"
