@@ -24,6 +24,8 @@ def tsketch(*args):
 
 
 G = os.path.join(TESTDATA, "genomes")
+sys.path.insert(0, os.path.join(TESTDATA, "oracle"))
+from tsketch_oracle import read_fasta  # noqa: E402  (the records as the float64 oracle reads them)
 FASTA = [os.path.join(G, f) for f in ("MT-human.fa", "MT-orang.fa", "NC_001422_phiX174.fa", "sarscov2_6.fa")]
 PROTEIN = os.path.join(TESTDATA, "golden", "protein.fa")
 work = tempfile.mkdtemp(prefix="tsketch-py.")
@@ -139,20 +141,6 @@ M64 = (1 << 64) - 1
 CODES = {"A": 0, "C": 1, "G": 2, "T": 3, "U": 3}
 
 
-def fasta_records(path):
-    name, parts = None, []
-    for line in open(path):
-        line = line.rstrip("\r\n")
-        if line.startswith(">"):
-            if name is not None:
-                yield name, "".join(parts)
-            name, parts = line[1:].split()[0] if line[1:].split() else "", []
-        elif name is not None:
-            parts.append(line.strip())
-    if name is not None:
-        yield name, "".join(parts)
-
-
 def splitmix(x):
     z = (x + 0x9E3779B97F4A7C15) & M64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
@@ -204,7 +192,7 @@ def genome_anchors(contigs, k, seed):
     return counts, hashes, r, len(contigs), n50
 
 
-clean = {f: [[CODES[ch] for ch in seq.upper() if ch in CODES] for _, seq in fasta_records(f)] for f in FASTA}
+clean = {f: [[CODES[ch] for ch in seq.upper() if ch in CODES] for _, seq in read_fasta(f)] for f in FASTA}
 for desc, per_file in (("genome per file, floor 500", True), ("genome", False)):
     s = tsketch_io.load(os.path.join(work, desc.replace(" ", "_").replace(",", "") + ".tsk"))
     k, seed = s.params["anchor_k"], s.params["seed"]
