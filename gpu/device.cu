@@ -2,8 +2,10 @@
 #include "device.h"
 #include "host_pinned.h"
 
+#include <algorithm>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "cuda_util.cuh"
 
@@ -36,13 +38,27 @@ static struct {
     std::thread *t = nullptr;
 } warm;
 
-extern "C" void tsk_gpu_warm_start(int device)
+extern "C" void tsk_gpu_warm_start(const int *devices, int n)
 {
     std::lock_guard<std::mutex> lock(warm.mu);
     if (warm.t) return;
     try {
+        std::vector<int> ids(devices, devices + std::max(n, 0));
         /* the caller's own device count then waits for the driver's start here */
-        warm.t = new std::thread([device] { tsk_cuda_make_contexts(&device, 1); });
+        warm.t = new std::thread([ids] {
+            std::vector<int> all = ids;
+            if (all.empty())
+                for (int i = 0, count = tsk_cuda_device_count(nullptr, 0); i < count; i++) all.push_back(i);
+            std::vector<std::thread> beside; /* each context is 0.2-0.4 s: the later ones beside the first */
+            for (size_t i = 1; i < all.size(); i++) {
+                try {
+                    beside.emplace_back([id = all[i]] { tsk_cuda_make_contexts(&id, 1); });
+                } catch (...) { /* no thread: its engine makes that context */
+                }
+            }
+            if (!all.empty()) tsk_cuda_make_contexts(&all[0], 1);
+            for (std::thread &t : beside) t.join();
+        });
     } catch (...) {
         warm.t = nullptr; /* no thread: the engine makes the context */
     }

@@ -23,12 +23,13 @@ int tsk_gpu_any_exclusive(void);
  * genome engines' uploads of a mapped file's keys and anchors. */
 void tsk_gpu_host_threads(int threads);
 
-/* Starts the driver and makes device's context on a thread of its own (0.2-0.4 s), so that an
- * engine opened once the inputs are loaded finds them there; a caller that asks for either sooner
- * (a device count, an engine) waits in the runtime. A device that does not exist is left alone. One at a time (a second call while one runs does nothing).
- * tsk_gpu_warm_wait waits for it: before the process exits, whose teardown of CUDA must not race
- * with it. */
-void tsk_gpu_warm_start(int device);
+/* Starts the driver and makes the contexts of devices[0..n) (n = 0: every device) on threads of
+ * their own (0.2-0.4 s each, side by side), so that engines opened once the inputs are loaded find
+ * them there; a caller that asks for either sooner (a device count, an engine) waits in the
+ * runtime. A device that does not exist is left alone. One at a time (a second call while one
+ * runs does nothing). tsk_gpu_warm_wait waits for it: before the process exits, whose teardown of
+ * CUDA must not race with it. */
+void tsk_gpu_warm_start(const int *devices, int n);
 void tsk_gpu_warm_wait(void);
 
 #ifdef __cplusplus

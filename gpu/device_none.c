@@ -14,6 +14,6 @@ int tsk_gpu_any_exclusive(void) { return 0; }
 
 void tsk_gpu_host_threads(int threads) { (void)threads; }
 
-void tsk_gpu_warm_start(int device) { (void)device; }
+void tsk_gpu_warm_start(const int *devices, int n) { (void)devices, (void)n; }
 
 void tsk_gpu_warm_wait(void) {}

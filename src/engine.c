@@ -112,7 +112,9 @@ void tsk_engine_dist_warm(const tsk_device_choice *d)
 {
     /* not through tsk_engine_dist_on_gpu: its device count is the driver's start, which the warm-up
      * makes beside the loading (auto on a machine without a GPU: a thread that finds none) */
-    if (d->kind != TSK_DEVICE_CPU) tsk_gpu_warm_start(d->kind == TSK_DEVICE_CUDA && d->n_devices > 0 ? d->devices[0] : 0);
+    static const int first = 0;
+    if (d->kind == TSK_DEVICE_CUDA) tsk_gpu_warm_start(d->devices, d->n_devices); /* those named, or every one */
+    else if (d->kind == TSK_DEVICE_AUTO) tsk_gpu_warm_start(&first, 1);
 }
 
 void tsk_engine_dist_warm_end(void) { tsk_gpu_warm_wait(); }

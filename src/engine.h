@@ -68,10 +68,11 @@ int tsk_engine_dist_on_gpu(const tsk_device_choice *d);
  * (checked before any work, though a small run opens only the first). */
 int tsk_engine_dist_devices(const tsk_device_choice *d, int max, int *devices, char *err, size_t errlen);
 
-/* Starts the driver and the first distance GPU's context while the inputs load (gpu/device.h,
- * tsk_gpu_warm_start), unless d is cpu; the later GPUs of a large
- * run open beside it (dist_run.c). A command that called it calls tsk_engine_dist_warm_end before
- * it returns, whatever happened (exit must not tear CUDA down under a context being made). */
+/* Starts the driver and the distance GPUs' contexts while the inputs load (gpu/device.h,
+ * tsk_gpu_warm_start): auto's first GPU, or every GPU cuda names (a large run opens lanes on them
+ * all, dist_run.c; a small one leaves the later contexts unused); none for cpu. A command that
+ * called it calls tsk_engine_dist_warm_end before it returns, whatever happened (exit must not tear
+ * CUDA down under a context being made). */
 void tsk_engine_dist_warm(const tsk_device_choice *d);
 void tsk_engine_dist_warm_end(void);
 
