@@ -156,7 +156,7 @@ cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped)
     return cudaMallocHost(p, n);
 }
 
-#define STAGE_HALF ((size_t)32 << 20)
+#define STAGE_HALF ((size_t)128 << 20) /* 16 slices of tsk_pinned_copy: its 8 threads each busy */
 #define STAGE_DIRECT ((size_t)4 << 20)
 
 cudaError_t tsk_stage_upload(tsk_upload_stage &s, void *dst, const void *src, size_t n, cudaStream_t st)
