@@ -8,7 +8,7 @@
 # STEPS (default "genomes vectors npy"):
 #   genomes  GENOMES generated genome sketches with anchors (genome_sets_bench gen, 100000 by
 #            default: ~19 GB): dist --top-k 10 and cluster on cuda:0 and cuda:all (and OLD's
-#            cuda:all), then one TSKETCH_TIMING run of each on cuda:all; cuda:all = cpu on 2,000
+#            too), then one TSKETCH_TIMING run of each on both; cuda:all = cpu on 2,000
 #            of them and cuda:all = cuda:0 on all.
 #   vectors  10^6 random 150 bp reads sketched with D = 96 (as bench/gpu/dist_e2e.sh):
 #            dist --top-k 10 on cuda:0 and cuda:all (and OLD's), the same lines; -d 0.005 of
@@ -16,14 +16,16 @@
 #   npy      the 5x10^4 x 5x10^4 matrix as .npy (10 GB) on cuda:0 and cuda:all, against dd of
 #            10 GB to the same disk.
 #   sketch   make_workloads.py's sets sketched on cuda:0 and cuda:all, rows byte for byte.
-#   gtests   the genome engine's GPU tests (one index part past 2^30 postings too), under
-#            compute-sanitizer memcheck as well.
+#   gtests   the genome engines' GPU tests (keys: one index part past 2^30 postings too, unless
+#            GTESTS_BIG=0; ANI; both opened as peers over the GPUs), under compute-sanitizer
+#            memcheck as well (not with GTESTS_SANITIZE=0).
 #   big      the genomes step at GENOMES=200000 (past 2^30 keys).
 #   bigq     the first 1,000 of those genomes as queries against all of them: cuda:0 = cpu.
 #
 # Bundle (on the build machine, with a CUDA build in build-dev/):
 #   ../shared/device/bundle.sh .device/multi build-dev/src/tsketch build-dev/bench/gpu/genome_sets_bench \
 #       build-dev/tests/gpu/test_gpu_genome_sets_test build-dev/tests/gpu/test_gpu_genome_sets_big_test \
+#       build-dev/tests/gpu/test_gpu_ani_pairs_test \
 #       -- ../shared/bench/make_workloads.py bench/gpu_multi.sh
 # Device call: STEPS=... bash .device/multi/gpu_multi.sh .device/multi   (carry: [".device/multi"]).
 # Summary and logs go to $OUT (summary.txt); scratch to $GPU_MULTI_WORK.
@@ -91,10 +93,13 @@ genome_step() {
         for dev in cuda:0 cuda:all; do
             timed "$job, $n genomes, $dev" "$W/$dev.tsv" "$T" "${args[@]}" -q --device "$dev" -p "$P" "$G"
         done
-        [ -n "$OLD" ] && timed "$job, $n genomes, cuda:all, OLD" "$W/old.tsv" "$OLD" "${args[@]}" -q --device cuda:all -p "$P" "$G"
+        if [ -n "$OLD" ]; then
+            timed "$job, $n genomes, cuda:0, OLD" "$W/old.tsv" "$OLD" "${args[@]}" -q --device cuda:0 -p "$P" "$G"
+            timed "$job, $n genomes, cuda:all, OLD" "$W/old.tsv" "$OLD" "${args[@]}" -q --device cuda:all -p "$P" "$G"
+        fi
         check "$job of $n: cuda:all = cuda:0 ($(wc -l <"$W/cuda:0.tsv") lines)" cmp "$W/cuda:0.tsv" "$W/cuda:all.tsv"
         [ -n "$OLD" ] && check "$job of $n: OLD = new" cmp "$W/old.tsv" "$W/cuda:all.tsv"
-        timing "$job, $n genomes, cuda:all" "$T" "${args[@]}" -q --device cuda:all -p "$P" "$G"
+        for dev in cuda:0 cuda:all; do timing "$job, $n genomes, $dev" "$T" "${args[@]}" -q --device "$dev" -p "$P" "$G"; done
     done
     rm -f "$W"/cuda:*.tsv "$W/a.tsv" "$W/c.tsv" "$W/old.tsv"
 }
@@ -168,12 +173,21 @@ gtests_step() {
     san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     say "== genome engine GPU tests (and memcheck)"
     check "test_gpu_genome_sets_test" "$B/bin/test_gpu_genome_sets_test" --jobs 1
-    check "test_gpu_genome_sets_big_test" "$B/bin/test_gpu_genome_sets_big_test" --jobs 1 --verbose
-    check "memcheck test_gpu_genome_sets_test (quick)" env TSKETCH_TEST_QUICK=1 timeout 200 "$san" --tool memcheck \
-        --target-processes all --error-exitcode 9 "$B/bin/test_gpu_genome_sets_test" --jobs 1
-    check "memcheck test_gpu_genome_sets_big_test" timeout 400 "$san" \
-        --tool memcheck --target-processes all --error-exitcode 9 "$B/bin/test_gpu_genome_sets_big_test" --jobs 1
-    grep -E "ERROR SUMMARY|Synthesis|skip" "$out/checks.log" | tail -n 8 | tee -a "$out/summary.txt"
+    [ "${GTESTS_SANITIZE:-1}" = 1 ] && check "memcheck test_gpu_genome_sets_test (quick)" env TSKETCH_TEST_QUICK=1 \
+        timeout 300 "$san" --tool memcheck --target-processes all --error-exitcode 9 "$B/bin/test_gpu_genome_sets_test" --jobs 1
+    if [ "${GTESTS_BIG:-1}" = 1 ]; then
+        check "test_gpu_genome_sets_big_test" "$B/bin/test_gpu_genome_sets_big_test" --jobs 1 --verbose
+        check "memcheck test_gpu_genome_sets_big_test" timeout 400 "$san" \
+            --tool memcheck --target-processes all --error-exitcode 9 "$B/bin/test_gpu_genome_sets_big_test" --jobs 1
+    fi
+    check "test_gpu_ani_pairs_test" "$B/bin/test_gpu_ani_pairs_test" --jobs 1
+    if [ "${GTESTS_SANITIZE:-1}" = 1 ]; then
+        check "memcheck test_gpu_ani_pairs_test (peers, closed while filling)" timeout 400 "$san" --tool memcheck \
+            --target-processes all --error-exitcode 9 "$B/bin/test_gpu_ani_pairs_test" --jobs 1 --filter 'gpu_ani/[pc]*'
+        check "racecheck test_gpu_ani_pairs_test (peers)" timeout 400 "$san" --tool racecheck \
+            --target-processes all --error-exitcode 9 "$B/bin/test_gpu_ani_pairs_test" --jobs 1 --filter 'gpu_ani/peers_same*'
+    fi
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Synthesis|skip" "$out/checks.log" | tail -n 12 | tee -a "$out/summary.txt"
 }
 
 bigq_step() {

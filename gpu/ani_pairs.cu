@@ -13,6 +13,7 @@
 #include <cub/device/device_segmented_sort.cuh>
 #include "cuda_util.cuh"
 #include "host_pinned.h"
+#include "peer_group.cuh"
 
 #include <cuda_runtime.h>
 
@@ -78,13 +79,14 @@ struct ani_slot_d {
 struct ani_run {
     const char *host;
     int64_t device, n;
+    int share;             /* the share of the genomes it lies in */
 };
 
 /* What the fill needs and leaves: the copies, the sort's chunks and ranges, the scratch freed when
  * it is done, its thread and its result. */
 struct ani_fill {
     std::vector<ani_run> hash_runs, count_runs;
-    std::vector<int> seg_begin, seg_end, chunk_first;
+    std::vector<int> seg_begin, seg_end, chunk_first, chunk_share;
     std::vector<int64_t> chunk_base;
     uint32_t *hash_d = nullptr;   /* the anchors in segment order: the sort's input */
     uint16_t *seg_d = nullptr;    /* their segments */
@@ -94,7 +96,8 @@ struct ani_fill {
     size_t sort_bytes = 0;
     std::thread thread;
     int rc = 0;
-    double upload_s = 0, seconds = 0, waited_s = 0;
+    bool published = false;       /* it announced a share to the peers, who may copy from it */
+    double upload_s = 0, seconds = 0, waited_s = 0, others_s = 0;
 };
 
 struct tsk_gpu_ani {
@@ -115,10 +118,22 @@ struct tsk_gpu_ani {
     ani_out_d *out_d = nullptr;
     size_t pairs_cap = 0, out_cap = 0;
     ani_fill fill;
+    /* the shares: device genomes [bound[s], bound[s + 1]) (alone: one share, all of them), whose
+     * anchors are [share_anchor[s], share_anchor[s + 1]) */
+    tsk_gpu_ani_peers *peers = nullptr;
+    int member = 0;
+    std::vector<int64_t> bound, share_anchor;
     double open_s = 0, pairs_s = 0;
     int64_t pairs_done = 0;
     bool failed = false; /* a call failed: the engine is given up (a failed fill or CUDA error stays) */
     char err[512] = "";
+};
+
+/* The peers' shares: the device genomes [bound[s], bound[s + 1]) (peer_group.cuh). */
+struct tsk_gpu_ani_peers {
+    tsk_peer_group group;
+    std::vector<int64_t> bound;
+    explicit tsk_gpu_ani_peers(int n) : group(n, tsk_peer_shares(n)) {}
 };
 
 static double now_s()
@@ -686,7 +701,11 @@ static int lay_out(tsk_gpu_ani *e)
     const int64_t n = (int64_t)e->genomes.size();
     int64_t anchors = 0, segs = 0;
     ani_fill &f = e->fill;
+    const int n_shares = (int)e->bound.size() - 1;
+    int m = 0; /* the share genome i is in: a chunk or a run lies in one share */
+    e->share_anchor.assign((size_t)n_shares + 1, 0);
     for (int64_t i = 0; i < n; i++) {
+        while (m + 1 < n_shares && i >= e->bound[(size_t)m + 1]) e->share_anchor[(size_t)++m] = anchors;
         const tsk_ani_genome *g = genome_of(e, i);
         ani_genome_d &d = e->genomes[i];
         d = ani_genome_d{anchors, segs, g->length, (int32_t)std::min<int64_t>(g->n_anchors, INT32_MAX),
@@ -697,21 +716,26 @@ static int lay_out(tsk_gpu_ani *e)
         if (!d.on_device) continue;
         /* the genome's sort range, relative to its chunk's first anchor: a chunk holds at most
          * sort_chunk_anchors (CUB's counts are int) */
-        if (f.chunk_base.empty() || anchors + g->n_anchors - f.chunk_base.back() > sort_chunk_anchors)
-            f.chunk_base.push_back(anchors), f.chunk_first.push_back((int)f.seg_begin.size());
+        if (f.chunk_base.empty() || f.chunk_share.back() != m ||
+            anchors + g->n_anchors - f.chunk_base.back() > sort_chunk_anchors)
+            f.chunk_base.push_back(anchors), f.chunk_first.push_back((int)f.seg_begin.size()), f.chunk_share.push_back(m);
         f.seg_begin.push_back((int)(anchors - f.chunk_base.back()));
         f.seg_end.push_back((int)(anchors + g->n_anchors - f.chunk_base.back()));
-        if (!f.hash_runs.empty() && f.hash_runs.back().host + f.hash_runs.back().n == (const void *)g->hash)
+        if (!f.hash_runs.empty() && f.hash_runs.back().share == m &&
+            f.hash_runs.back().host + f.hash_runs.back().n == (const void *)g->hash)
             f.hash_runs.back().n += g->n_anchors * 4;
         else
-            f.hash_runs.push_back(ani_run{(const char *)g->hash, anchors * 4, g->n_anchors * 4});
-        if (!f.count_runs.empty() && f.count_runs.back().host + f.count_runs.back().n == (const void *)g->seg_count)
+            f.hash_runs.push_back(ani_run{(const char *)g->hash, anchors * 4, g->n_anchors * 4, m});
+        if (!f.count_runs.empty() && f.count_runs.back().share == m &&
+            f.count_runs.back().host + f.count_runs.back().n == (const void *)g->seg_count)
             f.count_runs.back().n += g->n_segments * 2;
         else
-            f.count_runs.push_back(ani_run{(const char *)g->seg_count, segs * 2, g->n_segments * 2});
+            f.count_runs.push_back(ani_run{(const char *)g->seg_count, segs * 2, g->n_segments * 2, m});
         anchors += g->n_anchors;
         segs += g->n_segments;
     }
+    while (m + 1 < n_shares) e->share_anchor[(size_t)++m] = anchors;
+    e->share_anchor[(size_t)n_shares] = anchors;
     f.chunk_first.push_back((int)f.seg_begin.size());
     f.chunk_base.push_back(anchors);
     const size_t na = (size_t)std::max<int64_t>(anchors, 1), n_sorted = std::max<size_t>(f.seg_begin.size(), 1);
@@ -782,9 +806,57 @@ static void free_fill_scratch(ani_fill &f)
     f.hash_d = nullptr, f.seg_d = nullptr, f.counts_d = nullptr, f.begin_d = f.end_d = nullptr, f.sort_d = nullptr;
 }
 
-/* The fill, on a thread of its own while the caller's keys are compared: the anchors and the
- * segments' counts copied run by run, each anchor's segment, each genome's anchors sorted by value
- * with their segments, the index of the sorted values; then the scratch is freed. */
+/* Share m on e's device from the host: its runs of anchors and counts copied, each anchor's
+ * segment, its genomes' anchors sorted by value with their segments (its chunks), the index of the
+ * sorted values and the repeats. Queued on e's stream. */
+static int fill_share(tsk_gpu_ani *e, tsk_upload_stage &stage, int m)
+{
+    ani_fill &f = e->fill;
+    for (const ani_run &r : f.hash_runs)
+        if (r.share == m)
+            TSK_CUDA_CHECK(site(e), tsk_stage_upload(stage, (char *)f.hash_d + r.device, r.host, (size_t)r.n, e->st));
+    for (const ani_run &r : f.count_runs)
+        if (r.share == m)
+            TSK_CUDA_CHECK(site(e), tsk_stage_upload(stage, (char *)f.counts_d + r.device, r.host, (size_t)r.n, e->st));
+    const int64_t g0 = e->bound[(size_t)m], ng = e->bound[(size_t)m + 1] - g0;
+    if (ng <= 0) return 0;
+    segment_ids_kernel<<<(unsigned)ng, ANI_IDS_THREADS, 0, e->st>>>(e->genomes_d + g0, ng, f.counts_d, f.seg_d);
+    TSK_CUDA_CHECK(site(e), cudaGetLastError());
+    for (size_t k = 0; k + 1 < f.chunk_base.size(); k++) {
+        if (f.chunk_share[k] != m) continue;
+        const int64_t base = f.chunk_base[k];
+        const int first = f.chunk_first[k];
+        size_t bytes = f.sort_bytes;
+        TSK_CUDA_CHECK(site(e), cub::DeviceSegmentedSort::SortPairs(
+                                    f.sort_d, bytes, f.hash_d + base, e->sval_d + base, f.seg_d + base,
+                                    e->sseg_d + base, (int)(f.chunk_base[k + 1] - base),
+                                    f.chunk_first[k + 1] - first, f.begin_d + first, f.end_d + first, e->st));
+    }
+    index_kernel<<<(unsigned)ng, 256, 0, e->st>>>(e->genomes_d + g0, ng, e->sval_d, e->index_d + g0 * (ANI_INDEX + 1));
+    repeats_kernel<<<(unsigned)ng, 256, 0, e->st>>>(e->genomes_d + g0, ng, e->sval_d, e->sseg_d);
+    TSK_CUDA_CHECK(site(e), cudaGetLastError());
+    return 0;
+}
+
+/* Share m, ready on src's device, copied to e's: its sorted anchors and segments, its genomes'
+ * indexes and records (their repeats). */
+static int copy_share(tsk_gpu_ani *e, const tsk_gpu_ani *src, int m)
+{
+    const int64_t g0 = e->bound[(size_t)m], ng = e->bound[(size_t)m + 1] - g0;
+    const int64_t a0 = e->share_anchor[(size_t)m], na = e->share_anchor[(size_t)m + 1] - a0;
+    TSK_CUDA_CHECK(site(e), tsk_peer_copy(e->sval_d + a0, e->dev, src->sval_d + a0, src->dev, (size_t)na * 4, e->st));
+    TSK_CUDA_CHECK(site(e), tsk_peer_copy(e->sseg_d + a0, e->dev, src->sseg_d + a0, src->dev, (size_t)na * 2, e->st));
+    TSK_CUDA_CHECK(site(e), tsk_peer_copy(e->genomes_d + g0, e->dev, src->genomes_d + g0, src->dev,
+                                          (size_t)ng * sizeof(ani_genome_d), e->st));
+    TSK_CUDA_CHECK(site(e), tsk_peer_copy(e->index_d + g0 * (ANI_INDEX + 1), e->dev, src->index_d + g0 * (ANI_INDEX + 1),
+                                          src->dev, (size_t)ng * (ANI_INDEX + 1) * 4, e->st));
+    return 0;
+}
+
+/* The fill, on a thread of its own while the caller's keys are compared: alone, every genome from
+ * the host; among peers, the shares it claims from the host, then every other share copied from
+ * the device of the peer that filled it (or from the host, where that peer failed); then the
+ * scratch is freed. */
 static int fill(tsk_gpu_ani *e)
 {
     const double t0 = now_s();
@@ -793,35 +865,33 @@ static int fill(tsk_gpu_ani *e)
     /* the stage is freed (its copies waited for) however the fill ends */
     std::unique_ptr<tsk_upload_stage, void (*)(tsk_upload_stage *)> stage(new tsk_upload_stage,
                                                                           [](tsk_upload_stage *s) { tsk_stage_free(*s); delete s; });
-    for (const ani_run &r : f.hash_runs)
-        TSK_CUDA_CHECK(site(e), tsk_stage_upload(*stage, (char *)f.hash_d + r.device, r.host, (size_t)r.n, e->st));
-    for (const ani_run &r : f.count_runs)
-        TSK_CUDA_CHECK(site(e), tsk_stage_upload(*stage, (char *)f.counts_d + r.device, r.host, (size_t)r.n, e->st));
     const int n_sorted = (int)f.seg_begin.size();
-    const int64_t n = (int64_t)e->genomes.size();
     if (n_sorted > 0) {
         TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(f.begin_d, f.seg_begin.data(), (size_t)n_sorted * sizeof(int),
                                                 cudaMemcpyHostToDevice, e->st));
         TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(f.end_d, f.seg_end.data(), (size_t)n_sorted * sizeof(int),
                                                 cudaMemcpyHostToDevice, e->st));
-        segment_ids_kernel<<<(unsigned)n, ANI_IDS_THREADS, 0, e->st>>>(e->genomes_d, n, f.counts_d, f.seg_d);
-        TSK_CUDA_CHECK(site(e), cudaGetLastError());
+    }
+    if (!e->peers) {
+        if (fill_share(e, *stage, 0)) return -1;
         TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
         f.upload_s = now_s() - t0;
-        for (size_t k = 0; k + 1 < f.chunk_base.size(); k++) {
-            const int64_t base = f.chunk_base[k];
-            const int first = f.chunk_first[k];
-            size_t bytes = f.sort_bytes;
-            TSK_CUDA_CHECK(site(e), cub::DeviceSegmentedSort::SortPairs(
-                                        f.sort_d, bytes, f.hash_d + base, e->sval_d + base, f.seg_d + base,
-                                        e->sseg_d + base, (int)(f.chunk_base[k + 1] - base),
-                                        f.chunk_first[k + 1] - first, f.begin_d + first, f.end_d + first, e->st));
+    } else {
+        for (int m; (m = e->peers->group.claim(e->member)) >= 0;) {
+            if (fill_share(e, *stage, m)) return -1;
+            TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
+            e->fill.published = true;
+            e->peers->group.ready(m, e);
         }
+        f.upload_s = now_s() - t0;
     }
-    if (n > 0) index_kernel<<<(unsigned)n, 256, 0, e->st>>>(e->genomes_d, n, e->sval_d, e->index_d);
-    if (n > 0) repeats_kernel<<<(unsigned)n, 256, 0, e->st>>>(e->genomes_d, n, e->sval_d, e->sseg_d);
-    TSK_CUDA_CHECK(site(e), cudaGetLastError());
+    const double t1 = now_s();
+    for (int m = 0; e->peers && m < e->peers->group.shares; m++) {
+        const tsk_gpu_ani *src = (const tsk_gpu_ani *)e->peers->group.wait_share(m);
+        if (src != e && (src ? copy_share(e, src, m) : fill_share(e, *stage, m))) return -1;
+    }
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
+    f.others_s = now_s() - t1;
     free_fill_scratch(f);
     f.seconds = now_s() - t0;
     return 0;
@@ -842,6 +912,7 @@ static void free_engine(tsk_gpu_ani *e)
 {
     if (!e) return;
     fill_done(e);
+    if (e->peers && e->fill.published) e->peers->group.wait_finished(); /* the peers copy from its buffers */
     cudaSetDevice(e->dev);
     free_fill_scratch(e->fill);
     cudaFree(e->genomes_d), cudaFree(e->sval_d), cudaFree(e->index_d);
@@ -853,7 +924,7 @@ static void free_engine(tsk_gpu_ani *e)
 }
 
 static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
-                                char *err, size_t errlen)
+                                tsk_gpu_ani_peers *peers, int member, char *err, size_t errlen)
 {
     if (window < 0 || window > TSK_ANI_MAX_WINDOW) {
         snprintf(err, errlen, "window %d out of 0..%d", window, TSK_ANI_MAX_WINDOW);
@@ -865,6 +936,8 @@ static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int 
     e->q = q, e->r = r, e->dev = device, e->anchor_k = anchor_k, e->window = window;
     e->r_offset = q == r ? 0 : q->n_items;
     e->genomes.resize((size_t)(e->r_offset + r->n_items));
+    if (peers) e->peers = peers, e->member = member, e->bound = peers->bound;
+    else e->bound = {0, (int64_t)e->genomes.size()};
     int ok = cudaSetDevice(device) == cudaSuccess && cudaStreamCreateWithFlags(&e->st, cudaStreamNonBlocking) == cudaSuccess &&
              cudaDeviceGetAttribute(&e->sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess;
     if (!ok) snprintf(e->err, sizeof e->err, "CUDA device %d: %s", device, cudaGetErrorString(cudaGetLastError()));
@@ -872,10 +945,12 @@ static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int 
     if (ok) { /* a thread that cannot start throws: the entry's guard reports it */
         e->fill.thread = std::thread([e] {
             e->fill.rc = tsk_cuda_entry("the ANI engine's fill", e->err, sizeof e->err, -1, [e] { return fill(e); });
+            if (e->peers) e->peers->group.finish(e->member); /* a share it claimed and did not announce: given up */
         });
     }
     if (!ok) {
         snprintf(err, errlen, "%s", e->err);
+        e->peers = nullptr; /* nothing announced: the caller's entry finishes it among the peers */
         free_engine(e);
         return NULL;
     }
@@ -935,11 +1010,46 @@ static int run_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, i
 }
 
 extern "C" tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window,
-                                         int device, char *err, size_t errlen)
+                                         int device, tsk_gpu_ani_peers *peers, int member, char *err, size_t errlen)
 {
-    return tsk_cuda_entry("tsk_gpu_ani_open", err, errlen, (tsk_gpu_ani *)NULL,
-                          [&] { return open_engine(q, r, anchor_k, window, device, err, errlen); });
+    if (peers && (member < 0 || member >= peers->group.members)) {
+        snprintf(err, errlen, "member %d of %d peers", member, peers->group.members);
+        return NULL;
+    }
+    tsk_gpu_ani *e = tsk_cuda_entry("tsk_gpu_ani_open", err, errlen, (tsk_gpu_ani *)NULL,
+                                    [&] { return open_engine(q, r, anchor_k, window, device, peers, member, err, errlen); });
+    if (!e && peers) peers->group.finish(member);
+    return e;
 }
+
+extern "C" tsk_gpu_ani_peers *tsk_gpu_ani_peers_new(const tsk_ani_set *q, const tsk_ani_set *r, int n_members)
+{
+    if (n_members < 1) return NULL;
+    return tsk_cuda_entry("tsk_gpu_ani_peers_new", (char *)NULL, 0, (tsk_gpu_ani_peers *)NULL, [&] {
+        std::unique_ptr<tsk_gpu_ani_peers> p(new tsk_gpu_ani_peers(n_members));
+        const int64_t n_q = q == r ? 0 : q->n_items, n = n_q + r->n_items;
+        const int n_shares = p->group.shares;
+        /* shares of about equal anchors, in the engines' genome order (q's, then r's) */
+        double total = 0;
+        for (int64_t i = 0; i < n; i++) total += (double)(i < n_q ? q->genome[i] : r->genome[i - n_q]).n_anchors;
+        p->bound.assign((size_t)n_shares + 1, n);
+        p->bound[0] = 0;
+        double sum = 0;
+        int m = 1;
+        for (int64_t i = 0; i < n && m < n_shares; i++) {
+            while (m < n_shares && sum >= total * m / n_shares) p->bound[(size_t)m++] = i;
+            sum += (double)(i < n_q ? q->genome[i] : r->genome[i - n_q]).n_anchors;
+        }
+        return p.release();
+    });
+}
+
+extern "C" void tsk_gpu_ani_peers_leave(tsk_gpu_ani_peers *p, int member)
+{
+    if (p && member >= 0 && member < p->group.members) p->group.finish(member);
+}
+
+extern "C" void tsk_gpu_ani_peers_free(tsk_gpu_ani_peers *p) { delete p; }
 
 extern "C" void tsk_gpu_ani_close(tsk_gpu_ani *e) { free_engine(e); }
 
@@ -961,6 +1071,8 @@ extern "C" int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int
 
 extern "C" void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t)
 {
-    *t = tsk_gpu_ani_times{0, 0, 0, 0, 0, 0};
-    if (e) *t = tsk_gpu_ani_times{e->open_s, e->fill.upload_s, e->fill.seconds, e->fill.waited_s, e->pairs_done, e->pairs_s};
+    *t = tsk_gpu_ani_times{0, 0, 0, 0, 0, 0, 0, 1};
+    if (e)
+        *t = tsk_gpu_ani_times{e->open_s, e->fill.upload_s, e->fill.seconds, e->fill.waited_s, e->pairs_done,
+                               e->pairs_s, e->fill.others_s, e->peers ? e->peers->group.members : 1};
 }

@@ -31,15 +31,29 @@ extern "C" {
 
 typedef struct tsk_gpu_ani tsk_gpu_ani;
 
+/* Engines of the same items opened at once on several GPUs (a distance run's lanes): the genomes
+ * are cut into 8n shares of about equal anchors; each member uploads and sorts the next share no
+ * member took until none is left, then copies the others' from the GPUs that sorted them (NVLink
+ * where the GPUs have it, else through the host; gpu/peer_group.cuh), so that n GPUs open in about
+ * 1/n of the upload and the sort, a GPU that opens late taking fewer. A share whose member fails
+ * is filled from the host by each member that needs it. Made before the members open; freed after
+ * every member's engine is closed. */
+typedef struct tsk_gpu_ani_peers tsk_gpu_ani_peers;
+tsk_gpu_ani_peers *tsk_gpu_ani_peers_new(const tsk_ani_set *q, const tsk_ani_set *r, int n_members);
+/* Member `member` will not open (its lane did not start). */
+void tsk_gpu_ani_peers_leave(tsk_gpu_ani_peers *p, int member);
+void tsk_gpu_ani_peers_free(tsk_gpu_ani_peers *p);
+
 /* Takes device `device`'s memory for the anchors of q's and r's genomes (once when q == r), for
  * pairs of anchor_k-mer anchors of genome sketches of this window (the results' m_q and m_r, as a
  * work with tsk_ani_work_set_window(window); 0: none), and starts filling it on a thread of its own
  * (the copies and the sorts, seconds at 10^5 genomes), which the first tsk_gpu_ani_pairs waits
- * for: the caller compares keys meanwhile. Every device buffer is taken before it returns. Returns
- * NULL with a message when there is no usable device or memory runs out. q and r are borrowed
- * until close. */
+ * for: the caller compares keys meanwhile. Every device buffer is taken before it returns. peers:
+ * NULL (the engine fills every genome itself), or the engines it opens among, as their member
+ * `member` (a failed open leaves them). Returns NULL with a message when there is no usable device
+ * or memory runs out. q and r are borrowed until close. */
 tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
-                              char *err, size_t errlen);
+                              tsk_gpu_ani_peers *peers, int member, char *err, size_t errlen);
 void tsk_gpu_ani_close(tsk_gpu_ani *e);
 const char *tsk_gpu_ani_error(const tsk_gpu_ani *e);
 
@@ -57,11 +71,13 @@ void tsk_gpu_ani_set_sort_chunk(int64_t anchors);
 /* Where e's seconds went (TSKETCH_TIMING). */
 typedef struct {
     double open_s;    /* tsk_gpu_ani_open: the layout and every device buffer taken */
-    double upload_s;  /* the fill, on its own thread from the open on: the copies (then the sorts) */
+    double upload_s;  /* the fill, on its own thread from the open on: its anchors from the host, sorted */
     double fill_s;    /* the whole fill */
     double waited_s;  /* what the first tsk_gpu_ani_pairs waited for it */
     int64_t pairs;    /* the pairs of all tsk_gpu_ani_pairs calls */
     double pairs_s;   /* and their seconds, less the wait */
+    double others_s;  /* then the other peers' shares copied from their GPUs */
+    int members;      /* the peers it opened among (1: alone) */
 } tsk_gpu_ani_times;
 void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t);
 

@@ -3,10 +3,20 @@
 
 #include <stdio.h>
 
-tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
-                              char *err, size_t errlen)
+tsk_gpu_ani_peers *tsk_gpu_ani_peers_new(const tsk_ani_set *q, const tsk_ani_set *r, int n_members)
 {
-    (void)q, (void)r, (void)anchor_k, (void)window, (void)device;
+    (void)q, (void)r, (void)n_members;
+    return NULL;
+}
+
+void tsk_gpu_ani_peers_leave(tsk_gpu_ani_peers *p, int member) { (void)p, (void)member; }
+
+void tsk_gpu_ani_peers_free(tsk_gpu_ani_peers *p) { (void)p; }
+
+tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
+                              tsk_gpu_ani_peers *peers, int member, char *err, size_t errlen)
+{
+    (void)q, (void)r, (void)anchor_k, (void)window, (void)device, (void)peers, (void)member;
     snprintf(err, errlen, "this tsketch was built without CUDA");
     return NULL;
 }
@@ -29,7 +39,7 @@ int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, 
 void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t)
 {
     (void)e;
-    *t = (tsk_gpu_ani_times){0, 0, 0, 0, 0, 0};
+    *t = (tsk_gpu_ani_times){0, 0, 0, 0, 0, 0, 0, 1};
 }
 
 void tsk_gpu_ani_set_sort_chunk(int64_t anchors) { (void)anchors; }

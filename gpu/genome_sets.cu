@@ -22,6 +22,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include "cuda_util.cuh"
 #include "host_pinned.h"
+#include "peer_group.cuh"
 
 #include <cuda_runtime.h>
 
@@ -29,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <vector>
 
@@ -41,8 +43,20 @@ struct gks_part {
     int64_t keys;    /* their postings */
 };
 
+/* The peers' shares: the keys of references [bound[s], bound[s + 1]) (peer_group.cuh). */
+struct tsk_gpu_genome_sets_peers {
+    tsk_peer_group group;
+    std::vector<int64_t> bound;
+    explicit tsk_gpu_genome_sets_peers(int n) : group(n, tsk_peer_shares(n)) {}
+};
+
 struct tsk_gpu_genome_sets {
     const tsk_key_sets *q = nullptr, *r = nullptr;
+    /* the engines it opens among: the first index of every reference is uploaded in shares */
+    tsk_gpu_genome_sets_peers *peers = nullptr;
+    int member = 0;
+    bool announced = false;             /* it announced a share: the peers may copy from its keys */
+    tsk_gpu_genome_sets_times times = {0, 0, 0, 0, 1}; /* the first index's seconds (TSKETCH_TIMING) */
     int dev = 0, sms = 0;
     cudaStream_t st = nullptr;
     int64_t chunk_max = GKS_DEFAULT_CHUNK;
@@ -79,6 +93,13 @@ struct tsk_gpu_genome_sets {
     char err[256] = "";
 };
 
+static double now_s()
+{
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* Where TSK_CUDA_CHECK reports a failure: the engine's message (tsk_gpu_genome_sets_error). */
 static tsk_cuda_site site(tsk_gpu_genome_sets *e) { return {e->dev, e->err, sizeof e->err}; }
 
@@ -96,6 +117,10 @@ template <class Body> static int guarded(tsk_gpu_genome_sets *e, const char *ent
 extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
 {
     if (!e) return;
+    if (e->peers) {
+        e->peers->group.finish(e->member);
+        if (e->announced) e->peers->group.wait_finished(); /* the peers copy from its keys */
+    }
     cudaSetDevice(e->dev);
     tsk_stage_free(e->stage);
     for (int i = 0; i < 2; i++) cudaFree(e->pkeys[i]), cudaFree(e->pref[i]);
@@ -163,12 +188,53 @@ static cudaError_t grow_pair(void **a, void **b, size_t *cap, size_t need)
     return err;
 }
 
+/* The keys of every reference, as stored, into pkeys[0] (the first index, of one part), in shares
+ * with the peers: the shares it claims from the host, the others copied from the GPUs that took
+ * them (or from the host, where that peer failed); then it waits until no peer copies from its
+ * buffer any more, since the sort writes over it. */
+static int share_keys(tsk_gpu_genome_sets *e, int64_t base)
+{
+    tsk_gpu_genome_sets_peers *P = e->peers;
+    const tsk_key_sets *r = e->r;
+    auto range = [&](int m, int64_t *at, int64_t *n) {
+        *at = r->offset[P->bound[(size_t)m]] - base, *n = r->offset[P->bound[(size_t)m + 1]] - base - *at;
+    };
+    int64_t at, n;
+    const double t0 = now_s();
+    for (int m; (m = P->group.claim(e->member)) >= 0;) {
+        range(m, &at, &n);
+        if (n > 0)
+            TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->pkeys[0] + at, r->keys + base + at, (size_t)n * 8, e->st));
+        TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
+        e->announced = true;
+        P->group.ready(m, e);
+    }
+    const double t1 = now_s();
+    e->times.upload_s = t1 - t0;
+    for (int m = 0; m < P->group.shares; m++) {
+        const tsk_gpu_genome_sets *src = (const tsk_gpu_genome_sets *)P->group.wait_share(m);
+        range(m, &at, &n);
+        if (src == e || n == 0) continue;
+        uint64_t *to = e->pkeys[0] + at;
+        TSK_CUDA_CHECK(site(e), src ? tsk_peer_copy(to, e->dev, src->pkeys[0] + at, src->dev, (size_t)n * 8, e->st)
+                                    : tsk_stage_upload(e->stage, to, r->keys + base + at, (size_t)n * 8, e->st));
+    }
+    TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
+    P->group.finish(e->member);
+    P->group.wait_finished();
+    e->times.peers_s = now_s() - t1;
+    e->times.members = P->group.members;
+    return 0;
+}
+
 /* Indexes part pi on the device: its keys with their references, sorted by key (stably: references
  * stay ascending within a key). */
 static int build(tsk_gpu_genome_sets *e, int pi)
 {
     if (e->built == pi) return 0;
     e->built = -1;
+    const double t0 = now_s();
+    const bool first = e->times.index_s == 0;
     const gks_part &p = e->parts[(size_t)pi];
     const tsk_key_sets *r = e->r;
     const int64_t n = p.keys, nr = p.r1 - p.r0, base = r->offset[p.r0];
@@ -183,7 +249,17 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
     TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t),
                                             cudaMemcpyHostToDevice, e->st));
-    if (n > 0) TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->pkeys[0], r->keys + base, (size_t)n * 8, e->st));
+    const double t1 = now_s();
+    if (e->peers && !e->announced && p.r0 == 0 && p.r1 == r->n_items) { /* the first index, of every reference */
+        if (share_keys(e, base)) return -1;
+    } else if (n > 0) {
+        TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->pkeys[0], r->keys + base, (size_t)n * 8, e->st));
+        if (first) {
+            TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
+            e->times.upload_s = now_s() - t1;
+        }
+    }
+    const double t2 = now_s();
     if (e->floor) {
         TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->rkeys_d, &e->rkeys_cap, kb));
         if (n > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->rkeys_d, e->pkeys[0], (size_t)n * 8,
@@ -211,11 +287,12 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     }
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
     e->built = pi;
+    if (first) e->times.alloc_s = t1 - t0, e->times.index_s = now_s() - t2;
     return 0;
 }
 
-static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_sets *r, int device, char *err,
-                                       size_t errlen)
+static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_sets *r, int device,
+                                       tsk_gpu_genome_sets_peers *peers, int member, char *err, size_t errlen)
 {
     if (q->n_items > INT32_MAX || r->n_items > INT32_MAX) {
         snprintf(err, errlen, "more than 2^31 - 1 genome sketches in one set");
@@ -227,6 +304,7 @@ static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_set
                                                                                 tsk_gpu_genome_sets_close);
     tsk_gpu_genome_sets *e = owned.get();
     e->q = q, e->r = r, e->dev = device;
+    if (peers && peers->bound.back() == r->n_items) e->peers = peers, e->member = member;
     std::vector<int32_t> rsize((size_t)r->n_items + 1, 0);
     for (int64_t i = 0; i < r->n_items; i++) rsize[(size_t)i] = (int32_t)std::min<int64_t>(tsk_key_set_size(r, i), INT32_MAX);
     int smem_optin = 0;
@@ -270,11 +348,43 @@ static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_set
 }
 
 extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device,
-                                                         char *err, size_t errlen)
+                                                         tsk_gpu_genome_sets_peers *peers, int member, char *err,
+                                                         size_t errlen)
 {
-    return tsk_cuda_entry("tsk_gpu_genome_sets_open", err, errlen, (tsk_gpu_genome_sets *)NULL,
-                          [&] { return open_engine(q, r, device, err, errlen); });
+    if (peers && (member < 0 || member >= peers->group.members)) {
+        snprintf(err, errlen, "member %d of %d peers", member, peers->group.members);
+        return NULL;
+    }
+    tsk_gpu_genome_sets *e = tsk_cuda_entry("tsk_gpu_genome_sets_open", err, errlen, (tsk_gpu_genome_sets *)NULL,
+                                            [&] { return open_engine(q, r, device, peers, member, err, errlen); });
+    if (peers) peers->group.finish(member); /* opened (its share copied, if it had one), or not: either way done */
+    return e;
 }
+
+extern "C" tsk_gpu_genome_sets_peers *tsk_gpu_genome_sets_peers_new(const tsk_key_sets *r, int n_members)
+{
+    if (n_members < 1) return NULL;
+    return tsk_cuda_entry("tsk_gpu_genome_sets_peers_new", (char *)NULL, 0, (tsk_gpu_genome_sets_peers *)NULL, [&] {
+        std::unique_ptr<tsk_gpu_genome_sets_peers> p(new tsk_gpu_genome_sets_peers(n_members));
+        /* shares of about equal keys, references in order */
+        const int64_t n = r->n_items, total = r->offset[n] - r->offset[0];
+        const int n_shares = p->group.shares;
+        p->bound.assign((size_t)n_shares + 1, n);
+        p->bound[0] = 0;
+        int m = 1;
+        for (int64_t i = 0; i < n && m < n_shares; i++)
+            while (m < n_shares && (double)(r->offset[i] - r->offset[0]) >= (double)total * m / n_shares)
+                p->bound[(size_t)m++] = i;
+        return p.release();
+    });
+}
+
+extern "C" void tsk_gpu_genome_sets_peers_leave(tsk_gpu_genome_sets_peers *p, int member)
+{
+    if (p && member >= 0 && member < p->group.members) p->group.finish(member);
+}
+
+extern "C" void tsk_gpu_genome_sets_peers_free(tsk_gpu_genome_sets_peers *p) { delete p; }
 
 extern "C" void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_keys, int64_t max_chunk_refs)
 {
@@ -285,6 +395,11 @@ extern "C" void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t m
     e->part_cap = max_part_keys > 0 ? max_part_keys : 0;
     /* calls then fail with e->err */
     if (guarded(e, "tsk_gpu_genome_sets_set_limits", [&] { return plan_parts(e, part_capacity(e)); })) e->parts.clear();
+}
+
+extern "C" void tsk_gpu_genome_sets_timing(const tsk_gpu_genome_sets *e, tsk_gpu_genome_sets_times *t)
+{
+    *t = e ? e->times : tsk_gpu_genome_sets_times{0, 0, 0, 0, 1};
 }
 
 extern "C" void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part)

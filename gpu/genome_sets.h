@@ -26,10 +26,25 @@ extern "C" {
 /* q and r are borrowed until close; q == r for one set against itself. */
 typedef struct tsk_gpu_genome_sets tsk_gpu_genome_sets;
 
-/* Indexes r on device `device` (uploads both sets' keys). Returns NULL with a message when there
- * is no usable device or memory runs out. */
-tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device, char *err,
-                                              size_t errlen);
+/* Engines of the same references opened at once on several GPUs (a distance run's lanes): for
+ * the first index of every reference, the keys as stored are cut into 8n shares of about equal
+ * keys; each member uploads the next share no member took until none is left, then copies the
+ * others' from the GPUs that took them (NVLink where they have it, else through the host;
+ * gpu/peer_group.cuh), so that n GPUs upload the keys once between them. Each then sorts its own
+ * index, the one a lone engine makes. A member's open waits for the others' shares and copies (a
+ * share whose member fails is uploaded from the host). Made before the members open; freed after
+ * every member's engine is closed. */
+typedef struct tsk_gpu_genome_sets_peers tsk_gpu_genome_sets_peers;
+tsk_gpu_genome_sets_peers *tsk_gpu_genome_sets_peers_new(const tsk_key_sets *r, int n_members);
+/* Member `member` will not open (its lane did not start). */
+void tsk_gpu_genome_sets_peers_leave(tsk_gpu_genome_sets_peers *p, int member);
+void tsk_gpu_genome_sets_peers_free(tsk_gpu_genome_sets_peers *p);
+
+/* Indexes r on device `device` (uploads both sets' keys); peers: NULL, or the engines it opens
+ * among, as their member `member`. Returns NULL with a message when there is no usable device or
+ * memory runs out. */
+tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device,
+                                              tsk_gpu_genome_sets_peers *peers, int member, char *err, size_t errlen);
 void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e);
 
 /* Why the last call on e failed. */
@@ -60,6 +75,15 @@ void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_key
 
 /* How the reference set is indexed: its parts, and the postings of the largest (for tests). */
 void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part);
+
+/* Where the first index's seconds went (TSKETCH_TIMING): its buffers, the keys from the host (its
+ * own shares among peers), the peers' shares copied and the wait until every peer had its
+ * copies, and the sort. */
+typedef struct {
+    double alloc_s, upload_s, peers_s, index_s;
+    int members; /* the peers it opened among (1: alone) */
+} tsk_gpu_genome_sets_times;
+void tsk_gpu_genome_sets_timing(const tsk_gpu_genome_sets *e, tsk_gpu_genome_sets_times *t);
 
 #ifdef __cplusplus
 }

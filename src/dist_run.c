@@ -14,10 +14,12 @@
  * order. So one GPU computes block b + 1 while block b's lines are formatted and written, and two
  * GPUs take turns; the blocks and each block's results are those of a single engine, so the bytes
  * are the same on any number of GPUs. A run large enough for several lanes has them opened at once,
- * each on a thread of its own beside lane 0's opening (each GPU uploads and indexes its own copy of
- * the references). The CPU engine runs inline (its -p threads are the whole
- * budget: no lane thread beside them), or, under TSKETCH_DIST_LANES=N (a test knob), on N CPU lanes
- * through the same scheduler as GPUs. */
+ * each on a thread of its own beside lane 0's opening. Each GPU holds its own index of every
+ * reference, but the uploads are shared: each takes shares of the keys (and with ANI of the
+ * anchors, which it also sorts) from the host and copies the others' from their GPUs
+ * (tsk_gpu_genome_sets_peers, tsk_gpu_ani_peers). The CPU engine runs inline (its -p threads are
+ * the whole budget: no lane thread beside them), or, under TSKETCH_DIST_LANES=N (a test knob), on N
+ * CPU lanes through the same scheduler as GPUs. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -64,8 +66,9 @@
  * NULL (block_sets on vector rows, ...). */
 typedef struct {
     const char *what; /* "distance computation" or "genome distance computation", for the message */
-    /* device: the lane's GPU (GPU kinds); threads: -p, or a CPU lane's share of it */
-    void *(*open)(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen);
+    /* device: the lane's GPU (GPU kinds); threads: -p, or a CPU lane's share of it; peers: the GPU
+     * genome engines it opens among as their member `member` (NULL: alone) */
+    void *(*open)(const tsk_dist_items *it, int device, int threads, void *peers, int member, char *err, size_t errlen);
     void (*close)(void *e);
     const char *(*error)(const void *e);
     int (*block_rows)(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld);
@@ -82,9 +85,10 @@ typedef struct {
 /* Each engine's functions behind the table's signatures (an engine pointer is called as its own
  * type, never through a cast function pointer). */
 
-static void *cpu_rows_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
+static void *cpu_rows_open(const tsk_dist_items *it, int device, int threads, void *peers, int member, char *err,
+                           size_t errlen)
 {
-    (void)device;
+    (void)device, (void)peers, (void)member;
     return tsk_cpu_dist_open(it->rows_q, it->rows_r, it->metric, threads, err, errlen);
 }
 static void cpu_rows_close(void *e) { tsk_cpu_dist_close(e); }
@@ -103,8 +107,10 @@ static int cpu_rows_within(void *e, int64_t q0, int64_t nq, float max, tsk_pair_
     return tsk_cpu_dist_within(e, q0, nq, max, f, p, n, cap);
 }
 
-static void *gpu_rows_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
+static void *gpu_rows_open(const tsk_dist_items *it, int device, int threads, void *peers, int member, char *err,
+                           size_t errlen)
 {
+    (void)peers, (void)member;
     return tsk_gpu_dist_open(it->rows_q, it->rows_r, it->metric, &device, 1, threads, err, errlen);
 }
 static void gpu_rows_close(void *e) { tsk_gpu_dist_close(e); }
@@ -174,9 +180,10 @@ static void cpu_sets_close(void *e)
     tsk_cpu_genome_index_close(g->index);
     free(g);
 }
-static void *cpu_sets_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
+static void *cpu_sets_open(const tsk_dist_items *it, int device, int threads, void *peers, int member, char *err,
+                           size_t errlen)
 {
-    (void)device;
+    (void)device, (void)peers, (void)member;
     cpu_genomes *g = calloc(1, sizeof *g);
     if (!g) {
         snprintf(err, errlen, "out of memory");
@@ -221,10 +228,11 @@ static int cpu_sets_within(void *e, int64_t q0, int64_t nq, double min_share, ts
                  : tsk_cpu_genome_sets_within(g->merge, q0, nq, min_share, m, f, p, n, cap);
 }
 
-static void *gpu_sets_open(const tsk_dist_items *it, int device, int threads, char *err, size_t errlen)
+static void *gpu_sets_open(const tsk_dist_items *it, int device, int threads, void *peers, int member, char *err,
+                           size_t errlen)
 {
     (void)threads;
-    return tsk_gpu_genome_sets_open(it->keys_q, it->keys_r, device, err, errlen);
+    return tsk_gpu_genome_sets_open(it->keys_q, it->keys_r, device, peers, member, err, errlen);
 }
 static void gpu_sets_close(void *e) { tsk_gpu_genome_sets_close(e); }
 static const char *gpu_sets_error(const void *e) { return tsk_gpu_genome_sets_error(e); }
@@ -290,6 +298,12 @@ struct tsk_dist_engine {
     int required;                /* --device cuda: a lane that fails to open is an error, not a warning */
     dist_lane lane[MAX_LANES];
     lane_opener opener[MAX_LANES]; /* lanes past the first opened beside it, for a run that will take them */
+    /* GPU lanes of genome sketches opened at once: their engines share the upload of the keys
+     * (genome_sets.h) and, with ANI, the anchors' upload and sort (ani_pairs.h); in_peers[i]: lane
+     * i's engines are still to open among them */
+    tsk_gpu_genome_sets_peers *keys_peers;
+    tsk_gpu_ani_peers *ani_peers;
+    int in_peers[MAX_LANES];
 };
 
 /* ---- the engine choice ---- */
@@ -311,10 +325,14 @@ static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
     const int ani = e->on_gpu && tsk_dist_items_ani(&e->items);
     if (e->on_gpu) tsk_gpu_host_threads(threads); /* the uploads' copies, below and in the fill */
     char why[512] = "";
+    const int in_peers = e->in_peers[i];
+    e->in_peers[i] = 0; /* its one open among them, whatever it gives */
     if (ani)
         e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, (int)e->items.window,
-                                          e->devices[i], why, sizeof why);
-    e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, err, errlen);
+                                          e->devices[i], in_peers ? e->ani_peers : NULL, i, why, sizeof why);
+    else if (in_peers && e->ani_peers)
+        tsk_gpu_ani_peers_leave(e->ani_peers, i);
+    e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, in_peers ? e->keys_peers : NULL, i, err, errlen);
     if (!e->lane[i].engine) { /* the device is not usable: its failure is the keys' engine's to report */
         tsk_gpu_ani_close(e->lane[i].ani);
         e->lane[i].ani = NULL;
@@ -332,14 +350,28 @@ static void close_lane(const tsk_dist_engine *e, dist_lane *l)
         fprintf(stderr, "tsketch: timing: vector engine opened: passes over the items %.3f s, then the GPU %.3f s\n",
                 passes_s, devices_s);
     }
+    if (l->engine && e->on_gpu && e->genomes && tsk_timing_wanted()) {
+        tsk_gpu_genome_sets_times t;
+        tsk_gpu_genome_sets_timing(l->engine, &t);
+        char share[80] = "";
+        if (t.members > 1)
+            snprintf(share, sizeof share, " (its shares, of %d GPUs), the others' copied and waited for in %.3f s",
+                     t.members, t.peers_s);
+        fprintf(stderr,
+                "tsketch: timing: keys' engine on the GPU: buffers %.3f s, keys uploaded in %.3f s%s, indexed in %.3f s\n",
+                t.alloc_s, t.upload_s, share, t.index_s);
+    }
     if (l->engine) e->calls->close(l->engine);
     if (l->ani && tsk_timing_wanted()) {
         tsk_gpu_ani_times t;
         tsk_gpu_ani_timing(l->ani, &t);
+        char share[96] = "";
+        if (t.members > 1)
+            snprintf(share, sizeof share, " (its shares, of %d GPUs; the others' copied in %.3f s)", t.members, t.others_s);
         fprintf(stderr,
-                "tsketch: timing: ANI on the GPU: opened in %.3f s; anchors uploaded in %.3f s and sorted by %.3f s "
-                "beside the keys, %.3f s waited for; %lld pairs in %.3f s\n",
-                t.open_s, t.upload_s, t.fill_s, t.waited_s, (long long)t.pairs, t.pairs_s);
+                "tsketch: timing: ANI on the GPU: opened in %.3f s; anchors uploaded and sorted in %.3f s%s, all there "
+                "by %.3f s beside the keys, %.3f s waited for; %lld pairs in %.3f s\n",
+                t.open_s, t.upload_s, share, t.fill_s, t.waited_s, (long long)t.pairs, t.pairs_s);
     }
     tsk_gpu_ani_close(l->ani);
     l->engine = NULL;
@@ -362,6 +394,18 @@ static int more_lanes_pay(const tsk_dist_engine *e, int64_t n_query)
     return (double)n_query * (double)n_ref >= (e->genomes ? SETS_PAIRS_PER_LANE : ROWS_PAIRS_PER_LANE);
 }
 
+/* Lanes from..MAX_LANES-1 that are still to open among the peers will not (their shares are the
+ * others' to take). */
+static void leave_peers(tsk_dist_engine *e, int from)
+{
+    for (int i = from; i < MAX_LANES; i++) {
+        if (!e->in_peers[i]) continue;
+        tsk_gpu_genome_sets_peers_leave(e->keys_peers, i);
+        tsk_gpu_ani_peers_leave(e->ani_peers, i);
+        e->in_peers[i] = 0;
+    }
+}
+
 /* When the run's queries (the items' run_queries) make more lanes pay: lanes 1 .. n_lanes-1 start
  * opening now, each on a thread of its own, and a run that takes them waits for their opening
  * (open_lanes). */
@@ -373,10 +417,18 @@ static void start_lane_openers(tsk_dist_engine *e)
                             : e->genomes          ? it->keys_q->n_items
                                                   : it->rows_q->n_items;
     if (e->n_lanes < 2 || !more_lanes_pay(e, n_query)) return;
+    if (e->on_gpu && e->genomes) {
+        e->keys_peers = tsk_gpu_genome_sets_peers_new(it->keys_r, e->n_lanes);
+        if (tsk_dist_items_ani(it)) e->ani_peers = tsk_gpu_ani_peers_new(it->ani_q, it->ani_r, e->n_lanes);
+        for (int i = 0; i < e->n_lanes; i++) e->in_peers[i] = e->keys_peers || e->ani_peers;
+    }
     for (int i = 1; i < e->n_lanes; i++) {
         lane_opener *o = &e->opener[i];
         o->e = e, o->lane = i, o->rc = -1;
-        if (pthread_create(&o->thread, NULL, lane_opener_main, o) != 0) return; /* open_lanes opens it itself */
+        if (pthread_create(&o->thread, NULL, lane_opener_main, o) != 0) { /* open_lanes opens them itself, alone */
+            leave_peers(e, i);
+            return;
+        }
         o->started = 1;
     }
 }
@@ -397,7 +449,11 @@ static void close_lanes(tsk_dist_engine *e)
 {
     char err[TSK_ERRLEN];
     for (int i = 1; i < MAX_LANES; i++) join_lane_opener(e, i, err, sizeof err);
+    leave_peers(e, 0);
     for (int i = 0; i < MAX_LANES; i++) close_lane(e, &e->lane[i]);
+    tsk_gpu_ani_peers_free(e->ani_peers); /* every member's engine is closed */
+    tsk_gpu_genome_sets_peers_free(e->keys_peers);
+    e->ani_peers = NULL, e->keys_peers = NULL;
     e->n_open = 0;
 }
 

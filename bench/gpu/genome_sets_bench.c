@@ -108,7 +108,7 @@ static int run(int64_t n, int64_t keys, int reps, int64_t chunk)
     for (int r = 0; r < reps && r < 16; r++) {
         if (g) tsk_gpu_genome_sets_close(g);
         t0 = bench_now();
-        g = tsk_gpu_genome_sets_open(s, s, 0, err, sizeof err);
+        g = tsk_gpu_genome_sets_open(s, s, 0, NULL, 0, err, sizeof err);
         t_open[r] = bench_now() - t0;
         if (!g) {
             fprintf(stderr, "open: %s\n", err);

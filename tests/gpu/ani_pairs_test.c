@@ -93,7 +93,7 @@ Test(gpu_ani, refuses_cleanly_without_gpu)
     tsk_ani_genome g = {0};
     tsk_ani_set set = {1, &g};
     char err[256] = "";
-    cr_assert_null(tsk_gpu_ani_open(&set, &set, K, 20, 0, err, sizeof err));
+    cr_assert_null(tsk_gpu_ani_open(&set, &set, K, 20, 0, NULL, 0, err, sizeof err));
     cr_assert(strlen(err) > 0);
 }
 
@@ -115,23 +115,10 @@ static void make_contiguous(tsk_ani_genome *g, int n, int gap_after, uint32_t **
     }
 }
 
-/* Every ordered pair of one set: the host's bytes (with the windows' means m_q, m_r of W = 20), the
- * on-host flags where expected; the anchors sorted in chunks of at most sort_chunk anchors (0: the
- * default, one chunk here); contiguous: the genomes' anchors in one buffer (make_contiguous). */
-static void one_set_same_bytes(int64_t sort_chunk, int contiguous)
+/* Every ordered pair of g[0..N_GENOMES) on e: the host's bytes (with the windows' means m_q, m_r of
+ * W = 20), the on-host flags where expected. */
+static void check_all_pairs(tsk_gpu_ani *e, const tsk_ani_genome *g)
 {
-    if (!have_gpu()) cr_skip("no GPU");
-    tsk_gpu_ani_set_sort_chunk(sort_chunk);
-    synth keep[N_GENOMES];
-    tsk_ani_genome *g = make_set(keep);
-    uint32_t *hashes = NULL;
-    uint16_t *counts = NULL;
-    if (contiguous) make_contiguous(g, N_GENOMES, 6, &hashes, &counts);
-    const tsk_ani_set set = {N_GENOMES, g};
-    char err[512] = "";
-    tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 20, 0, err, sizeof err);
-    tsk_gpu_ani_set_sort_chunk(0);
-    cr_assert_not_null(e, "%s", err);
     int64_t qi[N_GENOMES * N_GENOMES], ri[N_GENOMES * N_GENOMES];
     int64_t n = 0;
     for (int i = 0; i < N_GENOMES; i++)
@@ -161,8 +148,49 @@ static void one_set_same_bytes(int64_t sort_chunk, int contiguous)
     cr_expect(related > 40, "%d related pairs", related); /* the planted set is mostly related */
     cr_expect(with_m > 20, "%d related pairs with 0 < m < 1", with_m);
     tsk_ani_work_free(w);
-    tsk_gpu_ani_close(e);
     free(got), free(host);
+}
+
+#define MAX_MEMBERS 4
+
+/* One set on n_members engines opened as peers (alone: 1), on the GPUs round-robin (two members
+ * share a GPU on a machine of one), each checked on every pair; member `absent` (-1: none) never
+ * opens, and the others fill its share themselves. The anchors sorted in chunks of at most
+ * sort_chunk anchors (0: the default, one chunk a share here); contiguous: the genomes' anchors in
+ * one buffer (make_contiguous). */
+static void one_set_same_bytes(int64_t sort_chunk, int contiguous, int n_members, int absent)
+{
+    if (!have_gpu()) cr_skip("no GPU");
+    char err[512] = "";
+    const int n_dev = tsk_gpu_device_count(err, sizeof err);
+    tsk_gpu_ani_set_sort_chunk(sort_chunk);
+    synth keep[N_GENOMES];
+    tsk_ani_genome *g = make_set(keep);
+    uint32_t *hashes = NULL;
+    uint16_t *counts = NULL;
+    if (contiguous) make_contiguous(g, N_GENOMES, 6, &hashes, &counts);
+    const tsk_ani_set set = {N_GENOMES, g};
+    tsk_gpu_ani_peers *peers = n_members > 1 ? tsk_gpu_ani_peers_new(&set, &set, n_members) : NULL;
+    cr_assert(n_members == 1 || peers);
+    tsk_gpu_ani *e[MAX_MEMBERS] = {NULL};
+    for (int m = 0; m < n_members; m++) {
+        if (m == absent) {
+            tsk_gpu_ani_peers_leave(peers, m);
+            continue;
+        }
+        e[m] = tsk_gpu_ani_open(&set, &set, K, 20, m % n_dev, peers, m, err, sizeof err);
+        cr_assert_not_null(e[m], "%s", err);
+    }
+    tsk_gpu_ani_set_sort_chunk(0);
+    for (int m = 0; m < n_members; m++) {
+        if (!e[m]) continue;
+        check_all_pairs(e[m], g);
+        tsk_gpu_ani_times t;
+        tsk_gpu_ani_timing(e[m], &t);
+        cr_expect_eq(t.members, n_members);
+    }
+    for (int m = 0; m < n_members; m++) tsk_gpu_ani_close(e[m]);
+    tsk_gpu_ani_peers_free(peers);
     for (int i = 0; i < N_GENOMES; i++) {
         if (!contiguous) stored_free(&g[i]);
         synth_free(&keep[i]);
@@ -171,15 +199,31 @@ static void one_set_same_bytes(int64_t sort_chunk, int contiguous)
     free(g);
 }
 
-Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600) { one_set_same_bytes(0, 0); }
+Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600) { one_set_same_bytes(0, 0, 1, -1); }
 
 /* The sort in chunks, as a set past 2^30 anchors has it: chunks of about one genome each. */
-Test(gpu_ani, one_set_sorted_in_chunks, .timeout = 600) { one_set_same_bytes(50000, 0); }
+Test(gpu_ani, one_set_sorted_in_chunks, .timeout = 600) { one_set_same_bytes(50000, 0, 1, -1); }
 
 /* The anchors of a file's genomes lie one after the other: copied as runs. */
-Test(gpu_ani, one_set_stored_contiguously, .timeout = 600) { one_set_same_bytes(0, 1); }
+Test(gpu_ani, one_set_stored_contiguously, .timeout = 600) { one_set_same_bytes(0, 1, 1, -1); }
 
-/* Closed at once, while its fill may still run: no pairs, nothing left behind (memcheck). */
+/* Peers (several GPUs' lanes): each fills a share and copies the others', the same bytes on each;
+ * shares cut runs and chunks. */
+Test(gpu_ani, peers_same_bytes_as_host, .timeout = 600)
+{
+    one_set_same_bytes(0, 1, 2, -1);
+    one_set_same_bytes(50000, 0, 3, -1);
+}
+
+/* A peer that never opens: the others fill its share from the host. */
+Test(gpu_ani, peers_one_absent, .timeout = 600)
+{
+    one_set_same_bytes(0, 1, 3, 1);
+    one_set_same_bytes(0, 0, 2, 0);
+}
+
+/* Closed at once, while its fill may still run (alone, and the first of two peers closed while
+ * the second may still copy from it): no pairs, nothing left behind (memcheck). */
 Test(gpu_ani, closed_while_filling, .timeout = 600)
 {
     if (!have_gpu()) cr_skip("no GPU");
@@ -187,9 +231,18 @@ Test(gpu_ani, closed_while_filling, .timeout = 600)
     tsk_ani_genome *g = make_set(keep);
     const tsk_ani_set set = {N_GENOMES, g};
     char err[512] = "";
-    tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 20, 0, err, sizeof err);
+    tsk_gpu_ani *e = tsk_gpu_ani_open(&set, &set, K, 20, 0, NULL, 0, err, sizeof err);
     cr_assert_not_null(e, "%s", err);
     tsk_gpu_ani_close(e);
+    const int n_dev = tsk_gpu_device_count(err, sizeof err);
+    tsk_gpu_ani_peers *peers = tsk_gpu_ani_peers_new(&set, &set, 2);
+    cr_assert_not_null(peers);
+    tsk_gpu_ani *p0 = tsk_gpu_ani_open(&set, &set, K, 20, 0, peers, 0, err, sizeof err);
+    tsk_gpu_ani *p1 = tsk_gpu_ani_open(&set, &set, K, 20, 1 % n_dev, peers, 1, err, sizeof err);
+    cr_assert(p0 && p1, "%s", err);
+    tsk_gpu_ani_close(p0);
+    tsk_gpu_ani_close(p1);
+    tsk_gpu_ani_peers_free(peers);
     for (int i = 0; i < N_GENOMES; i++) stored_free(&g[i]), synth_free(&keep[i]);
     free(g);
 }
@@ -202,7 +255,7 @@ Test(gpu_ani, query_set_against_reference_set, .timeout = 600)
     tsk_ani_genome *g = make_set(keep);
     const tsk_ani_set q = {5, g}, r = {N_GENOMES - 7, g + 5};
     char err[512] = "";
-    tsk_gpu_ani *e = tsk_gpu_ani_open(&q, &r, K, 0, 0, err, sizeof err); /* no window: m_q = m_r = 0, as the host's */
+    tsk_gpu_ani *e = tsk_gpu_ani_open(&q, &r, K, 0, 0, NULL, 0, err, sizeof err); /* no window: m_q = m_r = 0, as the host's */
     cr_assert_not_null(e, "%s", err);
     enum { M = 3 * 5 * (N_GENOMES - 7) };
     int64_t qi[M], ri[M];

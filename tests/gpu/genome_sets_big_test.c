@@ -68,7 +68,7 @@ Test(gpu_genome_sets_big, one_part_past_2_to_the_30_postings, .timeout = 900)
     if (tsk_gpu_device_count(why, sizeof why) <= 0) cr_skip_test("no CUDA device");
     big_sets b = make();
     char err[256] = "";
-    tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(&b.s, &b.s, 0, err, sizeof err);
+    tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(&b.s, &b.s, 0, NULL, 0, err, sizeof err);
     cr_assert_not_null(g, "open: %s", err);
     int64_t parts = 0, largest = 0;
     tsk_gpu_genome_sets_layout(g, &parts, &largest);

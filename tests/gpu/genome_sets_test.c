@@ -8,6 +8,7 @@
  * Without a usable GPU (CI) it checks that the engine says so cleanly. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,14 +182,24 @@ static void check_within(tsk_gpu_genome_sets *g, tsk_cpu_genome_sets *c, int64_t
     free(got);
 }
 
+static void check_engine(tsk_gpu_genome_sets *g, const tsk_key_sets *q, const tsk_key_sets *r, const char *what);
+
 /* Everything on q x r under one set of engine limits. */
 static void check_all(const tsk_key_sets *q, const tsk_key_sets *r, int64_t part_keys, int64_t chunk_refs,
                       const char *what)
 {
     char err[256] = "";
-    tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(q, r, 0, err, sizeof err);
+    tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(q, r, 0, NULL, 0, err, sizeof err);
     cr_assert_not_null(g, "%s: open: %s", what, err);
     tsk_gpu_genome_sets_set_limits(g, part_keys, chunk_refs);
+    check_engine(g, q, r, what);
+    tsk_gpu_genome_sets_close(g);
+}
+
+/* Everything on q x r on the open engine g. */
+static void check_engine(tsk_gpu_genome_sets *g, const tsk_key_sets *q, const tsk_key_sets *r, const char *what)
+{
+    char err[256] = "";
     tsk_cpu_genome_sets *c = tsk_cpu_genome_sets_open(q, r, 2, err, sizeof err);
     cr_assert_not_null(c);
     const int64_t nq = q->n_items, nr = r->n_items;
@@ -212,7 +223,54 @@ static void check_all(const tsk_key_sets *q, const tsk_key_sets *r, int64_t part
     /* share exactly at a planted value: the tie group shares 60 of its 120 keys with the base */
     check_within(g, c, 0, nq, tsk_genome_share(60, 300, 120, TSK_GENOME_SYMMETRIC), TSK_GENOME_SYMMETRIC, TSK_PAIRS_ALL, what);
     tsk_cpu_genome_sets_close(c);
-    tsk_gpu_genome_sets_close(g);
+}
+
+/* Engines opened at once among peers, each on a thread of its own (a member's open waits for the
+ * others' shares). */
+typedef struct {
+    const tsk_key_sets *q, *r;
+    int device, member;
+    tsk_gpu_genome_sets_peers *peers;
+    tsk_gpu_genome_sets *g;
+    char err[256];
+} peer_open;
+
+static void *open_member(void *arg)
+{
+    peer_open *o = arg;
+    o->g = tsk_gpu_genome_sets_open(o->q, o->r, o->device, o->peers, o->member, o->err, sizeof o->err);
+    return NULL;
+}
+
+/* n engines of q x r opened among peers on the GPUs round-robin (two on one GPU on a machine of
+ * one), member `absent` (-1: none) never opening: each gives the lone engine's answers. */
+static void check_peers(const tsk_key_sets *q, const tsk_key_sets *r, int n, int absent, const char *what)
+{
+    char err[256] = "";
+    const int n_dev = tsk_gpu_device_count(err, sizeof err);
+    tsk_gpu_genome_sets_peers *peers = tsk_gpu_genome_sets_peers_new(r, n);
+    cr_assert_not_null(peers);
+    peer_open o[4];
+    pthread_t t[4];
+    cr_assert(n <= 4);
+    for (int m = 0; m < n; m++) {
+        o[m] = (peer_open){q, r, m % n_dev, m, peers, NULL, ""};
+        if (m == absent) tsk_gpu_genome_sets_peers_leave(peers, m);
+        else cr_assert_eq(pthread_create(&t[m], NULL, open_member, &o[m]), 0);
+    }
+    for (int m = 0; m < n; m++) {
+        if (m == absent) continue;
+        pthread_join(t[m], NULL);
+        cr_assert_not_null(o[m].g, "%s: member %d: %s", what, m, o[m].err);
+    }
+    for (int m = 0; m < n; m++) {
+        if (m == absent) continue;
+        char which[96];
+        snprintf(which, sizeof which, "%s, member %d of %d", what, m, n);
+        check_engine(o[m].g, q, r, which);
+    }
+    for (int m = 0; m < n; m++) tsk_gpu_genome_sets_close(o[m].g);
+    tsk_gpu_genome_sets_peers_free(peers);
 }
 
 Test(gpu_genome_sets, same_as_cpu_and_brute_force, .timeout = 600)
@@ -220,7 +278,7 @@ Test(gpu_genome_sets, same_as_cpu_and_brute_force, .timeout = 600)
     owned_sets a = make_sets(0, 12, 0), b = make_sets(1, 5, 0);
     if (!have_gpu()) {
         char err[256] = "";
-        cr_assert_null(tsk_gpu_genome_sets_open(&a.s, &a.s, 0, err, sizeof err));
+        cr_assert_null(tsk_gpu_genome_sets_open(&a.s, &a.s, 0, NULL, 0, err, sizeof err));
         cr_assert(strlen(err) > 0, "a refusal comes with a reason");
         drop(&a);
         drop(&b);
@@ -260,7 +318,7 @@ Test(gpu_genome_sets, thresholds_same_as_cpu, .timeout = 600)
     cr_assert_gt(cut, 100, "the thresholds cut %lld pairs", (long long)cut);
     if (!have_gpu()) {
         char err[256] = "";
-        cr_assert_null(tsk_gpu_genome_sets_open(&a.s, &b.s, 0, err, sizeof err));
+        cr_assert_null(tsk_gpu_genome_sets_open(&a.s, &b.s, 0, NULL, 0, err, sizeof err));
         drop(&a), drop(&b), drop(&plain);
         return;
     }
@@ -287,13 +345,30 @@ Test(gpu_genome_sets, thresholds_same_as_cpu, .timeout = 600)
     drop(&a), drop(&b), drop(&plain), drop(&equal);
 }
 
+/* Engines among peers (several GPUs' lanes): the keys uploaded in shares, each engine the lone
+ * one's answers; a member that never opens; sets with thresholds (their keys as stored copied too). */
+Test(gpu_genome_sets, peers_same_as_cpu, .timeout = 600)
+{
+    if (!have_gpu()) return;
+    owned_sets a = make_sets(0, 12, 0), b = make_sets(1, 5, 0), th = make_sets(0, 12, 1);
+    /* TSKETCH_TEST_QUICK (under memcheck): two members, one set and two sets */
+    const int quick = getenv("TSKETCH_TEST_QUICK") != NULL;
+    check_peers(&a.s, &a.s, 2, -1, "peers, one set");
+    check_peers(&b.s, &a.s, quick ? 2 : 3, -1, "peers, two sets");
+    if (!quick) {
+        check_peers(&a.s, &a.s, 3, 1, "peers, one absent");
+        check_peers(&th.s, &th.s, 2, 0, "peers, thresholds, the first absent");
+    }
+    drop(&a), drop(&b), drop(&th);
+}
+
 Test(gpu_genome_sets, empty_sets_and_bad_arguments)
 {
     if (!have_gpu()) return;
     owned_sets none = {{0, NULL, NULL, NULL}, NULL, calloc(1, sizeof(int64_t)), NULL, 0}, a = make_sets(2, 1, 0);
     none.s.offset = none.offset;
     char err[256] = "";
-    tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(&a.s, &none.s, 0, err, sizeof err);
+    tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open(&a.s, &none.s, 0, NULL, 0, err, sizeof err);
     cr_assert_not_null(g, "%s", err);
     tsk_genome_pair out[3 * 2];
     cr_assert_eq(tsk_gpu_genome_sets_topk(g, 0, 3, 2, TSK_GENOME_SYMMETRIC, TSK_PAIRS_ALL, out), 0);
