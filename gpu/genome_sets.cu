@@ -56,6 +56,8 @@ struct tsk_gpu_genome_sets {
     tsk_gpu_genome_sets_peers *peers = nullptr;
     int member = 0;
     bool announced = false;             /* it announced a share: the peers may copy from its keys */
+    bool opening = true;                /* only the index made at the open is shared (the peers' buffers
+                                         * are sorted over after it) */
     tsk_gpu_genome_sets_times times = {0, 0, 0, 0, 1}; /* the first index's seconds (TSKETCH_TIMING) */
     int dev = 0, sms = 0;
     cudaStream_t st = nullptr;
@@ -250,7 +252,7 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t),
                                             cudaMemcpyHostToDevice, e->st));
     const double t1 = now_s();
-    if (e->peers && !e->announced && p.r0 == 0 && p.r1 == r->n_items) { /* the first index, of every reference */
+    if (e->peers && e->opening && p.r0 == 0 && p.r1 == r->n_items) { /* the open's index, of every reference */
         if (share_keys(e, base)) return -1;
     } else if (n > 0) {
         TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->pkeys[0], r->keys + base, (size_t)n * 8, e->st));
@@ -358,6 +360,7 @@ extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, 
     tsk_gpu_genome_sets *e = tsk_cuda_entry("tsk_gpu_genome_sets_open", err, errlen, (tsk_gpu_genome_sets *)NULL,
                                             [&] { return open_engine(q, r, device, peers, member, err, errlen); });
     if (peers) peers->group.finish(member); /* opened (its share copied, if it had one), or not: either way done */
+    if (e) e->opening = false;
     return e;
 }
 
