@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -135,13 +134,6 @@ struct tsk_gpu_ani_peers {
     std::vector<int64_t> bound;
     explicit tsk_gpu_ani_peers(int n) : group(n, tsk_peer_shares(n)) {}
 };
-
-static double now_s()
-{
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static tsk_cuda_site site(tsk_gpu_ani *e) { return tsk_cuda_site{e->dev, e->err, sizeof e->err}; }
 
@@ -859,7 +851,7 @@ static int copy_share(tsk_gpu_ani *e, const tsk_gpu_ani *src, int m)
  * scratch is freed. */
 static int fill(tsk_gpu_ani *e)
 {
-    const double t0 = now_s();
+    const double t0 = tsk_cuda_seconds();
     ani_fill &f = e->fill;
     TSK_CUDA_CHECK(site(e), cudaSetDevice(e->dev));
     /* the stage is freed (its copies waited for) however the fill ends */
@@ -875,7 +867,7 @@ static int fill(tsk_gpu_ani *e)
     if (!e->peers) {
         if (fill_share(e, *stage, 0)) return -1;
         TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
-        f.upload_s = now_s() - t0;
+        f.upload_s = tsk_cuda_seconds() - t0;
     } else {
         for (int m; (m = e->peers->group.claim(e->member)) >= 0;) {
             if (fill_share(e, *stage, m)) return -1;
@@ -883,17 +875,17 @@ static int fill(tsk_gpu_ani *e)
             e->fill.published = true;
             e->peers->group.ready(m, e);
         }
-        f.upload_s = now_s() - t0;
+        f.upload_s = tsk_cuda_seconds() - t0;
     }
-    const double t1 = now_s();
+    const double t1 = tsk_cuda_seconds();
     for (int m = 0; e->peers && m < e->peers->group.shares; m++) {
         const tsk_gpu_ani *src = (const tsk_gpu_ani *)e->peers->group.wait_share(m);
         if (src != e && (src ? copy_share(e, src, m) : fill_share(e, *stage, m))) return -1;
     }
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
-    f.others_s = now_s() - t1;
+    f.others_s = tsk_cuda_seconds() - t1;
     free_fill_scratch(f);
-    f.seconds = now_s() - t0;
+    f.seconds = tsk_cuda_seconds() - t0;
     return 0;
 }
 
@@ -901,9 +893,9 @@ static int fill(tsk_gpu_ani *e)
 static int fill_done(tsk_gpu_ani *e)
 {
     if (e->fill.thread.joinable()) {
-        const double t0 = now_s();
+        const double t0 = tsk_cuda_seconds();
         e->fill.thread.join();
-        e->fill.waited_s += now_s() - t0;
+        e->fill.waited_s += tsk_cuda_seconds() - t0;
     }
     return e->fill.rc;
 }
@@ -931,7 +923,7 @@ static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int 
         return NULL;
     }
     if (tsk_cuda_device_usable(device, err, errlen)) return NULL;
-    const double t0 = now_s();
+    const double t0 = tsk_cuda_seconds();
     tsk_gpu_ani *e = new tsk_gpu_ani;
     e->q = q, e->r = r, e->dev = device, e->anchor_k = anchor_k, e->window = window;
     e->r_offset = q == r ? 0 : q->n_items;
@@ -954,7 +946,7 @@ static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int 
         free_engine(e);
         return NULL;
     }
-    e->open_s = now_s() - t0;
+    e->open_s = tsk_cuda_seconds() - t0;
     return e;
 }
 
@@ -1060,11 +1052,11 @@ extern "C" int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int
 {
     if (!e) return -1;
     if (e->failed) return -2;
-    const double t0 = now_s(), waited = e->fill.waited_s;
+    const double t0 = tsk_cuda_seconds(), waited = e->fill.waited_s;
     const int rc = tsk_cuda_entry("tsk_gpu_ani_pairs", e->err, sizeof e->err, -1,
                                   [&] { return run_pairs(e, query, ref, n, out, on_host); });
     e->failed = rc != 0;
-    e->pairs_s += now_s() - t0 - (e->fill.waited_s - waited);
+    e->pairs_s += tsk_cuda_seconds() - t0 - (e->fill.waited_s - waited);
     e->pairs_done += n;
     return rc;
 }

@@ -6,18 +6,26 @@
  *    tsk_cuda_device_usable, the check of a device number an open call is given;
  *  - tsk_cuda_make_contexts, the driver's start and contexts made ahead of their use;
  *  - tsk_cuda_grow, the growth of a device scratch buffer (and tsk_cuda_grown_size, its rule);
- *  - tsk_cuda_entry, the guard of an extern "C" entry: no C++ exception may cross into C. */
+ *  - tsk_cuda_entry, the guard of an extern "C" entry: no C++ exception may cross into C;
+ *  - tsk_cuda_seconds, the monotonic clock the engines' timings (TSKETCH_TIMING) read. */
 #ifndef TSK_GPU_CUDA_UTIL_CUH
 #define TSK_GPU_CUDA_UTIL_CUH
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <new>
+
+/* Seconds of a monotonic clock, for the differences the engines' timings report. */
+static inline double tsk_cuda_seconds()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 /* Runs fn(), the body of an extern "C" entry named `entry`, and returns what it returns; an
  * exception from `new`, a std::vector or a std::thread (which would end the process if it crossed

@@ -30,7 +30,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <vector>
 
@@ -94,13 +93,6 @@ struct tsk_gpu_genome_sets {
     std::vector<gks_rec> recs;
     char err[256] = "";
 };
-
-static double now_s()
-{
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Where TSK_CUDA_CHECK reports a failure: the engine's message (tsk_gpu_genome_sets_error). */
 static tsk_cuda_site site(tsk_gpu_genome_sets *e) { return {e->dev, e->err, sizeof e->err}; }
@@ -202,7 +194,7 @@ static int share_keys(tsk_gpu_genome_sets *e, int64_t base)
         *at = r->offset[P->bound[(size_t)m]] - base, *n = r->offset[P->bound[(size_t)m + 1]] - base - *at;
     };
     int64_t at, n;
-    const double t0 = now_s();
+    const double t0 = tsk_cuda_seconds();
     for (int m; (m = P->group.claim(e->member)) >= 0;) {
         range(m, &at, &n);
         if (n > 0)
@@ -211,7 +203,7 @@ static int share_keys(tsk_gpu_genome_sets *e, int64_t base)
         e->announced = true;
         P->group.ready(m, e);
     }
-    const double t1 = now_s();
+    const double t1 = tsk_cuda_seconds();
     e->times.upload_s = t1 - t0;
     for (int m = 0; m < P->group.shares; m++) {
         const tsk_gpu_genome_sets *src = (const tsk_gpu_genome_sets *)P->group.wait_share(m);
@@ -224,7 +216,7 @@ static int share_keys(tsk_gpu_genome_sets *e, int64_t base)
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
     P->group.finish(e->member);
     P->group.wait_finished();
-    e->times.peers_s = now_s() - t1;
+    e->times.peers_s = tsk_cuda_seconds() - t1;
     e->times.members = P->group.members;
     return 0;
 }
@@ -235,7 +227,7 @@ static int build(tsk_gpu_genome_sets *e, int pi)
 {
     if (e->built == pi) return 0;
     e->built = -1;
-    const double t0 = now_s();
+    const double t0 = tsk_cuda_seconds();
     const bool first = e->times.index_s == 0;
     const gks_part &p = e->parts[(size_t)pi];
     const tsk_key_sets *r = e->r;
@@ -251,17 +243,17 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->poff_d, &e->poff_cap, off.size() * sizeof(int64_t)));
     TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->poff_d, off.data(), off.size() * sizeof(int64_t),
                                             cudaMemcpyHostToDevice, e->st));
-    const double t1 = now_s();
+    const double t1 = tsk_cuda_seconds();
     if (e->peers && e->opening && p.r0 == 0 && p.r1 == r->n_items) { /* the open's index, of every reference */
         if (share_keys(e, base)) return -1;
     } else if (n > 0) {
         TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->pkeys[0], r->keys + base, (size_t)n * 8, e->st));
         if (first) {
             TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
-            e->times.upload_s = now_s() - t1;
+            e->times.upload_s = tsk_cuda_seconds() - t1;
         }
     }
-    const double t2 = now_s();
+    const double t2 = tsk_cuda_seconds();
     if (e->floor) {
         TSK_CUDA_CHECK(site(e), tsk_cuda_grow((void **)&e->rkeys_d, &e->rkeys_cap, kb));
         if (n > 0) TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->rkeys_d, e->pkeys[0], (size_t)n * 8,
@@ -289,7 +281,7 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     }
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
     e->built = pi;
-    if (first) e->times.alloc_s = t1 - t0, e->times.index_s = now_s() - t2;
+    if (first) e->times.alloc_s = t1 - t0, e->times.index_s = tsk_cuda_seconds() - t2;
     return 0;
 }
 

@@ -16,7 +16,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -105,11 +104,6 @@ struct tsk_gpu_sketcher {
 #define SK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
 extern "C" int tsk_gpu_max_dim(void) { return SK_MAX_DIM; }
-
-static double seconds_now()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 extern "C" void tsk_gpu_sketch_host_times(const tsk_gpu_sketcher *g, tsk_gpu_host_times *t)
 {
@@ -372,7 +366,7 @@ static int sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, ch
 {
     if (!g) SK_FAIL("no GPU sketcher");
     const sk_reserve r = reserve_sizes(&g->p, g->part_bases, g->part_out, bases, rows);
-    const double t0 = seconds_now();
+    const double t0 = tsk_cuda_seconds();
     for (size_t k = 0; k < g->slots.size() && (int64_t)k < r.parts; k++) {
         sk_slot &s = g->slots[k];
         const tsk_cuda_site at = {s.dev, err, errlen};
@@ -384,7 +378,7 @@ static int sketcher_reserve(tsk_gpu_sketcher *g, int64_t bases, int64_t rows, ch
         TSK_CUDA_CHECK(at, grow(s.nodes, 1, false, SK_MIN_NODE_BYTES));
     }
     tsk_pinned_prefault_release();  /* what the estimate left over */
-    g->host.alloc_s += seconds_now() - t0;
+    g->host.alloc_s += tsk_cuda_seconds() - t0;
     return 0;
 }
 
@@ -676,16 +670,16 @@ static int slot_finish(tsk_gpu_sketcher *g, sk_slot &s, char *err, size_t errlen
     s.busy = false;
     const tsk_cuda_site at = {s.dev, err, errlen};
     TSK_CUDA_CHECK(at, cudaSetDevice(s.dev));
-    const double t0 = seconds_now();
+    const double t0 = tsk_cuda_seconds();
     TSK_CUDA_CHECK(at, cudaStreamSynchronize(s.st));
-    const double t1 = seconds_now();
+    const double t1 = tsk_cuda_seconds();
     g->host.slot_wait_s += t1 - t0;
     float ms = 0.f;
     TSK_CUDA_CHECK(at, cudaEventElapsedTime(&ms, s.ev0, s.ev1));
     g->kernel_ms += ms;
     g->bases += s.bases;
     tsk_pinned_copy(s.dst, s.out.h, s.out_bytes);
-    g->host.unpack_s += seconds_now() - t1;
+    g->host.unpack_s += tsk_cuda_seconds() - t1;
     return 0;
 }
 
@@ -709,7 +703,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
                                (g->counts ? (size_t)skc_size(g->p.t) : (size_t)sk_nvec(g->p.t) * g->p.dim);
     if (g->items.size() > (size_t)INT32_MAX) SK_FAIL("too many rows in one part");
 
-    const double t0 = seconds_now();
+    const double t0 = tsk_cuda_seconds();
     const size_t caps = s.codes.cap + s.plan.cap + s.out.cap + s.nodes.cap;
     cudaError_t e = grow(s.codes, (size_t)bases + 64, true);
     if (e == cudaSuccess) e = grow(s.plan, items_b + pairs_b + fin_b + 16, true, SK_MIN_PLAN_BYTES);
@@ -721,7 +715,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
         return 1;
     }
     TSK_CUDA_CHECK(at, e);
-    const double t1 = seconds_now();
+    const double t1 = tsk_cuda_seconds();
     g->host.alloc_s += t1 - t0;
 
     tsk_pinned_copy(s.codes.h, b->codes + b->offset[r0], (size_t)bases);
@@ -731,7 +725,7 @@ static int slot_start(tsk_gpu_sketcher *g, sk_slot &s, const tsk_batch *b, int64
     memcpy(plan + items_b, g->pairs.data(), g->pairs.size() * sizeof(sk_pair));
     if (g->counts) memcpy(plan + items_b + pairs_b, g->count_finals.data(), g->count_finals.size() * sizeof(skc_final));
     else memcpy(plan + items_b + pairs_b, g->finals.data(), g->finals.size() * sizeof(sk_final));
-    g->host.pack_s += seconds_now() - t1;
+    g->host.pack_s += tsk_cuda_seconds() - t1;
     TSK_CUDA_CHECK(at, cudaMemcpyAsync(s.codes.d, s.codes.h, (size_t)bases + 64, cudaMemcpyHostToDevice, s.st));
     TSK_CUDA_CHECK(at, cudaMemcpyAsync(s.plan.d, s.plan.h, items_b + pairs_b + fin_b, cudaMemcpyHostToDevice, s.st));
     TSK_CUDA_CHECK(at, cudaMemsetAsync(s.counter, 0, 2 * sizeof(int), s.st));
