@@ -128,11 +128,9 @@ struct tsk_gpu_ani {
     char err[512] = "";
 };
 
-/* The peers' shares: the device genomes [bound[s], bound[s + 1]) (peer_group.cuh). */
-struct tsk_gpu_ani_peers {
-    tsk_peer_group group;
-    std::vector<int64_t> bound;
-    explicit tsk_gpu_ani_peers(int n) : group(n, tsk_peer_shares(n)) {}
+/* The peers (peer_group.cuh): their shares are runs of the device genomes. */
+struct tsk_gpu_ani_peers : tsk_peer_group {
+    using tsk_peer_group::tsk_peer_group;
 };
 
 static tsk_cuda_site site(tsk_gpu_ani *e) { return tsk_cuda_site{e->dev, e->err, sizeof e->err}; }
@@ -869,17 +867,17 @@ static int fill(tsk_gpu_ani *e)
         TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
         f.upload_s = tsk_cuda_seconds() - t0;
     } else {
-        for (int m; (m = e->peers->group.claim(e->member)) >= 0;) {
+        for (int m; (m = e->peers->claim(e->member)) >= 0;) {
             if (fill_share(e, *stage, m)) return -1;
             TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
             e->fill.published = true;
-            e->peers->group.ready(m, e);
+            e->peers->ready(m, e);
         }
         f.upload_s = tsk_cuda_seconds() - t0;
     }
     const double t1 = tsk_cuda_seconds();
-    for (int m = 0; e->peers && m < e->peers->group.shares; m++) {
-        const tsk_gpu_ani *src = (const tsk_gpu_ani *)e->peers->group.wait_share(m);
+    for (int m = 0; e->peers && m < e->peers->shares; m++) {
+        const tsk_gpu_ani *src = (const tsk_gpu_ani *)e->peers->wait_share(m);
         if (src != e && (src ? copy_share(e, src, m) : fill_share(e, *stage, m))) return -1;
     }
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
@@ -904,7 +902,7 @@ static void free_engine(tsk_gpu_ani *e)
 {
     if (!e) return;
     fill_done(e);
-    if (e->peers && e->fill.published) e->peers->group.wait_finished(); /* the peers copy from its buffers */
+    if (e->peers && e->fill.published) e->peers->wait_finished(); /* the peers copy from its buffers */
     cudaSetDevice(e->dev);
     free_fill_scratch(e->fill);
     cudaFree(e->genomes_d), cudaFree(e->sval_d), cudaFree(e->index_d);
@@ -937,7 +935,7 @@ static tsk_gpu_ani *open_engine(const tsk_ani_set *q, const tsk_ani_set *r, int 
     if (ok) { /* a thread that cannot start throws: the entry's guard reports it */
         e->fill.thread = std::thread([e] {
             e->fill.rc = tsk_cuda_entry("the ANI engine's fill", e->err, sizeof e->err, -1, [e] { return fill(e); });
-            if (e->peers) e->peers->group.finish(e->member); /* a share it claimed and did not announce: given up */
+            if (e->peers) e->peers->finish(e->member); /* a share it claimed and did not announce: given up */
         });
     }
     if (!ok) {
@@ -1004,13 +1002,13 @@ static int run_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, i
 extern "C" tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window,
                                          int device, tsk_gpu_ani_peers *peers, int member, char *err, size_t errlen)
 {
-    if (peers && (member < 0 || member >= peers->group.members)) {
-        snprintf(err, errlen, "member %d of %d peers", member, peers->group.members);
+    if (peers && (member < 0 || member >= peers->members)) {
+        snprintf(err, errlen, "member %d of %d peers", member, peers->members);
         return NULL;
     }
     tsk_gpu_ani *e = tsk_cuda_entry("tsk_gpu_ani_open", err, errlen, (tsk_gpu_ani *)NULL,
                                     [&] { return open_engine(q, r, anchor_k, window, device, peers, member, err, errlen); });
-    if (!e && peers) peers->group.finish(member);
+    if (!e && peers) peers->finish(member);
     return e;
 }
 
@@ -1018,27 +1016,18 @@ extern "C" tsk_gpu_ani_peers *tsk_gpu_ani_peers_new(const tsk_ani_set *q, const 
 {
     if (n_members < 1) return NULL;
     return tsk_cuda_entry("tsk_gpu_ani_peers_new", (char *)NULL, 0, (tsk_gpu_ani_peers *)NULL, [&] {
-        std::unique_ptr<tsk_gpu_ani_peers> p(new tsk_gpu_ani_peers(n_members));
-        const int64_t n_q = q == r ? 0 : q->n_items, n = n_q + r->n_items;
-        const int n_shares = p->group.shares;
         /* shares of about equal anchors, in the engines' genome order (q's, then r's) */
-        double total = 0;
-        for (int64_t i = 0; i < n; i++) total += (double)(i < n_q ? q->genome[i] : r->genome[i - n_q]).n_anchors;
-        p->bound.assign((size_t)n_shares + 1, n);
-        p->bound[0] = 0;
-        double sum = 0;
-        int m = 1;
-        for (int64_t i = 0; i < n && m < n_shares; i++) {
-            while (m < n_shares && sum >= total * m / n_shares) p->bound[(size_t)m++] = i;
-            sum += (double)(i < n_q ? q->genome[i] : r->genome[i - n_q]).n_anchors;
-        }
-        return p.release();
+        const int64_t n_q = q == r ? 0 : q->n_items, n = n_q + r->n_items;
+        std::vector<int64_t> before((size_t)n + 1, 0);
+        for (int64_t i = 0; i < n; i++)
+            before[(size_t)i + 1] = before[(size_t)i] + (i < n_q ? q->genome[i] : r->genome[i - n_q]).n_anchors;
+        return new tsk_gpu_ani_peers(n_members, n, [&](int64_t i) { return before[(size_t)i]; });
     });
 }
 
 extern "C" void tsk_gpu_ani_peers_leave(tsk_gpu_ani_peers *p, int member)
 {
-    if (p && member >= 0 && member < p->group.members) p->group.finish(member);
+    if (p && member >= 0 && member < p->members) p->finish(member);
 }
 
 extern "C" void tsk_gpu_ani_peers_free(tsk_gpu_ani_peers *p) { delete p; }
@@ -1066,5 +1055,5 @@ extern "C" void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t)
     *t = tsk_gpu_ani_times{0, 0, 0, 0, 0, 0, 0, 1};
     if (e)
         *t = tsk_gpu_ani_times{e->open_s, e->fill.upload_s, e->fill.seconds, e->fill.waited_s, e->pairs_done,
-                               e->pairs_s, e->fill.others_s, e->peers ? e->peers->group.members : 1};
+                               e->pairs_s, e->fill.others_s, e->peers ? e->peers->members : 1};
 }

@@ -42,11 +42,9 @@ struct gks_part {
     int64_t keys;    /* their postings */
 };
 
-/* The peers' shares: the keys of references [bound[s], bound[s + 1]) (peer_group.cuh). */
-struct tsk_gpu_genome_sets_peers {
-    tsk_peer_group group;
-    std::vector<int64_t> bound;
-    explicit tsk_gpu_genome_sets_peers(int n) : group(n, tsk_peer_shares(n)) {}
+/* The peers (peer_group.cuh): their shares are runs of references. */
+struct tsk_gpu_genome_sets_peers : tsk_peer_group {
+    using tsk_peer_group::tsk_peer_group;
 };
 
 struct tsk_gpu_genome_sets {
@@ -112,8 +110,8 @@ extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
 {
     if (!e) return;
     if (e->peers) {
-        e->peers->group.finish(e->member);
-        if (e->announced) e->peers->group.wait_finished(); /* the peers copy from its keys */
+        e->peers->finish(e->member);
+        if (e->announced) e->peers->wait_finished(); /* the peers copy from its keys */
     }
     cudaSetDevice(e->dev);
     tsk_stage_free(e->stage);
@@ -195,18 +193,18 @@ static int share_keys(tsk_gpu_genome_sets *e, int64_t base)
     };
     int64_t at, n;
     const double t0 = tsk_cuda_seconds();
-    for (int m; (m = P->group.claim(e->member)) >= 0;) {
+    for (int m; (m = P->claim(e->member)) >= 0;) {
         range(m, &at, &n);
         if (n > 0)
             TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->pkeys[0] + at, r->keys + base + at, (size_t)n * 8, e->st));
         TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
         e->announced = true;
-        P->group.ready(m, e);
+        P->ready(m, e);
     }
     const double t1 = tsk_cuda_seconds();
     e->times.upload_s = t1 - t0;
-    for (int m = 0; m < P->group.shares; m++) {
-        const tsk_gpu_genome_sets *src = (const tsk_gpu_genome_sets *)P->group.wait_share(m);
+    for (int m = 0; m < P->shares; m++) {
+        const tsk_gpu_genome_sets *src = (const tsk_gpu_genome_sets *)P->wait_share(m);
         range(m, &at, &n);
         if (src == e || n == 0) continue;
         uint64_t *to = e->pkeys[0] + at;
@@ -214,10 +212,10 @@ static int share_keys(tsk_gpu_genome_sets *e, int64_t base)
                                     : tsk_stage_upload(e->stage, to, r->keys + base + at, (size_t)n * 8, e->st));
     }
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
-    P->group.finish(e->member);
-    P->group.wait_finished();
+    P->finish(e->member);
+    P->wait_finished();
     e->times.peers_s = tsk_cuda_seconds() - t1;
-    e->times.members = P->group.members;
+    e->times.members = P->members;
     return 0;
 }
 
@@ -345,13 +343,13 @@ extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, 
                                                          tsk_gpu_genome_sets_peers *peers, int member, char *err,
                                                          size_t errlen)
 {
-    if (peers && (member < 0 || member >= peers->group.members)) {
-        snprintf(err, errlen, "member %d of %d peers", member, peers->group.members);
+    if (peers && (member < 0 || member >= peers->members)) {
+        snprintf(err, errlen, "member %d of %d peers", member, peers->members);
         return NULL;
     }
     tsk_gpu_genome_sets *e = tsk_cuda_entry("tsk_gpu_genome_sets_open", err, errlen, (tsk_gpu_genome_sets *)NULL,
                                             [&] { return open_engine(q, r, device, peers, member, err, errlen); });
-    if (peers) peers->group.finish(member); /* opened (its share copied, if it had one), or not: either way done */
+    if (peers) peers->finish(member); /* opened (its share copied, if it had one), or not: either way done */
     if (e) e->opening = false;
     return e;
 }
@@ -360,23 +358,14 @@ extern "C" tsk_gpu_genome_sets_peers *tsk_gpu_genome_sets_peers_new(const tsk_ke
 {
     if (n_members < 1) return NULL;
     return tsk_cuda_entry("tsk_gpu_genome_sets_peers_new", (char *)NULL, 0, (tsk_gpu_genome_sets_peers *)NULL, [&] {
-        std::unique_ptr<tsk_gpu_genome_sets_peers> p(new tsk_gpu_genome_sets_peers(n_members));
         /* shares of about equal keys, references in order */
-        const int64_t n = r->n_items, total = r->offset[n] - r->offset[0];
-        const int n_shares = p->group.shares;
-        p->bound.assign((size_t)n_shares + 1, n);
-        p->bound[0] = 0;
-        int m = 1;
-        for (int64_t i = 0; i < n && m < n_shares; i++)
-            while (m < n_shares && (double)(r->offset[i] - r->offset[0]) >= (double)total * m / n_shares)
-                p->bound[(size_t)m++] = i;
-        return p.release();
+        return new tsk_gpu_genome_sets_peers(n_members, r->n_items, [&](int64_t i) { return r->offset[i] - r->offset[0]; });
     });
 }
 
 extern "C" void tsk_gpu_genome_sets_peers_leave(tsk_gpu_genome_sets_peers *p, int member)
 {
-    if (p && member >= 0 && member < p->group.members) p->group.finish(member);
+    if (p && member >= 0 && member < p->members) p->finish(member);
 }
 
 extern "C" void tsk_gpu_genome_sets_peers_free(tsk_gpu_genome_sets_peers *p) { delete p; }

@@ -16,14 +16,28 @@
 #include <mutex>
 #include <vector>
 
+/* Shares a group of n members cuts its data into: enough for a late member to take fewer. */
+static inline int tsk_peer_shares(int n_members) { return 8 * n_members; }
+
 class tsk_peer_group {
   public:
-    tsk_peer_group(int n_members, int n_shares)
-        : members(n_members), shares(n_shares), state_((size_t)n_shares, UNCLAIMED), by_((size_t)n_shares, -1),
-          source_((size_t)n_shares, nullptr), finished_((size_t)n_members, 0)
+    /* n_members engines over the items [0, n_items), cut into tsk_peer_shares(n_members) shares of
+     * consecutive items and about equal weight; weight_before(i): the weight of items [0, i) (bytes
+     * to upload), for i in [0, n_items]. */
+    template <class Prefix>
+    tsk_peer_group(int n_members, int64_t n_items, Prefix weight_before)
+        : members(n_members), shares(tsk_peer_shares(n_members)), bound((size_t)shares + 1, n_items),
+          state_((size_t)shares, UNCLAIMED), by_((size_t)shares, -1), source_((size_t)shares, nullptr),
+          finished_((size_t)n_members, 0)
     {
+        const double total = (double)weight_before(n_items);
+        bound[0] = 0;
+        int s = 1; /* share s starts at the first item whose weight before reaches s / shares of all */
+        for (int64_t i = 0; i < n_items && s < shares; i++)
+            while (s < shares && (double)weight_before(i) >= total * s / shares) bound[(size_t)s++] = i;
     }
     const int members, shares;
+    std::vector<int64_t> bound; /* share s: the items [bound[s], bound[s + 1]) */
 
     /* The next share no member has claimed, now member m's to fill; -1 when none is left. */
     int claim(int m)
@@ -80,9 +94,6 @@ class tsk_peer_group {
     std::vector<const void *> source_;
     std::vector<int> finished_;
 };
-
-/* Shares a group of n members cuts its data into: enough for a late member to take fewer. */
-static inline int tsk_peer_shares(int n_members) { return 8 * n_members; }
 
 /* Copies n bytes from src on device src_dev to dst on the current device dst_dev, queued on st;
  * peer access from dst_dev to src_dev is enabled first, once a process, where the two GPUs have it
