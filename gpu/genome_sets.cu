@@ -49,13 +49,13 @@ struct tsk_gpu_genome_sets_peers : tsk_peer_group {
 
 struct tsk_gpu_genome_sets {
     const tsk_key_sets *q = nullptr, *r = nullptr;
-    /* the engines it opens among: the first index of every reference is uploaded in shares */
+    /* the engines it opens among: the open's index, of every reference, is uploaded in shares */
     tsk_gpu_genome_sets_peers *peers = nullptr;
     int member = 0;
     bool announced = false;             /* it announced a share: the peers may copy from its keys */
     bool opening = true;                /* only the index made at the open is shared (the peers' buffers
                                          * are sorted over after it) */
-    tsk_gpu_genome_sets_times times = {0, 0, 0, 0, 1}; /* the first index's seconds (TSKETCH_TIMING) */
+    tsk_gpu_genome_sets_times times = {0, 0, 0, 0, 1}; /* the open's index's seconds (TSKETCH_TIMING) */
     int dev = 0, sms = 0;
     cudaStream_t st = nullptr;
     int64_t chunk_max = GKS_DEFAULT_CHUNK;
@@ -180,7 +180,7 @@ static cudaError_t grow_pair(void **a, void **b, size_t *cap, size_t need)
     return err;
 }
 
-/* The keys of every reference, as stored, into pkeys[0] (the first index, of one part), in shares
+/* The keys of every reference, as stored, into pkeys[0] (the open's index, of one part), in shares
  * with the peers: the shares it claims from the host, the others copied from the GPUs that took
  * them (or from the host, where that peer failed); then it waits until no peer copies from its
  * buffer any more, since the sort writes over it. */
@@ -226,7 +226,6 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     if (e->built == pi) return 0;
     e->built = -1;
     const double t0 = tsk_cuda_seconds();
-    const bool first = e->times.index_s == 0;
     const gks_part &p = e->parts[(size_t)pi];
     const tsk_key_sets *r = e->r;
     const int64_t n = p.keys, nr = p.r1 - p.r0, base = r->offset[p.r0];
@@ -246,7 +245,7 @@ static int build(tsk_gpu_genome_sets *e, int pi)
         if (share_keys(e, base)) return -1;
     } else if (n > 0) {
         TSK_CUDA_CHECK(site(e), tsk_stage_upload(e->stage, e->pkeys[0], r->keys + base, (size_t)n * 8, e->st));
-        if (first) {
+        if (e->opening) {
             TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
             e->times.upload_s = tsk_cuda_seconds() - t1;
         }
@@ -279,7 +278,7 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     }
     TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
     e->built = pi;
-    if (first) e->times.alloc_s = t1 - t0, e->times.index_s = tsk_cuda_seconds() - t2;
+    if (e->opening) e->times.alloc_s = t1 - t0, e->times.index_s = tsk_cuda_seconds() - t2;
     return 0;
 }
 

@@ -27,13 +27,13 @@ extern "C" {
 typedef struct tsk_gpu_genome_sets tsk_gpu_genome_sets;
 
 /* Engines of the same references opened at once on several GPUs (a distance run's lanes): for
- * the first index of every reference, the keys as stored are cut into 8n shares of about equal
- * keys; each member uploads the next share no member took until none is left, then copies the
- * others' from the GPUs that took them (NVLink where they have it, else through the host;
- * gpu/peer_group.cuh), so that n GPUs upload the keys once between them. Each then sorts its own
- * index, the one a lone engine makes. A member's open waits for the others' shares and copies (a
- * share whose member fails is uploaded from the host). Made before the members open; freed after
- * every member's engine is closed. */
+ * the index of every reference made at the open, the keys as stored are cut into 8n shares of
+ * about equal keys; each member uploads the next share no member took until none is left, then
+ * copies the others' from the GPUs that took them (NVLink where they have it, else through the
+ * host; gpu/peer_group.cuh), so that n GPUs upload the keys once between them. Each then sorts its
+ * own index, the one a lone engine makes. A member's open waits for the others' shares and copies
+ * (a share whose member fails is uploaded from the host). Made before the members open; freed
+ * after every member's engine is closed. */
 typedef struct tsk_gpu_genome_sets_peers tsk_gpu_genome_sets_peers;
 tsk_gpu_genome_sets_peers *tsk_gpu_genome_sets_peers_new(const tsk_key_sets *r, int n_members);
 /* Member `member` will not open (its lane did not start). */
@@ -76,9 +76,9 @@ void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_key
 /* How the reference set is indexed: its parts, and the postings of the largest (for tests). */
 void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part);
 
-/* Where the first index's seconds went (TSKETCH_TIMING): its buffers, the keys from the host (its
- * own shares among peers), the peers' shares copied and the wait until every peer had its
- * copies, and the sort. */
+/* Where the seconds of the index made at the open went (TSKETCH_TIMING): its buffers, the keys
+ * from the host (its own shares among peers), the peers' shares copied and the wait until every
+ * peer had its copies, and the sort. Zeros for a reference set indexed in parts, call by call. */
 typedef struct {
     double alloc_s, upload_s, peers_s, index_s;
     int members; /* the peers it opened among (1: alone) */
