@@ -330,8 +330,6 @@ static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
     if (ani)
         e->lane[i].ani = tsk_gpu_ani_open(e->items.ani_q, e->items.ani_r, e->items.anchor_k, (int)e->items.window,
                                           e->devices[i], in_peers ? e->ani_peers : NULL, i, why, sizeof why);
-    else if (in_peers && e->ani_peers)
-        tsk_gpu_ani_peers_leave(e->ani_peers, i);
     e->lane[i].engine = e->calls->open(&e->items, e->devices[i], threads, in_peers ? e->keys_peers : NULL, i, err, errlen);
     if (!e->lane[i].engine) { /* the device is not usable: its failure is the keys' engine's to report */
         tsk_gpu_ani_close(e->lane[i].ani);
