@@ -4,13 +4,10 @@
 #   bench/accuracy/run.sh [BUILD_DIR]          (default build-acc; needs BUILD_DIR/src/tsketch)
 # Sections (ACC_SECTIONS, default "protocol mash"). Genome sketches: genome_sketch_compare.sh.
 # Caches generated pairs and tools in BUILD_DIR/acc-cache; exact edit distances are cached in
-# testdata/accuracy/edit_seedN.tsv (recomputed with $TSK_SHARED/eval/edit_distance.c when missing).
+# testdata/accuracy/edit_seedN.tsv (recomputed with testdata/accuracy/edit_distance.c when missing).
 # Results go to bench/accuracy/results/*.tsv. Uses Debian's /usr/bin/python3 (numpy).
-# TSK_SHARED: the shared directory with eval/ (default ../shared beside the repository).
 set -eu
 BUILD=${1:-build-acc}
-. "$(dirname "$0")/../shared.sh"
-need_shared "$SHARED/eval/edit_distance.c" "$SHARED/eval/gen_pairs.py"
 PY=/usr/bin/python3
 HERE=bench/accuracy
 RES=$HERE/results
@@ -25,10 +22,10 @@ CC=${CC:-cc}
 tool() {  # build a harness tool once
     [ -x "$C/$1" ] || { shift; "$CC" "$@"; }
 }
-tool edit_distance -O3 -o "$C/edit_distance" "$SHARED/eval/edit_distance.c"
+tool edit_distance -O3 -o "$C/edit_distance" testdata/accuracy/edit_distance.c
 
 for s in $TUNE_SEEDS $HELD_SEEDS; do
-    [ -s "$C/pairs_s$s.fa" ] || $PY "$SHARED/eval/gen_pairs.py" --seed "$s" > "$C/pairs_s$s.fa"
+    [ -s "$C/pairs_s$s.fa" ] || $PY testdata/accuracy/gen_pairs.py --seed "$s" > "$C/pairs_s$s.fa"
     if [ ! -s "testdata/accuracy/edit_seed$s.tsv" ]; then
         "$C/edit_distance" "$C/pairs_s$s.fa" > "$C/edit_s$s.tmp"
         mv "$C/edit_s$s.tmp" "testdata/accuracy/edit_seed$s.tsv"
