@@ -7,9 +7,15 @@
 #
 # STEPS (default "genomes vectors npy"):
 #   genomes  GENOMES generated genome sketches with anchors (genome_sets_bench gen, 100000 by
-#            default: ~19 GB): dist --top-k 10 and cluster on cuda:0 and cuda:all (and OLD's
-#            too), then one TSKETCH_TIMING run of each on both; cuda:all = cpu on 2,000
-#            of them and cuda:all = cuda:0 on all.
+#            default: ~19 GB; of keys alone with GENOME_KEYS=1: ~7.4 GB): dist --top-k 10 and cluster on each of DEVS ("cuda:0 cuda:all";
+#            OLD's on cuda:0 and cuda:all too), and on cuda:all with the references sharded
+#            (TSKETCH_DIST_SHARDS=on), then one TSKETCH_TIMING run of each (not with
+#            GENOME_TIMING=0); cuda:all = cpu on 2,000
+#            of them (sharded too) and every device list = cuda:0 on all.
+#   million  MILLION (10^6) generated genome sketches of keys alone (~74 GB; no GPU holds their
+#            index, so cuda:all shards them): cluster -d 0.05 and dist --top-k 10 on cuda:all,
+#            with their peak memory and TSKETCH_TIMING's lines, and the first 1 % of the top-10's
+#            queries (--block 1/100) against cuda:0 unsharded (its index in parts).
 #   vectors  10^6 random 150 bp reads sketched with D = 96 (as bench/gpu/dist_e2e.sh):
 #            dist --top-k 10 on cuda:0 and cuda:all (and OLD's), the same lines; -d 0.005 of
 #            5x10^4 x 10^6 on both, the same lines.
@@ -75,9 +81,10 @@ say "cores: $P; REPS $REPS; OLD ${OLD:-none}"
 
 genome_step() {
     local n=${GENOMES:-100000} G=$W/genomes.tsk s
-    say "== genome sketches: one GPU vs all GPUs ($n genomes with anchors, -p $P)"
+    local kind=${GENOME_KEYS:+keys}
+    say "== genome sketches: one GPU vs all GPUs ($n genomes ${kind:+of keys alone}${kind:-with anchors}, -p $P)"
     s=$(date +%s)
-    [ -s "$G" ] || "$B/bin/genome_sets_bench" gen "$n" 10000 "$G" >/dev/null || { fail=1; return; }
+    [ -s "$G" ] || "$B/bin/genome_sets_bench" gen "$n" 10000 "$G" $kind >/dev/null || { fail=1; return; }
     "$B/bin/genome_sets_bench" gen 2000 10000 "$W/g2k.tsk" >/dev/null || { fail=1; return; }
     say "made in $(($(date +%s) - s)) s: $(stat -c %s "$G") bytes"
     "$T" dist -q --device cpu -p "$P" --top-k 10 "$W/g2k.tsk" -o "$W/c.tsv"
@@ -86,22 +93,77 @@ genome_step() {
     "$T" cluster -q --device cpu -p "$P" "$W/g2k.tsk" -o "$W/c.tsv"
     "$T" cluster -q --device cuda:all -p "$P" "$W/g2k.tsk" -o "$W/a.tsv"
     check "cluster of 2,000: cuda:all = cpu" cmp "$W/c.tsv" "$W/a.tsv"
+    TSKETCH_DIST_SHARDS=on "$T" cluster -q --device cuda:all -p "$P" "$W/g2k.tsk" -o "$W/a.tsv"
+    check "cluster of 2,000: cuda:all sharded = cpu" cmp "$W/c.tsv" "$W/a.tsv"
+    TSKETCH_DIST_SHARDS=on "$T" dist -q --device cuda:all -p "$P" -d 0.1 "$W/g2k.tsk" -o "$W/a.tsv"
+    "$T" dist -q --device cpu -p "$P" -d 0.1 "$W/g2k.tsk" -o "$W/c.tsv"
+    check "-d 0.1 of 2,000: cuda:all sharded = cpu" cmp "$W/c.tsv" "$W/a.tsv"
     cat "$G" >/dev/null
-    local job args
+    local job args devs
+    read -ra devs <<<"${DEVS:-cuda:0 cuda:all}"
     for job in "dist --top-k 10" "cluster"; do
         read -ra args <<<"$job"
-        for dev in cuda:0 cuda:all; do
+        for dev in "${devs[@]}"; do
             timed "$job, $n genomes, $dev" "$W/$dev.tsv" "$T" "${args[@]}" -q --device "$dev" -p "$P" "$G"
         done
+        TSKETCH_DIST_SHARDS=on timed "$job, $n genomes, cuda:all sharded" "$W/sharded.tsv" \
+            "$T" "${args[@]}" -q --device cuda:all -p "$P" "$G"
         if [ -n "$OLD" ]; then
             timed "$job, $n genomes, cuda:0, OLD" "$W/old.tsv" "$OLD" "${args[@]}" -q --device cuda:0 -p "$P" "$G"
             timed "$job, $n genomes, cuda:all, OLD" "$W/old.tsv" "$OLD" "${args[@]}" -q --device cuda:all -p "$P" "$G"
         fi
-        check "$job of $n: cuda:all = cuda:0 ($(wc -l <"$W/cuda:0.tsv") lines)" cmp "$W/cuda:0.tsv" "$W/cuda:all.tsv"
-        [ -n "$OLD" ] && check "$job of $n: OLD = new" cmp "$W/old.tsv" "$W/cuda:all.tsv"
+        for dev in "${devs[@]:1}" sharded; do
+            check "$job of $n: $dev = cuda:0 ($(wc -l <"$W/cuda:0.tsv") lines)" cmp "$W/cuda:0.tsv" "$W/$dev.tsv"
+        done
+        [ -n "$OLD" ] && check "$job of $n: OLD = new" cmp "$W/old.tsv" "$W/cuda:0.tsv"
+        [ "${GENOME_TIMING:-1}" = 1 ] || continue
         for dev in cuda:0 cuda:all; do timing "$job, $n genomes, $dev" "$T" "${args[@]}" -q --device "$dev" -p "$P" "$G"; done
+        TSKETCH_DIST_SHARDS=on timing "$job, $n genomes, cuda:all sharded" "$T" "${args[@]}" -q --device cuda:all -p "$P" "$G"
     done
-    rm -f "$W"/cuda:*.tsv "$W/a.tsv" "$W/c.tsv" "$W/old.tsv"
+    rm -f "$W"/cuda:*.tsv "$W/a.tsv" "$W/c.tsv" "$W/old.tsv" "$W/sharded.tsv"
+    [ "${KEEP_GENOMES:-0}" = 1 ] || rm -f "$G"
+}
+
+# peak LABEL OUTFILE CMD...: one run of CMD -o OUTFILE, its time and peak resident memory
+peak() {
+    local label=$1 o=$2
+    shift 2
+    python3 - "$label" "$o" "$@" <<'PY' | tee -a "$out/summary.txt"
+import os, resource, subprocess, sys, time
+label, o, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+t = time.time()
+rc = subprocess.call(cmd + ["-o", o], timeout=float(os.environ.get("PEAK_TIMEOUT", "240")))
+dt = time.time() - t
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e6
+print("%-52s %8.3f s  peak %.1f GB%s" % (label, dt, peak, "" if rc == 0 else "  EXIT %d" % rc))
+PY
+}
+
+million_step() {
+    local n=${MILLION:-1000000} G=$W/million.tsk s job args
+    say "== $n genome sketches of keys alone: the references sharded over every GPU (-p $P)"
+    "$B/bin/genome_sets_bench" gen 2000 10000 "$W/g2k.tsk" >/dev/null || { fail=1; return; }
+    for job in "dist --top-k 10" "dist -d 0.1" "cluster" "dist -f phylip"; do
+        read -ra args <<<"$job"
+        "$T" "${args[@]}" -q --device cpu -p "$P" "$W/g2k.tsk" -o "$W/c.tsv"
+        TSKETCH_DIST_SHARDS=on "$T" "${args[@]}" -q --device cuda:all -p "$P" "$W/g2k.tsk" -o "$W/a.tsv"
+        check "$job of 2,000 with anchors: cuda:all sharded = cpu" cmp "$W/c.tsv" "$W/a.tsv"
+    done
+    s=$(date +%s)
+    [ -s "$G" ] || "$B/bin/genome_sets_bench" gen "$n" 10000 "$G" keys >/dev/null || { fail=1; return; }
+    say "made in $(($(date +%s) - s)) s: $(stat -c %s "$G") bytes; $(free -g | awk '/Mem:/ { print $2 " GB memory" }')"
+    # where the seconds go: TSKETCH_TIMING's lines on stderr (they cost nothing measurable)
+    TSKETCH_TIMING=1 peak "cluster -d 0.05, $n genomes, cuda:all" "$W/m_cluster.tsv" \
+        "$T" cluster -q -d 0.05 --device cuda:all -p "$P" "$G"
+    TSKETCH_TIMING=1 peak "dist --top-k 10, $n genomes, cuda:all" "$W/m_topk.tsv" \
+        "$T" dist -q --top-k 10 --device cuda:all -p "$P" "$G"
+    say "cluster: $(cut -f2 "$W/m_cluster.tsv" | sort -u | wc -l) clusters of $(wc -l <"$W/m_cluster.tsv") genomes; top-10: $(wc -l <"$W/m_topk.tsv") lines"
+    peak "dist --top-k 10 --block 1/100, cuda:all" "$W/m_part.tsv" "$T" dist -q --top-k 10 --block 1/100 --device cuda:all -p "$P" "$G"
+    TSKETCH_DIST_SHARDS=off peak "dist --top-k 10 --block 1/100, cuda:0 unsharded" "$W/m_part0.tsv" \
+        "$T" dist -q --top-k 10 --block 1/100 --device cuda:0 -p "$P" "$G"
+    check "top-10 of the first 1 %: sharded cuda:all = cuda:0 ($(wc -l <"$W/m_part0.tsv") lines)" cmp "$W/m_part.tsv" "$W/m_part0.tsv"
+    check "top-10 of the first 1 %: the whole run's lines" bash -c "head -n \$(wc -l <'$W/m_part.tsv') '$W/m_topk.tsv' | cmp - '$W/m_part.tsv'"
+    rm -f "$W"/m_*.tsv
 }
 
 vectors_data() {
@@ -205,6 +267,7 @@ want sketch && sketch_step
 want gtests && gtests_step
 want genomes && genome_step
 want big && GENOMES=${GENOMES:-200000} genome_step
+want million && million_step
 want bigq && bigq_step
 want vectors && vectors_step
 want npy && npy_step

@@ -43,6 +43,12 @@ typedef enum {
     TSK_KNOB_GENOME_INDEX = 2  /* the inverted index (cpu/genome_index.h) */
 } tsk_knob_genome_engine;
 
+typedef enum {
+    TSK_KNOB_SHARDS_AUTO = 0, /* shards when the references do not fit one GPU (src/dist_run.c) */
+    TSK_KNOB_SHARDS_ON = 1,   /* always over several GPUs or CPU lanes (tests, benchmarks) */
+    TSK_KNOB_SHARDS_OFF = 2   /* never */
+} tsk_knob_shards;
+
 typedef struct {
     int timing;                   /* TSKETCH_TIMING=1: sketch prints where the seconds went (0) */
     int detached_exit;            /* TSKETCH_DETACHED_EXIT=0 ends the process plainly (1) */
@@ -56,6 +62,8 @@ typedef struct {
                                    * spills sorted runs to TMPDIR; 0: a quarter of the memory */
     long long dist_lanes;         /* TSKETCH_DIST_LANES, 1..16: CPU distance engines taking query
                                    * blocks at once, as GPUs do (src/dist_run.c); 0: one, inline */
+    tsk_knob_shards dist_shards;  /* TSKETCH_DIST_SHARDS: auto, on, off: genome references sharded
+                                   * over the GPUs (or TSKETCH_DIST_LANES CPU lanes) (auto) */
     long long dist_block;         /* TSKETCH_DIST_BLOCK, >= 1: queries per block of a distance run;
                                    * 0: the selection's own size */
     tsk_knob_genome_engine genome_cpu_engine; /* TSKETCH_GENOME_CPU_ENGINE: auto, merge, index (auto) */

@@ -10,6 +10,7 @@
 
 struct tsk_cpu_genome_sets {
     const tsk_key_sets *q, *r;
+    int64_t r_lo, r_hi; /* the references it answers for */
     int threads;
     char err[160]; /* why the last call failed (tsk_cpu_genome_sets_error) */
 };
@@ -24,7 +25,21 @@ tsk_cpu_genome_sets *tsk_cpu_genome_sets_open(const tsk_key_sets *q, const tsk_k
     }
     e->q = q;
     e->r = r;
+    e->r_lo = 0, e->r_hi = r->n_items;
     e->threads = threads > 0 ? threads : 1;
+    return e;
+}
+
+tsk_cpu_genome_sets *tsk_cpu_genome_sets_open_shard(const tsk_key_sets *q, const tsk_key_sets *r, int64_t r_lo,
+                                                    int64_t r_hi, int threads, char *err, size_t errlen)
+{
+    if (!tsk_key_sets_holds(r, r_lo, r_hi - r_lo)) {
+        snprintf(err, errlen, "references [%lld, %lld) are not in a set of %lld genomes", (long long)r_lo,
+                 (long long)r_hi, (long long)r->n_items);
+        return NULL;
+    }
+    tsk_cpu_genome_sets *e = tsk_cpu_genome_sets_open(q, r, threads, err, errlen);
+    if (e) e->r_lo = r_lo, e->r_hi = r_hi;
     return e;
 }
 
@@ -98,7 +113,8 @@ int tsk_cpu_genome_sets_block(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, in
                               uint32_t *shared, int64_t ld)
 {
     if (check_queries(e, q0, nq)) return -1;
-    if (!tsk_key_sets_holds(e->r, r0, nr) || ld < nr) return fail(e, "a block of references beyond the set or its rows");
+    if (!tsk_key_sets_holds(e->r, r0, nr) || ld < nr || r0 < e->r_lo || r0 + nr > e->r_hi)
+        return fail(e, "a block of references beyond the set (or shard) or its rows");
     const int64_t n = nq * nr;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(e->threads)
     for (int64_t p = 0; p < n; p++) {
@@ -118,7 +134,7 @@ int tsk_cpu_genome_sets_topk(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, int
         const int64_t q = q0 + i;
         tsk_genome_pair *best = out + i * k;
         int have = 0;
-        for (int64_t r = 0; r < e->r->n_items; r++) {
+        for (int64_t r = e->r_lo; r < e->r_hi; r++) {
             if (!tsk_pair_admitted(filter, q, r)) continue;
             const int64_t s = shared_of(e, q, r);
             if (s == 0) continue;
@@ -163,7 +179,6 @@ int tsk_cpu_genome_sets_within(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, d
 {
     *n = 0;
     if (check_queries(e, q0, nq)) return -1;
-    const int64_t nr = e->r->n_items;
     /* one pass of counts per query row, kept per row, then gathered in order */
     tsk_genome_pair **rows = calloc((size_t)(nq ? nq : 1), sizeof *rows);
     int64_t *counts = calloc((size_t)(nq ? nq : 1), sizeof *counts);
@@ -174,7 +189,7 @@ int tsk_cpu_genome_sets_within(tsk_cpu_genome_sets *e, int64_t q0, int64_t nq, d
         const int64_t q = q0 + i;
         int64_t got = 0, room = 0;
         tsk_genome_pair *mine = NULL;
-        for (int64_t r = 0; r < nr && !failed; r++) {
+        for (int64_t r = e->r_lo; r < e->r_hi && !failed; r++) {
             if (!tsk_pair_admitted(filter, q, r)) continue;
             const int64_t s = shared_of(e, q, r);
             int64_t n_q, n_r;

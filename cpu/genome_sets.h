@@ -21,6 +21,11 @@ typedef struct tsk_cpu_genome_sets tsk_cpu_genome_sets;
 
 tsk_cpu_genome_sets *tsk_cpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int threads, char *err,
                                               size_t errlen);
+/* A shard: the engine answers for references [r_lo, r_hi) of r only, as
+ * tsk_gpu_genome_sets_open_shard does (distance runs sharded over CPU lanes, to test the merge of
+ * shards without a GPU). */
+tsk_cpu_genome_sets *tsk_cpu_genome_sets_open_shard(const tsk_key_sets *q, const tsk_key_sets *r, int64_t r_lo,
+                                                    int64_t r_hi, int threads, char *err, size_t errlen);
 void tsk_cpu_genome_sets_close(tsk_cpu_genome_sets *e);
 
 /* Why the last call on e failed (bad arguments, out of memory), as tsk_gpu_genome_sets_error says

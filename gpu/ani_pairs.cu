@@ -1034,6 +1034,21 @@ extern "C" void tsk_gpu_ani_peers_free(tsk_gpu_ani_peers *p) { delete p; }
 
 extern "C" void tsk_gpu_ani_close(tsk_gpu_ani *e) { free_engine(e); }
 
+extern "C" int64_t tsk_gpu_ani_bytes(const tsk_ani_set *q, const tsk_ani_set *r)
+{
+    /* lay_out's buffers: a genome's record and index; an anchor's sorted value and segment, and
+     * the fill's copies of both and the sort's scratch (about as much again); a segment's count;
+     * the blocks' scratch, under 1 GB */
+    int64_t bytes = INT64_C(1) << 30;
+    for (int set = 0; set < (q == r ? 1 : 2); set++) {
+        const tsk_ani_set *s = set ? r : q;
+        for (int64_t i = 0; i < s->n_items; i++)
+            bytes += (int64_t)sizeof(ani_genome_d) + (ANI_INDEX + 1) * 4 + s->genome[i].n_anchors * 18 +
+                     s->genome[i].n_segments * 2;
+    }
+    return bytes;
+}
+
 extern "C" const char *tsk_gpu_ani_error(const tsk_gpu_ani *e) { return e ? e->err : "no GPU ANI engine"; }
 
 extern "C" int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, int64_t n,

@@ -55,6 +55,9 @@ void tsk_gpu_ani_peers_free(tsk_gpu_ani_peers *p);
 tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int anchor_k, int window, int device,
                               tsk_gpu_ani_peers *peers, int member, char *err, size_t errlen);
 void tsk_gpu_ani_close(tsk_gpu_ani *e);
+
+/* About the device memory tsk_gpu_ani_open takes for q's and r's genomes (once when q == r). */
+int64_t tsk_gpu_ani_bytes(const tsk_ani_set *q, const tsk_ani_set *r);
 const char *tsk_gpu_ani_error(const tsk_gpu_ani *e);
 
 /* out[i] = tsk_ani_pair of genomes query[i] of q and ref[i] of r, for the pairs with on_host[i] == 0;

@@ -28,6 +28,16 @@ extern "C" int tsk_gpu_any_exclusive(void)
     return 0;
 }
 
+extern "C" size_t tsk_gpu_free_bytes(int device)
+{
+    size_t free_b = 0, total_b = 0;
+    if (cudaSetDevice(device) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return free_b;
+}
+
 extern "C" void tsk_gpu_host_threads(int threads)
 {
     if (threads > 0) tsk_pinned_set_threads(threads);

@@ -19,6 +19,9 @@ int tsk_gpu_device_count(char *why, size_t whylen);
  * else 0. For a process that has used CUDA already (it asks the runtime). */
 int tsk_gpu_any_exclusive(void);
 
+/* Free bytes of device `device`'s memory now (0 when it cannot be told: no such device, no CUDA). */
+size_t tsk_gpu_free_bytes(int device);
+
 /* The most host threads the GPU engines copy through pinned memory with (-p; at most 8): the
  * genome engines' uploads of a mapped file's keys and anchors. */
 void tsk_gpu_host_threads(int threads);

@@ -12,6 +12,12 @@ int tsk_gpu_device_count(char *why, size_t whylen)
 
 int tsk_gpu_any_exclusive(void) { return 0; }
 
+size_t tsk_gpu_free_bytes(int device)
+{
+    (void)device;
+    return 0;
+}
+
 void tsk_gpu_host_threads(int threads) { (void)threads; }
 
 void tsk_gpu_warm_start(const int *devices, int n) { (void)devices, (void)n; }

@@ -49,6 +49,7 @@ struct tsk_gpu_genome_sets_peers : tsk_peer_group {
 
 struct tsk_gpu_genome_sets {
     const tsk_key_sets *q = nullptr, *r = nullptr;
+    int64_t r_lo = 0, r_hi = 0;         /* the references it indexes and answers for: all, or a shard */
     /* the engines it opens among: the open's index, of every reference, is uploaded in shares */
     tsk_gpu_genome_sets_peers *peers = nullptr;
     int member = 0;
@@ -132,14 +133,14 @@ extern "C" void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e)
     delete e;
 }
 
-/* Cuts r into parts of at most cap postings (consecutive references). */
+/* Cuts its references [r_lo, r_hi) into parts of at most cap postings (consecutive references). */
 static int plan_parts(tsk_gpu_genome_sets *e, int64_t cap)
 {
     e->parts.clear();
     e->built = -1;
     const tsk_key_sets *r = e->r;
-    gks_part p = {0, 0, 0};
-    for (int64_t i = 0; i < r->n_items; i++) {
+    gks_part p = {e->r_lo, e->r_lo, 0};
+    for (int64_t i = e->r_lo; i < e->r_hi; i++) {
         const int64_t n = tsk_key_set_size(r, i);
         if (n > cap) {
             snprintf(e->err, sizeof e->err, "reference %lld has %lld keys, more than the %lld an index part holds",
@@ -153,16 +154,35 @@ static int plan_parts(tsk_gpu_genome_sets *e, int64_t cap)
     return 0;
 }
 
-/* Postings one part may hold: what free device memory allows (24 bytes each while sorting, 8 more
- * with thresholds, the radix sort's scratch about 2 more, the batch buffers set aside). */
+/* Device bytes a posting takes while the index is sorted (24, 8 more with thresholds, the radix
+ * sort's scratch about 2 more), and what the batches take beside the index. */
+#define GKS_POSTING_BYTES(floor) ((floor) ? 34 : 26)
+#define GKS_BATCH_BYTES ((8 + (int64_t)sizeof(gks_run)) * GKS_BATCH_KEYS + 2 * GKS_BATCH_OUT)
+
+/* Postings one part may hold: what 80 % of the free device memory allows, the batches set aside. */
 static int64_t part_capacity(tsk_gpu_genome_sets *e)
 {
     if (e->part_cap > 0) return e->part_cap;
     size_t free_b = 0, total_b = 0;
     if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
-    const int64_t batch = (8 + (int64_t)sizeof(gks_run)) * GKS_BATCH_KEYS + 2 * GKS_BATCH_OUT;
-    const int64_t avail = (int64_t)(free_b / 10 * 8) - batch;
-    return std::max<int64_t>(1 << 20, avail / (e->floor ? 34 : 26));
+    const int64_t avail = (int64_t)(free_b / 10 * 8) - GKS_BATCH_BYTES;
+    return std::max<int64_t>(1 << 20, avail / GKS_POSTING_BYTES(e->floor));
+}
+
+/* Whether the sets' thresholds differ (the pairs' sizes then need the stored keys: a size floor). */
+static bool thresholds_differ(const tsk_key_sets *s, uint64_t tau0)
+{
+    for (int64_t i = 0; i < s->n_items; i++)
+        if ((s->tau ? s->tau[i] : UINT64_MAX) != tau0) return true;
+    return false;
+}
+
+extern "C" int64_t tsk_gpu_genome_sets_bytes(const tsk_key_sets *r, int64_t r_lo, int64_t r_hi)
+{
+    if (!tsk_key_sets_holds(r, r_lo, r_hi - r_lo)) return 0;
+    const bool floor = r->n_items > 0 && thresholds_differ(r, r->tau ? r->tau[0] : UINT64_MAX);
+    const int64_t postings = r->offset[r_hi] - r->offset[r_lo];
+    return (postings * GKS_POSTING_BYTES(floor) + GKS_BATCH_BYTES) / 8 * 10;
 }
 
 /* Grows the two buffers of a double-buffered sort together (tsk_cuda_grow each): each holds at
@@ -282,8 +302,9 @@ static int build(tsk_gpu_genome_sets *e, int pi)
     return 0;
 }
 
-static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_sets *r, int device,
-                                       tsk_gpu_genome_sets_peers *peers, int member, char *err, size_t errlen)
+static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_sets *r, int64_t r_lo, int64_t r_hi,
+                                       int device, tsk_gpu_genome_sets_peers *peers, int member, char *err,
+                                       size_t errlen)
 {
     if (q->n_items > INT32_MAX || r->n_items > INT32_MAX) {
         snprintf(err, errlen, "more than 2^31 - 1 genome sketches in one set");
@@ -294,8 +315,8 @@ static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_set
     std::unique_ptr<tsk_gpu_genome_sets, void (*)(tsk_gpu_genome_sets *)> owned(new tsk_gpu_genome_sets(),
                                                                                 tsk_gpu_genome_sets_close);
     tsk_gpu_genome_sets *e = owned.get();
-    e->q = q, e->r = r, e->dev = device;
-    if (peers && peers->bound.back() == r->n_items) e->peers = peers, e->member = member;
+    e->q = q, e->r = r, e->r_lo = r_lo, e->r_hi = r_hi, e->dev = device;
+    if (peers && peers->bound.back() == r->n_items && r_lo == 0 && r_hi == r->n_items) e->peers = peers, e->member = member;
     std::vector<int32_t> rsize((size_t)r->n_items + 1, 0);
     for (int64_t i = 0; i < r->n_items; i++) rsize[(size_t)i] = (int32_t)std::min<int64_t>(tsk_key_set_size(r, i), INT32_MAX);
     int smem_optin = 0;
@@ -346,9 +367,25 @@ extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, 
         snprintf(err, errlen, "member %d of %d peers", member, peers->members);
         return NULL;
     }
-    tsk_gpu_genome_sets *e = tsk_cuda_entry("tsk_gpu_genome_sets_open", err, errlen, (tsk_gpu_genome_sets *)NULL,
-                                            [&] { return open_engine(q, r, device, peers, member, err, errlen); });
+    tsk_gpu_genome_sets *e = tsk_cuda_entry("tsk_gpu_genome_sets_open", err, errlen, (tsk_gpu_genome_sets *)NULL, [&] {
+        return open_engine(q, r, 0, r->n_items, device, peers, member, err, errlen);
+    });
     if (peers) peers->finish(member); /* opened (its share copied, if it had one), or not: either way done */
+    if (e) e->opening = false;
+    return e;
+}
+
+extern "C" tsk_gpu_genome_sets *tsk_gpu_genome_sets_open_shard(const tsk_key_sets *q, const tsk_key_sets *r,
+                                                               int64_t r_lo, int64_t r_hi, int device, char *err,
+                                                               size_t errlen)
+{
+    if (!tsk_key_sets_holds(r, r_lo, r_hi - r_lo)) {
+        snprintf(err, errlen, "references [%lld, %lld) are not in a set of %lld genomes", (long long)r_lo,
+                 (long long)r_hi, (long long)r->n_items);
+        return NULL;
+    }
+    tsk_gpu_genome_sets *e = tsk_cuda_entry("tsk_gpu_genome_sets_open_shard", err, errlen, (tsk_gpu_genome_sets *)NULL,
+                                            [&] { return open_engine(q, r, r_lo, r_hi, device, NULL, 0, err, errlen); });
     if (e) e->opening = false;
     return e;
 }
@@ -408,20 +445,18 @@ struct gks_call {
     std::vector<tsk_genome_pair> *found;  /* GKS_WITHIN */
 };
 
-/* Merges the sorted list in[0..k) (ref -1: end) into best[0..k). */
-static void merge_best(tsk_genome_pair *best, const tsk_genome_pair *in, int k)
+/* Merges the sorted list in[0..n) into best[0..k) (ref -1: its end), through tmp (k entries). */
+static void merge_best(tsk_genome_pair *best, const tsk_genome_pair *in, int n, int k, tsk_genome_pair *tmp)
 {
-    std::vector<tsk_genome_pair> m;
-    m.reserve((size_t)k);
-    int a = 0, b = 0;
-    while ((int)m.size() < k) {
-        const bool ha = a < k && best[a].ref >= 0, hb = b < k && in[b].ref >= 0;
+    int a = 0, b = 0, m = 0;
+    while (m < k) {
+        const bool ha = a < k && best[a].ref >= 0, hb = b < n;
         if (!ha && !hb) break;
-        if (ha && (!hb || tsk_genome_ranks_before(&best[a], &in[b]))) m.push_back(best[a++]);
-        else m.push_back(in[b++]);
+        if (ha && (!hb || tsk_genome_ranks_before(&best[a], &in[b]))) tmp[m++] = best[a++];
+        else tmp[m++] = in[b++];
     }
     const int64_t q = best[0].query;
-    for (int j = 0; j < k; j++) best[j] = j < (int)m.size() ? m[(size_t)j] : tsk_genome_pair{q, -1, 0, 0.0};
+    for (int j = 0; j < k; j++) best[j] = j < m ? tmp[j] : tsk_genome_pair{q, -1, 0, 0.0};
 }
 
 /* Runs queries [b0, b1) of the call against chunks of part pi. */
@@ -477,21 +512,22 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
         TSK_CUDA_CHECK(site(e), cudaMemcpyAsync(e->hits.data(), e->out_d, n_hits * sizeof(gks_hit),
                                                 cudaMemcpyDeviceToHost, e->st));
         TSK_CUDA_CHECK(site(e), cudaStreamSynchronize(e->st));
-        std::vector<tsk_genome_pair> list((size_t)c.k);
+        /* each chunk's list is sorted: its entries count only until one ranks after the k-th best */
+        std::vector<tsk_genome_pair> list((size_t)c.k), tmp((size_t)c.k);
         for (int64_t i = 0; i < nb; i++) {
             const int64_t qg = b0 + i;
+            tsk_genome_pair *best = c.best + (qg - c.q0) * c.k;
             for (int ch = 0; ch < n_chunks; ch++) {
                 const gks_hit *h = &e->hits[(size_t)((i * n_chunks + ch) * c.k)];
-                for (int j = 0; j < c.k; j++) {
-                    if (h[j].ref < 0) {
-                        list[(size_t)j] = tsk_genome_pair{qg, -1, 0, 0.0};
-                        continue;
-                    }
+                int n = 0;
+                for (int j = 0; j < c.k && h[j].ref >= 0; j++) {
                     int64_t n_q, n_r;
                     tsk_genome_pair_sizes(q, qg, r, h[j].ref, &n_q, &n_r);
-                    list[(size_t)j] = tsk_genome_pair{qg, h[j].ref, h[j].shared, tsk_genome_share(h[j].shared, n_q, n_r, c.mode)};
+                    const tsk_genome_pair p = {qg, h[j].ref, h[j].shared, tsk_genome_share(h[j].shared, n_q, n_r, c.mode)};
+                    if (best[c.k - 1].ref >= 0 && !tsk_genome_ranks_before(&p, &best[c.k - 1])) break;
+                    list[(size_t)n++] = p;
                 }
-                merge_best(c.best + (qg - c.q0) * c.k, list.data(), c.k);
+                if (n > 0) merge_best(best, list.data(), n, c.k, tmp.data());
             }
         }
         return 0;
@@ -538,7 +574,7 @@ static int run_batch(tsk_gpu_genome_sets *e, const gks_call &c, int pi, int64_t 
 
 static int run_call(tsk_gpu_genome_sets *e, const gks_call &c)
 {
-    if (e->parts.empty() && e->r->n_items > 0) return -1;  /* set_limits failed: e->err says why */
+    if (e->parts.empty() && e->r_hi > e->r_lo) return -1;  /* set_limits failed: e->err says why */
     TSK_CUDA_CHECK(site(e), cudaSetDevice(e->dev));
     const tsk_key_sets *q = e->q;
     for (int pi = 0; pi < (int)e->parts.size(); pi++) {
@@ -569,7 +605,8 @@ extern "C" int tsk_gpu_genome_sets_block(tsk_gpu_genome_sets *e, int64_t q0, int
                                          uint32_t *shared, int64_t ld)
 {
     if (!e) return -1;
-    if (!tsk_key_sets_holds(e->q, q0, nq) || !tsk_key_sets_holds(e->r, r0, nr) || ld < nr) {
+    if (!tsk_key_sets_holds(e->q, q0, nq) || !tsk_key_sets_holds(e->r, r0, nr) || ld < nr || r0 < e->r_lo ||
+        r0 + nr > e->r_hi) {
         snprintf(e->err, sizeof e->err, "bad block");
         return -1;
     }
@@ -584,7 +621,7 @@ static int collect(tsk_gpu_genome_sets *e, int64_t q0, int64_t nq, double min_sh
                    tsk_pair_filter filter, std::vector<tsk_genome_pair> &found)
 {
     gks_call c = {};
-    c.mode_kind = GKS_WITHIN, c.q0 = q0, c.nq = nq, c.w0 = 0, c.w1 = e->r->n_items;
+    c.mode_kind = GKS_WITHIN, c.q0 = q0, c.nq = nq, c.w0 = e->r_lo, c.w1 = e->r_hi;
     c.mode = mode, c.filter = filter, c.min_share = min_share, c.found = &found;
     if (run_call(e, c)) return -1;
     /* several parts each appended their (query, reference)-ordered hits */
@@ -605,10 +642,10 @@ extern "C" int tsk_gpu_genome_sets_topk(tsk_gpu_genome_sets *e, int64_t q0, int6
     }
     for (int64_t i = 0; i < nq; i++)
         for (int j = 0; j < k; j++) out[i * k + j] = tsk_genome_pair{q0 + i, -1, 0, 0.0};
-    if (nq == 0 || e->r->n_items == 0) return 0;
+    if (nq == 0 || e->r_hi == e->r_lo) return 0;
     if (k <= GKS_MAX_K) {
         gks_call c = {};
-        c.mode_kind = GKS_TOPK, c.q0 = q0, c.nq = nq, c.w0 = 0, c.w1 = e->r->n_items, c.k = k;
+        c.mode_kind = GKS_TOPK, c.q0 = q0, c.nq = nq, c.w0 = e->r_lo, c.w1 = e->r_hi, c.k = k;
         c.mode = mode, c.filter = filter, c.best = out;
         return guarded(e, "tsk_gpu_genome_sets_topk", [&] { return run_call(e, c); });
     }
@@ -643,7 +680,7 @@ extern "C" int tsk_gpu_genome_sets_within(tsk_gpu_genome_sets *e, int64_t q0, in
         snprintf(e->err, sizeof e->err, "bad threshold query");
         return -1;
     }
-    if (nq == 0 || e->r->n_items == 0) return 0;
+    if (nq == 0 || e->r_hi == e->r_lo) return 0;
     return guarded(e, "tsk_gpu_genome_sets_within", [&] {
         std::vector<tsk_genome_pair> found;
         if (collect(e, q0, nq, min_share, mode, filter, found)) return -1;

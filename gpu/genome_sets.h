@@ -45,7 +45,18 @@ void tsk_gpu_genome_sets_peers_free(tsk_gpu_genome_sets_peers *p);
  * memory runs out. */
 tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_key_sets *r, int device,
                                               tsk_gpu_genome_sets_peers *peers, int member, char *err, size_t errlen);
+/* A shard of r on device `device`: the engine indexes and answers for references [r_lo, r_hi) only
+ * (reference ids stay r's), so that GPUs that each hold a shard of a reference set no one GPU holds
+ * answer every query between them (a distance run's shards: top-k lists merged by
+ * tsk_genome_ranks_before, threshold pairs of a query concatenated shard after shard). Blocks
+ * asked of it lie within the shard. Returns NULL with a message as tsk_gpu_genome_sets_open. */
+tsk_gpu_genome_sets *tsk_gpu_genome_sets_open_shard(const tsk_key_sets *q, const tsk_key_sets *r, int64_t r_lo,
+                                                    int64_t r_hi, int device, char *err, size_t errlen);
 void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e);
+
+/* The free device memory an engine needs to index references [r_lo, r_hi) of r in one part, at
+ * its open (with less it indexes them in parts, again on every call). */
+int64_t tsk_gpu_genome_sets_bytes(const tsk_key_sets *r, int64_t r_lo, int64_t r_hi);
 
 /* Why the last call on e failed. */
 const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e);

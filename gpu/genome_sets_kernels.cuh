@@ -8,8 +8,9 @@
  * runs are ascending, so a chunk's part of a run is found by a binary search and left at its end),
  * then finishes on the device:
  *   GKS_COUNT  writes the counts (the count block);
- *   GKS_TOPK   keeps the k best references by share (per thread a sorted list while the counters
- *              are scanned, then k rounds of a block-wide arg-max over the lists' heads);
+ *   GKS_TOPK   keeps the k best references by share (a bound from the threads' best ones, then
+ *              per thread a sorted list of the pairs within it while the counters are scanned,
+ *              then k rounds of a block-wide arg-max over the lists' heads);
  *   GKS_WITHIN writes the references whose share reaches the floor, in reference order (a block
  *              scan), at an offset reserved with one atomic add per block.
  * The share is tsk_genome_share's (core/genome_keys.h) with its operations spelled out in IEEE
@@ -168,11 +169,39 @@ __global__ void __launch_bounds__(GKS_THREADS) gks_count_kernel(gks_launch L)
         uint32_t lc[GKS_MAX_K];
         int have = 0;
         const int k = L.k;
+        /* A bound first: each thread's best, and the k-th best of those (the k threads' bests are
+         * k pairs ranking at or before it, so no pair ranking after it is among the k best). The
+         * lists then take few pairs: most of a chunk's counters are chance matches of a few keys. */
+        __shared__ double mf[GKS_THREADS];
+        __shared__ int32_t mr[GKS_THREADS];
+        __shared__ double cut_f;
+        __shared__ int32_t cut_r;
+        double my_f = -1.0;
+        int32_t my_r = INT32_MAX;
         for (int j = tid; j < m; j += GKS_THREADS) {
             const uint32_t s = cnt[j];
             const int32_t r = g0 + j;
             if (s == 0 || !tsk_pair_admitted((tsk_pair_filter)L.filter, q, r)) continue;
             const double f = gks_pair_share(L, qi, k0, nk, r, s);
+            if (gks_before(f, r, my_f, my_r)) my_f = f, my_r = r;
+        }
+        mf[tid] = my_f, mr[tid] = my_r;
+        if (tid == 0) cut_f = -1.0, cut_r = INT32_MAX;
+        __syncthreads();
+        if (my_r != INT32_MAX && k <= GKS_THREADS) {
+            int rank = 0;
+            for (int t = 0; t < GKS_THREADS; t++) rank += gks_before(mf[t], mr[t], my_f, my_r);
+            if (rank == k - 1) cut_f = my_f, cut_r = my_r;
+        }
+        __syncthreads();
+        const double bound_f = cut_f;
+        const int32_t bound_r = cut_r;
+        for (int j = tid; j < m; j += GKS_THREADS) {
+            const uint32_t s = cnt[j];
+            const int32_t r = g0 + j;
+            if (s == 0 || !tsk_pair_admitted((tsk_pair_filter)L.filter, q, r)) continue;
+            const double f = gks_pair_share(L, qi, k0, nk, r, s);
+            if (bound_r != INT32_MAX && gks_before(bound_f, bound_r, f, r)) continue;
             if (have == k && !gks_before(f, r, lf[k - 1], lr[k - 1])) continue;
             int at = have < k ? have++ : k - 1;
             while (at > 0 && gks_before(f, r, lf[at - 1], lr[at - 1])) {

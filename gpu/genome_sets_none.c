@@ -21,7 +21,21 @@ tsk_gpu_genome_sets *tsk_gpu_genome_sets_open(const tsk_key_sets *q, const tsk_k
     return NULL;
 }
 
+tsk_gpu_genome_sets *tsk_gpu_genome_sets_open_shard(const tsk_key_sets *q, const tsk_key_sets *r, int64_t r_lo,
+                                                    int64_t r_hi, int device, char *err, size_t errlen)
+{
+    (void)q, (void)r, (void)r_lo, (void)r_hi, (void)device;
+    snprintf(err, errlen, "this tsketch was built without CUDA");
+    return NULL;
+}
+
 void tsk_gpu_genome_sets_close(tsk_gpu_genome_sets *e) { (void)e; }
+
+int64_t tsk_gpu_genome_sets_bytes(const tsk_key_sets *r, int64_t r_lo, int64_t r_hi)
+{
+    (void)r, (void)r_lo, (void)r_hi;
+    return 0;
+}
 
 const char *tsk_gpu_genome_sets_error(const tsk_gpu_genome_sets *e)
 {

@@ -17,7 +17,8 @@
  * each on a thread of its own beside lane 0's opening. Each GPU holds its own index of every
  * reference, but the uploads are shared: each takes shares of the keys (and with ANI of the
  * anchors, which it also sorts) from the host and copies the others' from their GPUs
- * (tsk_gpu_genome_sets_peers, tsk_gpu_ani_peers). The CPU engine runs inline (its -p threads are
+ * (tsk_gpu_genome_sets_peers, tsk_gpu_ani_peers). References no GPU holds whole go to the GPUs in
+ * shards instead (dist_shards.h): the group of shards is the engine of two lanes. The CPU engine runs inline (its -p threads are
  * the whole budget: no lane thread beside them), or, under TSKETCH_DIST_LANES=N (a test knob), on N
  * CPU lanes through the same scheduler as GPUs. */
 #include <errno.h>
@@ -38,7 +39,9 @@
 #include "../gpu/genome_sets.h"
 #include "../gpu/gpu_dist.h"
 #include "cli.h"
+#include "dist_engines.h"
 #include "dist_run.h"
+#include "dist_shards.h"
 #include "engine.h"
 #include "gpu_start.h"
 #include "ordered_pipeline.h"
@@ -59,28 +62,6 @@
  * docs/performance.md). */
 #define ROWS_PAIRS_PER_LANE 4e11
 #define SETS_PAIRS_PER_LANE 4e9
-
-/* One engine kind's calls, as a table: the engine is chosen once (vector rows or genome sketches,
- * on the CPU or a GPU) and every call goes through its table, so no call site asks which engine
- * it has. Each call returns 0, or -1 with the reason in error(). Calls of the other item kind are
- * NULL (block_sets on vector rows, ...). */
-typedef struct {
-    const char *what; /* "distance computation" or "genome distance computation", for the message */
-    /* device: the lane's GPU (GPU kinds); threads: -p, or a CPU lane's share of it; peers: the GPU
-     * genome engines it opens among as their member `member` (NULL: alone) */
-    void *(*open)(const tsk_dist_items *it, int device, int threads, void *peers, int member, char *err, size_t errlen);
-    void (*close)(void *e);
-    const char *(*error)(const void *e);
-    int (*block_rows)(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, float *out, int64_t ld);
-    int (*topk_rows)(void *e, int64_t q0, int64_t nq, int k, tsk_pair_filter f, tsk_pair *out);
-    int (*within_rows)(void *e, int64_t q0, int64_t nq, float max, tsk_pair_filter f, tsk_pair **p, int64_t *n,
-                       int64_t *cap);
-    int (*block_sets)(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared, int64_t ld);
-    int (*topk_sets)(void *e, int64_t q0, int64_t nq, int k, tsk_genome_mode m, tsk_pair_filter f,
-                     tsk_genome_pair *out);
-    int (*within_sets)(void *e, int64_t q0, int64_t nq, double min_share, tsk_genome_mode m, tsk_pair_filter f,
-                       tsk_genome_pair **p, int64_t *n, int64_t *cap);
-} engine_calls;
 
 /* Each engine's functions behind the table's signatures (an engine pointer is called as its own
  * type, never through a cast function pointer). */
@@ -196,6 +177,23 @@ static void *cpu_sets_open(const tsk_dist_items *it, int device, int threads, vo
     }
     return g;
 }
+/* A shard (tests of the shards' merge on CPU lanes): the merge engine over its references. */
+static void *cpu_sets_open_shard(const tsk_dist_items *it, int64_t r_lo, int64_t r_hi, int device, int threads,
+                                 char *err, size_t errlen)
+{
+    (void)device;
+    cpu_genomes *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    g->q = it->keys_q, g->r = it->keys_r, g->threads = threads, g->chosen = 1;
+    if (!(g->merge = tsk_cpu_genome_sets_open_shard(it->keys_q, it->keys_r, r_lo, r_hi, threads, err, errlen))) {
+        cpu_sets_close(g);
+        return NULL;
+    }
+    return g;
+}
 static const char *cpu_sets_error(const void *e)
 {
     const cpu_genomes *g = e;
@@ -234,6 +232,12 @@ static void *gpu_sets_open(const tsk_dist_items *it, int device, int threads, vo
     (void)threads;
     return tsk_gpu_genome_sets_open(it->keys_q, it->keys_r, device, peers, member, err, errlen);
 }
+static void *gpu_sets_open_shard(const tsk_dist_items *it, int64_t r_lo, int64_t r_hi, int device, int threads,
+                                 char *err, size_t errlen)
+{
+    (void)threads;
+    return tsk_gpu_genome_sets_open_shard(it->keys_q, it->keys_r, r_lo, r_hi, device, err, errlen);
+}
 static void gpu_sets_close(void *e) { tsk_gpu_genome_sets_close(e); }
 static const char *gpu_sets_error(const void *e) { return tsk_gpu_genome_sets_error(e); }
 static int gpu_sets_block(void *e, int64_t q0, int64_t nq, int64_t r0, int64_t nr, uint32_t *shared, int64_t ld)
@@ -251,14 +255,16 @@ static int gpu_sets_within(void *e, int64_t q0, int64_t nq, double min_share, ts
     return tsk_gpu_genome_sets_within(e, q0, nq, min_share, m, f, p, n, cap);
 }
 
-static const engine_calls CPU_ROWS = {"distance computation", cpu_rows_open, cpu_rows_close, cpu_rows_error,
+static const engine_calls CPU_ROWS = {"distance computation", cpu_rows_open, NULL, cpu_rows_close, cpu_rows_error,
                                       cpu_rows_block, cpu_rows_topk, cpu_rows_within, NULL, NULL, NULL};
-static const engine_calls GPU_ROWS = {"distance computation", gpu_rows_open, gpu_rows_close, gpu_rows_error,
+static const engine_calls GPU_ROWS = {"distance computation", gpu_rows_open, NULL, gpu_rows_close, gpu_rows_error,
                                       gpu_rows_block, gpu_rows_topk, gpu_rows_within, NULL, NULL, NULL};
-static const engine_calls CPU_SETS = {"genome distance computation", cpu_sets_open, cpu_sets_close, cpu_sets_error,
-                                      NULL, NULL, NULL, cpu_sets_block, cpu_sets_topk, cpu_sets_within};
-static const engine_calls GPU_SETS = {"genome distance computation", gpu_sets_open, gpu_sets_close, gpu_sets_error,
-                                      NULL, NULL, NULL, gpu_sets_block, gpu_sets_topk, gpu_sets_within};
+static const engine_calls CPU_SETS = {"genome distance computation", cpu_sets_open, cpu_sets_open_shard,
+                                      cpu_sets_close, cpu_sets_error, NULL, NULL, NULL, cpu_sets_block,
+                                      cpu_sets_topk, cpu_sets_within};
+static const engine_calls GPU_SETS = {"genome distance computation", gpu_sets_open, gpu_sets_open_shard,
+                                      gpu_sets_close, gpu_sets_error, NULL, NULL, NULL, gpu_sets_block,
+                                      gpu_sets_topk, gpu_sets_within};
 
 /* The table of the items' kind on the CPU or a GPU. */
 static const engine_calls *engine_kind(int genomes, int on_gpu)
@@ -304,6 +310,9 @@ struct tsk_dist_engine {
     tsk_gpu_genome_sets_peers *keys_peers;
     tsk_gpu_ani_peers *ani_peers;
     int in_peers[MAX_LANES];
+    /* the references sharded over the devices (or CPU lanes) instead, NULL when whole on each: the
+     * group is the engine of two lanes (two blocks in flight), lane i's ANI engine on devices[i] */
+    tsk_dist_shards *shards;
 };
 
 /* ---- the engine choice ---- */
@@ -340,27 +349,40 @@ static int open_lane(tsk_dist_engine *e, int i, char *err, size_t errlen)
     return 0;
 }
 
-static void close_lane(const tsk_dist_engine *e, dist_lane *l)
+static void print_keys_timing(const tsk_gpu_genome_sets *engine, const char *which)
 {
-    if (l->engine && e->on_gpu && !e->genomes && tsk_timing_wanted()) {
+    tsk_gpu_genome_sets_times t;
+    tsk_gpu_genome_sets_timing(engine, &t);
+    char share[80] = "";
+    if (t.members > 1)
+        snprintf(share, sizeof share, " (its shares, of %d GPUs), the others' copied and waited for in %.3f s",
+                 t.members, t.peers_s);
+    fprintf(stderr, "tsketch: timing: keys' engine on the GPU%s: buffers %.3f s, keys uploaded in %.3f s%s, indexed in %.3f s\n",
+            which, t.alloc_s, t.upload_s, share, t.index_s);
+}
+
+/* Lane l's timing lines (TSKETCH_TIMING), read before it closes; the shards' once, by lane 0. (The
+ * lanes close one after another: closing 4 GPUs' side by side measured 0.46 s against 0.53 s, one
+ * run each, so it stays simple.) */
+static void lane_timing(const tsk_dist_engine *e, const dist_lane *l)
+{
+    if (!tsk_timing_wanted()) return;
+    if (e->shards && l->engine == e->shards) {
+        for (int s = 0; e->on_gpu && l == &e->lane[0] && s < tsk_dist_shards_count(e->shards); s++) {
+            char which[64];
+            snprintf(which, sizeof which, " (shard %d, from reference %lld)", s,
+                     (long long)tsk_dist_shards_bound(e->shards, s));
+            print_keys_timing(tsk_dist_shards_engine(e->shards, s), which);
+        }
+    } else if (l->engine && e->on_gpu && !e->genomes) {
         double passes_s, devices_s;
         tsk_gpu_dist_open_times(l->engine, &passes_s, &devices_s);
         fprintf(stderr, "tsketch: timing: vector engine opened: passes over the items %.3f s, then the GPU %.3f s\n",
                 passes_s, devices_s);
+    } else if (l->engine && e->on_gpu) {
+        print_keys_timing(l->engine, "");
     }
-    if (l->engine && e->on_gpu && e->genomes && tsk_timing_wanted()) {
-        tsk_gpu_genome_sets_times t;
-        tsk_gpu_genome_sets_timing(l->engine, &t);
-        char share[80] = "";
-        if (t.members > 1)
-            snprintf(share, sizeof share, " (its shares, of %d GPUs), the others' copied and waited for in %.3f s",
-                     t.members, t.peers_s);
-        fprintf(stderr,
-                "tsketch: timing: keys' engine on the GPU: buffers %.3f s, keys uploaded in %.3f s%s, indexed in %.3f s\n",
-                t.alloc_s, t.upload_s, share, t.index_s);
-    }
-    if (l->engine) e->calls->close(l->engine);
-    if (l->ani && tsk_timing_wanted()) {
+    if (l->ani) {
         tsk_gpu_ani_times t;
         tsk_gpu_ani_timing(l->ani, &t);
         char share[96] = "";
@@ -371,6 +393,13 @@ static void close_lane(const tsk_dist_engine *e, dist_lane *l)
                 "by %.3f s beside the keys, %.3f s waited for; %lld pairs in %.3f s\n",
                 t.open_s, t.upload_s, share, t.fill_s, t.waited_s, (long long)t.pairs, t.pairs_s);
     }
+}
+
+static void close_lane(const tsk_dist_engine *e, dist_lane *l)
+{
+    lane_timing(e, l);
+    if (e->shards && l != &e->lane[0] && l->engine == e->shards) l->engine = NULL; /* lane 0's group */
+    if (l->engine) e->calls->close(l->engine);
     tsk_gpu_ani_close(l->ani);
     l->engine = NULL;
     l->ani = NULL;
@@ -442,16 +471,75 @@ static int join_lane_opener(tsk_dist_engine *e, int i, char *err, size_t errlen)
     return o->rc;
 }
 
+/* Device memory an ANI engine must leave beside a shard: the keys' batches (about 2 GB). */
+#define SHARD_BATCH_BYTES (INT64_C(3) << 30)
+
+/* Whether the references go to the lanes in shards (dist_shards.h) rather than whole to each:
+ * TSKETCH_DIST_SHARDS=on (GPUs, or TSKETCH_DIST_LANES CPU lanes), or, on several GPUs, when a GPU
+ * named has too little free memory for the keys' index of every reference in one part beside the
+ * ANI engine's anchors (10^6 genomes: about 190 GB of both). */
+static int shards_wanted(const tsk_dist_engine *e)
+{
+    const tsk_knob_shards knob = tsk_knobs_get()->dist_shards;
+    if (!e->genomes || e->n_lanes < 2 || knob == TSK_KNOB_SHARDS_OFF) return 0;
+    if (knob == TSK_KNOB_SHARDS_ON) return 1;
+    if (!e->on_gpu) return 0;
+    const tsk_dist_items *it = &e->items;
+    const int64_t need = tsk_gpu_genome_sets_bytes(it->keys_r, 0, it->keys_r->n_items) +
+                         (tsk_dist_items_ani(it) ? tsk_gpu_ani_bytes(it->ani_q, it->ani_r) : 0);
+    for (int i = 0; i < e->n_lanes; i++) {
+        const size_t free_b = tsk_gpu_free_bytes(e->devices[i]);
+        if (free_b > 0 && (int64_t)free_b < need) return 1;
+    }
+    return 0;
+}
+
+/* The references in shards over the n_lanes devices (or CPU lanes): the group becomes the engine of
+ * lanes 0 and 1. With ANI on GPUs, each of the two lanes opens an ANI engine of every genome on its
+ * own device (sharing the uploads) where the anchors fit beside its shard; else the host refines.
+ * 0, or -1 with the reason in err. */
+static int open_shards(tsk_dist_engine *e, char *err, size_t errlen)
+{
+    const int threads = e->on_gpu ? e->threads : lane_threads(e->threads, e->n_lanes);
+    if (e->on_gpu) tsk_gpu_host_threads(threads);
+    e->shards = tsk_dist_shards_open(e->calls, &e->items, e->n_lanes, e->devices, threads, err, errlen);
+    if (!e->shards) return -1;
+    e->calls = &TSK_DIST_SHARDS;
+    e->lane[0].engine = e->lane[1].engine = e->shards;
+    const int n_shards = e->n_lanes;
+    e->n_lanes = 2;
+    if (tsk_timing_wanted())
+        fprintf(stderr, "tsketch: timing: the references in %d shards on %s\n", n_shards, e->on_gpu ? "GPUs" : "CPU lanes");
+    const tsk_dist_items *it = &e->items;
+    if (!e->on_gpu || !tsk_dist_items_ani(it)) return 0;
+    const int64_t need = tsk_gpu_ani_bytes(it->ani_q, it->ani_r) + SHARD_BATCH_BYTES;
+    for (int i = 0; i < 2; i++)
+        if ((int64_t)tsk_gpu_free_bytes(e->devices[i]) < need) {
+            tsk_warn("the references are sharded over %d GPUs, and their anchors (%.1f GB) do not fit beside a "
+                     "shard: ANI of the candidate pairs on the CPU",
+                     n_shards, (double)need / 1e9);
+            return 0;
+        }
+    e->ani_peers = tsk_gpu_ani_peers_new(it->ani_q, it->ani_r, 2);
+    for (int i = 0; i < 2; i++) {
+        char why[512] = "";
+        e->lane[i].ani = tsk_gpu_ani_open(it->ani_q, it->ani_r, it->anchor_k, (int)it->window, e->devices[i],
+                                          e->ani_peers, i, why, sizeof why);
+        if (!e->lane[i].ani) tsk_warn("%s; ANI of the candidate pairs on the CPU", why);
+    }
+    return 0;
+}
+
 /* Lanes 1 .. n_lanes-1 that openers opened but no run took are closed too. */
 static void close_lanes(tsk_dist_engine *e)
 {
     char err[TSK_ERRLEN];
     for (int i = 1; i < MAX_LANES; i++) join_lane_opener(e, i, err, sizeof err);
     leave_peers(e, 0);
-    for (int i = 0; i < MAX_LANES; i++) close_lane(e, &e->lane[i]);
+    for (int i = MAX_LANES - 1; i >= 0; i--) close_lane(e, &e->lane[i]); /* the shards' aliases before lane 0 */
     tsk_gpu_ani_peers_free(e->ani_peers); /* every member's engine is closed */
     tsk_gpu_genome_sets_peers_free(e->keys_peers);
-    e->ani_peers = NULL, e->keys_peers = NULL;
+    e->ani_peers = NULL, e->keys_peers = NULL, e->shards = NULL;
     e->n_open = 0;
 }
 
@@ -473,8 +561,9 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         e->on_gpu = 1;
         e->calls = engine_kind(e->genomes, 1);
         e->n_lanes = tsk_engine_dist_devices(&job->device, MAX_LANES, e->devices, err, sizeof err);
-        if (e->n_lanes >= 1) start_lane_openers(e);
-        if (e->n_lanes < 1 || open_lane(e, 0, err, sizeof err)) {
+        const int sharded = e->n_lanes >= 2 && shards_wanted(e);
+        if (e->n_lanes >= 1 && !sharded) start_lane_openers(e);
+        if (e->n_lanes < 1 || (sharded ? open_shards(e, err, sizeof err) : open_lane(e, 0, err, sizeof err))) {
             close_lanes(e); /* the lanes opened beside it: the run goes to the CPU, or ends */
             e->on_gpu = 0;
             if (e->required) {
@@ -489,14 +578,15 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         const long long lanes = tsk_knobs_get()->dist_lanes;
         e->calls = engine_kind(e->genomes, 0);
         e->n_lanes = lanes > 1 ? (int)lanes : 1;
-        start_lane_openers(e);
-        if (open_lane(e, 0, err, sizeof err)) {
+        const int sharded = shards_wanted(e);
+        if (!sharded) start_lane_openers(e);
+        if (sharded ? open_shards(e, err, sizeof err) : open_lane(e, 0, err, sizeof err)) {
             tsk_error("%s", err);
             tsk_dist_engine_close(e);
             return TSK_EXIT_RUNTIME;
         }
     }
-    e->n_open = 1;
+    e->n_open = e->shards ? 2 : 1;
     *out = e;
     if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine opened in %.3f s\n", tsk_seconds() - t0);
     return TSK_EXIT_OK;
@@ -983,7 +1073,7 @@ static int run_inline(const dist_job *r, const block_plan *p)
 static int lanes_for(const dist_job *r, const block_plan *p)
 {
     const tsk_dist_engine *e = r->e;
-    int want = more_lanes_pay(e, r->s->q_end - r->s->q_begin) ? e->n_lanes : 1;
+    int want = e->shards || more_lanes_pay(e, r->s->q_end - r->s->q_begin) ? e->n_lanes : 1;
     if (want > p->n_blocks) want = p->n_blocks > 0 ? (int)p->n_blocks : 1;
     return want;
 }

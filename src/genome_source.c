@@ -117,7 +117,11 @@ static int finalize(tsk_genome_source *s, const tsk_params *p)
         s->repeats[i] = -1;
         s->ani_genome[i].repeats = &s->repeats[i];
     }
-    s->ani = (tsk_ani_set){s->set.n_items, s->ani_genome};
+    /* a set without a single anchor (sketches of keys alone) has no ANI: its distances are the
+     * keys', as they would be pair by pair, without the candidates ANI would refine */
+    int64_t with_anchors = 0;
+    for (int64_t i = 0; i < s->set.n_items; i++) with_anchors += s->ani_genome[i].n_anchors > 0;
+    s->ani = (tsk_ani_set){s->set.n_items, with_anchors ? s->ani_genome : NULL};
     s->set.offset = s->offset;
     s->set.tau = NULL;
     if (s->set.n_items == 0) return 0;

@@ -6,8 +6,10 @@
  *                                                 cpu/genome_sets, then times the index, all-vs-all
  *                                                 top-10, all pairs i<j with d <= 0.05 and a count
  *                                                 block; exit 1 on any mismatch
- *   genome_sets_bench gen N KEYS OUT.tsk          writes the same sketches as a genome .tsk (for
- *                                                 timing `tsketch dist` end to end)
+ *   genome_sets_bench gen N KEYS OUT.tsk [keys]   writes the same sketches as a genome .tsk (for
+ *                                                 timing `tsketch dist` end to end), with segment
+ *                                                 anchors (ANI), or with keys alone (`keys`: the
+ *                                                 key distance; 10^6 genomes in 74 GB, not 190)
  *
  * The sketches: genomes in species-like clusters (1 to ~200 members, mean ~16) around a centre of
  * K keys (K from 0.6 to 1.4 x KEYS per cluster); a member keeps 30-95 % of the centre (the share f
@@ -169,7 +171,7 @@ static int run(int64_t n, int64_t keys, int reps, int64_t chunk)
     return failures ? 1 : 0;
 }
 
-static int gen(int64_t n, int64_t keys, const char *path)
+static int gen(int64_t n, int64_t keys, const char *path, int with_anchors)
 {
     owned_sets o = make_genomes(n, keys);
     const tsk_params p = genome_params(o.min_keys);
@@ -193,6 +195,15 @@ static int gen(int64_t n, int64_t keys, const char *path)
         const int64_t m = tsk_key_set_size(&o.s, i);
         /* the length a reader computes the threshold from */
         tsk_record_info rec = {name, "synthetic", o.length[i], o.length[i], 0, 0, m};
+        if (!with_anchors) {
+            if (tsk_writer_add(w, &rec, o.keys + o.offset[i], err, sizeof err)) {
+                fprintf(stderr, "%s\n", err);
+                tsk_writer_abort(w);
+                free_sets(&o);
+                return 2;
+            }
+            continue;
+        }
         /* its segment anchors (synthetic_sets.h), so that ANI is estimated as for sketched genomes */
         uint16_t *seg = malloc(sizeof *seg * (size_t)(synthetic_segments(&o, i) + 1));
         uint32_t *hash = malloc(sizeof *hash * (size_t)(synthetic_anchor_cap(&o, i) + 1));
@@ -224,7 +235,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 4 && !strcmp(argv[1], "run"))
         return run(atoll(argv[2]), atoll(argv[3]), argc > 4 ? atoi(argv[4]) : 3, argc > 5 ? atoll(argv[5]) : 0);
-    if (argc == 5 && !strcmp(argv[1], "gen")) return gen(atoll(argv[2]), atoll(argv[3]), argv[4]);
-    fprintf(stderr, "usage: genome_sets_bench run N KEYS [REPS] [CHUNK] | gen N KEYS OUT.tsk\n");
+    if ((argc == 5 || (argc == 6 && !strcmp(argv[5], "keys"))) && !strcmp(argv[1], "gen"))
+        return gen(atoll(argv[2]), atoll(argv[3]), argv[4], argc == 5);
+    fprintf(stderr, "usage: genome_sets_bench run N KEYS [REPS] [CHUNK] | gen N KEYS OUT.tsk [keys]\n");
     return 2;
 }

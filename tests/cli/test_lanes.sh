@@ -2,7 +2,9 @@
 # CLI: the distance runner's lanes (src/dist_run.c), the scheduler that runs one engine per GPU
 # and delivers blocks in query order. Without a GPU the same scheduler runs CPU lanes
 # (TSKETCH_DIST_LANES=N), and TSKETCH_DIST_BLOCK=B cuts a small input into many blocks, so that
-# lanes finish blocks out of order and the writer must put them back. Every output of `dist`,
+# lanes finish blocks out of order and the writer must put them back; TSKETCH_DIST_SHARDS=on cuts
+# genome references into shards over those lanes instead (src/dist_shards.h), whose answers are
+# merged, as over GPUs that each hold a part of the references. Every output of `dist`,
 # `triangle`, `tree`, `plot` and `cluster` (vector rows and genome sketches; top-k, thresholds, dense TSV, PHYLIP,
 # square, npy; one set and queries against references; --block parts) must equal the plain run's
 # byte for byte under every lane count and block size; a failed write stops every lane (exit 1,
@@ -65,7 +67,8 @@ done
 # same DESC CMD...: the command's stdout (and its -o file, named $WORK/o.*) under every lane count
 # and block size equals the plain run's
 SETTINGS=("TSKETCH_DIST_BLOCK=5" "TSKETCH_DIST_LANES=2 TSKETCH_DIST_BLOCK=7" "TSKETCH_DIST_LANES=3 TSKETCH_DIST_BLOCK=1"
-          "TSKETCH_DIST_LANES=16 TSKETCH_DIST_BLOCK=13" "TSKETCH_DIST_LANES=3")
+          "TSKETCH_DIST_LANES=16 TSKETCH_DIST_BLOCK=13" "TSKETCH_DIST_LANES=3"
+          "TSKETCH_DIST_LANES=3 TSKETCH_DIST_SHARDS=on TSKETCH_DIST_BLOCK=5" "TSKETCH_DIST_LANES=16 TSKETCH_DIST_SHARDS=on")
 run_out() { # OUTFILE ENV... -- CMD...: stdout and any $WORK/o.* files, concatenated
     local out=$1
     shift
@@ -126,6 +129,15 @@ if [ "$have_genomes" = 1 ]; then
     same "cluster greedy" "$T" cluster "$G" --representatives "$WORK/o.reps"
     same "cluster single, -p 2" "$T" cluster -p 2 --method single -d 0.03 "$G"
     same "cluster greedy --min-af 0.5 -p 4" "$T" cluster -p 4 --min-af 0.5 "$G"
+fi
+
+# the shards are used: 3 of them, and none without the knob
+if [ "$have_genomes" = 1 ]; then
+    n=$(TSKETCH_TIMING=1 TSKETCH_DIST_LANES=3 TSKETCH_DIST_SHARDS=on "$T" dist --top-k 3 "$G" 2>&1 >/dev/null |
+        grep -c "references in 3 shards on CPU lanes")
+    [ "$n" = 1 ] && ok "TSKETCH_DIST_SHARDS=on: the references in 3 shards" || not_ok "TSKETCH_DIST_SHARDS=on: 3 shards" "got $n"
+    n=$(TSKETCH_TIMING=1 TSKETCH_DIST_LANES=3 "$T" dist --top-k 3 "$G" 2>&1 >/dev/null | grep -c "shards")
+    [ "$n" = 0 ] && ok "CPU lanes without the knob: no shards" || not_ok "CPU lanes without the knob: no shards" "got $n"
 fi
 
 # lanes deliver every block once: the line count of a top-k is k per query

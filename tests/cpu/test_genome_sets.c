@@ -791,7 +791,7 @@ Test(genome_sets, errors_say_why)
     cr_expect_str_eq(tsk_cpu_genome_sets_error(e), "top-k needs k of at least 1");
     uint32_t shared[4];
     cr_assert_eq(tsk_cpu_genome_sets_block(e, 0, 2, 1, 2, shared, 2), -1);
-    cr_expect_str_eq(tsk_cpu_genome_sets_error(e), "a block of references beyond the set or its rows");
+    cr_expect_str_eq(tsk_cpu_genome_sets_error(e), "a block of references beyond the set (or shard) or its rows");
     cr_expect_eq(tsk_cpu_genome_sets_block(e, 0, 2, 0, 2, shared, 2), 0);
     cr_expect(shared[0] == 3 && shared[1] == 2 && shared[2] == 2 && shared[3] == 2);
     tsk_cpu_genome_sets_close(e);
@@ -799,6 +799,60 @@ Test(genome_sets, errors_say_why)
 }
 
 /* ---- distance and its share floor ---- */
+
+/* A shard (references [lo, hi) only) answers as the whole engine does with the other references
+ * left out: its within pairs are the whole's within [lo, hi), its top-k the best k of those (the
+ * whole's lists at k = every reference, cut), its blocks the whole's columns; blocks past it and
+ * ranges past the set are refused. */
+Test(genome_sets, shard_is_the_whole_cut_to_its_references)
+{
+    sets_builder q, r;
+    random_sets(&q, 31, 250, 600, 61);
+    random_sets(&r, 29, 250, 600, 62);
+    char err[160];
+    const int64_t nr = r.set.n_items, lo = 7, hi = 19;
+    cr_assert_null(tsk_cpu_genome_sets_open_shard(&q.set, &r.set, 3, nr + 1, 1, err, sizeof err));
+    cr_expect(strstr(err, "not in a set") != NULL, "%s", err);
+    tsk_cpu_genome_sets *whole = open_engine(&q.set, &r.set, 2);
+    tsk_cpu_genome_sets *shard = tsk_cpu_genome_sets_open_shard(&q.set, &r.set, lo, hi, 2, err, sizeof err);
+    cr_assert_not_null(shard, "%s", err);
+    const int64_t nq = q.set.n_items;
+    for (int m = 0; m < 2; m++) {
+        tsk_genome_pair *a = NULL, *b = NULL;
+        int64_t na = 0, nb = 0, ca = 0, cb = 0;
+        cr_assert_eq(tsk_cpu_genome_sets_within(whole, 0, nq, 0.0, (tsk_genome_mode)m, TSK_PAIRS_ALL, &a, &na, &ca), 0);
+        cr_assert_eq(tsk_cpu_genome_sets_within(shard, 0, nq, 0.0, (tsk_genome_mode)m, TSK_PAIRS_ALL, &b, &nb, &cb), 0);
+        int64_t kept = 0;
+        for (int64_t i = 0; i < na; i++)
+            if (a[i].ref >= lo && a[i].ref < hi) a[kept++] = a[i];
+        cr_assert_eq(nb, kept, "mode %d: %lld pairs, the whole's within the shard %lld", m, (long long)nb, (long long)kept);
+        cr_assert(nb == 0 || memcmp(a, b, (size_t)nb * sizeof *b) == 0, "mode %d: within pairs differ", m);
+        const int k = 5;
+        tsk_genome_pair *all = malloc(sizeof *all * (size_t)(nq * nr)), *top = malloc(sizeof *top * (size_t)(nq * k));
+        cr_assert_eq(tsk_cpu_genome_sets_topk(whole, 0, nq, (int)nr, (tsk_genome_mode)m, TSK_PAIRS_ALL, all), 0);
+        cr_assert_eq(tsk_cpu_genome_sets_topk(shard, 0, nq, k, (tsk_genome_mode)m, TSK_PAIRS_ALL, top), 0);
+        for (int64_t i = 0; i < nq; i++) {
+            int got = 0;
+            for (int64_t j = 0; j < nr && got < k; j++) {
+                const tsk_genome_pair *p = &all[i * nr + j];
+                if (p->ref < lo || p->ref >= hi) continue;
+                cr_assert(memcmp(p, &top[i * k + got], sizeof *p) == 0, "mode %d: query %lld rank %d", m, (long long)i, got);
+                got++;
+            }
+            for (; got < k; got++) cr_assert_eq(top[i * k + got].ref, -1, "padding");
+        }
+        free(a), free(b), free(all), free(top);
+    }
+    uint32_t cells[2 * 12], want[2 * 12];
+    cr_assert_eq(tsk_cpu_genome_sets_block(shard, 3, 2, lo, hi - lo, cells, hi - lo), 0);
+    cr_assert_eq(tsk_cpu_genome_sets_block(whole, 3, 2, lo, hi - lo, want, hi - lo), 0);
+    cr_assert(memcmp(cells, want, sizeof cells) == 0, "the shard's block is the whole's");
+    cr_assert_eq(tsk_cpu_genome_sets_block(shard, 3, 2, lo - 1, 2, cells, 2), -1, "a block past the shard");
+    tsk_cpu_genome_sets_close(shard);
+    tsk_cpu_genome_sets_close(whole);
+    sets_free(&q);
+    sets_free(&r);
+}
 
 Test(genome_sets, share_and_total)
 {

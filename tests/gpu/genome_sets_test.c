@@ -206,12 +206,13 @@ static void check_engine(tsk_gpu_genome_sets *g, const tsk_key_sets *q, const ts
     check_block(g, q, r, 0, nq, 0, nr, what);
     check_block(g, q, r, 3, nq - 5, 5, nr - 9, what);
     check_block(g, q, r, 1, 1, nr - 1, 1, what);
-    const int ks[] = {1, 3, 8, 70, 200};
+    /* 40: the candidates of a top-10 with ANI; past 64, every sharing pair ranked on the host */
+    const int ks[] = {1, 3, 8, 40, 70, 200};
     const tsk_pair_filter filters[] = {TSK_PAIRS_ALL, TSK_PAIRS_NOT_SELF, TSK_PAIRS_UPPER, TSK_PAIRS_UPPER_SELF};
     const double floors[] = {-1.0, 0.0, 1e-9, 0.25, 0.5, 0.75, 1.0, 1.5};
     for (int m = 0; m < 2; m++)
         for (int fi = 0; fi < 4; fi++) {
-            for (int ki = 0; ki < 5; ki++) {
+            for (int ki = 0; ki < 6; ki++) {
                 check_topk(g, c, 0, nq, ks[ki], (tsk_genome_mode)m, filters[fi], what);
                 check_topk(g, c, 2, nq - 4, ks[ki], (tsk_genome_mode)m, filters[fi], what);
             }
@@ -358,6 +359,66 @@ Test(gpu_genome_sets, peers_same_as_cpu, .timeout = 600)
     if (!quick) {
         check_peers(&a.s, &a.s, 3, 1, "peers, one absent");
         check_peers(&th.s, &th.s, 2, 0, "peers, thresholds, the first absent");
+    }
+    drop(&a), drop(&b), drop(&th);
+}
+
+/* Shards (a distance run's references over several GPUs): an engine of references [lo, hi) only
+ * gives the CPU shard's answers (cpu/genome_sets.h, itself checked against the whole engine by the
+ * merge of shards in tests/cli/test_lanes.sh); its blocks are the brute force's and must lie in
+ * the shard. Shards round-robin over the GPUs; the index in parts within a shard too. */
+static void check_shards(const tsk_key_sets *q, const tsk_key_sets *r, const int64_t *bound, int n, int64_t part_keys,
+                         const char *what)
+{
+    char err[256] = "";
+    const int n_dev = tsk_gpu_device_count(err, sizeof err);
+    for (int s = 0; s < n; s++) {
+        char which[128];
+        snprintf(which, sizeof which, "%s, shard [%lld, %lld)", what, (long long)bound[s], (long long)bound[s + 1]);
+        tsk_gpu_genome_sets *g = tsk_gpu_genome_sets_open_shard(q, r, bound[s], bound[s + 1], s % n_dev, err, sizeof err);
+        cr_assert_not_null(g, "%s: open: %s", which, err);
+        if (part_keys) tsk_gpu_genome_sets_set_limits(g, part_keys, 0);
+        tsk_cpu_genome_sets *c = tsk_cpu_genome_sets_open_shard(q, r, bound[s], bound[s + 1], 2, err, sizeof err);
+        cr_assert_not_null(c, "%s: %s", which, err);
+        const int64_t nq = q->n_items, width = bound[s + 1] - bound[s];
+        if (width > 0) check_block(g, q, r, 0, nq, bound[s], width, which);
+        if (width > 2) check_block(g, q, r, 2, nq - 3, bound[s] + 1, width - 2, which);
+        uint32_t cell = 0;
+        if (bound[s] > 0) /* a block past the shard is refused */
+            cr_assert_eq(tsk_gpu_genome_sets_block(g, 0, 1, bound[s] - 1, 1, &cell, 1), -1, "%s: block before it", which);
+        const int ks[] = {1, 8, 70};
+        const tsk_pair_filter filters[] = {TSK_PAIRS_ALL, TSK_PAIRS_NOT_SELF, TSK_PAIRS_UPPER, TSK_PAIRS_UPPER_SELF};
+        const double floors[] = {0.0, 1e-9, 0.25, 0.75};
+        for (int m = 0; m < 2; m++)
+            for (int fi = 0; fi < 4; fi++) {
+                for (int ki = 0; ki < 3; ki++) check_topk(g, c, 1, nq - 2, ks[ki], (tsk_genome_mode)m, filters[fi], which);
+                for (int di = 0; di < 4; di++) check_within(g, c, 0, nq, floors[di], (tsk_genome_mode)m, filters[fi], which);
+            }
+        tsk_cpu_genome_sets_close(c);
+        tsk_gpu_genome_sets_close(g);
+    }
+}
+
+Test(gpu_genome_sets, shards_same_as_cpu, .timeout = 600)
+{
+    owned_sets a = make_sets(0, 12, 0), b = make_sets(1, 5, 0), th = make_sets(0, 12, 1);
+    const int64_t na = a.s.n_items;
+    char err[256] = "";
+    if (!have_gpu()) {
+        cr_assert_null(tsk_gpu_genome_sets_open_shard(&a.s, &a.s, 0, na, 0, err, sizeof err));
+        drop(&a), drop(&b), drop(&th);
+        return;
+    }
+    cr_assert_null(tsk_gpu_genome_sets_open_shard(&a.s, &a.s, 3, na + 1, 0, err, sizeof err), "past the set");
+    cr_assert(strstr(err, "not in a set") != NULL, "%s", err);
+    const int64_t three[] = {0, 7, na / 2, na}, empty[] = {0, 0, na, na};
+    check_shards(&a.s, &a.s, three, 3, 0, "one set, 3 shards");
+    check_shards(&a.s, &a.s, empty, 3, 0, "one set, empty shards");
+    check_shards(&b.s, &a.s, three, 3, 0, "two sets, 3 shards");
+    if (!getenv("TSKETCH_TEST_QUICK")) {
+        check_shards(&a.s, &a.s, three, 3, 1000, "one set, 3 shards in parts");
+        const int64_t th_bound[] = {0, th.s.n_items / 3, th.s.n_items};
+        check_shards(&th.s, &th.s, th_bound, 2, 0, "thresholds, 2 shards");
     }
     drop(&a), drop(&b), drop(&th);
 }
