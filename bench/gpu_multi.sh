@@ -81,8 +81,9 @@ say "cores: $P; REPS $REPS; OLD ${OLD:-none}"
 
 genome_step() {
     local n=${GENOMES:-100000} G=$W/genomes.tsk s
-    local kind=${GENOME_KEYS:+keys}
-    say "== genome sketches: one GPU vs all GPUs ($n genomes ${kind:+of keys alone}${kind:-with anchors}, -p $P)"
+    local kind=${GENOME_KEYS:+keys} what="with anchors"
+    [ -n "$kind" ] && what="of keys alone"
+    say "== genome sketches: one GPU vs all GPUs ($n genomes $what, -p $P)"
     s=$(date +%s)
     [ -s "$G" ] || "$B/bin/genome_sets_bench" gen "$n" 10000 "$G" $kind >/dev/null || { fail=1; return; }
     "$B/bin/genome_sets_bench" gen 2000 10000 "$W/g2k.tsk" >/dev/null || { fail=1; return; }

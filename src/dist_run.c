@@ -18,9 +18,9 @@
  * reference, but the uploads are shared: each takes shares of the keys (and with ANI of the
  * anchors, which it also sorts) from the host and copies the others' from their GPUs
  * (tsk_gpu_genome_sets_peers, tsk_gpu_ani_peers). References no GPU holds whole go to the GPUs in
- * shards instead (dist_shards.h): the group of shards is the engine of two lanes. The CPU engine runs inline (its -p threads are
- * the whole budget: no lane thread beside them), or, under TSKETCH_DIST_LANES=N (a test knob), on N
- * CPU lanes through the same scheduler as GPUs. */
+ * shards instead (dist_shards.h): the group of shards is the engine of two lanes. The CPU engine
+ * runs inline (its -p threads are the whole budget: no lane thread beside them), or, under
+ * TSKETCH_DIST_LANES=N (a test knob), on N CPU lanes through the same scheduler as GPUs. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -543,6 +543,24 @@ static void close_lanes(tsk_dist_engine *e)
     e->n_open = 0;
 }
 
+/* A GPU whose memory does not hold the index of every reference builds it in parts again for
+ * every block of queries, minutes where one index takes seconds: said once, with the way out. */
+static void index_parts_note(const tsk_dist_engine *e)
+{
+    int64_t parts = 0, largest = 0;
+    tsk_gpu_genome_sets_layout(e->lane[0].engine, &parts, &largest);
+    if (parts < 2) return;
+    const int count = tsk_gpu_device_count(NULL, 0);
+    char way[128];
+    if (count > e->n_lanes && e->n_lanes < 2)
+        snprintf(way, sizeof way, "--device cuda:all shards the references over the %d GPUs", count);
+    else
+        snprintf(way, sizeof way, "GPUs with more memory, or --device cpu, avoid that");
+    tsk_warn("the index of the reference genomes does not fit GPU %d's memory: it is built in %lld parts for "
+             "every block of queries (slow); %s",
+             e->devices[0], (long long)parts, way);
+}
+
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
 {
     const double t0 = tsk_seconds();
@@ -587,6 +605,7 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         }
     }
     e->n_open = e->shards ? 2 : 1;
+    if (e->on_gpu && e->genomes && !e->shards) index_parts_note(e);
     *out = e;
     if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine opened in %.3f s\n", tsk_seconds() - t0);
     return TSK_EXIT_OK;
