@@ -57,6 +57,9 @@ if [ -x "$GEN" ]; then
     # queries: every third genome of the references (their families' members are near)
     awk '/^>/ { keep = (n++ % 3 == 0) } keep' "$WORK/g.fa" >"$WORK/gq.fa"
     "$T" sketch --genome -p 2 "$WORK/gq.fa" -o "$WORK/gq.tsk" 2>/dev/null || have_genomes=0
+    # two references: most of 3 or 16 shards hold none
+    awk '/^>/ { n++ } n <= 2' "$WORK/g.fa" >"$WORK/g2.fa"
+    "$T" sketch --genome -p 2 "$WORK/g2.fa" -o "$WORK/g2.tsk" 2>/dev/null || have_genomes=0
 fi
 for f in reads queries slides qslides; do
     [ -s "$WORK/$f.tsk" ] && ok "input $f.tsk made" || not_ok "input $f.tsk made"
@@ -124,6 +127,8 @@ if [ "$have_genomes" = 1 ]; then
     same "genome -d, queries against references" "$T" dist -d 0.1 "$G" "$GQ"
     same "genome, every pair (TSV)" "$T" dist "$G"
     same "genome, --format square" "$T" dist -f square "$G" "$GQ"
+    same "genome top-k against 2 references (empty shards)" "$T" dist --top-k 3 "$WORK/g2.tsk" "$GQ"
+    same "genome square against 2 references" "$T" dist -f square "$WORK/g2.tsk" "$GQ"
     same "genome triangle" "$T" triangle "$G"
     same "genome, --block 3/4" "$T" dist --block 3/4 -d 0.08 "$G"
     same "cluster greedy" "$T" cluster "$G" --representatives "$WORK/o.reps"
