@@ -543,22 +543,29 @@ static void close_lanes(tsk_dist_engine *e)
     e->n_open = 0;
 }
 
-/* A GPU whose memory does not hold the index of every reference builds it in parts again for
- * every block of queries, minutes where one index takes seconds: said once, with the way out. */
+/* A GPU whose memory does not hold the index of its references (all of them, or its shard's)
+ * builds it in parts again for every block of queries, minutes where one index takes seconds: said
+ * once, with the way out. */
 static void index_parts_note(const tsk_dist_engine *e)
 {
+    const int n = e->shards ? tsk_dist_shards_count(e->shards) : 1;
     int64_t parts = 0, largest = 0;
-    tsk_gpu_genome_sets_layout(e->lane[0].engine, &parts, &largest);
-    if (parts < 2) return;
+    int device = -1;
+    for (int s = 0; s < n && device < 0; s++) {
+        tsk_gpu_genome_sets_layout(e->shards ? tsk_dist_shards_engine(e->shards, s) : e->lane[0].engine, &parts,
+                                   &largest);
+        if (parts > 1) device = e->devices[s];
+    }
+    if (device < 0) return;
     const int count = tsk_gpu_device_count(NULL, 0);
     char way[128];
-    if (count > e->n_lanes && e->n_lanes < 2)
+    if (count > (e->shards ? n : e->n_lanes))
         snprintf(way, sizeof way, "--device cuda:all shards the references over the %d GPUs", count);
     else
-        snprintf(way, sizeof way, "GPUs with more memory, or --device cpu, avoid that");
-    tsk_warn("the index of the reference genomes does not fit GPU %d's memory: it is built in %lld parts for "
+        snprintf(way, sizeof way, "more GPUs, GPUs with more memory, or --device cpu avoid that");
+    tsk_warn("the index of the reference genomes%s does not fit GPU %d's memory: it is built in %lld parts for "
              "every block of queries (slow); %s",
-             e->devices[0], (long long)parts, way);
+             e->shards ? " (a shard's)" : "", device, (long long)parts, way);
 }
 
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
@@ -605,7 +612,7 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         }
     }
     e->n_open = e->shards ? 2 : 1;
-    if (e->on_gpu && e->genomes && !e->shards) index_parts_note(e);
+    if (e->on_gpu && e->genomes) index_parts_note(e);
     *out = e;
     if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine opened in %.3f s\n", tsk_seconds() - t0);
     return TSK_EXIT_OK;
