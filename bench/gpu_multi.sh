@@ -10,12 +10,13 @@
 #            default: ~19 GB; of keys alone with GENOME_KEYS=1: ~7.4 GB): dist --top-k 10 and cluster on each of DEVS ("cuda:0 cuda:all";
 #            OLD's on cuda:0 and cuda:all too), and on cuda:all with the references sharded
 #            (TSKETCH_DIST_SHARDS=on), then one TSKETCH_TIMING run of each (not with
-#            GENOME_TIMING=0); cuda:all = cpu on 2,000
-#            of them (sharded too) and every device list = cuda:0 on all.
-#   million  MILLION (10^6) generated genome sketches of keys alone (~74 GB; no GPU holds their
-#            index, so cuda:all shards them): cluster -d 0.05 and dist --top-k 10 on cuda:all,
-#            with their peak memory and TSKETCH_TIMING's lines, and the first 1 % of the top-10's
-#            queries (--block 1/100) against cuda:0 unsharded (its index in parts).
+#            GENOME_TIMING=0); cuda:all = cpu on 2,000 of them (sharded too) and every device
+#            list = cuda:0 on all.
+#   million  MILLION (10^6) generated genome sketches of keys alone (~74 GB; with their anchors
+#            under MILLION_ANCHORS=1, ~190 GB). No GPU holds their index, so cuda:all shards them:
+#            cluster -d 0.05 and dist --top-k 10 on cuda:all, with their peak memory and
+#            TSKETCH_TIMING's lines, and the first 1 % of the top-10's queries (--block 1/100)
+#            against cuda:0 unsharded (its index in parts).
 #   vectors  10^6 random 150 bp reads sketched with D = 96 (as bench/gpu/dist_e2e.sh):
 #            dist --top-k 10 on cuda:0 and cuda:all (and OLD's), the same lines; -d 0.005 of
 #            5x10^4 x 10^6 on both, the same lines.
@@ -142,7 +143,7 @@ PY
 
 million_step() {
     local n=${MILLION:-1000000} G=$W/million.tsk s job args
-    say "== $n genome sketches of keys alone: the references sharded over every GPU (-p $P)"
+    say "== $n genome sketches ($([ "${MILLION_ANCHORS:-0}" = 1 ] && echo with anchors || echo of keys alone)): the references sharded over every GPU (-p $P)"
     "$B/bin/genome_sets_bench" gen 2000 10000 "$W/g2k.tsk" >/dev/null || { fail=1; return; }
     for job in "dist --top-k 10" "dist -d 0.1" "cluster" "dist -f phylip"; do
         read -ra args <<<"$job"
@@ -151,7 +152,9 @@ million_step() {
         check "$job of 2,000 with anchors: cuda:all sharded = cpu" cmp "$W/c.tsv" "$W/a.tsv"
     done
     s=$(date +%s)
-    [ -s "$G" ] || "$B/bin/genome_sets_bench" gen "$n" 10000 "$G" keys >/dev/null || { fail=1; return; }
+    # MILLION_ANCHORS=1: with their anchors (ANI; about 190 GB at 10^6)
+    [ -s "$G" ] || "$B/bin/genome_sets_bench" gen "$n" 10000 "$G" $([ "${MILLION_ANCHORS:-0}" = 1 ] || echo keys) \
+        >/dev/null || { fail=1; return; }
     say "made in $(($(date +%s) - s)) s: $(stat -c %s "$G") bytes; $(free -g | awk '/Mem:/ { print $2 " GB memory" }')"
     # where the seconds go: TSKETCH_TIMING's lines on stderr (they cost nothing measurable)
     TSKETCH_TIMING=1 peak "cluster -d 0.05, $n genomes, cuda:all" "$W/m_cluster.tsv" \
