@@ -333,8 +333,7 @@ static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_set
     for (int64_t i = 0; i < q->n_items; i++) qtau[(size_t)i] = q->tau ? q->tau[i] : UINT64_MAX;
     for (int64_t i = 0; i < r->n_items; i++) rtau[(size_t)i] = r->tau ? r->tau[i] : UINT64_MAX;
     const uint64_t tau0 = q->n_items ? qtau[0] : r->n_items ? rtau[0] : 0;
-    for (uint64_t t : qtau) e->floor |= t != tau0;
-    for (uint64_t t : rtau) e->floor |= t != tau0;
+    e->floor = thresholds_differ(q, tau0) || thresholds_differ(r, tau0);
     if (e->floor && c == cudaSuccess) c = cudaMalloc((void **)&e->qtau_d, std::max<size_t>(qtau.size(), 1) * 8);
     if (e->floor && c == cudaSuccess) c = cudaMalloc((void **)&e->rtau_d, std::max<size_t>(rtau.size(), 1) * 8);
     if (e->floor && c == cudaSuccess && !qtau.empty())

@@ -161,38 +161,34 @@ static void cpu_sets_close(void *e)
     tsk_cpu_genome_index_close(g->index);
     free(g);
 }
-static void *cpu_sets_open(const tsk_dist_items *it, int device, int threads, void *peers, int member, char *err,
-                           size_t errlen)
+/* The merge engine of references [r_lo, r_hi) (the index chosen later, when it pays); a shard's
+ * (tests of the shards' merge on CPU lanes) keeps the merge. */
+static void *cpu_genomes_open(const tsk_dist_items *it, int64_t r_lo, int64_t r_hi, int shard, int threads, char *err,
+                              size_t errlen)
 {
-    (void)device, (void)peers, (void)member;
     cpu_genomes *g = calloc(1, sizeof *g);
     if (!g) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    g->q = it->keys_q, g->r = it->keys_r, g->threads = threads;
-    if (!(g->merge = tsk_cpu_genome_sets_open(it->keys_q, it->keys_r, threads, err, errlen))) {
-        cpu_sets_close(g);
-        return NULL;
-    }
-    return g;
-}
-/* A shard (tests of the shards' merge on CPU lanes): the merge engine over its references. */
-static void *cpu_sets_open_shard(const tsk_dist_items *it, int64_t r_lo, int64_t r_hi, int device, int threads,
-                                 char *err, size_t errlen)
-{
-    (void)device;
-    cpu_genomes *g = calloc(1, sizeof *g);
-    if (!g) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    g->q = it->keys_q, g->r = it->keys_r, g->threads = threads, g->chosen = 1;
+    g->q = it->keys_q, g->r = it->keys_r, g->threads = threads, g->chosen = shard;
     if (!(g->merge = tsk_cpu_genome_sets_open_shard(it->keys_q, it->keys_r, r_lo, r_hi, threads, err, errlen))) {
         cpu_sets_close(g);
         return NULL;
     }
     return g;
+}
+static void *cpu_sets_open(const tsk_dist_items *it, int device, int threads, void *peers, int member, char *err,
+                           size_t errlen)
+{
+    (void)device, (void)peers, (void)member;
+    return cpu_genomes_open(it, 0, it->keys_r->n_items, 0, threads, err, errlen);
+}
+static void *cpu_sets_open_shard(const tsk_dist_items *it, int64_t r_lo, int64_t r_hi, int device, int threads,
+                                 char *err, size_t errlen)
+{
+    (void)device;
+    return cpu_genomes_open(it, r_lo, r_hi, 1, threads, err, errlen);
 }
 static const char *cpu_sets_error(const void *e)
 {

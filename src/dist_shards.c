@@ -46,71 +46,6 @@ static void shards_close(void *e)
 
 static const char *shards_error(const void *e) { return ((const tsk_dist_shards *)e)->err; }
 
-typedef struct {
-    tsk_dist_shards *g;
-    const tsk_dist_items *it;
-    int s, threads;
-    char err[TSK_ERRLEN];
-    pthread_t thread;
-    int started;
-} shard_opener;
-
-static void *open_one(void *arg)
-{
-    shard_opener *o = arg;
-    tsk_dist_shards *g = o->g;
-    g->engine[o->s] = g->kind->open_shard(o->it, g->bound[o->s], g->bound[o->s + 1], g->device[o->s], o->threads,
-                                          o->err, sizeof o->err);
-    return NULL;
-}
-
-tsk_dist_shards *tsk_dist_shards_open(const engine_calls *kind, const tsk_dist_items *it, int n, const int *devices,
-                                      int threads, char *err, size_t errlen)
-{
-    if (n < 1 || n > MAX_SHARDS || !kind->open_shard) {
-        snprintf(err, errlen, "cannot shard references over %d engines", n);
-        return NULL;
-    }
-    tsk_dist_shards *g = calloc(1, sizeof *g);
-    shard_opener *o = calloc((size_t)n, sizeof *o);
-    if (!g || !o) {
-        free(g), free(o);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    g->kind = kind, g->n = n;
-    pthread_mutex_init(&g->err_lock, NULL);
-    for (int s = 0; s < n; s++) pthread_mutex_init(&g->lock[s], NULL), g->device[s] = devices[s];
-    /* runs of about equal keys: what each shard's index and its uploads hold */
-    const tsk_key_sets *r = it->keys_r;
-    const int64_t total = r->offset[r->n_items] - r->offset[0];
-    int64_t i = 0;
-    for (int s = 0; s <= n; s++) {
-        const int64_t want = s == n ? total + 1 : (int64_t)((long double)total * s / n);
-        while (i < r->n_items && r->offset[i] - r->offset[0] < want) i++;
-        g->bound[s] = s == n ? r->n_items : i;
-    }
-    /* the shards open side by side: each its context, its uploads and its index */
-    for (int s = 0; s < n; s++) {
-        o[s] = (shard_opener){g, it, s, threads, "", 0, 0};
-        o[s].started = s > 0 && pthread_create(&o[s].thread, NULL, open_one, &o[s]) == 0;
-    }
-    for (int s = 0; s < n; s++)
-        if (!o[s].started) open_one(&o[s]);
-    int failed = -1;
-    for (int s = 0; s < n; s++) {
-        if (o[s].started) pthread_join(o[s].thread, NULL);
-        if (!g->engine[s] && failed < 0) failed = s;
-    }
-    if (failed >= 0) snprintf(err, errlen, "%s", o[failed].err);
-    free(o);
-    if (failed >= 0) {
-        shards_close(g);
-        return NULL;
-    }
-    return g;
-}
-
 /* Runs call(g, s, ctx) for every shard, a thread a shard (the calling thread one of them), each
  * under its shard's lock; 0, or -1 when one failed (its reason kept). */
 typedef int (*shard_call)(tsk_dist_shards *g, int s, void *ctx);
@@ -130,7 +65,7 @@ static void *run_one(void *arg)
     pthread_mutex_lock(&j->g->lock[j->s]);
     j->rc = j->call(j->g, j->s, j->ctx);
     pthread_mutex_unlock(&j->g->lock[j->s]);
-    if (j->rc) shard_failed(j->g, j->s);
+    if (j->rc && j->g->engine[j->s]) shard_failed(j->g, j->s); /* a failed open says why itself */
     return NULL;
 }
 
@@ -149,6 +84,63 @@ static int each_shard(tsk_dist_shards *g, shard_call call, void *ctx)
         failed |= job[s].rc != 0;
     }
     return failed ? -1 : 0;
+}
+
+/* The shards' opening, each with its own reason should it fail. */
+typedef struct {
+    const tsk_dist_items *it;
+    int threads;
+    char err[MAX_SHARDS][TSK_ERRLEN];
+} open_ctx;
+
+static int open_one(tsk_dist_shards *g, int s, void *ctx)
+{
+    open_ctx *c = ctx;
+    g->engine[s] = g->kind->open_shard(c->it, g->bound[s], g->bound[s + 1], g->device[s], c->threads, c->err[s],
+                                       sizeof c->err[s]);
+    return g->engine[s] ? 0 : -1;
+}
+
+tsk_dist_shards *tsk_dist_shards_open(const engine_calls *kind, const tsk_dist_items *it, int n, const int *devices,
+                                      int threads, char *err, size_t errlen)
+{
+    if (n < 1 || n > MAX_SHARDS || !kind->open_shard) {
+        snprintf(err, errlen, "cannot shard references over %d engines", n);
+        return NULL;
+    }
+    tsk_dist_shards *g = calloc(1, sizeof *g);
+    open_ctx *c = calloc(1, sizeof *c);
+    if (!g || !c) {
+        free(g), free(c);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    g->kind = kind, g->n = n;
+    pthread_mutex_init(&g->err_lock, NULL);
+    for (int s = 0; s < n; s++) pthread_mutex_init(&g->lock[s], NULL), g->device[s] = devices[s];
+    /* runs of about equal keys: what each shard's index and its uploads hold */
+    const tsk_key_sets *r = it->keys_r;
+    const int64_t total = r->offset[r->n_items] - r->offset[0];
+    int64_t i = 0;
+    for (int s = 0; s <= n; s++) {
+        const int64_t want = s == n ? total + 1 : (int64_t)((long double)total * s / n);
+        while (i < r->n_items && r->offset[i] - r->offset[0] < want) i++;
+        g->bound[s] = s == n ? r->n_items : i;
+    }
+    /* the shards open side by side: each its context, its uploads and its index */
+    c->it = it, c->threads = threads;
+    const int failed = each_shard(g, open_one, c);
+    for (int s = 0; failed && s < n; s++)
+        if (!g->engine[s]) {
+            snprintf(err, errlen, "%s", c->err[s]);
+            break;
+        }
+    free(c);
+    if (failed) {
+        shards_close(g);
+        return NULL;
+    }
+    return g;
 }
 
 /* ---- counts of a block: each shard its columns ---- */
