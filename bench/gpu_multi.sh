@@ -9,8 +9,8 @@
 #   genomes  GENOMES generated genome sketches with anchors (genome_sets_bench gen, 100000 by
 #            default: ~19 GB; of keys alone with GENOME_KEYS=1: ~7.4 GB): dist --top-k 10 and cluster on each of DEVS ("cuda:0 cuda:all";
 #            OLD's on cuda:0 and cuda:all too), and on cuda:all with the references sharded
-#            (TSKETCH_DIST_SHARDS=on), then one TSKETCH_TIMING run of each (not with
-#            GENOME_TIMING=0); cuda:all = cpu on 2,000 of them (sharded too) and every device
+#            (TSKETCH_DIST_SHARDS=on; not with SHARDED=0), then one TSKETCH_TIMING run of each
+#            (not with GENOME_TIMING=0); cuda:all = cpu on 2,000 of them (sharded too) and every device
 #            list = cuda:0 on all.
 #   million  MILLION (10^6) generated genome sketches of keys alone (~74 GB; with their anchors
 #            under MILLION_ANCHORS=1, ~190 GB). No GPU holds their index, so cuda:all shards them:
@@ -52,11 +52,15 @@ check() { # desc cmd...
     shift
     if "$@" >>"$out/checks.log" 2>&1; then say "PASS $d"; else say "FAIL $d"; fail=1; fi
 }
-# timed LABEL OUTFILE CMD...: REPS runs of CMD -o OUTFILE, each time and the median printed
+# timed LABEL OUTFILE CMD...: REPS runs of CMD -o OUTFILE, each time and the median printed. Each
+# run starts GAP seconds (0) after the one before: back to back, as a workflow's jobs run. A run
+# on GPUs left idle starts the driver later (on the H200 x2, 2026-11-29: "the driver at" 0.05-0.1 s
+# right after another run, 0.25-0.45 s after a gap of 1-2 s; TSKETCH_TIMING's engine line).
 timed() {
     local label=$1 o=$2 ts=() s e i rc
     shift 2
     for ((i = 0; i < REPS; i++)); do
+        sleep "${GAP:-0}"
         s=$(date +%s.%N)
         timeout 300 "$@" -o "$o" 2>>"$out/err.log"; rc=$?
         e=$(date +%s.%N)
@@ -72,6 +76,7 @@ timing() {
     local label=$1
     shift
     say "-- $label, TSKETCH_TIMING=1"
+    sleep "${GAP:-0}"
     TSKETCH_TIMING=1 timeout 300 "$@" -o "$W/timing.out" 2>&1 | grep "timing" | sed 's/^/   /' | tee -a "$out/summary.txt"
     rm -f "$W/timing.out"
 }
@@ -108,19 +113,19 @@ genome_step() {
         for dev in "${devs[@]}"; do
             timed "$job, $n genomes, $dev" "$W/$dev.tsv" "$T" "${args[@]}" -q --device "$dev" -p "$P" "$G"
         done
-        TSKETCH_DIST_SHARDS=on timed "$job, $n genomes, cuda:all sharded" "$W/sharded.tsv" \
+        [ "${SHARDED:-1}" = 1 ] && TSKETCH_DIST_SHARDS=on timed "$job, $n genomes, cuda:all sharded" "$W/sharded.tsv" \
             "$T" "${args[@]}" -q --device cuda:all -p "$P" "$G"
         if [ -n "$OLD" ]; then
             timed "$job, $n genomes, cuda:0, OLD" "$W/old.tsv" "$OLD" "${args[@]}" -q --device cuda:0 -p "$P" "$G"
             timed "$job, $n genomes, cuda:all, OLD" "$W/old.tsv" "$OLD" "${args[@]}" -q --device cuda:all -p "$P" "$G"
         fi
-        for dev in "${devs[@]:1}" sharded; do
+        for dev in "${devs[@]:1}" $([ "${SHARDED:-1}" = 1 ] && echo sharded); do
             check "$job of $n: $dev = cuda:0 ($(wc -l <"$W/cuda:0.tsv") lines)" cmp "$W/cuda:0.tsv" "$W/$dev.tsv"
         done
         [ -n "$OLD" ] && check "$job of $n: OLD = new" cmp "$W/old.tsv" "$W/cuda:0.tsv"
         [ "${GENOME_TIMING:-1}" = 1 ] || continue
         for dev in cuda:0 cuda:all; do timing "$job, $n genomes, $dev" "$T" "${args[@]}" -q --device "$dev" -p "$P" "$G"; done
-        TSKETCH_DIST_SHARDS=on timing "$job, $n genomes, cuda:all sharded" "$T" "${args[@]}" -q --device cuda:all -p "$P" "$G"
+        [ "${SHARDED:-1}" = 1 ] && TSKETCH_DIST_SHARDS=on timing "$job, $n genomes, cuda:all sharded" "$T" "${args[@]}" -q --device cuda:all -p "$P" "$G"
     done
     rm -f "$W"/cuda:*.tsv "$W/a.tsv" "$W/c.tsv" "$W/old.tsv" "$W/sharded.tsv"
     [ "${KEEP_GENOMES:-0}" = 1 ] || rm -f "$G"
@@ -193,7 +198,7 @@ vectors_step() {
     [ -n "$OLD" ] && timed "dist --top-k 10, 10^6 reads, cuda:all, OLD" "$W/old.tsv" "$OLD" dist -q --device cuda:all -p "$P" --top-k 10 "$W/reads.tsk"
     check "top-10 of 10^6: cuda:all = cuda:0 ($(wc -l <"$W/cuda:0.tsv") lines)" cmp "$W/cuda:0.tsv" "$W/cuda:all.tsv"
     [ -n "$OLD" ] && check "top-10 of 10^6: OLD = new" cmp "$W/old.tsv" "$W/cuda:all.tsv"
-    timing "dist --top-k 10, 10^6 reads, cuda:all" "$T" dist -q --device cuda:all -p "$P" --top-k 10 "$W/reads.tsk"
+    for dev in cuda:0 cuda:all; do timing "dist --top-k 10, 10^6 reads, $dev" "$T" dist -q --device "$dev" -p "$P" --top-k 10 "$W/reads.tsk"; done
     for dev in cuda:0 cuda:all; do
         timed "dist -d 0.005, 5x10^4 x 10^6, $dev" "$W/$dev.tsv" "$T" dist -q --device "$dev" -p "$P" -d 0.005 "$W/r50.tsk" "$W/reads.tsk"
     done

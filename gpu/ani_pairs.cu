@@ -1034,6 +1034,11 @@ extern "C" void tsk_gpu_ani_peers_free(tsk_gpu_ani_peers *p) { delete p; }
 
 extern "C" void tsk_gpu_ani_close(tsk_gpu_ani *e) { free_engine(e); }
 
+extern "C" void tsk_gpu_ani_settle(tsk_gpu_ani *e)
+{
+    if (e) tsk_cuda_entry("tsk_gpu_ani_settle", e->err, sizeof e->err, 0, [e] { return fill_done(e); });
+}
+
 extern "C" int64_t tsk_gpu_ani_bytes(const tsk_ani_set *q, const tsk_ani_set *r)
 {
     /* lay_out's buffers: a genome's record and index; an anchor's sorted value and segment, and

@@ -56,6 +56,11 @@ tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int an
                               tsk_gpu_ani_peers *peers, int member, char *err, size_t errlen);
 void tsk_gpu_ani_close(tsk_gpu_ani *e);
 
+/* Waits for what e does in the background (the fill of its anchors, which reads q's and r's)
+ * and frees nothing: for an engine left to the process's end (tsk_dist_engine_leave), whose sets
+ * are freed before the process ends. */
+void tsk_gpu_ani_settle(tsk_gpu_ani *e);
+
 /* About the device memory tsk_gpu_ani_open takes for q's and r's genomes (once when q == r). */
 int64_t tsk_gpu_ani_bytes(const tsk_ani_set *q, const tsk_ani_set *r);
 const char *tsk_gpu_ani_error(const tsk_gpu_ani *e);

@@ -23,6 +23,8 @@ tsk_gpu_ani *tsk_gpu_ani_open(const tsk_ani_set *q, const tsk_ani_set *r, int an
 
 void tsk_gpu_ani_close(tsk_gpu_ani *e) { (void)e; }
 
+void tsk_gpu_ani_settle(tsk_gpu_ani *e) { (void)e; }
+
 const char *tsk_gpu_ani_error(const tsk_gpu_ani *e)
 {
     (void)e;

@@ -3,6 +3,7 @@
 #include "host_pinned.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -46,7 +47,19 @@ extern "C" void tsk_gpu_host_threads(int threads)
 static struct {
     std::mutex mu;
     std::thread *t = nullptr;
+    std::atomic<double> driver_at{0}, made_at[16] = {};
 } warm;
+
+/* tsk_cuda_make_contexts of one device, its times kept */
+static void make_context_timed(int id)
+{
+    const int count = tsk_cuda_device_count(nullptr, 0);
+    double expected = 0;
+    warm.driver_at.compare_exchange_strong(expected, tsk_cuda_seconds());
+    if (id >= 0 && id < count && cudaSetDevice(id) == cudaSuccess && cudaFree(nullptr) == cudaSuccess && id < 16)
+        warm.made_at[id] = tsk_cuda_seconds();
+    cudaGetLastError();
+}
 
 extern "C" void tsk_gpu_warm_start(const int *devices, int n)
 {
@@ -62,11 +75,11 @@ extern "C" void tsk_gpu_warm_start(const int *devices, int n)
             std::vector<std::thread> beside; /* each context is 0.2-0.4 s: the later ones beside the first */
             for (size_t i = 1; i < all.size(); i++) {
                 try {
-                    beside.emplace_back([id = all[i]] { tsk_cuda_make_contexts(&id, 1); });
+                    beside.emplace_back([id = all[i]] { make_context_timed(id); });
                 } catch (...) { /* no thread: its engine makes that context */
                 }
             }
-            if (!all.empty()) tsk_cuda_make_contexts(&all[0], 1);
+            if (!all.empty()) make_context_timed(all[0]);
             for (std::thread &t : beside) t.join();
         });
     } catch (...) {
@@ -81,4 +94,10 @@ extern "C" void tsk_gpu_warm_wait(void)
     warm.t->join();
     delete warm.t;
     warm.t = nullptr;
+}
+
+extern "C" void tsk_gpu_warm_times(double *driver_at, double *made_at, int n)
+{
+    *driver_at = warm.driver_at;
+    for (int d = 0; d < n; d++) made_at[d] = d < 16 ? warm.made_at[d].load() : 0;
 }

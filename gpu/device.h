@@ -35,6 +35,11 @@ void tsk_gpu_host_threads(int threads);
 void tsk_gpu_warm_start(const int *devices, int n);
 void tsk_gpu_warm_wait(void);
 
+/* When the warm start's work was done (TSKETCH_TIMING), on the monotonic clock (tsk_seconds): the
+ * driver started (*driver_at), device d's context made (made_at[d], d < n). 0 for what it has not
+ * done (yet, or at all). */
+void tsk_gpu_warm_times(double *driver_at, double *made_at, int n);
+
 #ifdef __cplusplus
 }
 #endif

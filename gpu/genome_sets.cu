@@ -56,7 +56,7 @@ struct tsk_gpu_genome_sets {
     bool announced = false;             /* it announced a share: the peers may copy from its keys */
     bool opening = true;                /* only the index made at the open is shared (the peers' buffers
                                          * are sorted over after it) */
-    tsk_gpu_genome_sets_times times = {0, 0, 0, 0, 1}; /* the open's index's seconds (TSKETCH_TIMING) */
+    tsk_gpu_genome_sets_times times = {0, 0, 0, 0, 0, 1}; /* the open's index's seconds (TSKETCH_TIMING) */
     int dev = 0, sms = 0;
     cudaStream_t st = nullptr;
     int64_t chunk_max = GKS_DEFAULT_CHUNK;
@@ -310,6 +310,7 @@ static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_set
         snprintf(err, errlen, "more than 2^31 - 1 genome sketches in one set");
         return NULL;
     }
+    const double t0 = tsk_cuda_seconds();
     if (tsk_cuda_device_usable(device, err, errlen)) return NULL;
     /* closed on every way out but the last, an exception's too */
     std::unique_ptr<tsk_gpu_genome_sets, void (*)(tsk_gpu_genome_sets *)> owned(new tsk_gpu_genome_sets(),
@@ -351,6 +352,7 @@ static tsk_gpu_genome_sets *open_engine(const tsk_key_sets *q, const tsk_key_set
         return NULL;
     }
     e->chunk_max = std::min<int64_t>(GKS_DEFAULT_CHUNK, smem_max / 4);
+    e->times.setup_s = tsk_cuda_seconds() - t0;
     if (plan_parts(e, part_capacity(e)) || (e->parts.size() == 1 && build(e, 0))) {
         snprintf(err, errlen, "%s", e->err);
         return NULL;
@@ -418,7 +420,7 @@ extern "C" void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t m
 
 extern "C" void tsk_gpu_genome_sets_timing(const tsk_gpu_genome_sets *e, tsk_gpu_genome_sets_times *t)
 {
-    *t = e ? e->times : tsk_gpu_genome_sets_times{0, 0, 0, 0, 1};
+    *t = e ? e->times : tsk_gpu_genome_sets_times{0, 0, 0, 0, 0, 1};
 }
 
 extern "C" void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part)

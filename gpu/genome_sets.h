@@ -87,11 +87,13 @@ void tsk_gpu_genome_sets_set_limits(tsk_gpu_genome_sets *e, int64_t max_part_key
 /* How the reference set is indexed: its parts, and the postings of the largest (for tests). */
 void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, int64_t *largest_part);
 
-/* Where the seconds of the index made at the open went (TSKETCH_TIMING): its buffers, the keys
- * from the host (its own shares among peers), the peers' shares copied and the wait until every
- * peer had its copies, and the sort. Zeros for a reference set indexed in parts, call by call. */
+/* Where the seconds of the open went (TSKETCH_TIMING): its setup before the index (the device's
+ * context, waited for where another thread makes it; the references' sizes and thresholds), then
+ * the index's buffers, the keys from the host (its own shares among peers), the peers' shares
+ * copied and the wait until every peer had its copies, and the sort. Those of the index are zeros
+ * for a reference set indexed in parts, call by call. */
 typedef struct {
-    double alloc_s, upload_s, peers_s, index_s;
+    double setup_s, alloc_s, upload_s, peers_s, index_s;
     int members; /* the peers it opened among (1: alone) */
 } tsk_gpu_genome_sets_times;
 void tsk_gpu_genome_sets_timing(const tsk_gpu_genome_sets *e, tsk_gpu_genome_sets_times *t);

@@ -80,5 +80,5 @@ void tsk_gpu_genome_sets_layout(const tsk_gpu_genome_sets *e, int64_t *n_parts, 
 void tsk_gpu_genome_sets_timing(const tsk_gpu_genome_sets *e, tsk_gpu_genome_sets_times *t)
 {
     (void)e;
-    *t = (tsk_gpu_genome_sets_times){0, 0, 0, 0, 1};
+    *t = (tsk_gpu_genome_sets_times){0, 0, 0, 0, 0, 1};
 }

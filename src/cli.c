@@ -218,3 +218,9 @@ double tsk_seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+static double clock_started;
+
+void tsk_clock_start(void) { clock_started = tsk_seconds(); }
+
+double tsk_since_start(double at) { return at - clock_started; }

@@ -54,6 +54,11 @@ char *tsk_join_argv(int argc, char **argv);
 /* Seconds on the monotonic clock (TSKETCH_TIMING=1 reports). */
 double tsk_seconds(void);
 
+/* The process's start on that clock, as main took it first thing (tsk_clock_start): the reports
+ * that place a stage in the whole run say "at X s" from it. */
+void tsk_clock_start(void);
+double tsk_since_start(double at);
+
 /* Whether TSKETCH_TIMING=1 asks for those reports. */
 int tsk_timing_wanted(void);
 

@@ -755,7 +755,7 @@ static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *
     /* a sink failure is reported by the runner as a failed write of "the links ...", then here */
     if (rc == TSK_EXIT_OK && (rc = tsk_dist_run(e, &s, &out, "the links held for clustering")) && sink->err[0])
         tsk_error("%s", sink->err);
-    tsk_dist_engine_close(e);
+    tsk_dist_engine_leave(e);
     return rc;
 }
 

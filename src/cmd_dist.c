@@ -431,7 +431,7 @@ static int run_items(const dist_cmd *d, const tsk_dist_items *items, const dist_
         const tsk_dist_sink sink = {sink_rows, sink_pairs, sink_lines, o};
         rc = tsk_dist_run(e, s, &sink, d->output);
     }
-    tsk_dist_engine_close(e);
+    tsk_dist_engine_leave(e);
     return rc;
 }
 

@@ -353,8 +353,10 @@ static void print_keys_timing(const tsk_gpu_genome_sets *engine, const char *whi
     if (t.members > 1)
         snprintf(share, sizeof share, " (its shares, of %d GPUs), the others' copied and waited for in %.3f s",
                  t.members, t.peers_s);
-    fprintf(stderr, "tsketch: timing: keys' engine on the GPU%s: buffers %.3f s, keys uploaded in %.3f s%s, indexed in %.3f s\n",
-            which, t.alloc_s, t.upload_s, share, t.index_s);
+    fprintf(stderr,
+            "tsketch: timing: keys' engine on the GPU%s: set up in %.3f s (its context, sizes and thresholds), "
+            "buffers %.3f s, keys uploaded in %.3f s%s, indexed in %.3f s\n",
+            which, t.setup_s, t.alloc_s, t.upload_s, share, t.index_s);
 }
 
 /* Lane l's timing lines (TSKETCH_TIMING), read before it closes; the shards' once, by lane 0. (The
@@ -564,6 +566,28 @@ static void index_parts_note(const tsk_dist_engine *e)
              e->shards ? " (a shard's)" : "", device, (long long)parts, way);
 }
 
+/* The open's line (TSKETCH_TIMING), placed in the run: from and to when, and when the warm start
+ * (tsk_engine_dist_warm, while the inputs loaded) had the driver and the contexts of its GPUs. */
+static void open_timing(const tsk_dist_engine *e, double t0)
+{
+    const double t1 = tsk_seconds();
+    char warm[256] = "";
+    if (e->on_gpu) {
+        double driver_at, made_at[MAX_LANES];
+        tsk_gpu_warm_times(&driver_at, made_at, MAX_LANES);
+        int len = snprintf(warm, sizeof warm, "; warm start: the driver at %.3f s",
+                           driver_at > 0 ? tsk_since_start(driver_at) : -1.0);
+        for (int i = 0; i < e->n_lanes && len < (int)sizeof warm - 40; i++) {
+            const int d = e->devices[i];
+            if (d >= 0 && d < MAX_LANES && made_at[d] > 0)
+                len += snprintf(warm + len, sizeof warm - (size_t)len, ", GPU %d's context at %.3f s", d,
+                                tsk_since_start(made_at[d]));
+        }
+    }
+    fprintf(stderr, "tsketch: timing: engine opened in %.3f s (from %.3f to %.3f s after the start%s)\n", t1 - t0,
+            tsk_since_start(t0), tsk_since_start(t1), warm);
+}
+
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
 {
     const double t0 = tsk_seconds();
@@ -610,7 +634,7 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
     e->n_open = e->shards ? 2 : 1;
     if (e->on_gpu && e->genomes) index_parts_note(e);
     *out = e;
-    if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine opened in %.3f s\n", tsk_seconds() - t0);
+    if (tsk_timing_wanted()) open_timing(e, t0);
     return TSK_EXIT_OK;
 }
 
@@ -622,6 +646,22 @@ void tsk_dist_engine_close(tsk_dist_engine *e)
     if (e->on_gpu) tsk_gpu_context_left();
     if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine closed in %.3f s\n", tsk_seconds() - t0);
     free(e);
+}
+
+void tsk_dist_engine_leave(tsk_dist_engine *e)
+{
+    if (!e || !e->on_gpu) {
+        tsk_dist_engine_close(e);
+        return;
+    }
+    char err[TSK_ERRLEN];
+    for (int i = 1; i < MAX_LANES; i++) join_lane_opener(e, i, err, sizeof err); /* no thread inside an opening */
+    for (int i = MAX_LANES - 1; i >= 0; i--) {
+        lane_timing(e, &e->lane[i]);
+        tsk_gpu_ani_settle(e->lane[i].ani);
+    }
+    tsk_gpu_context_left();
+    if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine left to the exit\n");
 }
 
 /* Opens lanes up to `want` (at most n_lanes) for a run. A GPU that fails to open is an error under

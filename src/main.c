@@ -42,6 +42,7 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
+    tsk_clock_start();
     tsk_sleeping_waits(argv);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(cmd, commands[i].name)) continue;
         const int rc = commands[i].run(argc - 1, argv + 1);
+        if (tsk_timing_wanted()) /* what the exit takes after it is the caller's wall time less this */
+            fprintf(stderr, "tsketch: timing: done at %.3f s after the start\n", tsk_since_start(tsk_seconds()));
         /* a GPU engine left open, or still opening, when the work was done (gpu_start.h), or a
          * replaced output held open (atomic_file.h): exit's teardown of CUDA would race with an
          * opening, and all of it costs time the caller would wait for; the process ends here, its
