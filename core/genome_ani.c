@@ -344,7 +344,7 @@ int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, dou
 void tsk_ani_grid_reported(const double *grid, int g, double *reported)
 {
     reported[0] = 0;
-    for (int j = 1; j < g; j++) reported[j] = 1 + log(grid[j]);
+    for (int j = 1; j < g; j++) reported[j] = 1 + TSK_ANI_SCALE * log(grid[j]);
 }
 
 void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *gw)
@@ -852,13 +852,14 @@ void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, i
     double ani[2] = {res->ani_q, res->ani_r};
     const double inv_w = 1.0 / window;
     for (int d = 0; d < 2; d++) {
-        /* in the identity's own scale (ani[d] is fastANI's, 1 + ln I: exp(ani[d] - 1) is the
-         * identity of a point mass there), then reported on fastANI's */
-        double spread = pow(m[d], inv_w) - pow(grid_point_mass(exp(ani[d] - 1), window), inv_w);
+        /* in the identity's own scale (ani[d] is fastANI's, 1 + s ln I: exp((ani[d] - 1) / s) is
+         * the identity of a point mass there), then reported on fastANI's */
+        double spread =
+            pow(m[d], inv_w) - pow(grid_point_mass(exp((ani[d] - 1) / TSK_ANI_SCALE), window), inv_w);
         if (spread < 0) spread = 0;
         double keys = pow(contained[d] / af[d], inv_w) - spread;
         keys = keys > 1 ? 1 : keys;
-        double keys_reported = keys > 0 ? 1 + log(keys) : 0;
+        double keys_reported = keys > 0 ? 1 + TSK_ANI_SCALE * log(keys) : 0;
         if (keys_reported < 0) keys_reported = 0;
         ani[d] = ramp * keys_reported + (1 - ramp) * ani[d];
     }

@@ -17,14 +17,15 @@
  * a_g ~ sum_i w_i Binomial(n_g, p(I_i)). The weights w over an identity grid are fitted
  * by maximum likelihood (EM, stopped early: TSK_ANI_EM_STEPS), and
  *
- *     ANI_Q = mean of 1 + ln I over the weight at or above TSK_ANI_CUTOFF
+ *     ANI_Q = mean of 1 + s ln I over the weight at or above TSK_ANI_CUTOFF (s = TSK_ANI_SCALE)
  *     AF_Q  = (that weight) x (segments with anchors) / (all segments of Q)
  *
- * 1 + ln I is the identity fastANI reports for a fragment of identity I: one minus its Mash
- * distance -ln(I^k) / k (the share of k-mers that survive is I^k). It reads 0.13 points under I at
- * 95 % and 2.3 under it at 80 %, so averaging it, as fastANI averages its fragments, is what makes
- * the mean over the aligned part fastANI's; averaging I itself read even divergence 0.3 points
- * above fastANI (bench/ani/FINDINGS.md, "fastANI's scale").
+ * 1 + s ln I is the identity fastANI reports for a fragment of identity I: one minus its Mash
+ * distance -ln(I^k) / k (the share of k-mers that survive is I^k), read a little lower still
+ * (s > 1) because its winnowed minimizers lose more than the k-mers a mutation touches. It reads
+ * 0.13 s points under I at 95 % and 2.3 s under it at 80 %, so averaging it, as fastANI averages
+ * its fragments, is what makes the mean over the aligned part fastANI's; averaging I itself read
+ * even divergence 0.3 points above fastANI (bench/ani/FINDINGS.md, "fastANI's scale").
  *
  * The pair: ANI = (ANI_Q + ANI_R) / 2 (fastANI's mean of both directions), AF = the AF of the
  * genome with fewer segments. Near identity the anchors are too few to order pairs a few SNPs apart
@@ -60,6 +61,11 @@ extern "C" {
  * bench/ani/FINDINGS.md, "fastANI's scale"); lower cutoffs took an AT-rich genome's chance matches
  * for homology (0.74-0.76 did on the Blochmannia ancestor). */
 #define TSK_ANI_CUTOFF 0.79
+/* s of fastANI's scale 1 + s ln I (above). fastANI reads pure substitutions 0.35-0.5 points under
+ * 1 + ln I (s ~ 1.1 at 95-98 %); with the generated sets' indels and this cutoff, s = 1.025 gave
+ * even divergence's error 0.145 points against 0.204 with s = 1, uneven divergence's 0.266 against
+ * 0.237 (bench/ani/FINDINGS.md, "Winnowing"). */
+#define TSK_ANI_SCALE 1.025
 /* The least AF of each direction for a related pair: chance matches and a few shared repeats give
  * under 1 % of segments above the cutoff; a 25 % piece of a genome gives 25 %. */
 #define TSK_ANI_MIN_AF 0.02
@@ -181,8 +187,8 @@ void tsk_ani_level_from_keys(tsk_ani_result *res, int64_t shared, int64_t n_q, i
  * each). Returns g (32 for TSK_ANI_GRID_DIV). */
 #define TSK_ANI_POWER_ROWS 256
 int tsk_ani_grid_powers(int anchor_k, int grid_div, double *grid, double *p, double *pw_p, double *pw_q);
-/* reported[j] = 1 + ln grid[j], the identity fastANI reports for grid identity j >= 1 (reported[0] =
- * 0): what a direction's ANI averages. */
+/* reported[j] = 1 + TSK_ANI_SCALE ln grid[j], the identity fastANI reports for grid identity j >= 1
+ * (reported[0] = 0): what a direction's ANI averages. */
 void tsk_ani_grid_reported(const double *grid, int g, double *reported);
 /* gw[j] = grid[j]^window for the grid's identities j >= 1 (gw[0] = 0), by repeated multiplication. */
 void tsk_ani_grid_window_powers(const double *grid, int g, int window, double *gw);

@@ -1,7 +1,7 @@
 /* detached_exit.h: ending the process without making its caller wait for the kernel's cleanup.
  *
- * After the last output is in place, a process that used the GPU (sketch's engine left open, dist's
- * closed) still has CUDA's teardown ahead (the driver frees the context and unpins its buffers when
+ * After the last output is in place, a process that used the GPU (the sketch, distance and cluster
+ * engines are left open: tsk_dist_engine_leave) still has CUDA's teardown ahead (the driver frees the context and unpins its buffers when
  * the process's memory and files go: 0.11-0.19 s on the H100 machine, even with _exit), and one
  * that replaced a big output has that file's page cache to free (0.1 s for a million reads'
  * 448 MB). The shell, Snakemake or Nextflow waits for all of it. Here the process ends at once and
