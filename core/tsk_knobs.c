@@ -16,7 +16,7 @@ static const char *const split_words[] = {"ready", "cpu", "gpu", "alternate"};
 static const char *const genome_engine_words[] = {"auto", "merge", "index"};
 static const char *const method_words[] = {"auto", "dp"};
 static const char *const switch_words[] = {"0", "1"};
-static const char *const shards_words[] = {"auto", "on", "off"};
+static const char *const shards_words[] = {"auto", "on", "off"}; /* and TSKETCH_DIST_PIPELINE's */
 
 #define N_WORDS(w) ((int)(sizeof(w) / sizeof *(w)))
 
@@ -74,6 +74,8 @@ static void read_knobs(void)
     knobs.dist_lanes = count_knob("TSKETCH_DIST_LANES", 16);
     knobs.dist_shards =
         (tsk_knob_shards)word_knob("TSKETCH_DIST_SHARDS", shards_words, N_WORDS(shards_words), TSK_KNOB_SHARDS_AUTO);
+    knobs.dist_pipeline = (tsk_knob_pipeline)word_knob("TSKETCH_DIST_PIPELINE", shards_words, N_WORDS(shards_words),
+                                                       TSK_KNOB_PIPELINE_AUTO);
     knobs.genome_cpu_engine = (tsk_knob_genome_engine)word_knob("TSKETCH_GENOME_CPU_ENGINE", genome_engine_words,
                                                                 N_WORDS(genome_engine_words), TSK_KNOB_GENOME_AUTO);
     knobs.dist_block = count_knob("TSKETCH_DIST_BLOCK", INT64_MAX);

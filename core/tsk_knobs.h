@@ -49,6 +49,12 @@ typedef enum {
     TSK_KNOB_SHARDS_OFF = 2   /* never */
 } tsk_knob_shards;
 
+typedef enum {
+    TSK_KNOB_PIPELINE_AUTO = 0, /* two workers a GPU lane of genome sketches refined to ANI (src/dist_run.c) */
+    TSK_KNOB_PIPELINE_ON = 1,   /* CPU lanes too (tests: the workers' locks without a GPU) */
+    TSK_KNOB_PIPELINE_OFF = 2   /* one worker a lane */
+} tsk_knob_pipeline;
+
 typedef struct {
     int timing;                   /* TSKETCH_TIMING=1: sketch prints where the seconds went (0) */
     int detached_exit;            /* TSKETCH_DETACHED_EXIT=0 ends the process plainly (1) */
@@ -64,6 +70,8 @@ typedef struct {
                                    * blocks at once, as GPUs do (src/dist_run.c); 0: one, inline */
     tsk_knob_shards dist_shards;  /* TSKETCH_DIST_SHARDS: auto, on, off: genome references sharded
                                    * over the GPUs (or TSKETCH_DIST_LANES CPU lanes) (auto) */
+    tsk_knob_pipeline dist_pipeline; /* TSKETCH_DIST_PIPELINE: auto, on, off: a lane's next block's
+                                   * keys beside this block's ANI refinement (auto) */
     long long dist_block;         /* TSKETCH_DIST_BLOCK, >= 1: queries per block of a distance run;
                                    * 0: the selection's own size */
     tsk_knob_genome_engine genome_cpu_engine; /* TSKETCH_GENOME_CPU_ENGINE: auto, merge, index (auto) */

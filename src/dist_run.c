@@ -55,6 +55,7 @@
 #define ANI_MARGIN 0.04              /* identity a pair's key share may seem to fall short of its ANI by */
 #define ANI_CHANCE_IDENTITY 0.80     /* key shares below this identity's (0.80^W / 2): chance matches */
 #define MAX_LANES 16
+#define MAX_WORKERS (2 * MAX_LANES) /* a run's threads: two a lane at most (workers_per_lane) */
 
 /* A second GPU's context costs 0.2-0.4 s to open: lanes past the first are opened only for a run
  * that one GPU would take about a second for, by the engines' measured rates (vector top-k
@@ -269,11 +270,31 @@ static const engine_calls *engine_kind(int genomes, int on_gpu)
 }
 
 /* One engine instance, an open lane's; on a GPU with ANI, its device's ANI engine too (NULL: the
- * host refines). */
+ * host refines). A run's worker thread computes blocks on a copy of it: two workers share a GPU
+ * lane's engines where a block's ANI refinement can run beside the next block's keys (see
+ * run_blocks), each engine then taken under its lock (NULL: the worker is its lane's only one). */
 typedef struct {
     void *engine;
     tsk_gpu_ani *ani;
+    pthread_mutex_t *keys_mu, *ani_mu;
+    int index; /* the worker's slot in a run's timing sums */
 } dist_lane;
+
+/* Seconds this thread waited for a lane's engines (lane_lock), which TSKETCH_TIMING's sums leave out. */
+static _Thread_local double lock_waited_s;
+
+static void lane_lock(pthread_mutex_t *mu)
+{
+    if (!mu || !pthread_mutex_trylock(mu)) return;
+    const double t0 = tsk_seconds();
+    pthread_mutex_lock(mu);
+    lock_waited_s += tsk_seconds() - t0;
+}
+
+static void lane_unlock(pthread_mutex_t *mu)
+{
+    if (mu) pthread_mutex_unlock(mu);
+}
 
 /* A lane opened on a thread of its own while lane 0 opens on the caller's: a second GPU's opening
  * (its context, the upload and index of every reference key, its anchors) takes as long as the
@@ -309,6 +330,7 @@ struct tsk_dist_engine {
     /* the references sharded over the devices (or CPU lanes) instead, NULL when whole on each: the
      * group is the engine of two lanes (two blocks in flight), lane i's ANI engine on devices[i] */
     tsk_dist_shards *shards;
+    pthread_mutex_t keys_mu[MAX_LANES], ani_mu[MAX_LANES]; /* lane i's engines, when two workers share them */
 };
 
 /* ---- the engine choice ---- */
@@ -572,11 +594,10 @@ static void open_timing(const tsk_dist_engine *e, double t0)
 {
     const double t1 = tsk_seconds();
     char warm[256] = "";
-    if (e->on_gpu) {
-        double driver_at, made_at[MAX_LANES];
-        tsk_gpu_warm_times(&driver_at, made_at, MAX_LANES);
-        int len = snprintf(warm, sizeof warm, "; warm start: the driver at %.3f s",
-                           driver_at > 0 ? tsk_since_start(driver_at) : -1.0);
+    double driver_at = 0, made_at[MAX_LANES];
+    if (e->on_gpu) tsk_gpu_warm_times(&driver_at, made_at, MAX_LANES);
+    if (driver_at > 0) { /* else no warm start ran: the engine's open made the contexts itself */
+        int len = snprintf(warm, sizeof warm, "; warm start: the driver at %.3f s", tsk_since_start(driver_at));
         for (int i = 0; i < e->n_lanes && len < (int)sizeof warm - 40; i++) {
             const int d = e->devices[i];
             if (d >= 0 && d < MAX_LANES && made_at[d] > 0)
@@ -599,6 +620,11 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         return TSK_EXIT_RUNTIME;
     }
     e->items = *items;
+    for (int i = 0; i < MAX_LANES; i++) {
+        pthread_mutex_init(&e->keys_mu[i], NULL);
+        pthread_mutex_init(&e->ani_mu[i], NULL);
+        e->lane[i].index = i;
+    }
     e->genomes = items->keys_q != NULL;
     e->threads = job->threads > 0 ? job->threads : 1;
     e->required = job->device.kind == TSK_DEVICE_CUDA;
@@ -645,6 +671,10 @@ void tsk_dist_engine_close(tsk_dist_engine *e)
     close_lanes(e);
     if (e->on_gpu) tsk_gpu_context_left();
     if (tsk_timing_wanted()) fprintf(stderr, "tsketch: timing: engine closed in %.3f s\n", tsk_seconds() - t0);
+    for (int i = 0; i < MAX_LANES; i++) {
+        pthread_mutex_destroy(&e->keys_mu[i]);
+        pthread_mutex_destroy(&e->ani_mu[i]);
+    }
     free(e);
 }
 
@@ -872,9 +902,23 @@ static int estimate_on_host(const tsk_dist_items *it, const int64_t *q, const in
  * pairs it leaves on up to `threads` host threads. Within one set a pair's two lines, (q, r) and
  * (r, q), share one estimate (tsk_ani_result_swap): top-k lists hold many pairs both ways round.
  * 0, or -1 out of memory or on a GPU error (said). */
+static int refine_lines_held(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n,
+                             int threads);
+
+/* The lines refined (refine_lines_held), the lane's ANI engine held by this worker meanwhile: the
+ * host's share too, so that a lane's refinements use -p threads one at a time. */
 static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n, int threads)
 {
     if (n <= 0) return 0;
+    lane_lock(lane ? lane->ani_mu : NULL);
+    const int rc = refine_lines_held(it, lane, lines, n, threads);
+    lane_unlock(lane ? lane->ani_mu : NULL);
+    return rc;
+}
+
+static int refine_lines_held(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n,
+                             int threads)
+{
     const int one_set = it->ani_q == it->ani_r && it->keys_q == it->keys_r;
     pair_line *order = malloc((size_t)n * sizeof *order), *sort_tmp = malloc((size_t)n * sizeof *sort_tmp);
     uint8_t *needs = malloc((size_t)n);
@@ -1042,10 +1086,15 @@ typedef struct {
     pair_progress *progress;
     double *keys_s, *refine_s; /* TSKETCH_TIMING: each lane's seconds in its engine calls and in ANI */
     double *sink_s;            /* TSKETCH_TIMING: the calling thread's seconds handing results to the sink */
+    int *per_lane;             /* TSKETCH_TIMING: the workers a lane had (workers_per_lane) */
 } dist_job;
 
-/* The lane l's index, for its timing slots (each lane thread writes its own). */
-static int lane_index(const dist_job *r, const dist_lane *l) { return (int)(l - r->e->lane); }
+/* The worker l's index, for its timing slots (each worker thread writes its own). */
+static int lane_index(const dist_job *r, const dist_lane *l)
+{
+    (void)r;
+    return l->index;
+}
 
 /* A selection cut into blocks of `block` queries from s->q_begin. compute fills a slot (a struct of
  * slot_size bytes, zeroed at first, reused block after block) with the results of queries
@@ -1072,14 +1121,15 @@ typedef struct {
     const dist_job *r;
     const block_plan *plan;
     char *slots;
+    dist_lane workers[MAX_WORKERS]; /* worker w computes on lane w % lanes (dist_lane) */
 } lanes_run;
 
-static int lane_compute(void *ctx, int lane, int64_t b, int slot)
+static int lane_compute(void *ctx, int worker, int64_t b, int slot)
 {
     const lanes_run *lr = ctx;
     int64_t q0, nq;
     block_queries(lr->r, lr->plan, b, &q0, &nq);
-    return lr->plan->compute(lr->r, &lr->r->e->lane[lane], q0, nq, lr->slots + (size_t)slot * lr->plan->slot_size);
+    return lr->plan->compute(lr->r, &lr->workers[worker], q0, nq, lr->slots + (size_t)slot * lr->plan->slot_size);
 }
 
 static int lane_deliver(void *ctx, int64_t b, int slot)
@@ -1090,17 +1140,24 @@ static int lane_deliver(void *ctx, int64_t b, int slot)
     return lr->plan->deliver(lr->r, q0, nq, lr->slots + (size_t)slot * lr->plan->slot_size);
 }
 
-/* The plan on lanes 0 .. n_lanes-1, each on a thread of its own. */
-static int run_threaded(const dist_job *r, const block_plan *p, int n_lanes)
+/* The plan on lanes 0 .. n_lanes-1, each on a thread of its own, or on two (per_lane 2) that take
+ * its engines in turn. */
+static int run_threaded(const dist_job *r, const block_plan *p, int n_lanes, int per_lane)
 {
-    const int n_slots = 2 * n_lanes;
-    lanes_run lr = {r, p, calloc((size_t)n_slots, p->slot_size)};
+    const int n_workers = n_lanes * per_lane, n_slots = 2 * n_workers;
+    lanes_run lr = {r, p, calloc((size_t)n_slots, p->slot_size), {{0}}};
     if (!lr.slots) {
         tsk_error("out of memory");
         return TSK_EXIT_RUNTIME;
     }
+    for (int w = 0; w < n_workers; w++) {
+        const int lane = w % n_lanes;
+        lr.workers[w] = r->e->lane[lane];
+        lr.workers[w].index = w;
+        if (per_lane > 1) lr.workers[w].keys_mu = &r->e->keys_mu[lane], lr.workers[w].ani_mu = &r->e->ani_mu[lane];
+    }
     const tsk_ordered_steps steps = {lane_compute, lane_deliver, &lr};
-    int rc = tsk_ordered_run(n_lanes, n_slots, p->n_blocks, &steps);
+    int rc = tsk_ordered_run(n_workers, n_slots, p->n_blocks, &steps);
     if (rc < 0) {
         tsk_error("cannot start a thread for the distance engine: %s", strerror(errno));
         rc = TSK_EXIT_RUNTIME;
@@ -1140,6 +1197,17 @@ static int lanes_for(const dist_job *r, const block_plan *p)
     return want;
 }
 
+/* Workers per lane: two where a GPU's genome lane refines to ANI and has blocks enough, so that
+ * its keys' engine takes the next block while the ANI engine (and the host's share) refines this
+ * one; each engine is then held by one worker at a time. The shards' group (two lanes already)
+ * and CPU lanes keep one (TSKETCH_DIST_PIPELINE=on gives CPU lanes two as well, for the tests). */
+static int workers_per_lane(const tsk_dist_engine *e, const block_plan *p, int lanes)
+{
+    const tsk_knob_pipeline knob = tsk_knobs_get()->dist_pipeline;
+    const int fits = e->genomes && !e->shards && tsk_dist_items_ani(&e->items) && p->n_blocks > lanes;
+    return fits && (knob == TSK_KNOB_PIPELINE_ON || (knob == TSK_KNOB_PIPELINE_AUTO && e->on_gpu)) ? 2 : 1;
+}
+
 static int run_blocks(const dist_job *r, block_plan *p)
 {
     const long long forced = tsk_knobs_get()->dist_block;
@@ -1152,7 +1220,9 @@ static int run_blocks(const dist_job *r, block_plan *p)
     if (rc != TSK_EXIT_OK) return rc;
     if (lanes > r->e->n_open) lanes = r->e->n_open;
     /* a GPU lane computes on its own thread even alone: the next block runs while this one is written */
-    return r->e->on_gpu || lanes > 1 ? run_threaded(r, p, lanes) : run_inline(r, p);
+    const int per_lane = workers_per_lane(r->e, p, lanes);
+    *r->per_lane = per_lane;
+    return r->e->on_gpu || lanes > 1 || per_lane > 1 ? run_threaded(r, p, lanes, per_lane) : run_inline(r, p);
 }
 
 /* ---- the selections ---- */
@@ -1255,13 +1325,16 @@ static int sets_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, 
         return out_of_memory(r->e);
     tsk_genome_pair *pairs = ps->pairs;
     tsk_genome_line *lines = ps->lines;
-    const double t0 = tsk_seconds();
-    if (r->e->calls->topk_sets(l->engine, q0, nq, (int)kk, r->e->items.mode, topk_filter(r->s), pairs))
-        return engine_failed(r->e, l);
-    const double t1 = tsk_seconds();
+    const double waited0 = lock_waited_s, t0 = tsk_seconds();
+    lane_lock(l->keys_mu);
+    const int failed = r->e->calls->topk_sets(l->engine, q0, nq, (int)kk, r->e->items.mode, topk_filter(r->s), pairs);
+    lane_unlock(l->keys_mu);
+    if (failed) return engine_failed(r->e, l);
+    const double t1 = tsk_seconds(), waited1 = lock_waited_s;
     ps->n_lines = candidate_lines(r, pairs, nq * kk, ani ? INFINITY : r->s->max_dist, 0, lines);
     if (ani && (ps->n_lines = ani_topk(r, l, lines, ps->n_lines, r->s->top_k)) < 0) return out_of_memory(r->e);
-    r->keys_s[lane_index(r, l)] += t1 - t0, r->refine_s[lane_index(r, l)] += tsk_seconds() - t1;
+    r->keys_s[lane_index(r, l)] += t1 - t0 - (waited1 - waited0);
+    r->refine_s[lane_index(r, l)] += tsk_seconds() - t1 - (lock_waited_s - waited1);
     return TSK_EXIT_OK;
 }
 
@@ -1304,10 +1377,12 @@ static int sets_within_compute(const dist_job *r, const dist_lane *l, int64_t q0
                              : tsk_genome_share_floor(r->s->max_dist, r->e->items.window);
     tsk_genome_pair *pairs = ps->pairs;
     ps->n = 0;
-    const double t0 = tsk_seconds();
+    const double waited0 = lock_waited_s, t0 = tsk_seconds();
+    lane_lock(l->keys_mu);
     const int failed = r->e->calls->within_sets(l->engine, q0, nq, floor, r->e->items.mode, pair_filter(r->s), &pairs,
                                                  &ps->n, &ps->cap);
-    const double t1 = tsk_seconds();
+    lane_unlock(l->keys_mu);
+    const double t1 = tsk_seconds(), waited1 = lock_waited_s;
     ps->pairs = pairs;
     if (failed) return engine_failed(r->e, l);
     if (grow(&ps->lines, sizeof(tsk_genome_line), ps->n, &ps->line_cap)) return out_of_memory(r->e);
@@ -1317,7 +1392,8 @@ static int sets_within_compute(const dist_job *r, const dist_lane *l, int64_t q0
         if (refine_lines(&r->e->items, l, lines, ps->n_lines, r->s->threads)) return out_of_memory(r->e);
         ps->n_lines = keep_within(lines, ps->n_lines, r->s->max_dist);
     }
-    r->keys_s[lane_index(r, l)] += t1 - t0, r->refine_s[lane_index(r, l)] += tsk_seconds() - t1;
+    r->keys_s[lane_index(r, l)] += t1 - t0 - (waited1 - waited0);
+    r->refine_s[lane_index(r, l)] += tsk_seconds() - t1 - (lock_waited_s - waited1);
     return TSK_EXIT_OK;
 }
 
@@ -1445,8 +1521,10 @@ static int dense_compute(const dist_job *r, const dist_lane *l, int64_t q0, int6
     if (!e->genomes)
         return e->calls->block_rows(l->engine, q0, nq, b->r0, b->r1 - b->r0, b->dist + b->r0, b->ld) ? engine_failed(e, l)
                                                                                                    : TSK_EXIT_OK;
-    if (e->calls->block_sets(l->engine, q0, nq, b->r0, b->r1 - b->r0, b->shared + b->r0, b->ld))
-        return engine_failed(e, l);
+    lane_lock(l->keys_mu);
+    const int failed = e->calls->block_sets(l->engine, q0, nq, b->r0, b->r1 - b->r0, b->shared + b->r0, b->ld);
+    lane_unlock(l->keys_mu);
+    if (failed) return engine_failed(e, l);
     if (s->dense && tsk_dist_items_ani(&e->items)) return dense_ani_rows(e, l, s, b) ? out_of_memory(e) : TSK_EXIT_OK;
     if (s->dense)
         for (int64_t i = 0; i < nq; i++)
@@ -1525,16 +1603,17 @@ int tsk_dist_run(tsk_dist_engine *e, const tsk_dist_select *s, const tsk_dist_si
 {
     pair_progress progress;
     progress_start(&progress, e, s, output_name);
-    double keys_s[MAX_LANES] = {0}, refine_s[MAX_LANES] = {0}, sink_s = 0;
-    dist_job r = {e, s, sink, output_name, NULL, &progress, keys_s, refine_s, &sink_s};
+    double keys_s[MAX_WORKERS] = {0}, refine_s[MAX_WORKERS] = {0}, sink_s = 0;
+    int per_lane = 1;
+    dist_job r = {e, s, sink, output_name, NULL, &progress, keys_s, refine_s, &sink_s, &per_lane};
     const double t0 = tsk_seconds();
     const int rc = run_selection(&r);
     tsk_progress_end(&progress.line, 0);
     if (tsk_timing_wanted()) {
         double keys = 0, refine = 0;
-        for (int i = 0; i < MAX_LANES; i++) keys += keys_s[i], refine += refine_s[i];
-        fprintf(stderr, "tsketch: timing: the pairs in %.3f s on %d lane%s", tsk_seconds() - t0, e->n_open,
-                e->n_open == 1 ? "" : "s");
+        for (int i = 0; i < MAX_WORKERS; i++) keys += keys_s[i], refine += refine_s[i];
+        fprintf(stderr, "tsketch: timing: the pairs in %.3f s on %d lane%s%s", tsk_seconds() - t0, e->n_open,
+                e->n_open == 1 ? "" : "s", per_lane > 1 ? ", 2 workers each" : "");
         if (e->genomes) /* top-k and -d: the keys' engine, then the refinement (dense outputs: neither) */
             fprintf(stderr, " (summed over lanes: keys' engine %.3f s, candidates refined to ANI %.3f s)", keys, refine);
         else if (keys > 0) /* vector top-k */

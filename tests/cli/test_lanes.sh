@@ -2,7 +2,9 @@
 # CLI: the distance runner's lanes (src/dist_run.c), the scheduler that runs one engine per GPU
 # and delivers blocks in query order. Without a GPU the same scheduler runs CPU lanes
 # (TSKETCH_DIST_LANES=N), and TSKETCH_DIST_BLOCK=B cuts a small input into many blocks, so that
-# lanes finish blocks out of order and the writer must put them back; TSKETCH_DIST_SHARDS=on cuts
+# lanes finish blocks out of order and the writer must put them back; TSKETCH_DIST_PIPELINE=on
+# gives each lane two workers that take its engines in turn (a GPU lane's keys beside its ANI
+# refinement); TSKETCH_DIST_SHARDS=on cuts
 # genome references into shards over those lanes instead (src/dist_shards.h), whose answers are
 # merged, as over GPUs that each hold a part of the references. Every output of `dist`,
 # `triangle`, `tree`, `plot` and `cluster` (vector rows and genome sketches; top-k, thresholds, dense TSV, PHYLIP,
@@ -71,7 +73,8 @@ done
 # and block size equals the plain run's
 SETTINGS=("TSKETCH_DIST_BLOCK=5" "TSKETCH_DIST_LANES=2 TSKETCH_DIST_BLOCK=7" "TSKETCH_DIST_LANES=3 TSKETCH_DIST_BLOCK=1"
           "TSKETCH_DIST_LANES=16 TSKETCH_DIST_BLOCK=13" "TSKETCH_DIST_LANES=3"
-          "TSKETCH_DIST_LANES=3 TSKETCH_DIST_SHARDS=on TSKETCH_DIST_BLOCK=5" "TSKETCH_DIST_LANES=16 TSKETCH_DIST_SHARDS=on")
+          "TSKETCH_DIST_LANES=3 TSKETCH_DIST_SHARDS=on TSKETCH_DIST_BLOCK=5" "TSKETCH_DIST_LANES=16 TSKETCH_DIST_SHARDS=on"
+          "TSKETCH_DIST_PIPELINE=on TSKETCH_DIST_BLOCK=3" "TSKETCH_DIST_LANES=3 TSKETCH_DIST_PIPELINE=on TSKETCH_DIST_BLOCK=2")
 run_out() { # OUTFILE ENV... -- CMD...: stdout and any $WORK/o.* files, concatenated
     local out=$1
     shift
@@ -143,6 +146,12 @@ if [ "$have_genomes" = 1 ]; then
     [ "$n" = 1 ] && ok "TSKETCH_DIST_SHARDS=on: the references in 3 shards" || not_ok "TSKETCH_DIST_SHARDS=on: 3 shards" "got $n"
     n=$(TSKETCH_TIMING=1 TSKETCH_DIST_LANES=3 "$T" dist --top-k 3 "$G" 2>&1 >/dev/null | grep -c "shards")
     [ "$n" = 0 ] && ok "CPU lanes without the knob: no shards" || not_ok "CPU lanes without the knob: no shards" "got $n"
+    # two workers a lane: with the knob on CPU lanes, and not without it (a GPU lane's default)
+    n=$(TSKETCH_TIMING=1 TSKETCH_DIST_PIPELINE=on TSKETCH_DIST_BLOCK=3 "$T" dist --top-k 3 "$G" 2>&1 >/dev/null |
+        grep -c "on 1 lane, 2 workers each")
+    [ "$n" = 1 ] && ok "TSKETCH_DIST_PIPELINE=on: two workers on a CPU lane" || not_ok "TSKETCH_DIST_PIPELINE=on: two workers" "got $n"
+    n=$(TSKETCH_TIMING=1 TSKETCH_DIST_BLOCK=3 "$T" dist --top-k 3 "$G" 2>&1 >/dev/null | grep -c "workers")
+    [ "$n" = 0 ] && ok "CPU lanes: one worker each without the knob" || not_ok "CPU lanes: one worker each" "got $n"
 fi
 
 # lanes deliver every block once: the line count of a top-k is k per query
