@@ -271,8 +271,8 @@ static const engine_calls *engine_kind(int genomes, int on_gpu)
 
 /* One engine instance, an open lane's; on a GPU with ANI, its device's ANI engine too (NULL: the
  * host refines). A run's worker thread computes blocks on a copy of it: two workers share a GPU
- * lane's engines where a block's ANI refinement can run beside the next block's keys (see
- * run_blocks), each engine then taken under its lock (NULL: the worker is its lane's only one). */
+ * lane's engines where a block's ANI refinement can run beside the next block's keys
+ * (workers_per_lane), each engine then taken under its lock (NULL: the worker is its lane's only one). */
 typedef struct {
     void *engine;
     tsk_gpu_ani *ani;
