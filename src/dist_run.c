@@ -1089,11 +1089,14 @@ typedef struct {
     int *per_lane;             /* TSKETCH_TIMING: the workers a lane had (workers_per_lane) */
 } dist_job;
 
-/* The worker l's index, for its timing slots (each worker thread writes its own). */
-static int lane_index(const dist_job *r, const dist_lane *l)
+/* A genome block's seconds into worker l's timing slots (each worker writes its own): the keys'
+ * engine from t0 to t1, the refinement from t1 to now, less what the worker waited for the lane's
+ * engines (lock_waited_s read as waited0 at t0, waited1 at t1). */
+static void add_genome_times(const dist_job *r, const dist_lane *l, double t0, double waited0, double t1,
+                             double waited1)
 {
-    (void)r;
-    return l->index;
+    r->keys_s[l->index] += t1 - t0 - (waited1 - waited0);
+    r->refine_s[l->index] += tsk_seconds() - t1 - (lock_waited_s - waited1);
 }
 
 /* A selection cut into blocks of `block` queries from s->q_begin. compute fills a slot (a struct of
@@ -1248,7 +1251,7 @@ static int rows_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, 
     if (grow(&ps->pairs, sizeof(tsk_pair), nq * k, &ps->cap)) return out_of_memory(r->e);
     const double t0 = tsk_seconds();
     if (r->e->calls->topk_rows(l->engine, q0, nq, k, topk_filter(r->s), ps->pairs)) return engine_failed(r->e, l);
-    r->keys_s[lane_index(r, l)] += tsk_seconds() - t0;
+    r->keys_s[l->index] += tsk_seconds() - t0;
     return TSK_EXIT_OK;
 }
 
@@ -1333,8 +1336,7 @@ static int sets_topk_compute(const dist_job *r, const dist_lane *l, int64_t q0, 
     const double t1 = tsk_seconds(), waited1 = lock_waited_s;
     ps->n_lines = candidate_lines(r, pairs, nq * kk, ani ? INFINITY : r->s->max_dist, 0, lines);
     if (ani && (ps->n_lines = ani_topk(r, l, lines, ps->n_lines, r->s->top_k)) < 0) return out_of_memory(r->e);
-    r->keys_s[lane_index(r, l)] += t1 - t0 - (waited1 - waited0);
-    r->refine_s[lane_index(r, l)] += tsk_seconds() - t1 - (lock_waited_s - waited1);
+    add_genome_times(r, l, t0, waited0, t1, waited1);
     return TSK_EXIT_OK;
 }
 
@@ -1392,8 +1394,7 @@ static int sets_within_compute(const dist_job *r, const dist_lane *l, int64_t q0
         if (refine_lines(&r->e->items, l, lines, ps->n_lines, r->s->threads)) return out_of_memory(r->e);
         ps->n_lines = keep_within(lines, ps->n_lines, r->s->max_dist);
     }
-    r->keys_s[lane_index(r, l)] += t1 - t0 - (waited1 - waited0);
-    r->refine_s[lane_index(r, l)] += tsk_seconds() - t1 - (lock_waited_s - waited1);
+    add_genome_times(r, l, t0, waited0, t1, waited1);
     return TSK_EXIT_OK;
 }
 
