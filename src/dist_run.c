@@ -598,7 +598,8 @@ static void open_timing(const tsk_dist_engine *e, double t0)
     if (e->on_gpu) tsk_gpu_warm_times(&driver_at, made_at, MAX_LANES);
     if (driver_at > 0) { /* else no warm start ran: the engine's open made the contexts itself */
         int len = snprintf(warm, sizeof warm, "; warm start: the driver at %.3f s", tsk_since_start(driver_at));
-        for (int i = 0; i < e->n_lanes && len < (int)sizeof warm - 40; i++) {
+        const int n_devices = e->shards ? tsk_dist_shards_count(e->shards) : e->n_lanes; /* shards: 2 lanes */
+        for (int i = 0; i < n_devices && len < (int)sizeof warm - 40; i++) {
             const int d = e->devices[i];
             if (d >= 0 && d < MAX_LANES && made_at[d] > 0)
                 len += snprintf(warm + len, sizeof warm - (size_t)len, ", GPU %d's context at %.3f s", d,
