@@ -106,12 +106,18 @@ static inline int tsk_cuda_device_usable(int device, char *err, size_t errlen)
 
 /* Starts the driver (its device count) and makes the primary contexts of devices ids[0..n), on the
  * calling thread: for a thread that does it while other work runs (0.2-0.4 s). A device that does
- * not exist or fails is left alone, for the setup after it to report. */
-static inline void tsk_cuda_make_contexts(const int *ids, int n)
+ * not exist or fails is left alone, for the setup after it to report. When given, *driver_at and
+ * made_at[i] receive when the driver had started and when ids[i]'s context was made
+ * (tsk_cuda_seconds; made_at[i] is left as it is for a device that failed). */
+static inline void tsk_cuda_make_contexts(const int *ids, int n, double *driver_at = nullptr,
+                                          double *made_at = nullptr)
 {
     const int count = tsk_cuda_device_count(nullptr, 0);
+    if (driver_at) *driver_at = tsk_cuda_seconds();
     for (int i = 0; i < n; i++)
-        if (ids[i] >= 0 && ids[i] < count && cudaSetDevice(ids[i]) == cudaSuccess) cudaFree(nullptr);
+        if (ids[i] >= 0 && ids[i] < count && cudaSetDevice(ids[i]) == cudaSuccess && cudaFree(nullptr) == cudaSuccess &&
+            made_at)
+            made_at[i] = tsk_cuda_seconds();
     cudaGetLastError();
 }
 

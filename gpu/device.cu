@@ -50,15 +50,13 @@ static struct {
     std::atomic<double> driver_at{0}, made_at[16] = {};
 } warm;
 
-/* tsk_cuda_make_contexts of one device, its times kept */
+/* tsk_cuda_make_contexts of one device, its times kept (the driver's: the first thread's) */
 static void make_context_timed(int id)
 {
-    const int count = tsk_cuda_device_count(nullptr, 0);
-    double expected = 0;
-    warm.driver_at.compare_exchange_strong(expected, tsk_cuda_seconds());
-    if (id >= 0 && id < count && cudaSetDevice(id) == cudaSuccess && cudaFree(nullptr) == cudaSuccess && id < 16)
-        warm.made_at[id] = tsk_cuda_seconds();
-    cudaGetLastError();
+    double driver_at = 0, made_at = 0, none = 0;
+    tsk_cuda_make_contexts(&id, 1, &driver_at, &made_at);
+    warm.driver_at.compare_exchange_strong(none, driver_at);
+    if (made_at > 0 && id >= 0 && id < 16) warm.made_at[id] = made_at;
 }
 
 extern "C" void tsk_gpu_warm_start(const int *devices, int n)
