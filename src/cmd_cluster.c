@@ -484,8 +484,10 @@ static int load_items(const cluster_cmd *c, int genomes, cluster_items *it)
     it->genomes = genomes;
     int rc;
     if (genomes) {
+        /* with ANI from the engine, a GPU run on few threads checks the anchors beside its uploads */
+        const int anchors_later = !c->key_distance && !c->n_links && tsk_genome_anchors_later_pays(&c->job);
         rc = tsk_genome_sources_load(c->inputs, c->n_inputs, group_of, &it->g, 1, &c->job, c->params_given,
-                                     &it->params);
+                                     anchors_later, &it->params);
         it->n = it->g.set.n_items, it->names = it->g.names, it->length = it->g.length;
     } else {
         rc = tsk_sources_load(c->inputs, c->n_inputs, group_of, &it->v, 1, &c->job, c->params_given, &it->params);
@@ -732,6 +734,9 @@ static int read_links(const cluster_cmd *c, const cluster_items *it, link_sink *
     return rc;
 }
 
+/* tsk_dist_items' inputs_checked: the group's anchor checksum (load_items' anchors_later). */
+static int genomes_checked(void *ctx) { return tsk_genome_source_checked(ctx); }
+
 /* Runs the threshold engine over every pair of the items into sink (--links: reads them). */
 static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *sink)
 {
@@ -739,6 +744,8 @@ static int find_links(const cluster_cmd *c, const cluster_items *it, link_sink *
     tsk_dist_items items = {0};
     if (it->genomes) {
         items = genome_items(c, it);
+        items.inputs_checked = genomes_checked;
+        items.inputs_checked_ctx = (void *)&it->g;
     } else {
         items.rows_q = items.rows_r = &it->v.set;
         items.metric = c->metric;
@@ -1054,6 +1061,7 @@ static int run(cluster_cmd *c, int genomes)
     }
     const tsk_cluster_view view = {n_ranked, it.names, order, &cl, cluster_of, line, c->quality ? score : NULL, c->max_dist,
                                    c->method == METHOD_GREEDY ? "greedy" : "single"};
+    if (rc == TSK_EXIT_OK && genomes) rc = tsk_genome_source_checked(&it.g); /* no engine for one genome */
     if (rc == TSK_EXIT_OK) rc = write_outputs(c, &it, &view, ani, af);
     if (rc == TSK_EXIT_OK) note_summary(&it, n_ranked, n_clusters, n_singletons);
     if (rc == TSK_EXIT_OK && timing)

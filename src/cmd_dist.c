@@ -465,6 +465,14 @@ static int run_rows(const dist_cmd *d)
     return rc;
 }
 
+/* tsk_dist_items' inputs_checked: both groups' anchor checksums (tsk_genome_sources_load's anchors_later). */
+static int genomes_checked(void *ctx)
+{
+    tsk_genome_source *groups = ctx;
+    const int rc = tsk_genome_source_checked(&groups[0]);
+    return rc != TSK_EXIT_OK ? rc : tsk_genome_source_checked(&groups[1]);
+}
+
 /* Genome sketches: 1 - ANI from segment anchors, candidates found by shared keys (--containment:
  * 1 - f^(1/W) of the keys alone), with the shared and total counts in tsv lines (and --ani's). */
 static int run_genomes(const dist_cmd *d)
@@ -474,8 +482,10 @@ static int run_genomes(const dist_cmd *d)
     tsk_params params;
     dist_output o = {0};
     const double t0 = tsk_seconds();
+    /* with ANI, a GPU run on few threads checks the anchors beside its uploads (most of the file) */
+    const int anchors_later = !d->key_distance && !d->containment && tsk_genome_anchors_later_pays(&d->job);
     int rc = tsk_genome_sources_load(d->inputs, d->n_inputs, d->group_of, groups, d->one_set ? 1 : 2, &d->job,
-                                     d->params_given, &params);
+                                     d->params_given, anchors_later, &params);
     const tsk_genome_source *ref = &groups[0], *query = d->one_set ? &groups[0] : &groups[1];
     if (rc == TSK_EXIT_OK) {
         tsk_timing_loaded(ref->set.n_items + (d->one_set ? 0 : query->set.n_items), t0);
@@ -485,7 +495,9 @@ static int run_genomes(const dist_cmd *d)
                                       .window = params.window,
                                       .ani_q = d->key_distance ? NULL : &query->ani,
                                       .ani_r = d->key_distance ? NULL : &ref->ani,
-                                      .anchor_k = params.anchor_k};
+                                      .anchor_k = params.anchor_k,
+                                      .inputs_checked = genomes_checked,
+                                      .inputs_checked_ctx = groups};
         const dist_table t = {query->names, ref->names, query->set.n_items, ref->set.n_items,
                               d->ani ? "reference\tquery\tdistance\tshared\ttotal\tani\taf\n"
                                      : "reference\tquery\tdistance\tshared\ttotal\n",
@@ -494,6 +506,7 @@ static int run_genomes(const dist_cmd *d)
         const tsk_dist_select s = selection(d, d->one_set && !d->containment, query->set.n_items);
         rc = run_items(d, &items, &t, &s, &o);
     }
+    if (rc == TSK_EXIT_OK) rc = genomes_checked(groups); /* the engine's open did; said once */
     if (rc == TSK_EXIT_OK)
         rc = output_finish(d, &o, ref->set.n_items, ref->names, "genome distance", "1 - ANI, estimated");
     output_free(&o);

@@ -610,6 +610,14 @@ static void open_timing(const tsk_dist_engine *e, double t0)
             tsk_since_start(t0), tsk_since_start(t1), warm);
 }
 
+/* The items' inputs_checked, once; TSK_EXIT_OK without one. */
+static int inputs_checked(tsk_dist_engine *e)
+{
+    int (*check)(void *) = e->items.inputs_checked;
+    e->items.inputs_checked = NULL;
+    return check ? check(e->items.inputs_checked_ctx) : TSK_EXIT_OK;
+}
+
 int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job, tsk_dist_engine **out)
 {
     const double t0 = tsk_seconds();
@@ -647,6 +655,11 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         }
     }
     if (!e->on_gpu) {
+        const int checked = inputs_checked(e); /* its threads are the CPU engine's: first */
+        if (checked != TSK_EXIT_OK) {
+            tsk_dist_engine_close(e);
+            return checked;
+        }
         const long long lanes = tsk_knobs_get()->dist_lanes;
         e->calls = engine_kind(e->genomes, 0);
         e->n_lanes = lanes > 1 ? (int)lanes : 1;
@@ -659,6 +672,11 @@ int tsk_dist_engine_open(const tsk_dist_items *items, const tsk_sketch_job *job,
         }
     }
     e->n_open = e->shards ? 2 : 1;
+    const int checked = inputs_checked(e);
+    if (checked != TSK_EXIT_OK) {
+        tsk_dist_engine_leave(e);
+        return checked;
+    }
     if (e->on_gpu && e->genomes) index_parts_note(e);
     *out = e;
     if (tsk_timing_wanted()) open_timing(e, t0);

@@ -44,6 +44,11 @@ typedef struct {
     int anchor_k;           /* the anchors' k-mer length (tsk_params.anchor_k) */
     int64_t run_queries;    /* the queries the runs will take (a --block part's), which decide whether
                              * GPUs past the first open beside the first; 0: all, < 0: none */
+    /* When set, tsk_dist_engine_open calls it once: after a GPU engine's opening (a check of the
+     * inputs started at their load, tsk_genome_source_checked, runs beside the uploads), before a
+     * CPU engine's. A TSK_EXIT_* code, the message printed; any other than OK ends the open. */
+    int (*inputs_checked)(void *ctx);
+    void *inputs_checked_ctx;
 } tsk_dist_items;
 
 /* Whether the items' genome distance is 1 - ANI: ANI sets of the key sets' items, symmetric mode. */

@@ -132,8 +132,52 @@ static int finalize(tsk_genome_source *s, const tsk_params *p)
     return 0;
 }
 
+static void *check_main(void *arg)
+{
+    tsk_genome_source *s = arg;
+    s->check_from = tsk_seconds();
+    s->check_rc = tsk_file_check_anchors(s->file, s->check_path, s->check_threads, s->check_err, sizeof s->check_err);
+    s->check_to = tsk_seconds();
+    return NULL;
+}
+
+/* Starts the check of the file s keeps, or (no thread to be had) checks it here. */
+static int start_check(tsk_genome_source *s, const char *path, int threads)
+{
+    s->check_path = path;
+    s->check_threads = threads;
+    if (pthread_create(&s->check_thread, NULL, check_main, s) == 0) {
+        s->check_running = 1;
+        return TSK_EXIT_OK;
+    }
+    check_main(s);
+    return tsk_genome_source_checked(s);
+}
+
+int tsk_genome_anchors_later_pays(const tsk_sketch_job *job)
+{
+    return job->device.kind != TSK_DEVICE_CPU && job->threads <= 4;
+}
+
+int tsk_genome_source_checked(tsk_genome_source *s)
+{
+    if (s->check_running) {
+        const double t0 = tsk_seconds();
+        pthread_join(s->check_thread, NULL);
+        s->check_running = 0;
+        if (tsk_timing_wanted())
+            fprintf(stderr, "tsketch: timing: anchors' checksum checked from %.3f to %.3f s after the start, %.3f s waited for\n",
+                    tsk_since_start(s->check_from), tsk_since_start(s->check_to), tsk_seconds() - t0);
+    }
+    if (!s->check_rc) return TSK_EXIT_OK;
+    if (s->check_err[0]) tsk_error("%s", s->check_err);
+    s->check_err[0] = 0; /* said once */
+    return TSK_EXIT_INPUT;
+}
+
 void tsk_genome_source_free(tsk_genome_source *s)
 {
+    if (s->check_running) pthread_join(s->check_thread, NULL);
     free(s->keys);
     tsk_file_close(s->file);
     free(s->offset);
@@ -190,7 +234,12 @@ static int genome_add_file(void *ctx, int group, tsk_file **fp, const char *path
     if (in_place) { /* add_entry's offsets, from 0 in record order, are the records' first rows */
         g->file = *fp;
         *fp = NULL;
-        return TSK_EXIT_OK;
+        return g->file->anchors_unchecked ? start_check(g, path, c->threads) : TSK_EXIT_OK;
+    }
+    char err[TSK_ERRLEN];
+    if (tsk_file_check_anchors(*fp, path, c->threads, err, sizeof err)) { /* copied: checked first */
+        tsk_error("%s", err);
+        return TSK_EXIT_INPUT;
     }
     const uint64_t *data = (const uint64_t *)f->data;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(c->threads)
@@ -208,10 +257,11 @@ static int genome_sketch(void *ctx, int group, tsk_sketch_job *sub)
 }
 
 int tsk_genome_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_of, tsk_genome_source *groups,
-                            int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
+                            int n_groups, const tsk_sketch_job *job, int params_given, int anchors_later,
+                            tsk_params *params)
 {
     loader_ctx c = {groups, job->threads > 0 ? job->threads : 1};
-    const tsk_source_loader loader = {genome_add_file, genome_sketch, &c};
+    const tsk_source_loader loader = {genome_add_file, genome_sketch, &c, anchors_later};
     int rc = tsk_sources_walk(inputs, n_inputs, group_of, job, params_given, params, &loader);
     for (int k = 0; k < n_groups && rc == TSK_EXIT_OK; k++) {
         if (finalize(&groups[k], params)) {

@@ -128,7 +128,8 @@ static int take_record(void *ctx, const tsk_record_info *rec, const void *rows)
 static const char OPTIONS_NAME[] = "the command-line sketch options";
 
 static int open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_sketch_job *job, int params_given,
-                         tsk_file **files, tsk_params *params)
+                         const int *group_of, const size_t *in_group, int anchors_later, tsk_file **files,
+                         tsk_params *params)
 {
     char err[TSK_ERRLEN], diff[4096];
     /* Open every .tsk first: the first fixes the parameters unless the command line did. */
@@ -136,7 +137,10 @@ static int open_sketches(const tsk_input *inputs, size_t n_inputs, const tsk_ske
     for (size_t i = 0; i < n_inputs; i++) {
         if (!tsk_file_is_sketch(inputs[i].path)) continue; /* opens regular files only (tsk_file.h) */
         int why;
-        if (!(files[i] = tsk_file_open_threads(inputs[i].path, job->threads, &why, err, sizeof err))) {
+        files[i] = anchors_later && in_group[group_of[i]] == 1
+                       ? tsk_file_open_anchors_later(inputs[i].path, job->threads, &why, err, sizeof err)
+                       : tsk_file_open_threads(inputs[i].path, job->threads, &why, err, sizeof err);
+        if (!files[i]) {
             tsk_error("%s", err);
             return why == TSK_FILE_NO_MEMORY ? TSK_EXIT_RUNTIME : TSK_EXIT_INPUT;
         }
@@ -181,7 +185,7 @@ int tsk_sources_walk(const tsk_input *inputs, size_t n_inputs, const int *group_
         return TSK_EXIT_RUNTIME;
     }
     for (size_t i = 0; i < n_inputs; i++) in_group[group_of[i]]++;
-    int rc = open_sketches(inputs, n_inputs, job, params_given, files, params);
+    int rc = open_sketches(inputs, n_inputs, job, params_given, group_of, in_group, l->anchors_later, files, params);
     for (size_t i = 0; i < n_inputs && rc == TSK_EXIT_OK;) {
         if (files[i]) {
             rc = l->add_file(l->ctx, group_of[i], &files[i], inputs[i].path, in_group[group_of[i]] == 1);
@@ -322,7 +326,7 @@ int tsk_sources_load(const tsk_input *inputs, size_t n_inputs, const int *group_
                      int n_groups, const tsk_sketch_job *job, int params_given, tsk_params *params)
 {
     rows_loader c = {groups, job->threads > 0 ? job->threads : 1};
-    const tsk_source_loader loader = {rows_add_file, rows_sketch, &c};
+    const tsk_source_loader loader = {rows_add_file, rows_sketch, &c, 0};
     int rc = tsk_sources_walk(inputs, n_inputs, group_of, job, params_given, params, &loader);
     if (rc == TSK_EXIT_OK)
         for (int k = 0; k < n_groups; k++) {

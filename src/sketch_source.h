@@ -57,6 +57,8 @@ typedef struct {
     int (*add_file)(void *ctx, int group, tsk_file **f, const char *path, int alone);
     int (*sketch)(void *ctx, int group, tsk_sketch_job *sub);
     void *ctx;
+    int anchors_later; /* a genome .tsk alone in its group is opened by tsk_file_open_anchors_later:
+                        * add_file has its anchors' checksum to check */
 } tsk_source_loader;
 
 /* What a command's inputs hold, told by content: each input is looked at once (tsk_file_kind). */

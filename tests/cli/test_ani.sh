@@ -165,6 +165,29 @@ else
     not_ok "6-48 substitutions in 60 kb: ANI in their order, each within 0.03 points" "$(cat "$WORK/snp.tsv")"
 fi
 
+# ---- 4c. a damaged anchor section ----
+# A byte of the anchors (most of a genome sketch) flipped without a new checksum: refused by every
+# command that compares, on either engine, with exit 3, the message once, and no output. (A run
+# that may use a GPU checks the anchors beside the engines' opening, tsk_file_open_anchors_later.)
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-64] ^= 1; open(sys.argv[2], "wb").write(b)' \
+    "$WORK/all.tsk" "$WORK/flip.tsk"
+DEVICES="auto cpu"
+"$T" dist -q --device cuda "$WORK/all.tsk" >/dev/null 2>&1 && DEVICES="$DEVICES cuda"
+for dev in $DEVICES; do
+    for cmd in "dist" "dist --top-k 3" "dist --key-distance" "cluster" "cluster --ani"; do
+        rm -f "$WORK/flip.out"
+        # shellcheck disable=SC2086
+        expect_exit 3 "flip\.tsk: checksum mismatch \(the file is corrupt\)" "$cmd --device $dev of a damaged anchor section: exit 3" \
+            -- "$T" $cmd -q --device "$dev" "$WORK/flip.tsk" -o "$WORK/flip.out"
+        if [ -e "$WORK/flip.out" ] || [ "$(grep -c checksum "$WORK/err")" != 1 ]; then
+            not_ok "$cmd --device $dev of a damaged anchor section: no output, the message once" "$(cat "$WORK/err")"
+        fi
+    done
+    # shellcheck disable=SC2086
+    "$T" dist -q --top-k 3 --device "$dev" "$WORK/flip.tsk" >"$WORK/flip.stdout" 2>/dev/null
+    if [ -s "$WORK/flip.stdout" ]; then not_ok "dist --device $dev to stdout: no line of a damaged file"; else ok "dist --device $dev to stdout: no line of a damaged file"; fi
+done
+
 # ---- 5. GPU = CPU ----
 if "$T" dist -q --device cuda "$WORK/all.tsk" >/dev/null 2>&1; then
     for args in "--ani" "--ani -d 0.05" "--ani --top-k 3" "-f square"; do

@@ -565,6 +565,66 @@ Test(tsk_file, genome_anchor_damage_named, .init = damaged_setup, .fini = damage
     free(path);
 }
 
+/* The anchors' checksum left to later (a GPU run checks it beside its uploads): the file opens with
+ * every other check made, and tsk_file_check_anchors gives the checksum's answer, for a byte of the
+ * anchor section and for one before it (a key still in order); a file of sketch rows is checked whole at the open. */
+Test(tsk_file, genome_anchors_checked_later, .init = damaged_setup, .fini = damaged_teardown)
+{
+    tsk_params p;
+    test_genome_params(&p, 500, 12000, 16);
+    char *path = path_in(dir_g, "genome.tsk");
+    int64_t n;
+    free(write_genomes(path, &p, &n));
+    size_t len = 0;
+    unsigned char *b = slurp(path, &len);
+    uint64_t aoff, doff;
+    memcpy(&aoff, b + 216, 8);
+    memcpy(&doff, b + 32, 8);
+    char err[TSK_ERRLEN] = "", *damaged = path_in(dir_g, "later.tsk");
+    const struct { size_t at; const char *what; } cases[] = {{0, "none"}, {aoff + 130, "an anchor"},
+                                                          {doff, "the first key"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned char *c = malloc(len);
+        memcpy(c, b, len);
+        if (cases[i].at == aoff + 130) {
+            c[cases[i].at] ^= 1;
+        } else if (cases[i].at) { /* the first key (0), one larger: still below the next (2^64 / 40) */
+            uint64_t key;
+            memcpy(&key, c + cases[i].at, 8);
+            cr_assert_eq(key, 0);
+            key++;
+            memcpy(c + cases[i].at, &key, 8);
+        }
+        cr_assert_eq(spit(damaged, c, len), 0);
+        int code = 0;
+        tsk_file *f = tsk_file_open_anchors_later(damaged, 2, &code, err, sizeof err);
+        cr_assert_not_null(f, "%s: %s", cases[i].what, err);
+        cr_assert_eq(f->anchors_unchecked, 1);
+        cr_assert_eq(f->anchors[0].n_anchors, 3, "the anchors are read as at any open");
+        const int rc = tsk_file_check_anchors(f, damaged, 2, err, sizeof err);
+        if (!cases[i].at) {
+            cr_assert_eq(rc, 0, "%s", err);
+            cr_assert_eq(f->anchors_unchecked, 0);
+            cr_assert_eq(tsk_file_check_anchors(f, damaged, 1, err, sizeof err), 0, "checked once, then nothing left");
+        } else {
+            cr_assert_eq(rc, -1, "%s: no mismatch found", cases[i].what);
+            cr_assert_eq(strncmp(err, damaged, strlen(damaged)), 0, "the message names the file: %s", err);
+            cr_assert_str_eq(err + strlen(damaged), ": checksum mismatch (the file is corrupt)");
+        }
+        tsk_file_close(f);
+        free(c);
+    }
+    /* sketch rows have no anchor section: checked whole at the open */
+    bytes_g[4200] ^= 0x55;
+    cr_assert_eq(spit(damaged, bytes_g, len_g), 0);
+    bytes_g[4200] ^= 0x55;
+    cr_assert_null(tsk_file_open_anchors_later(damaged, 1, NULL, err, sizeof err));
+    cr_assert_str_eq(err + strlen(damaged), ": checksum mismatch (the file is corrupt)");
+    free(damaged);
+    free(b);
+    free(path);
+}
+
 Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_teardown)
 {
     tsk_params p;
