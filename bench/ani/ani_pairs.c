@@ -7,7 +7,8 @@
  * must fit): each contig (a FASTA record; letters other than ACGT are dropped, which the generated
  * sets never hold) cut into 3 kb segments, the tail dropped, the anchors of each segment those
  * wholly inside it with hash below 2^(64 - rate). The rate: -r, else tsk_ani_rate_log2 of the
- * genome's length. Writes eval.py's est format (query, reference, ani in %, af) for every pair;
+ * genome's length. Writes eval.py's est format (query, reference, ani in %, af) for every pair,
+ * and each direction's (ani_q, ani_r, af_q, af_r: the query's segments against the reference's);
  * with -t, times REPEATS rounds of all ordered pairs, each query prepared once
  * (tsk_ani_work_query, then tsk_ani_pair_query) and prints the CPU time a pair to stderr. */
 #include <stdint.h>
@@ -151,12 +152,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "ani_pairs: bad -e, -g or -u\n");
         return 2;
     }
-    printf("query\treference\tani\taf\n");
+    printf("query\treference\tani\taf\tani_q\tani_r\taf_q\taf_r\n");
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++) {
             tsk_ani_result r;
             if (tsk_ani_pair(w, &gs[i].g, &gs[j].g, 16, &r)) return 1;
-            printf("%s\t%s\t%.4f\t%.4f\n", gs[i].name, gs[j].name, 100.0 * r.ani, r.af);
+            printf("%s\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", gs[i].name, gs[j].name, 100.0 * r.ani, r.af,
+                   100.0 * r.ani_q, 100.0 * r.ani_r, r.af_q, r.af_r);
         }
     if (repeats > 0) {
         /* as tsketch would: each query prepared once, then its pairs look the references' anchors up */

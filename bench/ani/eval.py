@@ -6,13 +6,15 @@
 Each SET_DIR holds what gen_ani_set.py and run_fastani.sh wrote (genomes.tsv, genomes.txt,
 truth.tsv, fastani.tsv). Estimates compared:
 
-  --tsketch BIN  runs BIN sketch --genome --per-file on the set (-> tsketch.tsk), BIN dist (ANI =
-                 100 (1 - d)) and BIN cluster --min-ani 95 --min-af 0.5 --reassign --quality Q (its
+  --tsketch BIN  runs BIN sketch --genome --per-file on the set (-> tsketch.tsk), BIN dist --ani (ANI =
+                 100 (1 - d), and AF) and BIN cluster --min-ani 95 --min-af 0.5 --reassign --quality Q (its
                  partition, as a GTDB user gets it: Q ranks the genomes as the greedy below does);
                  name "tsketch".
   --est NAME     reads SET_DIR/est_NAME.tsv (query, reference, ani in %, af: the aligned fraction of
                  the smaller genome; one line per unordered pair, either order; a missing pair is
                  unrelated: ANI 0, AF 0); its partition is the greedy below on its values.
+  --fastani FL   fastANI itself at fragment length FL (SET_DIR/fastani_FL.tsv, run_fastani.sh's third
+                 argument), named "fastaniFL": how far fastANI's own setting moves what is measured.
 
 The reference: fastANI's ANI of a pair is the mean of both directions (one if it reports only one);
 its AF is mapped / total fragments of the genome with fewer fragments (the smaller genome). GTDB-style
@@ -26,7 +28,9 @@ Reported per set and as the median over sets of one mode (even/uneven):
                                       in [93, 97] (complete: both genomes complete; draft: either not)
   bias_9397   mean (est - fastANI) over the same pairs
   side95      the share of pairs with fastANI more than 0.2 points from 95 on the same side of 95
-  partition   1 when the partition equals GTDB-style greedy on fastANI, else 0
+  partition   1 when the partition equals GTDB-style greedy on fastANI, else 0 (counted over the sets
+              after the table, also with fastANI's ANI and the estimate's AF, and the other way round:
+              which of the two values decides where they differ)
   mae_af      mean |AF - fastANI AF| over pairs fastANI maps (when the estimate has AF)
   mae_any     mean |est - fastANI| over every pair fastANI reports (below 99.99 %)
   unrel_ok    pairs fastANI does not report (unrelated, below ~80 %) that the estimate calls < 80 %
@@ -125,11 +129,11 @@ def run_tsketch(binary, d):
     subprocess.run([binary, "sketch", "-q", "--genome", "--per-file", "-p", "1", *paths, "-o", tsk + ".tmp"],
                    check=True)
     os.replace(tsk + ".tmp", tsk)
-    out = subprocess.run([binary, "dist", "-p", "1", tsk], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run([binary, "dist", "--ani", "-p", "1", tsk], check=True, capture_output=True, text=True).stdout
     est = {}
     for line in out.splitlines():
-        q, r, dist = line.split("\t")[:3]
-        est[(q, r)] = (100.0 * (1.0 - float(dist)), None)
+        q, r, dist, _, _, _, af = line.split("\t")[:7]
+        est[(q, r)] = (100.0 * (1.0 - float(dist)), None if af == "NA" else float(af))
     rank = os.path.join(d, "length_rank.tsv")  # NAME TAB SCORE: longer first, as greedy() ranks
     lengths = load_set(d)[1]
     with open(rank, "w") as f:
@@ -150,6 +154,16 @@ def read_est(d, name):
         af = float(t["af"]) if t.get("af") not in (None, "", "NA") else None
         est[(t["query"], t["reference"])] = (float(t["ani"]), af)
     return est
+
+
+def read_fastani_variant(d, fraglen):
+    """fastANI run at another fragment length (run_fastani.sh SET_DIR THREADS FRAGLEN), as an estimate."""
+    fa, frags = {}, {}
+    for line in open(os.path.join(d, "fastani_%d.tsv" % fraglen)):
+        q, r, ani, mapped, total = line.split()
+        fa[(base(q), base(r))] = (float(ani), int(mapped) / int(total))
+        frags[base(q)] = int(total)
+    return {(a, b): fastani_pair(fa, frags, a, b) for (a, b) in fa}
 
 
 def evaluate(d, name, est, partition):
@@ -197,6 +211,13 @@ def evaluate(d, name, est, partition):
         v = get(a, b)
         return v[0] if v[0] >= 95 and (v[1] is None or v[1] >= 0.5) else None
 
+    def link_mixed(ani_of_fastani):  # one of the two values fastANI's, the other the estimate's
+        def link(a, b):
+            ref, v = fastani_pair(fa, frags, a, b) or (0.0, 0.0), get(a, b)
+            ani, af = (ref[0], v[1]) if ani_of_fastani else (v[0], ref[1])
+            return ani if ani >= 95 and (af is None or af >= 0.5) else None
+        return link
+
     part_ref = greedy(names, lengths, link_fa)
     part = partition if partition is not None else greedy(names, lengths, link_est)
     mean = lambda v: sum(v) / len(v) if v else float("nan")
@@ -205,6 +226,8 @@ def evaluate(d, name, est, partition):
         "n9397": len(err_all), "mae_9397_all": mean(err_all), "mae_9397_complete": mean(err_c),
         "mae_9397_draft": mean(err_d), "bias_9397": mean(signed), "side95": side_ok / side_n if side_n else float("nan"),
         "partition": int(part == part_ref), "mae_af": mean(err_af),
+        "part_fa_ani": int(greedy(names, lengths, link_mixed(True)) == part_ref),
+        "part_fa_af": int(greedy(names, lengths, link_mixed(False)) == part_ref),
         "unrel_ok": f"{unrel_ok}/{unrel_n}", "mae_truth": mean(err_truth), "est_truth": mean(err_est_truth), "mae_any": mean(err_any),
     }
 
@@ -221,6 +244,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tsketch")
     ap.add_argument("--est", action="append", default=[])
+    ap.add_argument("--fastani", action="append", default=[], type=int, metavar="FRAGLEN")
     ap.add_argument("sets", nargs="+")
     a = ap.parse_args()
     rows = []
@@ -230,9 +254,17 @@ def main():
             rows.append(evaluate(d, "tsketch", est, part))
         for name in a.est:
             rows.append(evaluate(d, name, read_est(d, name), None))
+        for fl in a.fastani:
+            rows.append(evaluate(d, "fastani%d" % fl, read_fastani_variant(d, fl), None))
     print("\t".join(COLS))
     for r in rows:
         print("\t".join(fmt(r[c]) for c in COLS))
+    print("# partitions equal to fastANI's: the estimate's; with fastANI's ANI and the estimate's AF; with the")
+    print("# estimate's ANI and fastANI's AF")
+    for name in dict.fromkeys(r["est"] for r in rows):
+        sel = [r for r in rows if r["est"] == name]
+        print("%s\t%d of %d\t%d\t%d" % (name, sum(r["partition"] for r in sel), len(sel),
+                                       sum(r["part_fa_ani"] for r in sel), sum(r["part_fa_af"] for r in sel)))
     print("# median over sets")
     print("\t".join(["sets", "mode", "est"] + COLS[4:12] + ["mae_truth", "est_truth"]))
     for mode in sorted({r["mode"] for r in rows}):
