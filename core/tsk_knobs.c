@@ -79,6 +79,7 @@ static void read_knobs(void)
     knobs.genome_cpu_engine = (tsk_knob_genome_engine)word_knob("TSKETCH_GENOME_CPU_ENGINE", genome_engine_words,
                                                                 N_WORDS(genome_engine_words), TSK_KNOB_GENOME_AUTO);
     knobs.dist_block = count_knob("TSKETCH_DIST_BLOCK", INT64_MAX);
+    knobs.copy_threads = count_knob("TSKETCH_COPY_THREADS", 64);
     const long long budget = count_knob("TSKETCH_CPU_LEVELS_BUDGET", INT64_MAX);
     knobs.cpu_levels_budget = budget ? budget : INT64_C(64) << 20;
     knobs.cpu_method_dp = word_knob("TSKETCH_CPU_METHOD", method_words, N_WORDS(method_words), 0);

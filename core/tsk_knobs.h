@@ -74,6 +74,8 @@ typedef struct {
                                    * keys beside this block's ANI refinement (auto) */
     long long dist_block;         /* TSKETCH_DIST_BLOCK, >= 1: queries per block of a distance run;
                                    * 0: the selection's own size */
+    long long copy_threads;       /* TSKETCH_COPY_THREADS, 1..64: the most threads a GPU upload's copy
+                                   * into pinned memory takes (gpu/host_pinned.h), at most -p; 0: 16 */
     tsk_knob_genome_engine genome_cpu_engine; /* TSKETCH_GENOME_CPU_ENGINE: auto, merge, index (auto) */
     long long cpu_levels_budget;  /* TSKETCH_CPU_LEVELS_BUDGET: bytes of chunk levels held (64 MiB) */
     int cpu_method_dp;            /* TSKETCH_CPU_METHOD=dp: the sketch DP where counts apply (0) */

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "../core/tsk_knobs.h"
+
 static size_t page_round(size_t n)
 {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -40,13 +42,14 @@ template <class F> static void on_slices(size_t n, size_t nt, size_t align, F fn
 static unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 /* Most threads that touch pages and that copy (tsk_pinned_set_threads, from -p). */
-static std::atomic<unsigned> touch_threads{16}, copy_threads{8};
+static std::atomic<unsigned> touch_threads{16}, copy_threads{16};
 
 void tsk_pinned_set_threads(int threads)
 {
     threads = std::max(1, threads);
     touch_threads = (unsigned)std::min(16, threads);
-    copy_threads = (unsigned)std::min(8, threads);
+    const long long most = tsk_knobs_get()->copy_threads;
+    copy_threads = (unsigned)std::min(most > 0 ? (int)most : 16, threads);
 }
 
 void tsk_pinned_copy(void *dst, const void *src, size_t n)
@@ -156,7 +159,7 @@ cudaError_t tsk_pinned_alloc(size_t n, void **p, size_t *mapped)
     return cudaMallocHost(p, n);
 }
 
-#define STAGE_HALF ((size_t)128 << 20) /* 16 slices of tsk_pinned_copy: its 8 threads each busy */
+#define STAGE_HALF ((size_t)128 << 20) /* 16 slices of tsk_pinned_copy: its 16 threads each busy */
 #define STAGE_DIRECT ((size_t)4 << 20)
 
 cudaError_t tsk_stage_upload(tsk_upload_stage &s, void *dst, const void *src, size_t n, cudaStream_t st)
