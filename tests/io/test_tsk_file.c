@@ -526,16 +526,24 @@ Test(tsk_file, genome_anchors_spilled_same_bytes)
     scratch_rm(dir);
 }
 
-/* Damaged anchor sections with a valid checksum: each named. */
-Test(tsk_file, genome_anchor_damage_named, .init = damaged_setup, .fini = damaged_teardown)
+/* write_genomes' file (scale 500, floor 12000, k 16) in the damaged tests' directory, read back:
+ * its bytes (len of them), its path in *path; both freed by the caller. */
+static unsigned char *written_genomes(char **path, size_t *len)
 {
     tsk_params p;
     test_genome_params(&p, 500, 12000, 16);
-    char *path = path_in(dir_g, "genome.tsk");
+    *path = path_in(dir_g, "genome.tsk");
     int64_t n;
-    free(write_genomes(path, &p, &n));
+    free(write_genomes(*path, &p, &n));
+    return slurp(*path, len);
+}
+
+/* Damaged anchor sections with a valid checksum: each named. */
+Test(tsk_file, genome_anchor_damage_named, .init = damaged_setup, .fini = damaged_teardown)
+{
     size_t len = 0;
-    unsigned char *b = slurp(path, &len);
+    char *path;
+    unsigned char *b = written_genomes(&path, &len);
     uint64_t aoff;
     memcpy(&aoff, b + 216, 8);
     const struct { size_t at; unsigned char v; const char *want; } cases[] = {
@@ -570,13 +578,9 @@ Test(tsk_file, genome_anchor_damage_named, .init = damaged_setup, .fini = damage
  * anchor section and for one before it (a key still in order); a file of sketch rows is checked whole at the open. */
 Test(tsk_file, genome_anchors_checked_later, .init = damaged_setup, .fini = damaged_teardown)
 {
-    tsk_params p;
-    test_genome_params(&p, 500, 12000, 16);
-    char *path = path_in(dir_g, "genome.tsk");
-    int64_t n;
-    free(write_genomes(path, &p, &n));
     size_t len = 0;
-    unsigned char *b = slurp(path, &len);
+    char *path;
+    unsigned char *b = written_genomes(&path, &len);
     uint64_t aoff, doff;
     memcpy(&aoff, b + 216, 8);
     memcpy(&doff, b + 32, 8);
@@ -627,13 +631,9 @@ Test(tsk_file, genome_anchors_checked_later, .init = damaged_setup, .fini = dama
 
 Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_teardown)
 {
-    tsk_params p;
-    test_genome_params(&p, 500, 12000, 16);
-    char *path = path_in(dir_g, "genome.tsk");
-    int64_t n;
-    free(write_genomes(path, &p, &n));
     size_t len = 0;
-    unsigned char *b = slurp(path, &len);
+    char *path;
+    unsigned char *b = written_genomes(&path, &len);
     b[8] = 2;
     cr_assert_str_eq(open_damaged(b, len), "genome sketches of an older tsketch (format version 2: another key "
                                            "layout, no size floor): sketch the genomes again");
