@@ -183,6 +183,11 @@ for dev in $DEVICES; do
             not_ok "$cmd --device $dev of a damaged anchor section: no output, the message once" "$(cat "$WORK/err")"
         fi
     done
+    # the damaged file as the queries, then as the references, of a sound one
+    expect_exit 3 "flip\.tsk: checksum mismatch" "dist --device $dev, damaged queries: exit 3" \
+        -- "$T" dist -q --top-k 3 --device "$dev" "$WORK/all.tsk" "$WORK/flip.tsk"
+    expect_exit 3 "flip\.tsk: checksum mismatch" "dist --device $dev, damaged references: exit 3" \
+        -- "$T" dist -q --top-k 3 --device "$dev" "$WORK/flip.tsk" "$WORK/all.tsk"
     # shellcheck disable=SC2086
     "$T" dist -q --top-k 3 --device "$dev" "$WORK/flip.tsk" >"$WORK/flip.stdout" 2>/dev/null
     if [ -s "$WORK/flip.stdout" ]; then not_ok "dist --device $dev to stdout: no line of a damaged file"; else ok "dist --device $dev to stdout: no line of a damaged file"; fi
