@@ -984,8 +984,6 @@ static int check_crc(tsk_file *f, const file_layout *l, int threads, int anchors
     if (anchors_later && l->version == TSK_GENOME_FORMAT_VERSION) {
         madvise(f->map, f->map_len, MADV_NORMAL);
         f->crc_before_anchors = crc;
-        f->anchors_offset = l->ani_offset;
-        f->anchors_size = l->ani_size;
         f->anchors_unchecked = 1;
         return 0;
     }
@@ -1329,8 +1327,9 @@ tsk_file *tsk_file_open_anchors_later(const char *path, int threads, int *code, 
 int tsk_file_check_anchors(tsk_file *f, const char *path, int threads, char *err, size_t errlen)
 {
     if (!f->anchors_unchecked) return 0;
-    const unsigned char *m = f->map;
-    const uint32_t crc = tsk_crc32_threads(f->crc_before_anchors, m + f->anchors_offset, f->anchors_size, threads);
+    const unsigned char *m = f->map; /* the section where the open found it valid (read_layout) */
+    const uint32_t crc =
+        tsk_crc32_threads(f->crc_before_anchors, m + get_u64(m + H_ANI_OFFSET), get_u64(m + H_ANI_SIZE), threads);
     if (crc != get_u32(m + H_CRC)) {
         tsk_io_set_err(err, errlen, "%s: checksum mismatch (the file is corrupt)", path);
         return -1;

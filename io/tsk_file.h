@@ -71,7 +71,6 @@ typedef struct {
     size_t map_len;
     int anchors_unchecked;       /* tsk_file_open_anchors_later: the checksum waits for tsk_file_check_anchors */
     uint32_t crc_before_anchors; /* the CRC of the file up to its anchor section */
-    uint64_t anchors_offset, anchors_size;
 } tsk_file;
 
 /* 1 when path is a regular file that starts with the .tsk magic (so a command can take .tsk and

@@ -506,7 +506,6 @@ static int run_genomes(const dist_cmd *d)
         const tsk_dist_select s = selection(d, d->one_set && !d->containment, query->set.n_items);
         rc = run_items(d, &items, &t, &s, &o);
     }
-    if (rc == TSK_EXIT_OK) rc = genomes_checked(groups); /* the engine's open did; said once */
     if (rc == TSK_EXIT_OK)
         rc = output_finish(d, &o, ref->set.n_items, ref->names, "genome distance", "1 - ANI, estimated");
     output_free(&o);
