@@ -510,45 +510,51 @@ static int direction(tsk_ani_work *w, const uint32_t *n, const uint32_t *a, int6
     return 0;
 }
 
-/* The anchors of g as (stored value << 32 | segment), in g's order. */
+/* The anchors of g as (stored value << 32 | segment), in g's order; its loose anchors after them,
+ * with segment n_segments (every per-segment array has that one slot more, never read). */
 static void keys_of(const tsk_ani_genome *g, uint64_t *keys)
 {
     int64_t at = 0;
     for (int64_t s = 0; s < g->n_segments; s++)
         for (uint32_t j = 0; j < g->seg_count[s]; j++, at++) keys[at] = (uint64_t)g->hash[at] << 32 | (uint64_t)s;
+    for (int64_t j = 0; j < tsk_ani_loose_used(g); j++, at++)
+        keys[at] = (uint64_t)g->hash[at] << 32 | (uint64_t)g->n_segments;
 }
+
+static int64_t all_anchors(const tsk_ani_genome *g) { return g->n_anchors + tsk_ani_loose_used(g); }
 
 int tsk_ani_work_query(tsk_ani_work *w, const tsk_ani_genome *q)
 {
     w->query = NULL;
-    if (q->n_anchors >= (INT64_C(1) << 32)) return -1;
+    const int64_t n = all_anchors(q);
+    if (n >= (INT64_C(1) << 32)) return -1;
     int bits = QUERY_MIN_BUCKET_BITS;
-    while (bits < QUERY_MAX_BUCKET_BITS && (INT64_C(1) << bits) < q->n_anchors) bits++;
+    while (bits < QUERY_MAX_BUCKET_BITS && (INT64_C(1) << bits) < n) bits++;
     const int64_t buckets = INT64_C(1) << bits;
     /* the exact lookups read and stamp up to LOOKUP_WIDTH entries from a bucket's start */
-    if (grow((void **)&w->keys_q, &w->cap_keys_q, q->n_anchors, sizeof *w->keys_q) ||
-        grow((void **)&w->tmp, &w->cap_tmp, q->n_anchors, sizeof *w->tmp) ||
-        grow((void **)&w->stamp, &w->cap_stamp, q->n_anchors + LOOKUP_WIDTH, sizeof *w->stamp) ||
-        grow((void **)&w->value_q, &w->cap_value_q, q->n_anchors + LOOKUP_WIDTH, sizeof *w->value_q) ||
-        grow((void **)&w->seg_q, &w->cap_seg_q_anchors, q->n_anchors, sizeof *w->seg_q) ||
+    if (grow((void **)&w->keys_q, &w->cap_keys_q, n, sizeof *w->keys_q) ||
+        grow((void **)&w->tmp, &w->cap_tmp, n, sizeof *w->tmp) ||
+        grow((void **)&w->stamp, &w->cap_stamp, n + LOOKUP_WIDTH, sizeof *w->stamp) ||
+        grow((void **)&w->value_q, &w->cap_value_q, n + LOOKUP_WIDTH, sizeof *w->value_q) ||
+        grow((void **)&w->seg_q, &w->cap_seg_q_anchors, n, sizeof *w->seg_q) ||
         grow((void **)&w->bucket, &w->cap_bucket, buckets + 1, sizeof *w->bucket))
         return -1;
     w->bucket_bits = bits;
     keys_of(q, w->keys_q);
-    const uint64_t *sorted = sort_by_high(w, w->keys_q, w->tmp, q->n_anchors);
-    if (sorted != w->keys_q) memcpy(w->keys_q, sorted, (size_t)q->n_anchors * sizeof *w->keys_q);
-    for (int64_t i = 0; i < q->n_anchors; i++) {
+    const uint64_t *sorted = sort_by_high(w, w->keys_q, w->tmp, n);
+    if (sorted != w->keys_q) memcpy(w->keys_q, sorted, (size_t)n * sizeof *w->keys_q);
+    for (int64_t i = 0; i < n; i++) {
         w->value_q[i] = (uint32_t)(w->keys_q[i] >> 32);
         w->seg_q[i] = (uint32_t)w->keys_q[i];
     }
-    for (int t = 0; t < LOOKUP_WIDTH; t++) w->value_q[q->n_anchors + t] = 0;
+    for (int t = 0; t < LOOKUP_WIDTH; t++) w->value_q[n + t] = 0;
     int64_t at = 0;
     for (int64_t b = 0; b < buckets; b++) {
         w->bucket[b] = (uint32_t)at;
-        while (at < q->n_anchors && (int64_t)(w->keys_q[at] >> (64 - bits)) == b) at++;
+        while (at < n && (int64_t)(w->keys_q[at] >> (64 - bits)) == b) at++;
     }
     w->bucket[buckets] = (uint32_t)at;
-    memset(w->stamp, 0, (size_t)(q->n_anchors + LOOKUP_WIDTH) * sizeof *w->stamp);
+    memset(w->stamp, 0, (size_t)(n + LOOKUP_WIDTH) * sizeof *w->stamp);
     w->pair_id = 0;
     w->n_q_limit = 0;
     w->query = q;
@@ -563,7 +569,7 @@ int64_t tsk_ani_repeats(tsk_ani_work *w, const tsk_ani_genome *g)
         const int64_t known = __atomic_load_n(g->repeats, __ATOMIC_RELAXED);
         if (known >= 0) return known;
     }
-    const int64_t n = g->n_anchors;
+    const int64_t n = all_anchors(g);
     const uint64_t *keys = w->query == g ? w->keys_q : NULL; /* the query's, sorted by value */
     if (!keys && n > 0) {
         if (grow((void **)&w->rep_keys, &w->cap_rep_keys, n, sizeof *w->rep_keys) ||
@@ -573,7 +579,7 @@ int64_t tsk_ani_repeats(tsk_ani_work *w, const tsk_ani_genome *g)
         keys = sort_by_high(w, w->rep_keys, w->rep_tmp, n);
     }
     if (grow((void **)&w->rep_count, &w->cap_rep_count, g->n_segments + 1, sizeof *w->rep_count)) return -1;
-    memset(w->rep_count, 0, (size_t)g->n_segments * sizeof *w->rep_count);
+    memset(w->rep_count, 0, (size_t)(g->n_segments + 1) * sizeof *w->rep_count);
     for (int64_t i = 0; i < n;) { /* a run of one value: its anchors recur when it spans two segments */
         int64_t j = i + 1;
         uint32_t lo = (uint32_t)keys[i], hi = lo;
@@ -658,8 +664,8 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     if (q->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || q->rate_log2 > TSK_ANI_MAX_RATE_LOG2 ||
         r->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || r->rate_log2 > TSK_ANI_MAX_RATE_LOG2)
         return -1;
-    if (grow_segment_counts(&w->n_q, &w->a_q, &w->cap_seg_q, q->n_segments) ||
-        grow_segment_counts(&w->n_r, &w->a_r, &w->cap_seg_r, r->n_segments))
+    if (grow_segment_counts(&w->n_q, &w->a_q, &w->cap_seg_q, q->n_segments + 1) ||
+        grow_segment_counts(&w->n_r, &w->a_r, &w->cap_seg_r, r->n_segments + 1))
         return -1;
     const int32_t hi = q->rate_log2 > r->rate_log2 ? q->rate_log2 : r->rate_log2;
     const int32_t lo = q->rate_log2 < r->rate_log2 ? q->rate_log2 : r->rate_log2;
@@ -674,11 +680,12 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     }
     counts_below(r, limit_r, w->n_r);
     if (++w->pair_id == 0) { /* the stamps wrapped: none may look current */
-        memset(w->stamp, 0, (size_t)(q->n_anchors + LOOKUP_WIDTH) * sizeof *w->stamp);
+        memset(w->stamp, 0, (size_t)(all_anchors(q) + LOOKUP_WIDTH) * sizeof *w->stamp);
         w->pair_id = 1;
     }
-    uint32_t *a_r = w->a_r;
-    for (int64_t s = 0; s < r->n_segments; s++) a_r[s] = 0;
+    uint32_t *a_r = w->a_r; /* a_r[r->n_segments]: r's loose anchors' hits, not counted */
+    for (int64_t s = 0; s <= r->n_segments; s++) a_r[s] = 0;
+    const int64_t r_all = all_anchors(r);
     /* r's kept anchor of value v (compared as v >> shift_r) hits the query's kept anchors whose
      * value u has u >> shift_q == v >> shift_r: u in [(v >> shift_r) << shift_q, that + 2^shift_q) */
     if (shift_q == 0) {
@@ -686,11 +693,11 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
          * go region by region of the query's index (r's kept anchors, each with its segment,
          * partitioned by the top LOOKUP_REGION_BITS bits of their value first), so that each
          * region's part of the index stays in the nearest cache while it is read */
-        if (grow((void **)&w->tmp, &w->cap_tmp, r->n_anchors, sizeof *w->tmp)) return -1;
+        if (grow((void **)&w->tmp, &w->cap_tmp, r_all, sizeof *w->tmp)) return -1;
         int64_t start[LOOKUP_REGIONS + 1] = {0};
         const uint32_t *hash = r->hash;
         const int region_shift = 32 - LOOKUP_REGION_BITS;
-        for (int64_t i = 0; i < r->n_anchors; i++)
+        for (int64_t i = 0; i < r_all; i++)
             if (hash[i] < limit_r) start[((uint64_t)hash[i] >> shift_r >> region_shift) + 1]++;
         for (int p = 0; p < LOOKUP_REGIONS; p++) start[p + 1] += start[p];
         const int64_t n_kept = start[LOOKUP_REGIONS];
@@ -702,6 +709,11 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
                     const uint64_t v = (uint64_t)hash[at] >> shift_r;
                     part[start[v >> region_shift]++] = v << 32 | (uint64_t)s;
                 }
+        for (; at < r_all; at++)
+            if (hash[at] < limit_r) {
+                const uint64_t v = (uint64_t)hash[at] >> shift_r;
+                part[start[v >> region_shift]++] = v << 32 | (uint64_t)r->n_segments;
+            }
         const uint32_t *bucket = w->bucket, *value = w->value_q;
         uint8_t *stamp = w->stamp;
         const uint32_t id_bytes = w->pair_id * 0x01010101u;
@@ -717,15 +729,20 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
                 const uint64_t from = (uint64_t)r->hash[at] << shift_q, to = from + (UINT64_C(1) << shift_q) - 1;
                 a_r[s] += (uint32_t)(r->hash[at] < limit_r && query_holds(w, from, to < limit_q ? to : limit_q - 1));
             }
+        for (; at < r_all; at++) {
+            const uint64_t from = (uint64_t)r->hash[at] << shift_q, to = from + (UINT64_C(1) << shift_q) - 1;
+            if (r->hash[at] < limit_r) query_holds(w, from, to < limit_q ? to : limit_q - 1);
+        }
     }
-    int64_t nr = 0;
+    int64_t nr = 0; /* r's kept anchors, loose ones too: the values a query anchor may meet by chance */
     for (int64_t s = 0; s < r->n_segments; s++) nr += w->n_r[s]; /* counts_below's kept anchors */
+    for (int64_t j = r->n_anchors; j < r_all; j++) nr += r->hash[j] < limit_r;
     uint32_t *a_q = w->a_q;
     const uint32_t *seg_q = w->seg_q, *value_q = w->value_q;
     const uint8_t *stamp = w->stamp, id = w->pair_id;
-    for (int64_t s = 0; s < q->n_segments; s++) a_q[s] = 0;
+    for (int64_t s = 0; s <= q->n_segments; s++) a_q[s] = 0;
     int64_t nq = 0;
-    for (; nq < q->n_anchors && value_q[nq] < limit_q; nq++) a_q[seg_q[nq]] += stamp[nq] == id;
+    for (const int64_t q_all = all_anchors(q); nq < q_all && value_q[nq] < limit_q; nq++) a_q[seg_q[nq]] += stamp[nq] == id;
     *kept_q = nq;
     *kept_r = nr;
     return 0;
@@ -753,14 +770,6 @@ int tsk_ani_segment_hits(tsk_ani_work *w, const tsk_ani_genome *q, const tsk_ani
         a_r[s] = w->a_r[s];
     }
     return 0;
-}
-
-/* Whether g's segments cover at least TSK_ANI_MIN_COVER of its length: the rest, its contigs' tails
- * under TSK_ANI_SEGMENT bases, holds no anchors, so another genome's segments over it would find
- * none of theirs there and read as diverged (a 6 kb genome against its own reverse complement). */
-static int covered(const tsk_ani_genome *g)
-{
-    return (double)g->n_segments * TSK_ANI_SEGMENT >= TSK_ANI_MIN_COVER * (double)g->length;
 }
 
 /* Both directions and the pair, from the hits in the work. */
@@ -796,7 +805,7 @@ void tsk_ani_pair_finish(const tsk_ani_genome *q, const tsk_ani_genome *r, const
     memset(out, 0, sizeof *out);
     out->ani_q = dq->ani, out->af_q = dq->af, out->ani_r = dr->ani, out->af_r = dr->af;
     out->m_q = dq->m, out->m_r = dr->m;
-    out->defined = dq->with_anchors > 0 && dr->with_anchors > 0 && covered(q) && covered(r);
+    out->defined = dq->with_anchors > 0 && dr->with_anchors > 0;
     pair_of_directions(q, r, out);
 }
 

@@ -5,14 +5,17 @@
  * A genome's segment anchors: its cleaned contigs are cut into consecutive segments of
  * TSK_ANI_SEGMENT bases (a contig's tail shorter than that is no segment), as fastANI cuts a
  * query into fragments. Every canonical anchor k-mer (the k-mers the genome sketch hashes,
- * tsk_anchor_windows_below: same k, same hash) that lies wholly inside a segment and whose hash h is
- * below 2^(64 - rate_log2) is an anchor of that segment; it is stored as the 32 bits of h below
- * its zero top bits, h >> (32 - rate_log2). rate_log2 is the genome's own (tsk_ani_rate_log2): one
- * k-mer in 2^rate_log2 is kept, the finest rate whose expected anchors fit TSK_ANI_MAX_ANCHORS.
+ * tsk_anchor_windows_below: same k, same hash) whose hash h is below 2^(64 - rate_log2) is an
+ * anchor: of its segment when it lies wholly inside one, else a loose anchor (a contig's tail,
+ * or across two segments). Each is stored as the 32 bits of h below its zero top bits,
+ * h >> (32 - rate_log2). rate_log2 is the genome's own (tsk_ani_rate_log2): one k-mer in
+ * 2^rate_log2 is kept, the finest rate whose expected anchors fit TSK_ANI_MAX_ANCHORS.
  *
- * A direction Q -> R: n_g = Q's anchors in segment g, a_g = those whose hash R holds (both cut to
- * the sparser genome's rate). Segments are a mixture of identities; with p(I) = I^k the chance an
- * anchor survives identity I, and an atom "not homologous" whose p is the chance of a match by
+ * A direction Q -> R: n_g = Q's anchors in segment g, a_g = those whose hash R holds in a segment,
+ * or loose where R's segments cover less than TSK_ANI_MIN_COVER of it (tsk_ani_loose_used; both cut
+ * to the sparser genome's rate): fastANI maps a query's fragments on the whole reference, and in a
+ * draft of short contigs the tails are too much of it to go without. Segments are a mixture of
+ * identities; with p(I) = I^k the chance an anchor survives identity I, and an atom "not homologous" whose p is the chance of a match by
  * accident (tsk_ani_atom: random sequence's, or Q's own as its repeats with itself measure it),
  * a_g ~ sum_i w_i Binomial(n_g, p(I_i)). The weights w over an identity grid are fitted
  * by maximum likelihood (EM, stopped early: TSK_ANI_EM_STEPS), and
@@ -47,10 +50,14 @@ extern "C" {
 #define TSK_ANI_MIN_RATE_LOG2 6        /* the finest sampling: one anchor k-mer in 64 */
 #define TSK_ANI_MAX_RATE_LOG2 31
 #define TSK_ANI_MAX_ANCHORS 49152      /* expected anchors a genome keeps at most: 192 KB */
-/* The least share of a genome's length its segments must cover for an estimate: its contigs' tails
- * under TSK_ANI_SEGMENT bases keep no anchors, so where they are more than a tenth of it (short
- * genomes, drafts of contigs under ~30 kb) the other genome's segments over them would read as
- * diverged; such pairs keep the key distance (defined 0). */
+/* The least share of a genome's length its segments must cover for its loose anchors to stay out of
+ * its pairs. Where its contigs are long, a segment of the other genome over one of its contigs' tails
+ * mostly also runs past the contig's end: fastANI leaves such fragments unmapped, and so does the
+ * estimator when the tail holds no hits (a partly covered segment with hits reads as a diverged
+ * one). Where the tails are more than a tenth of it (drafts of contigs under ~15 kb, short
+ * genomes), they hold too much of it to leave out: their loose anchors are looked up too
+ * (tsk_ani_loose_used). On drafts of 8 kb contigs that took the error against fastANI from the
+ * keys' 0.81-1.0 points to 0.27-0.34 (bench/ani/FINDINGS.md, "Loose anchors"). */
 #define TSK_ANI_MIN_COVER 0.9
 
 /* The identity I below which a segment does not map (counts neither in ANI nor in AF). fastANI
@@ -97,9 +104,12 @@ extern "C" {
 typedef struct {
     int64_t n_segments;          /* all its segments, with or without anchors */
     int64_t n_anchors;           /* sum of seg_count */
+    int64_t n_loose;             /* its loose anchors: the anchor k-mers in no segment (contigs' tails,
+                                  * k-mers across two segments), stored after the segments' anchors
+                                  * in hash; looked up where tsk_ani_loose_used says */
     int32_t rate_log2;           /* its anchors are the k-mers whose hash is below 2^(64 - rate_log2) */
     const uint16_t *seg_count;   /* n_segments counts */
-    const uint32_t *hash;        /* n_anchors stored hashes: h >> (32 - rate_log2) */
+    const uint32_t *hash;        /* n_anchors + n_loose stored hashes: h >> (32 - rate_log2) */
     int64_t length;              /* its cleaned length (the chance of a match by accident grows with it) */
     int64_t *repeats;            /* where tsk_ani_repeats keeps its count (-1 until counted; shared by
                                   * threads); NULL: counted at each use */
@@ -110,6 +120,13 @@ typedef struct {
     int64_t n_items;
     const tsk_ani_genome *genome;
 } tsk_ani_set;
+
+/* The loose anchors of g that its pairs look up: all of them when its segments cover less than
+ * TSK_ANI_MIN_COVER of its length, else none. */
+static inline int64_t tsk_ani_loose_used(const tsk_ani_genome *g)
+{
+    return (double)g->n_segments * TSK_ANI_SEGMENT < TSK_ANI_MIN_COVER * (double)g->length ? g->n_loose : 0;
+}
 
 /* The rate a genome of length cleaned bases keeps: the least r >= TSK_ANI_MIN_RATE_LOG2 with
  * length / 2^r <= TSK_ANI_MAX_ANCHORS. */
@@ -126,9 +143,8 @@ typedef struct {
                              * W-base windows the mixture expects to survive); 0 without a window
                              * (tsk_ani_work_set_window) */
     double ani, af;         /* the pair (ANI a fraction, 0..1); 0 and 0 when unrelated */
-    int defined;            /* 0 when either genome has no segment with anchors (under 3 kb) or its
-                             * segments cover less than TSK_ANI_MIN_COVER of it: no estimate, the
-                             * caller falls back to the key distance */
+    int defined;            /* 0 when either genome has no segment with anchors (no contig of 3 kb):
+                             * no estimate, the caller falls back to the key distance */
 } tsk_ani_result;
 
 /* Per-thread scratch of tsk_ani_pair (the query's sorted anchors, histograms, the EM's tables). */

@@ -428,8 +428,8 @@ static int avx512_anchors_available(void)
 
 /* The scan, with D a constant where it is inlined (see tsk_genome_scan). The anchor loop covers
  * the positions of both what out wants (anchors whose window fits the contig, hash at most
- * max_hash) and what ani wants (anchors inside a full segment, hash at most its bound), with the
- * larger bound; each anchor found is then sorted to either or both. */
+ * max_hash) and what ani wants (every anchor k-mer, hash at most its bound), with the larger
+ * bound; each anchor found is then sorted to either or both. */
 static inline __attribute__((always_inline)) int scan(tsk_genome_scanner *s, const int D, const uint8_t *codes,
                                                      int64_t n, int64_t from, int64_t to, uint64_t max_hash,
                                                      tsk_key_vec *out, const tsk_anchor_request *ani)
@@ -445,9 +445,10 @@ static inline __attribute__((always_inline)) int scan(tsk_genome_scanner *s, con
     const int64_t lead = w / 2 - k / 2;
     int64_t key_from = from < lead ? lead : from, key_to = to > n - w + lead + 1 ? n - w + lead + 1 : to;
     if (!out || key_from >= key_to) key_from = key_to = 0;
-    /* segment anchors: k-mers starting before the end of the last full segment, less k - 1 */
+    /* segment anchors: the k-mers that end by the last full segment's end, each wholly inside a
+     * segment; every other k-mer is loose */
     const int64_t seg_end = n / TSK_ANI_SEGMENT * TSK_ANI_SEGMENT;
-    int64_t ani_from = from, ani_to = to > seg_end - k + 1 ? seg_end - k + 1 : to;
+    int64_t ani_from = from, ani_to = to;
     if (!ani || ani_from >= ani_to) ani_from = ani_to = 0;
     int64_t lo, hi;
     uint64_t bound;
@@ -478,9 +479,9 @@ static inline __attribute__((always_inline)) int scan(tsk_genome_scanner *s, con
             for (int j = 0; j < nf; j++) {
                 const int64_t x = found_at[j];
                 const int64_t seg = x / TSK_ANI_SEGMENT;
-                if (x >= ani_from && x < ani_to && found_hash[j] <= ani->max_hash &&
-                    (x + k - 1) / TSK_ANI_SEGMENT == seg) {
-                    v->segment[v->n] = ani->first_segment + seg;
+                if (x >= ani_from && x < ani_to && found_hash[j] <= ani->max_hash) {
+                    const int inside = x + k <= seg_end && (x + k - 1) / TSK_ANI_SEGMENT == seg;
+                    v->segment[v->n] = inside ? ani->first_segment + seg : TSK_ANCHOR_LOOSE;
                     v->hash[v->n++] = found_hash[j];
                 }
             }

@@ -35,8 +35,8 @@ typedef struct {
 int tsk_key_vec_reserve(tsk_key_vec *v, int64_t extra);
 void tsk_key_vec_free(tsk_key_vec *v);
 
-/* Segment anchors (core/genome_ani.h) as a scan finds them: the genome's segment of each and its
- * full 64-bit anchor hash, in position order. The hash is kept whole because the genome's rate
+/* Segment anchors (core/genome_ani.h) as a scan finds them: the genome's segment of each
+ * (TSK_ANCHOR_LOOSE for a loose anchor) and its full 64-bit anchor hash, in position order. The hash is kept whole because the genome's rate
  * may only be known later (a --per-file genome scanned before its last contig is read): the
  * sketcher keeps those below its final bound (tsk_anchor_vec_finish, src/genome_sketch.c). */
 typedef struct {
@@ -48,9 +48,11 @@ typedef struct {
 int tsk_anchor_vec_reserve(tsk_anchor_vec *v, int64_t extra);
 void tsk_anchor_vec_free(tsk_anchor_vec *v);
 
-/* What a scan collects of a contig's segment anchors: every anchor k-mer wholly inside one of the
- * contig's full segments (TSK_ANI_SEGMENT bases from its start; a shorter tail is none) whose hash
- * is at most max_hash, its segment numbered first_segment + (its position / TSK_ANI_SEGMENT). */
+/* What a scan collects of a contig's anchors for ANI: every anchor k-mer whose hash is at most
+ * max_hash; one wholly inside one of the contig's full segments (TSK_ANI_SEGMENT bases from its
+ * start; a shorter tail is none) has that segment, numbered first_segment + (its position /
+ * TSK_ANI_SEGMENT), any other (in the tail, or across two segments) is loose. */
+#define TSK_ANCHOR_LOOSE (-1)
 typedef struct {
     uint64_t max_hash;
     int64_t first_segment;   /* the genome's segments before this contig */

@@ -45,12 +45,21 @@
 static_assert(ANI_THREADS >= 4 * ANI_GRID, "a warp a stripe of the EM sums");
 static_assert(ANI_TILE_R % ANI_THREADS == 0 && ANI_TILE_Q == 8 * ANI_THREADS && ANI_THREADS >= ANI_TILES,
               "a tile's anchors shared out evenly, 8 hit bytes a thread, a thread a tile's range");
+/* The segment of a genome's loose anchors (genome_ani.h: in no segment; on the device only those
+ * its pairs look up, tsk_ani_loose_used) in sseg: the host's n_segments, as a value no real segment
+ * has. They sort and merge with the others (another genome's segments find their values among
+ * them) but count in no segment. */
+#define ANI_LOOSE 0xFFFF
+static_assert(TSK_GPU_ANI_MAX_SEGMENTS <= ANI_LOOSE, "the loose anchors' segment is no real one");
 
 struct ani_genome_d {
-    int64_t anchor0;       /* its anchors in sval and sseg (and the fill's hash_d, seg_d) */
+    int64_t anchor0;       /* its anchors in sval and sseg (and the fill's hash_d, seg_d): n_all, then
+                            * the loose ones left out (copied with the rest of its hash, never read) */
     int64_t seg0;          /* its n_segments counts in the fill's counts_d */
     int64_t length;
-    int32_t n_anchors, n_segments, rate_log2;
+    int32_t n_anchors;     /* its segments' anchors (what its self rate is over) */
+    int32_t n_all;         /* and its loose ones looked up (tsk_ani_loose_used), after the segments' */
+    int32_t n_segments, rate_log2;
     int32_t on_device;     /* within the limits: its pairs are estimated here */
     int64_t repeats;       /* tsk_ani_repeats' count, by repeats_kernel */
 };
@@ -221,7 +230,7 @@ __device__ static int block_exclusive_sum(ani_shared &sh, int v, int *total)
     return before + x - v;
 }
 
-/* tsk_ani_self_rate, in its order of operations */
+/* tsk_ani_self_rate, in its order of operations (over the genome's segments' anchors, as the host's) */
 __device__ static double self_rate_d(int64_t repeats, int64_t n_anchors, int64_t length_q, int64_t length_r)
 {
     if (repeats <= 0 || n_anchors <= 0 || length_q <= 0) return 0.0;
@@ -446,23 +455,26 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
          * from its first anchor's range to its last's ([qa, qb), found for all tiles at once), in
          * chunks of ANI_TILE_Q. Both come into shared memory with coalesced loads; against each
          * chunk every thread merges its 4 anchors: a binary search for the first, a walk for the
-         * others (a value's range of query values grows with the value). Every kept anchor of r
-         * adds 1 << 16, with 1 when the query holds a value in its range, to its segment's count;
-         * the query's values hit are marked. Then each kept query anchor adds the same to its
-         * segment's. The integers are the host's, whatever the order. */
+         * others (a value's range of query values grows with the value). Both genomes' loose
+         * anchors are among their sorted ones: a segment's anchor hits a value the other genome
+         * holds anywhere. Every kept anchor of r adds 1 << 16, with 1 when the query holds a value
+         * in its range, to its segment's count (a loose one to none); the query's values hit are
+         * marked. Then each kept query anchor adds the same to its segment's. Loose or not, each
+         * kept anchor counts in its genome's kept anchors (the host's kept_q, kept_r: the values a
+         * segment's anchor may meet by chance). The integers are the host's, whatever the order. */
         const uint32_t *r_val = sval + r.anchor0, *q_val = sval + q.anchor0;
         const uint16_t *r_seg = sseg + r.anchor0, *q_seg = sseg + q.anchor0;
         const uint32_t *q_index = index + (int64_t)pairs[2 * p] * (ANI_INDEX + 1);
-        const uint32_t n_q = (uint32_t)q.n_anchors;
+        const uint32_t n_q = (uint32_t)q.n_all;
         if (threadIdx.x == 0) sh.kept = 0, sh.tiles = 0;
-        for (int i = threadIdx.x; i < (q.n_anchors + 31) / 32; i += blockDim.x) sh.qbits[i] = 0;
+        for (int i = threadIdx.x; i < (q.n_all + 31) / 32; i += blockDim.x) sh.qbits[i] = 0;
         for (int s = threadIdx.x; s < q.n_segments; s += blockDim.x) sh.cnt_q[s] = 0;
         for (int s = threadIdx.x; s < r.n_segments; s += blockDim.x) sh.cnt_r[s] = 0;
         __syncthreads();
-        const int n_tiles = (r.n_anchors + ANI_TILE_R - 1) / ANI_TILE_R;
+        const int n_tiles = (r.n_all + ANI_TILE_R - 1) / ANI_TILE_R;
         if ((int)threadIdx.x < n_tiles) {
             const int k = (int)threadIdx.x, t0 = k * ANI_TILE_R;
-            int last = min(r.n_anchors, t0 + ANI_TILE_R) - 1;
+            int last = min(r.n_all, t0 + ANI_TILE_R) - 1;
             uint32_t qa = 0, qb = 0;
             if (r_val[t0] < limit_r) {
                 atomicMax(&sh.tiles, k + 1);
@@ -482,7 +494,7 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
         uint8_t *tile_hit = (uint8_t *)(tile_seg + ANI_TILE_R);
         constexpr int per_thread = ANI_TILE_R / ANI_THREADS;
         for (int k = 0; k < sh.tiles; k++) {
-            const int t0 = k * ANI_TILE_R, tn = min(ANI_TILE_R, r.n_anchors - t0);
+            const int t0 = k * ANI_TILE_R, tn = min(ANI_TILE_R, r.n_all - t0);
             {
                 uint32_t v[per_thread];
                 uint16_t g[per_thread];
@@ -545,7 +557,7 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
             for (int u = 0; u < per_thread && j0 + u < tn; u++) {
                 if (tile_r[j0 + u] >= limit_r) break;
                 kept_r++;
-                atomicAdd(&sh.cnt_r[tile_seg[j0 + u]], 1u << 16 | (found >> u & 1));
+                if (tile_seg[j0 + u] != ANI_LOOSE) atomicAdd(&sh.cnt_r[tile_seg[j0 + u]], 1u << 16 | (found >> u & 1));
             }
             __syncthreads(); /* before the next tile overwrites it */
         }
@@ -553,20 +565,20 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
         __syncthreads();
         const int64_t anchors_r = (int64_t)sh.kept;
         unsigned long long kept_q = 0;
-        for (int i0 = threadIdx.x; i0 < q.n_anchors; i0 += 4 * ANI_THREADS) { /* four loads in flight */
+        for (int i0 = threadIdx.x; i0 < q.n_all; i0 += 4 * ANI_THREADS) { /* four loads in flight */
             uint32_t v[4];
             uint16_t g[4];
 #pragma unroll
             for (int u = 0; u < 4; u++) {
                 const int i = i0 + u * ANI_THREADS;
-                v[u] = i < q.n_anchors ? q_val[i] : 0xFFFFFFFFu, g[u] = i < q.n_anchors ? q_seg[i] : 0;
+                v[u] = i < q.n_all ? q_val[i] : 0xFFFFFFFFu, g[u] = i < q.n_all ? q_seg[i] : 0;
             }
 #pragma unroll
             for (int u = 0; u < 4; u++) {
                 const int i = i0 + u * ANI_THREADS;
-                if (i < q.n_anchors && v[u] < limit_q) {
+                if (i < q.n_all && v[u] < limit_q) {
                     kept_q++;
-                    atomicAdd(&sh.cnt_q[g[u]], 1u << 16 | (sh.qbits[i >> 5] >> (i & 31) & 1));
+                    if (g[u] != ANI_LOOSE) atomicAdd(&sh.cnt_q[g[u]], 1u << 16 | (sh.qbits[i >> 5] >> (i & 31) & 1));
                 }
             }
         }
@@ -592,9 +604,10 @@ __global__ static void __launch_bounds__(ANI_THREADS, ANI_MIN_BLOCKS)
 }
 
 /* A block a genome: tsk_ani_repeats' count into its repeats, from its anchors sorted by value (a
- * run of one value recurs when its segments differ; per segment at most TSK_ANI_REPEAT_CAP). The
- * thread at a run's first anchor reads the run once, as the host's loop does. The integers are the
- * host's, whatever the order. */
+ * run of one value recurs when its segments differ, the loose anchors' ANI_LOOSE one of them, as
+ * the host's n_segments is; per segment at most TSK_ANI_REPEAT_CAP, and the loose anchors count in
+ * none). The thread at a run's first anchor reads the run once, as the host's loop does. The
+ * integers are the host's, whatever the order. */
 __global__ static void __launch_bounds__(256) repeats_kernel(ani_genome_d *genomes, int64_t n_genomes,
                                                             const uint32_t *sval, const uint16_t *sseg)
 {
@@ -609,12 +622,13 @@ __global__ static void __launch_bounds__(256) repeats_kernel(ani_genome_d *genom
     __syncthreads();
     const uint32_t *v = sval + G.anchor0;
     const uint16_t *sg = sseg + G.anchor0;
-    for (int i = threadIdx.x; i < G.n_anchors; i += blockDim.x) {
+    for (int i = threadIdx.x; i < G.n_all; i += blockDim.x) {
         if (i > 0 && v[i - 1] == v[i]) continue; /* not a run's first */
         int end = i + 1, lo = sg[i], hi = sg[i];
-        for (; end < G.n_anchors && v[end] == v[i]; end++) lo = min(lo, (int)sg[end]), hi = max(hi, (int)sg[end]);
+        for (; end < G.n_all && v[end] == v[i]; end++) lo = min(lo, (int)sg[end]), hi = max(hi, (int)sg[end]);
         if (lo != hi)
-            for (int j = i; j < end; j++) atomicAdd(&hist[sg[j]], 1u);
+            for (int j = i; j < end; j++)
+                if (sg[j] != ANI_LOOSE) atomicAdd(&hist[sg[j]], 1u);
     }
     __syncthreads();
     unsigned long long part = 0;
@@ -625,7 +639,7 @@ __global__ static void __launch_bounds__(256) repeats_kernel(ani_genome_d *genom
 }
 
 /* Per sorted anchor: where each index bucket of its genome starts (buckets past the last anchor
- * start at n_anchors). */
+ * start at n_all). */
 __global__ static void index_kernel(const ani_genome_d *genomes, int64_t n_genomes, const uint32_t *sval,
                                     uint32_t *index)
 {
@@ -633,22 +647,22 @@ __global__ static void index_kernel(const ani_genome_d *genomes, int64_t n_genom
     if (g >= n_genomes) return;
     const ani_genome_d G = genomes[g];
     uint32_t *ix = index + g * (ANI_INDEX + 1);
-    if (!G.on_device || G.n_anchors == 0) {
+    if (!G.on_device || G.n_all == 0) {
         for (int b = threadIdx.x; b <= ANI_INDEX; b += blockDim.x) ix[b] = 0;
         return;
     }
     const uint32_t *v = sval + G.anchor0;
-    for (int i = threadIdx.x; i < G.n_anchors; i += blockDim.x) {
+    for (int i = threadIdx.x; i < G.n_all; i += blockDim.x) {
         const int b = (int)(v[i] >> (32 - ANI_INDEX_BITS)), prev = i ? (int)(v[i - 1] >> (32 - ANI_INDEX_BITS)) : -1;
         for (int bb = prev + 1; bb <= b; bb++) ix[bb] = (uint32_t)i;
-        if (i == G.n_anchors - 1)
-            for (int bb = b + 1; bb <= ANI_INDEX; bb++) ix[bb] = (uint32_t)G.n_anchors;
+        if (i == G.n_all - 1)
+            for (int bb = b + 1; bb <= ANI_INDEX; bb++) ix[bb] = (uint32_t)G.n_all;
     }
 }
 
 /* Per anchor, in segment order: its segment, from the segments' counts (a block a genome: each
  * thread sums a run of segments, the runs' sums scanned in shared memory, then each thread writes
- * its run's ids). */
+ * its run's ids); ANI_LOOSE for the loose ones looked up after them. */
 #define ANI_IDS_THREADS 128
 __global__ static void __launch_bounds__(ANI_IDS_THREADS)
     segment_ids_kernel(const ani_genome_d *genomes, int64_t n_genomes, const uint16_t *counts, uint16_t *seg)
@@ -673,6 +687,7 @@ __global__ static void __launch_bounds__(ANI_IDS_THREADS)
     uint32_t at = run_sum[threadIdx.x] - sum;
     for (int s = s0; s < s1; s++)
         for (uint32_t j = 0; j < cnt[s]; j++) seg[G.anchor0 + at++] = (uint16_t)s;
+    for (int j = G.n_anchors + (int)threadIdx.x; j < G.n_all; j += ANI_IDS_THREADS) seg[G.anchor0 + j] = ANI_LOOSE;
 }
 
 /* ---- host ---- */
@@ -683,9 +698,10 @@ static const tsk_ani_genome *genome_of(const tsk_gpu_ani *e, int64_t i)
 }
 
 /* Lays the genomes within the limits out on the device (anchor0, seg0), finds the host runs of
- * their anchors and counts that lie one after the other in memory (a file's genomes do: one copy
- * a run), the sort's chunks, and allocates every device buffer, the fill's scratch included, so
- * that what the engine holds is taken before the caller sizes anything else on the device. */
+ * their anchors (all of hash: the segments', the loose ones) and counts that lie one after the
+ * other in memory (a file's genomes do: one copy a run), the sort's chunks, and allocates every
+ * device buffer, the fill's scratch included, so that what the engine holds is taken before the
+ * caller sizes anything else on the device. */
 static int lay_out(tsk_gpu_ani *e)
 {
     const int64_t n = (int64_t)e->genomes.size();
@@ -697,31 +713,36 @@ static int lay_out(tsk_gpu_ani *e)
     for (int64_t i = 0; i < n; i++) {
         while (m + 1 < n_shares && i >= e->bound[(size_t)m + 1]) e->share_anchor[(size_t)++m] = anchors;
         const tsk_ani_genome *g = genome_of(e, i);
+        /* the anchors the host's pairs look up, sorted; and all of hash, copied: a genome's loose
+         * anchors left out must not cut a file's run in two (a copy a genome: the upload and sort of
+         * genome_sets_bench's 10^5 genomes took 1.26 s against 0.39 s on the H200) */
+        const int64_t n_all = g->n_anchors + tsk_ani_loose_used(g), held = g->n_anchors + g->n_loose;
         ani_genome_d &d = e->genomes[i];
         d = ani_genome_d{anchors, segs, g->length, (int32_t)std::min<int64_t>(g->n_anchors, INT32_MAX),
+                         (int32_t)std::min<int64_t>(n_all, INT32_MAX),
                          (int32_t)std::min<int64_t>(g->n_segments, INT32_MAX), g->rate_log2, 0, 0};
-        d.on_device = g->n_anchors > 0 && g->n_anchors <= TSK_GPU_ANI_MAX_ANCHORS && g->n_segments > 0 &&
-                      g->n_segments <= TSK_GPU_ANI_MAX_SEGMENTS && g->rate_log2 >= TSK_ANI_MIN_RATE_LOG2 &&
-                      g->rate_log2 <= TSK_ANI_MAX_RATE_LOG2;
+        d.on_device = g->n_anchors > 0 && g->n_loose >= 0 && n_all <= TSK_GPU_ANI_MAX_ANCHORS &&
+                      g->n_segments > 0 && g->n_segments <= TSK_GPU_ANI_MAX_SEGMENTS &&
+                      g->rate_log2 >= TSK_ANI_MIN_RATE_LOG2 && g->rate_log2 <= TSK_ANI_MAX_RATE_LOG2;
         if (!d.on_device) continue;
         /* the genome's sort range, relative to its chunk's first anchor: a chunk holds at most
          * sort_chunk_anchors (CUB's counts are int) */
         if (f.chunk_base.empty() || f.chunk_share.back() != m ||
-            anchors + g->n_anchors - f.chunk_base.back() > sort_chunk_anchors)
+            anchors + held - f.chunk_base.back() > sort_chunk_anchors)
             f.chunk_base.push_back(anchors), f.chunk_first.push_back((int)f.seg_begin.size()), f.chunk_share.push_back(m);
         f.seg_begin.push_back((int)(anchors - f.chunk_base.back()));
-        f.seg_end.push_back((int)(anchors + g->n_anchors - f.chunk_base.back()));
+        f.seg_end.push_back((int)(anchors + n_all - f.chunk_base.back()));
         if (!f.hash_runs.empty() && f.hash_runs.back().share == m &&
             f.hash_runs.back().host + f.hash_runs.back().n == (const void *)g->hash)
-            f.hash_runs.back().n += g->n_anchors * 4;
+            f.hash_runs.back().n += held * 4;
         else
-            f.hash_runs.push_back(ani_run{(const char *)g->hash, anchors * 4, g->n_anchors * 4, m});
+            f.hash_runs.push_back(ani_run{(const char *)g->hash, anchors * 4, held * 4, m});
         if (!f.count_runs.empty() && f.count_runs.back().share == m &&
             f.count_runs.back().host + f.count_runs.back().n == (const void *)g->seg_count)
             f.count_runs.back().n += g->n_segments * 2;
         else
             f.count_runs.push_back(ani_run{(const char *)g->seg_count, segs * 2, g->n_segments * 2, m});
-        anchors += g->n_anchors;
+        anchors += held;
         segs += g->n_segments;
     }
     while (m + 1 < n_shares) e->share_anchor[(size_t)++m] = anchors;
@@ -1016,11 +1037,14 @@ extern "C" tsk_gpu_ani_peers *tsk_gpu_ani_peers_new(const tsk_ani_set *q, const 
 {
     if (n_members < 1) return NULL;
     return tsk_cuda_entry("tsk_gpu_ani_peers_new", (char *)NULL, 0, (tsk_gpu_ani_peers *)NULL, [&] {
-        /* shares of about equal anchors, in the engines' genome order (q's, then r's) */
+        /* shares of about equal anchors (loose ones too: they are copied alike, those looked up
+         * sorted alike), in the engines' genome order (q's, then r's) */
         const int64_t n_q = q == r ? 0 : q->n_items, n = n_q + r->n_items;
         std::vector<int64_t> before((size_t)n + 1, 0);
-        for (int64_t i = 0; i < n; i++)
-            before[(size_t)i + 1] = before[(size_t)i] + (i < n_q ? q->genome[i] : r->genome[i - n_q]).n_anchors;
+        for (int64_t i = 0; i < n; i++) {
+            const tsk_ani_genome &g = i < n_q ? q->genome[i] : r->genome[i - n_q];
+            before[(size_t)i + 1] = before[(size_t)i] + g.n_anchors + g.n_loose;
+        }
         return new tsk_gpu_ani_peers(n_members, n, [&](int64_t i) { return before[(size_t)i]; });
     });
 }
@@ -1042,14 +1066,17 @@ extern "C" void tsk_gpu_ani_settle(tsk_gpu_ani *e)
 extern "C" int64_t tsk_gpu_ani_bytes(const tsk_ani_set *q, const tsk_ani_set *r)
 {
     /* lay_out's buffers: a genome's record and index; an anchor's sorted value and segment, and
-     * the fill's copies of both and the sort's scratch (about as much again); a segment's count;
-     * the blocks' scratch, under 1 GB */
+     * the fill's copies of both and the sort's scratch (about as much again), for its segments'
+     * anchors and its loose ones alike (all are copied); a segment's count; the blocks' scratch,
+     * under 1 GB */
     int64_t bytes = INT64_C(1) << 30;
     for (int set = 0; set < (q == r ? 1 : 2); set++) {
         const tsk_ani_set *s = set ? r : q;
-        for (int64_t i = 0; i < s->n_items; i++)
-            bytes += (int64_t)sizeof(ani_genome_d) + (ANI_INDEX + 1) * 4 + s->genome[i].n_anchors * 18 +
-                     s->genome[i].n_segments * 2;
+        for (int64_t i = 0; i < s->n_items; i++) {
+            const tsk_ani_genome &g = s->genome[i];
+            bytes += (int64_t)sizeof(ani_genome_d) + (ANI_INDEX + 1) * 4 + (g.n_anchors + g.n_loose) * 18 +
+                     g.n_segments * 2;
+        }
     }
     return bytes;
 }

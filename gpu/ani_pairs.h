@@ -5,13 +5,14 @@
  * code's double operations in its order without fused multiply-add (__dmul_rn, __dadd_rn,
  * __ddiv_rn), from the host's own tables of powers (tsk_ani_grid_powers). A pair it cannot estimate
  * the host's way on the device (a genome of more than TSK_GPU_ANI_MAX_SEGMENTS segments or
- * TSK_GPU_ANI_MAX_ANCHORS anchors, a segment of 256 anchors or more) is flagged for the host, which
- * computes it with tsk_ani_pair.
+ * TSK_GPU_ANI_MAX_ANCHORS anchors with the loose ones its pairs look up, a segment of 256 anchors
+ * or more) is flagged for the host, which computes it with tsk_ani_pair.
  *
- * How (docs/gpu.md, "ANI"): every genome's anchors go to the device once and are sorted by value,
- * with their segments and an index of their top 12 bits. One CUDA block a pair: the reference's
- * sorted anchors are merged with the query's (both cut to the sparser rate), counting both
- * directions' hits per segment in shared memory; each direction's (anchors, hits) codes are sorted
+ * How (docs/gpu.md, "ANI"): every genome's anchors, with the loose ones its pairs look up
+ * (tsk_ani_loose_used), go to the device once and are sorted by value, with their segments (the
+ * loose ones a segment of their own, counted in none) and an index of their top 12 bits. One CUDA block a pair: the reference's sorted anchors
+ * are merged with the query's (both cut to the sparser rate), counting both directions' hits per
+ * segment in shared memory; each direction's (anchors, hits) codes are sorted
  * (bitonic) into cells; the rows, the start and the EM steps run with a thread a cell, then a
  * thread a grid point. */
 #ifndef TSK_GPU_ANI_PAIRS_H
@@ -27,7 +28,7 @@ extern "C" {
 #endif
 
 #define TSK_GPU_ANI_MAX_SEGMENTS 4096  /* 12 Mbp: a segment's counts in shared memory */
-#define TSK_GPU_ANI_MAX_ANCHORS 65536  /* the query's hit bits in shared memory */
+#define TSK_GPU_ANI_MAX_ANCHORS 65536  /* with loose ones looked up: the query's hit bits in shared memory */
 
 typedef struct tsk_gpu_ani tsk_gpu_ani;
 

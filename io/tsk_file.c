@@ -48,19 +48,21 @@ enum { /* header field offsets */
     H_TABLES_FROM_FILE = 164, H_WINDOW = 168, H_STRIDE = 176, H_TABLES_OFFSET = 184, H_TABLES_SIZE = 188,
     H_ANCHOR_K = 192, H_KIND = 196, H_SCALED = 200, H_MIN_KEYS = 208,
     H_FLOOR_STRIDE = 248, /* 0 in files written before it: read as 1 */
-    /* version 4: the anchor section */
+    /* genome sketches: the anchor section */
     H_ANI_OFFSET = 216, H_ANI_SIZE = 224, H_ANI_SEGMENTS = 232, H_ANI_ANCHORS = 240,
 };
 #define TSK_ANI_ENTRY 40u       /* bytes per genome in the anchor section's table */
 enum { /* anchor table entry field offsets */
-    A_N_SEGMENTS = 0, A_N_ANCHORS = 8, A_N_CONTIGS = 16, A_N50 = 24, A_RATE = 32,
+    A_N_SEGMENTS = 0, A_N_ANCHORS = 8, A_N_CONTIGS = 16, A_N50 = 24, A_RATE = 32, A_N_LOOSE = 36,
 };
-/* Vector files keep format version 1 byte for byte; genome sketches (kind 1) are version 4, which
+/* Vector files keep format version 1 byte for byte; genome sketches (kind 1) are version 5, which
  * older readers refuse by its number instead of misreading keys as rows. Version 2 held genome
  * sketches of an earlier key layout (fingerprint hashes only, no size floor), version 3 the keys
- * without the segment anchors: both refused, with the advice to sketch again. */
+ * without the segment anchors, version 4 the segment anchors without the loose ones: all refused,
+ * with the advice to sketch again (a loose anchor cannot be recovered from the others). */
 #define TSK_OLD_GENOME_FORMAT_VERSION 2u
 #define TSK_V3_GENOME_FORMAT_VERSION 3u
+#define TSK_V4_GENOME_FORMAT_VERSION 4u
 #define TSK_KIND_ROWS 0u
 #define TSK_KIND_GENOME 1u
 enum { /* record entry field offsets */
@@ -324,13 +326,13 @@ static int add_entry(tsk_writer *w, const tsk_record_info *rec, char *err, size_
 /* The genome's entry of the anchor section and its arrays (little-endian, as the file holds them). */
 static int add_anchors(tsk_writer *w, const tsk_genome_anchors *a, char *err, size_t errlen)
 {
-    if (a->n_segments < 0 || a->n_anchors < 0 || a->rate_log2 < TSK_ANI_MIN_RATE_LOG2 ||
-        a->rate_log2 > TSK_ANI_MAX_RATE_LOG2) {
+    if (a->n_segments < 0 || a->n_anchors < 0 || a->n_loose < 0 || a->n_loose > UINT32_MAX ||
+        a->rate_log2 < TSK_ANI_MIN_RATE_LOG2 || a->rate_log2 > TSK_ANI_MAX_RATE_LOG2) {
         tsk_io_set_err(err, errlen, "%s: invalid segment anchors (rate %d)", w->path, (int)a->rate_log2);
         return -1;
     }
     if (bytes_reserve(&w->ani_table, TSK_ANI_ENTRY) || bytes_reserve(&w->ani_counts, (size_t)a->n_segments * 2) ||
-        bytes_reserve(&w->ani_hashes, (size_t)a->n_anchors * 4)) {
+        bytes_reserve(&w->ani_hashes, (size_t)(a->n_anchors + a->n_loose) * 4)) {
         tsk_io_set_err(err, errlen, "%s: out of memory for the segment anchors", w->path);
         return -1;
     }
@@ -341,6 +343,7 @@ static int add_anchors(tsk_writer *w, const tsk_genome_anchors *a, char *err, si
     put_u64(e + A_N_CONTIGS, (uint64_t)a->n_contigs);
     put_u64(e + A_N50, (uint64_t)a->n50);
     put_u32(e + A_RATE, (uint32_t)a->rate_log2);
+    put_u32(e + A_N_LOOSE, (uint32_t)a->n_loose);
     w->ani_table.len += TSK_ANI_ENTRY;
     unsigned char *c = w->ani_counts.p + w->ani_counts.len;
     for (int64_t i = 0; i < a->n_segments; i++) {
@@ -349,10 +352,11 @@ static int add_anchors(tsk_writer *w, const tsk_genome_anchors *a, char *err, si
     }
     w->ani_counts.len += (size_t)a->n_segments * 2;
     unsigned char *h = w->ani_hashes.p + w->ani_hashes.len;
-    for (int64_t i = 0; i < a->n_anchors; i++) put_u32(h + 4 * i, a->hash[i]);
-    w->ani_hashes.len += (size_t)a->n_anchors * 4;
+    const int64_t n_hashes = a->n_anchors + a->n_loose;
+    for (int64_t i = 0; i < n_hashes; i++) put_u32(h + 4 * i, a->hash[i]);
+    w->ani_hashes.len += (size_t)n_hashes * 4;
     w->ani_segments += (uint64_t)a->n_segments;
-    w->ani_anchors += (uint64_t)a->n_anchors;
+    w->ani_anchors += (uint64_t)n_hashes;
     return 0;
 }
 
@@ -408,7 +412,7 @@ void tsk_writer_spill_anchors_at(tsk_writer *w, size_t bytes) { w->spill_at = by
 int tsk_writer_add(tsk_writer *w, const tsk_record_info *rec, const void *rows, char *err, size_t errlen)
 {
     if (w->params.scaled > 0) {
-        const tsk_genome_anchors none = {0, 0, tsk_ani_rate_log2(rec->clean_len), NULL, NULL, 0, 0};
+        const tsk_genome_anchors none = {.rate_log2 = tsk_ani_rate_log2(rec->clean_len)};
         return tsk_writer_add_genome(w, rec, rows, &none, err, errlen);
     }
     return add_record(w, rec, rows, err, errlen);
@@ -425,9 +429,9 @@ int tsk_writer_add_genome(tsk_writer *w, const tsk_record_info *rec, const uint6
     if (add_record(w, rec, keys, err, errlen)) {
         w->ani_table.len -= TSK_ANI_ENTRY; /* the record is not in the file: nor its anchors */
         w->ani_counts.len -= (size_t)anchors->n_segments * 2;
-        w->ani_hashes.len -= (size_t)anchors->n_anchors * 4;
+        w->ani_hashes.len -= (size_t)(anchors->n_anchors + anchors->n_loose) * 4;
         w->ani_segments -= (uint64_t)anchors->n_segments;
-        w->ani_anchors -= (uint64_t)anchors->n_anchors;
+        w->ani_anchors -= (uint64_t)(anchors->n_anchors + anchors->n_loose);
         return -1;
     }
     return w->ani_hashes.len >= w->spill_at ? spill_anchors(w, err, errlen) : 0;
@@ -805,7 +809,7 @@ static int map_file(tsk_file *f, const char *path, char *err, size_t errlen)
 typedef struct {
     uint32_t version, header_size;
     uint64_t file_size, data_offset, data_size, trailer_offset, trailer_size;
-    uint64_t ani_offset, ani_size, ani_segments, ani_anchors; /* version 4 */
+    uint64_t ani_offset, ani_size, ani_segments, ani_anchors; /* genome sketches: ani_anchors counts loose ones too */
 } file_layout;
 
 /* The header's identity: magic, byte order, a format version this tsketch reads, the size. */
@@ -841,8 +845,14 @@ static int check_identity(const unsigned char *m, uint64_t actual, const char *p
                        "genomes again", path);
         return -1;
     }
+    if (l->version == TSK_V4_GENOME_FORMAT_VERSION) {
+        tsk_io_set_err(err, errlen,
+                       "%s: genome sketches of an older tsketch (format version 4: ANI anchors without the contigs' "
+                       "tails): sketch the genomes again", path);
+        return -1;
+    }
     if (l->version != TSK_FORMAT_VERSION && l->version != TSK_GENOME_FORMAT_VERSION) {
-        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads versions 1 and 4)%s", path,
+        tsk_io_set_err(err, errlen, "%s: unsupported format version %u (this tsketch reads versions 1 and 5)%s", path,
                 l->version, l->version > TSK_GENOME_FORMAT_VERSION ? ": written by a newer tsketch" : "");
         return -1;
     }
@@ -997,14 +1007,14 @@ static int check_crc(tsk_file *f, const file_layout *l, int threads, int anchors
     return 0;
 }
 
-/* The genome sketch fields of a version 4 header into p. */
+/* The genome sketch fields of a genome sketch header (version 5) into p. */
 static int read_genome_params(const unsigned char *m, const char *path, tsk_params *p, char *err, size_t errlen)
 {
     uint64_t scaled = get_u64(m + H_SCALED), min_keys = get_u64(m + H_MIN_KEYS);
     const uint64_t floor_stride = get_u64(m + H_FLOOR_STRIDE);
     if (get_u32(m + H_KIND) != TSK_KIND_GENOME || scaled < 1 || scaled > (uint64_t)INT64_MAX ||
         min_keys > (uint64_t)TSK_GENOME_MAX_MIN_KEYS || floor_stride > (uint64_t)TSK_GENOME_MAX_FLOOR_STRIDE) {
-        tsk_io_set_err(err, errlen, "%s: corrupt header (version 4 without a genome sketch kind, scale and floor)",
+        tsk_io_set_err(err, errlen, "%s: corrupt header (version 5 without a genome sketch kind, scale and floor)",
                        path);
         return -1;
     }
@@ -1182,8 +1192,8 @@ static int read_records(tsk_file *f, const file_trailer *tr, const char *path, c
     return 0;
 }
 
-/* A genome sketch's anchor section (version 4) into f->anchors: every genome's entry against its
- * record (segments within its length, rate 6..31, its contigs' N50 within its length) and its
+/* A genome sketch's anchor section into f->anchors: every genome's entry against its record
+ * (segments and anchors within its length, rate 6..31, its contigs' N50 within its length) and its
  * segments' counts against its anchors; the entries' sums against the header's totals. */
 static int read_anchors(tsk_file *f, const file_layout *l, const char *path, char *err, size_t errlen)
 {
@@ -1202,13 +1212,15 @@ static int read_anchors(tsk_file *f, const file_layout *l, const char *path, cha
         const tsk_record_info *r = &f->records[i];
         const uint64_t n_seg = get_u64(e + A_N_SEGMENTS), n_anc = get_u64(e + A_N_ANCHORS);
         const uint64_t n_contigs = get_u64(e + A_N_CONTIGS), n50 = get_u64(e + A_N50);
-        const uint32_t rate = get_u32(e + A_RATE);
+        const uint32_t rate = get_u32(e + A_RATE), n_loose = get_u32(e + A_N_LOOSE);
         const char *what = NULL;
-        if (rate < TSK_ANI_MIN_RATE_LOG2 || rate > TSK_ANI_MAX_RATE_LOG2 || get_u32(e + A_RATE + 4) != 0)
-            what = "rate out of range";
+        if (rate < TSK_ANI_MIN_RATE_LOG2 || rate > TSK_ANI_MAX_RATE_LOG2) what = "rate out of range";
         else if (n_seg > (uint64_t)r->clean_len / TSK_ANI_SEGMENT || n_seg > l->ani_segments - seg)
             what = "more segments than its length holds";
-        else if (n_anc > l->ani_anchors - anc) what = "more anchors than the file holds";
+        else if (n_anc > (uint64_t)r->clean_len || n_loose > (uint64_t)r->clean_len - n_anc)
+            what = "more anchors than its length holds";
+        else if (n_anc > l->ani_anchors - anc || n_loose > l->ani_anchors - anc - n_anc)
+            what = "more anchors than the file holds";
         else if (n50 > (uint64_t)r->clean_len || n_contigs > (uint64_t)INT64_MAX) what = "N50 longer than the genome";
         uint64_t sum = 0;
         for (uint64_t j = 0; !what && j < n_seg; j++) sum += counts[seg + j];
@@ -1218,10 +1230,12 @@ static int read_anchors(tsk_file *f, const file_layout *l, const char *path, cha
                            what);
             return -1;
         }
-        f->anchors[i] = (tsk_genome_anchors){(int64_t)n_seg, (int64_t)n_anc, (int32_t)rate, counts + seg,
-                                             hashes + anc, (int64_t)n_contigs, (int64_t)n50};
+        f->anchors[i] = (tsk_genome_anchors){.n_segments = (int64_t)n_seg, .n_anchors = (int64_t)n_anc,
+                                             .rate_log2 = (int32_t)rate, .seg_count = counts + seg,
+                                             .hash = hashes + anc, .n_loose = (int64_t)n_loose,
+                                             .n_contigs = (int64_t)n_contigs, .n50 = (int64_t)n50};
         seg += n_seg;
-        anc += n_anc;
+        anc += n_anc + n_loose;
     }
     if (seg != l->ani_segments || anc != l->ani_anchors) {
         tsk_io_set_err(err, errlen, "%s: corrupt genome sketch (segment anchors: genomes hold %" PRIu64 " segments and %"

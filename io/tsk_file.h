@@ -21,7 +21,7 @@ extern "C" {
 #define TSK_FORMAT_VERSION 1
 /* The version of genome sketch files (kind, scaled and min_keys in the header, keys as rows, the
  * genomes' segment anchors after the record table). */
-#define TSK_GENOME_FORMAT_VERSION 4u
+#define TSK_GENOME_FORMAT_VERSION 5u
 /* The first 8 bytes of every .tsk file (docs/format.md). */
 #define TSK_FILE_MAGIC "\x89TSK\r\n\x1a\n"
 #define TSK_FILE_MAGIC_LEN 8
@@ -39,17 +39,19 @@ typedef struct {
     int64_t n_rows;       /* rows of the record (1, or floor(clean_len/stride) for slides) */
 } tsk_record_info;
 
-/* What a genome sketch file (version 4) holds of each genome beside its keys: its segment anchors
+/* What a genome sketch file (version 5) holds of each genome beside its keys: its segment anchors
  * (core/genome_ani.h: the segments' anchor counts and the anchors' stored hashes, segment after
- * segment) and the shape of its assembly. Pointers into the mapping when read. */
+ * segment, then its loose anchors) and the shape of its assembly. Pointers into the mapping when
+ * read. */
 typedef struct {
     int64_t n_segments;          /* its segments of TSK_ANI_SEGMENT bases, with or without anchors */
     int64_t n_anchors;           /* sum of seg_count */
     int32_t rate_log2;           /* one anchor k-mer in 2^rate_log2 kept (6..31) */
     const uint16_t *seg_count;   /* n_segments counts */
-    const uint32_t *hash;        /* n_anchors stored hashes, h >> (32 - rate_log2) */
+    const uint32_t *hash;        /* n_anchors + n_loose stored hashes, h >> (32 - rate_log2) */
     int64_t n_contigs;           /* its records (contigs; 1 for a genome a record) */
     int64_t n50;                 /* the N50 of its cleaned contig lengths */
+    int64_t n_loose;             /* its anchors in no segment (core/genome_ani.h), after the segments' in hash */
 } tsk_genome_anchors;
 
 /* ---- reading ---- */

@@ -9,22 +9,24 @@
     s.record_rows(i)   # the rows (or keys) of record i
     s.keys(i)          # genome sketches: record i's keys, ascending uint64
     s.threshold(i)     # genome sketches: record i's threshold tau (its keys are those at most it)
-    s.anchors(i)       # genome sketches: record i's segment anchors (seg_count, hashes, rate_log2)
+    s.anchors(i)       # genome sketches: record i's anchors, an Anchors(seg_count, hashes, rate_log2,
+                       # loose): its segments' anchors and its loose ones (in no 3 kb segment)
     s.n_contigs(i), s.n50(i)  # genome sketches: its contigs, and their N50
     s.row_names()      # one name per row, as `tsketch export` writes them
 
     import faiss                                   # e.g. nearest sketches of whole records
     index = faiss.IndexFlatL2(s.params["dim"]); index.add(np.ascontiguousarray(s.rows, "float32"))
 
-The layout read here is docs/format.md: format version 1 (sketch rows) and version 4 (genome
+The layout read here is docs/format.md: format version 1 (sketch rows) and version 5 (genome
 sketches: kind 1, `scaled`, `min_keys`, `floor_stride`, one little-endian uint64 key per row, then the genomes'
-segment anchors after the record table; versions 2 and 3, genome sketches of older tsketch
-versions, are refused). Nothing is read into memory
+segment anchors and loose anchors after the record table; versions 2, 3 and 4, genome sketches of
+older tsketch versions, are refused). Nothing is read into memory
 but the header and the trailer; the rows stay on disk until used. `load` refuses exactly what
 tsketch refuses (io/tsk_file.c: magic, byte order, version, sizes, regions; every parameter in
 range and consistent as core/tsk_def.c's tsk_params_check and core/genome_keys.c's
 tsk_genome_params_check want it, drawn tables equal to the seed's; records' strings, lengths and
-rows; names without TAB, CR or LF; genome keys strictly ascending) and, with verify=True (the
+rows; names without TAB, CR or LF; genome keys strictly ascending; the anchor section's counts
+against the records and the header) and, with verify=True (the
 default), the CRC-32 and that vector rows are finite, which read the whole file once. A bad file
 raises ValueError naming the file and the reason, in tsketch's words
 (tests/python/test_tsk_validation.py holds the two readers to the same verdicts).
@@ -37,13 +39,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["load", "Record", "Sketches"]
+__all__ = ["load", "Anchors", "Record", "Sketches"]
 
 MAGIC = b"\x89TSK\r\n\x1a\n"
 FIXED_HEADER = 256
 RECORD_ENTRY = 56
 SOURCE_ENTRY = 16
-GENOME_VERSION = 4
+GENOME_VERSION = 5
 ANI_ENTRY = 40         # bytes per genome in the anchor section's table
 ANI_SEGMENT = 3000     # bases a segment (core/genome_ani.h)
 ANI_MIN_RATE_LOG2, ANI_MAX_RATE_LOG2 = 6, 31
@@ -70,6 +72,17 @@ class Record(NamedTuple):
     n_rows: int
 
 
+class Anchors(NamedTuple):
+    """A genome's anchors (core/genome_ani.h, docs/format.md "Segment anchors"): the canonical
+    anchor k-mers (the keys' k and hash) whose hash h is below 2^(64 - rate_log2), each stored as
+    the uint32 h >> (32 - rate_log2). Arrays are read-only views of the file."""
+    seg_count: np.ndarray  # uint16, one per 3 kb segment (genome order: contig after contig): its anchors
+    hashes: np.ndarray     # uint32, the segments' anchors, segment after segment (sum(seg_count) of them)
+    rate_log2: int         # 6..31: one anchor k-mer in 2^rate_log2 kept
+    loose: np.ndarray      # uint32, its loose anchors: those in no segment (a contig's tail shorter
+    #                        than 3 kb, or a k-mer across two segments), in the order written
+
+
 class Sketches:
     """A loaded .tsk file: names, params, records, the memory-mapped rows and the tables."""
 
@@ -86,7 +99,7 @@ class Sketches:
 
     @property
     def is_genome(self):
-        """True for genome sketches (key sets, format version 4)."""
+        """True for genome sketches (key sets, format version 5)."""
         return self.params["kind"] == "genome"
 
     def record_rows(self, i):
@@ -116,15 +129,18 @@ class Sketches:
         return max(t, int(keys[min_keys - 1]) | FP_MASK)
 
     def anchors(self, i):
-        """Genome i's segment anchors (core/genome_ani.h, docs/format.md "Segment anchors"):
-        (seg_count, hashes, rate_log2): the anchors of each of its 3 kb segments (uint16, genome
-        order), their stored hashes h >> (32 - rate_log2) segment after segment (uint32), and its
-        rate (the anchors are the anchor k-mers with hash h < 2^(64 - rate_log2))."""
+        """Genome i's anchors (core/genome_ani.h, docs/format.md "Segment anchors"), an Anchors
+        named tuple (seg_count, hashes, rate_log2, loose): the anchors of each of its 3 kb segments
+        (uint16, genome order), their stored hashes h >> (32 - rate_log2) segment after segment
+        (uint32), its rate (the anchors are the anchor k-mers with hash h < 2^(64 - rate_log2)),
+        and the stored hashes of its loose anchors (uint32: the anchor k-mers in no segment, in a
+        contig's tail or across two segments). hashes and loose together are all its anchors."""
         if not self.is_genome:
             raise ValueError(f"{self.path}: sketch rows, not a genome sketch: it has no anchors")
         e = self._ani["table"][i]
-        return self._ani["counts"][e["seg_at"]:e["seg_at"] + e["n_segments"]], \
-            self._ani["hashes"][e["hash_at"]:e["hash_at"] + e["n_anchors"]], e["rate_log2"]
+        at, na, hashes = e["hash_at"], e["n_anchors"], self._ani["hashes"]
+        return Anchors(self._ani["counts"][e["seg_at"]:e["seg_at"] + e["n_segments"]], hashes[at:at + na],
+                       e["rate_log2"], hashes[at + na:at + na + e["n_loose"]])
 
     def n_contigs(self, i):
         """Genome i's contigs (records of its FASTA; 1 for a genome a record)."""
@@ -314,7 +330,7 @@ def _read_params(path, version, u32, u64, header_size, tables):
         scaled, min_keys, floor_stride = u64(200), u64(208), u64(248)
         if (u32(196) != 1 or not 1 <= scaled <= (1 << 63) - 1 or min_keys > MAX_MIN_KEYS
                 or floor_stride > MAX_FLOOR_STRIDE):
-            _fail(path, "corrupt header (version 4 without a genome sketch kind, scale and floor)")
+            _fail(path, f"corrupt header (version {GENOME_VERSION} without a genome sketch kind, scale and floor)")
         # 0: a file written before the floor stride, whose floor could take every window
         p["scaled"], p["min_keys"], p["floor_stride"] = scaled, min_keys, floor_stride or 1
     a = ALPHABETS[alphabet][1]
@@ -406,8 +422,12 @@ def load(path, verify=True):
         if version == 3:
             _fail(path, "genome sketches of an older tsketch (format version 3: no ANI anchors): sketch the genomes "
                   "again")
+        if version == 4:
+            _fail(path, "genome sketches of an older tsketch (format version 4: ANI anchors without the contigs' "
+                  "tails): sketch the genomes again")
         if version not in (1, GENOME_VERSION):
-            _fail(path, f"unsupported format version {version} (this reader knows 1 and {GENOME_VERSION})")
+            _fail(path, f"unsupported format version {version} (this reader knows 1 and {GENOME_VERSION})"
+                  + (": written by a newer tsketch" if version > GENOME_VERSION else ""))
         file_size = u64(24)
         if file_size != size:
             _fail(path, f"truncated (expected {file_size} bytes, found {size})" if size < file_size
@@ -484,10 +504,11 @@ def load(path, verify=True):
 
 def _read_anchors(path, records, u64):
     """The anchor section (io/tsk_file.c read_anchors): every genome's entry against its record,
-    its segments' counts against its anchors, the sums against the header."""
+    its segments' counts against its anchors, the sums against the header. The header's n_anchors
+    (n_anc here) counts every stored hash: the segments' anchors and the loose ones."""
     offset, n_seg, n_anc, n = u64(216), u64(232), u64(240), len(records)
     entry = np.dtype([("n_segments", "<u8"), ("n_anchors", "<u8"), ("n_contigs", "<u8"), ("n50", "<u8"),
-                      ("rate_log2", "<u4"), ("reserved", "<u4")])
+                      ("rate_log2", "<u4"), ("n_loose", "<u4")])
     raw = np.fromfile(path, dtype=entry, count=n, offset=offset) if n else np.empty(0, entry)
     counts = np.memmap(path, dtype="<u2", mode="r", offset=offset + n * ANI_ENTRY, shape=(n_seg,)) if n_seg \
         else np.empty(0, "<u2")
@@ -495,24 +516,26 @@ def _read_anchors(path, records, u64):
                        shape=(n_anc,)) if n_anc else np.empty(0, "<u4")
     table, seg, anc = [], 0, 0
     for i, (e, r) in enumerate(zip(raw, records)):
-        ns, na, rate = int(e["n_segments"]), int(e["n_anchors"]), int(e["rate_log2"])
+        ns, na, nl, rate = int(e["n_segments"]), int(e["n_anchors"]), int(e["n_loose"]), int(e["rate_log2"])
         what = None
-        if not ANI_MIN_RATE_LOG2 <= rate <= ANI_MAX_RATE_LOG2 or e["reserved"] != 0:
+        if not ANI_MIN_RATE_LOG2 <= rate <= ANI_MAX_RATE_LOG2:
             what = "rate out of range"
         elif ns > r.clean_len // ANI_SEGMENT or ns > n_seg - seg:
             what = "more segments than its length holds"
-        elif na > n_anc - anc:
+        elif na + nl > r.clean_len:
+            what = "more anchors than its length holds"
+        elif na + nl > n_anc - anc:
             what = "more anchors than the file holds"
-        elif int(e["n50"]) > r.clean_len:
+        elif int(e["n50"]) > r.clean_len or int(e["n_contigs"]) > (1 << 63) - 1:
             what = "N50 longer than the genome"
         elif int(counts[seg:seg + ns].sum(dtype=np.uint64)) != na:
             what = "segment counts do not sum to its anchors"
         if what:
             _fail(path, f"corrupt genome sketch (record {i}: segment anchors: {what})")
-        table.append({"n_segments": ns, "n_anchors": na, "rate_log2": rate, "n_contigs": int(e["n_contigs"]),
-                      "n50": int(e["n50"]), "seg_at": seg, "hash_at": anc})
+        table.append({"n_segments": ns, "n_anchors": na, "n_loose": nl, "rate_log2": rate,
+                      "n_contigs": int(e["n_contigs"]), "n50": int(e["n50"]), "seg_at": seg, "hash_at": anc})
         seg += ns
-        anc += na
+        anc += na + nl
     if seg != n_seg or anc != n_anc:
         _fail(path, f"corrupt genome sketch (segment anchors: genomes hold {seg} segments and {anc} anchors, the "
               f"header {n_seg} and {n_anc})")

@@ -145,10 +145,11 @@ static void print_text(FILE *out, const char *path, const tsk_file *f, int recor
             p->precision == TSK_DOUBLE ? "double" : "single", (long long)f->n_records, (long long)f->n_rows, t.raw,
             t.clean, t.dropped);
     if (f->anchors) { /* genome sketches: what ANI is estimated from */
-        long long segments = 0, anchors = 0;
-        for (int64_t i = 0; i < f->n_records; i++) segments += f->anchors[i].n_segments, anchors += f->anchors[i].n_anchors;
-        fprintf(out, "segment anchors\t%lld in %lld segments of %d bases (for ANI)\n", anchors, segments,
-                TSK_ANI_SEGMENT);
+        long long segments = 0, anchors = 0, loose = 0;
+        for (int64_t i = 0; i < f->n_records; i++)
+            segments += f->anchors[i].n_segments, anchors += f->anchors[i].n_anchors, loose += f->anchors[i].n_loose;
+        fprintf(out, "segment anchors\t%lld in %lld segments of %d bases, %lld outside them (for ANI)\n", anchors,
+                segments, TSK_ANI_SEGMENT, loose);
     }
     if (records) {
         fputs("#name\tsource\traw_length\tclean_length\tdropped\tfirst_row\trows\n", out);

@@ -120,8 +120,8 @@ static int64_t n50_of(int64_t *len, int64_t n)
 }
 
 /* The genome's anchors at its own rate (core/genome_ani.h): those of its scan (at a rate at most
- * its own) below its bound, stored as their 32 bits below the zero top bits, counted per segment;
- * its contigs and N50. Into g->ani. */
+ * its own) below its bound, stored as their 32 bits below the zero top bits, counted per segment,
+ * the loose ones after the segments'; its contigs and N50. Into g->ani. */
 static int finish_anchors(genome_out *g)
 {
     const int32_t rate = tsk_ani_rate_log2(g->clean_len);
@@ -143,12 +143,19 @@ static int finish_anchors(genome_out *g)
     int64_t n = 0;
     for (int64_t i = 0; i < g->anchors.n; i++) {
         const uint64_t h = g->anchors.hash[i];
-        if (h > bound) continue;
+        if (h > bound || g->anchors.segment[i] == TSK_ANCHOR_LOOSE) continue;
         g->seg_count[g->anchors.segment[i]]++; /* at most TSK_ANI_SEGMENT: fits */
         g->ani_hash[n++] = (uint32_t)(h >> (32 - rate));
     }
-    g->ani = (tsk_genome_anchors){n_seg, n, rate, g->seg_count, g->ani_hash, g->n_contigs,
-                                  n50_of(g->contig_len, g->n_contigs)};
+    int64_t n_loose = 0;
+    for (int64_t i = 0; i < g->anchors.n; i++) {
+        const uint64_t h = g->anchors.hash[i];
+        if (h <= bound && g->anchors.segment[i] == TSK_ANCHOR_LOOSE)
+            g->ani_hash[n + n_loose++] = (uint32_t)(h >> (32 - rate));
+    }
+    g->ani = (tsk_genome_anchors){.n_segments = n_seg, .n_anchors = n, .rate_log2 = rate, .seg_count = g->seg_count,
+                                  .hash = g->ani_hash, .n_loose = n_loose, .n_contigs = g->n_contigs,
+                                  .n50 = n50_of(g->contig_len, g->n_contigs)};
     return 0;
 }
 

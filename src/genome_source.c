@@ -52,19 +52,21 @@ static int reserve(tsk_genome_source *s, int64_t more_items, int64_t more_keys)
  * where they lie (finalize points at them). */
 static int add_anchors(tsk_genome_source *s, int64_t i, const tsk_genome_anchors *a, int copy)
 {
-    s->ani_genome[i] = (tsk_ani_genome){a->n_segments, a->n_anchors, a->rate_log2, NULL, NULL, s->length[i], NULL};
+    s->ani_genome[i] = (tsk_ani_genome){.n_segments = a->n_segments, .n_anchors = a->n_anchors,
+                                        .n_loose = a->n_loose, .rate_log2 = a->rate_log2, .length = s->length[i]};
+    const int64_t n_hashes = a->n_anchors + a->n_loose;
     s->n_contigs[i] = a->n_contigs;
     s->n50[i] = a->n50;
     s->seg_at[i] = s->n_seg;
     s->hash_at[i] = s->n_hash;
     if (!copy) return 0;
     if (grow((void **)&s->seg_counts, sizeof *s->seg_counts, s->n_seg + a->n_segments, &s->cap_seg) ||
-        grow((void **)&s->ani_hashes, sizeof *s->ani_hashes, s->n_hash + a->n_anchors, &s->cap_hash))
+        grow((void **)&s->ani_hashes, sizeof *s->ani_hashes, s->n_hash + n_hashes, &s->cap_hash))
         return -1;
     if (a->n_segments) memcpy(s->seg_counts + s->n_seg, a->seg_count, (size_t)a->n_segments * sizeof *a->seg_count);
-    if (a->n_anchors) memcpy(s->ani_hashes + s->n_hash, a->hash, (size_t)a->n_anchors * sizeof *a->hash);
+    if (n_hashes) memcpy(s->ani_hashes + s->n_hash, a->hash, (size_t)n_hashes * sizeof *a->hash);
     s->n_seg += a->n_segments;
-    s->n_hash += a->n_anchors;
+    s->n_hash += n_hashes;
     return 0;
 }
 

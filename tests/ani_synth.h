@@ -4,7 +4,16 @@
  * A synthetic genome is a list of 64-bit anchor hashes per segment, all below 2^58 (kept at rate
  * 2^-6; a genome at rate r keeps those below 2^(64 - r), stored h >> (32 - r)): ~47 anchors a
  * segment at 2^-6. A relative R of Q: per segment of identity I each anchor survives with I^16
- * (else a fresh random hash, the k-mer a substitution made). */
+ * (else a fresh random hash, the k-mer a substitution made).
+ *
+ * A loose_synth is a synth with loose anchors (core/genome_ani.h: in no segment), in groups:
+ * group s < n_seg the anchors before segment s (contig ends, k-mers across a segment's start), group
+ * n_seg the last contig's tail. Each stands for 64 bases in no segment (the rate they are drawn at),
+ * so that the share of its length its segments cover, which decides whether its pairs look its
+ * loose anchors up (tsk_ani_loose_used), follows them. A relative keeps a group with its segment,
+ * each anchor surviving as the segment's do (the tail as the last segment's), so that related
+ * genomes share them as they share their segments'. Its functions draw the segments' anchors as
+ * synth's do, the loose ones after them. */
 #ifndef TSK_TESTS_ANI_SYNTH_H
 #define TSK_TESTS_ANI_SYNTH_H
 
@@ -104,6 +113,123 @@ static inline void stored_free(tsk_ani_genome *g)
 {
     free((void *)g->seg_count);
     free((void *)g->hash);
+}
+
+/* A synth with loose anchors (the header). */
+typedef struct {
+    synth s;
+    int64_t *lfirst; /* NULL: no loose anchors; else s.n_seg + 2 offsets into l, a group each */
+    uint64_t *l;
+} loose_synth;
+
+static inline int64_t loose_n(const loose_synth *g) { return g->lfirst ? g->lfirst[g->s.n_seg + 1] : 0; }
+
+/* g as a loose_synth without loose anchors (it takes g's arrays). */
+static inline loose_synth loose_none(synth g) { return (loose_synth){g, NULL, NULL}; }
+
+/* synth_random's genome with loose anchors: about per_boundary (0 to twice that) before each
+ * segment but the first, and tail in the contig's tail. */
+static inline loose_synth loose_random(uint64_t *rng, int64_t n_seg, int per_boundary, int tail)
+{
+    loose_synth g = {synth_random(rng, n_seg), malloc((size_t)(n_seg + 2) * sizeof(int64_t)),
+                     malloc((size_t)(n_seg * (2 * per_boundary + 1) + tail + 1) * sizeof(uint64_t))};
+    g.lfirst[0] = 0;
+    for (int64_t s = 0; s <= n_seg; s++) {
+        const int n = s == n_seg ? tail : s == 0 ? 0 : (int)(splitmix64(rng) % (uint64_t)(2 * per_boundary + 1));
+        for (int j = 0; j < n; j++) g.l[g.lfirst[s] + j] = splitmix64(rng) >> 6;
+        g.lfirst[s + 1] = g.lfirst[s] + n;
+    }
+    return g;
+}
+
+/* synth_relative of q, its loose anchors as the segments they go with (the header). */
+static inline loose_synth loose_relative(uint64_t *rng, const loose_synth *q, const double *ident)
+{
+    loose_synth g = loose_none(synth_relative(rng, &q->s, ident));
+    if (!q->lfirst) return g;
+    const int64_t n_seg = q->s.n_seg;
+    g.lfirst = malloc((size_t)(g.s.n_seg + 2) * sizeof(int64_t));
+    g.l = malloc((size_t)(loose_n(q) + 1) * sizeof(uint64_t));
+    g.lfirst[0] = 0;
+    int64_t t = 0; /* g's group */
+    for (int64_t s = 0; s <= n_seg; s++) {
+        const double id = n_seg == 0 ? 1 : ident[s < n_seg ? s : n_seg - 1];
+        if (id < 0) continue;
+        double p = 1;
+        for (int u = 0; u < K; u++) p *= id;
+        int64_t at = g.lfirst[t];
+        for (int64_t j = q->lfirst[s]; j < q->lfirst[s + 1]; j++)
+            g.l[at++] = uniform(rng) < p ? q->l[j] : splitmix64(rng) >> 6;
+        g.lfirst[++t] = at;
+    }
+    for (; t <= g.s.n_seg; t++) g.lfirst[t + 1] = g.lfirst[t]; /* no tail: its last segment is missing */
+    return g;
+}
+
+/* Segments [s0, s1) of g become loose anchors, as where a draft's contigs are under 3 kb: their
+ * anchors and the groups from s0's to s1's make one group, before the segment that was s1 (the
+ * tail when s1 is past the last). */
+static inline void loose_loosen(loose_synth *g, int64_t s0, int64_t s1)
+{
+    if (!g->lfirst) {
+        g->lfirst = calloc((size_t)(g->s.n_seg + 2), sizeof(int64_t));
+        g->l = malloc(sizeof(uint64_t));
+    }
+    const synth *o = &g->s;
+    const int64_t n = o->n_seg - (s1 - s0), moved = o->first[s1] - o->first[s0];
+    int64_t *first = malloc((size_t)(n + 1) * sizeof *first), *lfirst = malloc((size_t)(n + 2) * sizeof *lfirst);
+    uint64_t *h = malloc((size_t)(o->first[o->n_seg] - moved + 1) * sizeof *h);
+    uint64_t *l = malloc((size_t)(loose_n(g) + moved + 1) * sizeof *l);
+    int64_t t = 0, at = 0, lat = 0;
+    first[0] = 0, lfirst[0] = 0;
+    for (int64_t s = 0; s <= o->n_seg; s++) {
+        for (int64_t j = g->lfirst[s]; j < g->lfirst[s + 1]; j++) l[lat++] = g->l[j];
+        if (s == o->n_seg) break;
+        if (s >= s0 && s < s1) { /* into the group being made */
+            for (int64_t j = o->first[s]; j < o->first[s + 1]; j++) l[lat++] = o->h[j];
+            continue;
+        }
+        lfirst[t + 1] = lat;
+        for (int64_t j = o->first[s]; j < o->first[s + 1]; j++) h[at++] = o->h[j];
+        first[++t] = at;
+    }
+    lfirst[t + 1] = lat;
+    synth_free(&g->s);
+    free(g->lfirst), free(g->l);
+    g->s = (synth){n, first, h};
+    g->lfirst = lfirst, g->l = l;
+}
+
+/* synth_skew of g's segments' anchors, then of its loose ones. */
+static inline void loose_skew(uint64_t *rng, loose_synth *g, int pool_n, double share)
+{
+    synth_skew(rng, &g->s, pool_n, share);
+    for (int64_t j = 0; j < loose_n(g); j++)
+        if (uniform(rng) < share) {
+            uint64_t s = UINT64_C(0x5EED0000) + splitmix64(rng) % (uint64_t)pool_n;
+            g->l[j] = splitmix64(&s) >> 6;
+        }
+}
+
+static inline void loose_free(loose_synth *g)
+{
+    synth_free(&g->s);
+    free(g->lfirst);
+    free(g->l);
+}
+
+/* The stored form of g at rate 2^-rate, its loose anchors after the segments', its length its
+ * segments' and 64 bases a loose anchor (stored_free frees it). */
+static inline tsk_ani_genome loose_stored(const loose_synth *g, int rate)
+{
+    tsk_ani_genome a = stored(&g->s, rate);
+    uint32_t *hash = realloc((void *)a.hash, (size_t)(a.n_anchors + loose_n(g) + 1) * sizeof *hash);
+    if (!hash) abort();
+    for (int64_t j = 0; j < loose_n(g); j++)
+        if (g->l[j] < UINT64_C(1) << (64 - rate)) hash[a.n_anchors + a.n_loose++] = (uint32_t)(g->l[j] >> (32 - rate));
+    a.hash = hash;
+    a.length += 64 * loose_n(g);
+    return a;
 }
 
 #endif

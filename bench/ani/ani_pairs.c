@@ -1,13 +1,14 @@
 /* ani_pairs.c: the C estimator of core/genome_ani.h on FASTA files, for bench/ani/eval.py (#38).
  *
- *   ani_pairs [-r RATE_LOG2] [-e EM_STEPS] [-g GRID_DIV] [-u START_UNIFORM] [-t REPEATS] GENOMES_TXT > est_NAME.tsv
+ *   ani_pairs [-r RATE_LOG2] [-e EM_STEPS] [-g GRID_DIV] [-u START_UNIFORM] [-l 0|1] [-t REPEATS] GENOMES_TXT > est_NAME.tsv
  *
  * Extracts each genome's segment anchors as genome_ani.h defines them, with the sketcher's own
  * anchor loop (tsk_anchor_windows_below, k 16, seed 0x5EED, a window of k so that only the k-mer
  * must fit): each contig (a FASTA record; letters other than ACGT are dropped, which the generated
  * sets never hold) cut into 3 kb segments, the tail dropped, the anchors of each segment those
- * wholly inside it with hash below 2^(64 - rate). The rate: -r, else tsk_ani_rate_log2 of the
- * genome's length. Writes eval.py's est format (query, reference, ani in %, af) for every pair,
+ * wholly inside it with hash below 2^(64 - rate), and the contig's other anchor k-mers as loose
+ * anchors (-l 0: none, as genome sketches before format version 5). The rate: -r, else
+ * tsk_ani_rate_log2 of the genome's length. Writes eval.py's est format (query, reference, ani in %, af) for every pair,
  * and each direction's (ani_q, ani_r, af_q, af_r: the query's segments against the reference's);
  * with -t, times REPEATS rounds of all ordered pairs, each query prepared once
  * (tsk_ani_work_query, then tsk_ani_pair_query) and prints the CPU time a pair to stderr. */
@@ -26,8 +27,12 @@ typedef struct {
     tsk_ani_genome g;
     uint16_t *count;
     uint32_t *hash;
+    uint32_t *loose;  /* the loose anchors, appended to hash once every contig is read */
+    int64_t n_loose, cap_loose;
     int64_t repeats; /* g.repeats' cell: counted once, as the tool's loader keeps it */
 } genome;
+
+static int with_loose = 1; /* -l 0: no loose anchors (the genomes as format version 4 held them) */
 
 static int append_contig(const tsk_params *p, uint64_t max_hash, int rate, const uint8_t *codes, int64_t n,
                          genome *out, int64_t *cap_seg, int64_t *cap_hash)
@@ -49,6 +54,25 @@ static int append_contig(const tsk_params *p, uint64_t max_hash, int rate, const
         out->count[out->g.n_segments++] = (uint16_t)got;
         for (int64_t j = 0; j < got; j++) out->hash[out->g.n_anchors++] = (uint32_t)(hashes[j] >> (32 - rate));
     }
+    if (!with_loose || n < p->anchor_k) return 0;
+    /* the loose anchors: every anchor k-mer of the contig not wholly inside one of its segments */
+    int64_t *all_starts = malloc((size_t)n * sizeof *all_starts);
+    uint64_t *all_hashes = malloc((size_t)n * sizeof *all_hashes);
+    if (!all_starts || !all_hashes) return -1;
+    const int64_t got = tsk_anchor_windows_below(p, codes, n, max_hash, all_starts, all_hashes, n);
+    const int64_t seg_end = n / TSK_ANI_SEGMENT * TSK_ANI_SEGMENT;
+    for (int64_t j = 0; j < got; j++) {
+        const int64_t x = all_starts[j];
+        if (x + p->anchor_k <= seg_end && x / TSK_ANI_SEGMENT == (x + p->anchor_k - 1) / TSK_ANI_SEGMENT) continue;
+        if (out->n_loose == out->cap_loose) {
+            out->cap_loose = 2 * out->cap_loose + 64;
+            out->loose = realloc(out->loose, (size_t)out->cap_loose * sizeof *out->loose);
+            if (!out->loose) return -1;
+        }
+        out->loose[out->n_loose++] = (uint32_t)(all_hashes[j] >> (32 - rate));
+    }
+    free(all_starts);
+    free(all_hashes);
     return 0;
 }
 
@@ -103,6 +127,13 @@ static int load(const char *path, int force_rate, genome *out)
     for (int64_t c = 0; c < n_contig; c++)
         if (append_contig(&p, max_hash, rate, codes + contig[c], contig[c + 1] - contig[c], out, &cap_seg, &cap_hash))
             return -1;
+    if (out->n_loose) {
+        out->hash = realloc(out->hash, (size_t)(out->g.n_anchors + out->n_loose) * sizeof *out->hash);
+        if (!out->hash) return -1;
+        memcpy(out->hash + out->g.n_anchors, out->loose, (size_t)out->n_loose * sizeof *out->loose);
+        out->g.n_loose = out->n_loose;
+    }
+    free(out->loose);
     out->g.seg_count = out->count;
     out->g.hash = out->hash;
     out->repeats = -1; /* g.repeats points at it once every genome is loaded (gs moves while growing) */
@@ -123,12 +154,13 @@ int main(int argc, char **argv)
         case 'g': grid_div = v; break;
         case 't': repeats = v; break;
         case 'u': start_uniform = atof(argv[opt + 1]); break;
+        case 'l': with_loose = v; break;
         default: fprintf(stderr, "ani_pairs: unknown option %s\n", argv[opt]); return 2;
         }
     }
     if (opt + 1 != argc) {
-        fprintf(stderr, "usage: ani_pairs [-r RATE_LOG2] [-e EM_STEPS] [-g GRID_DIV] [-u START_UNIFORM] [-t REPEATS] "
-                        "GENOMES_TXT\n");
+        fprintf(stderr, "usage: ani_pairs [-r RATE_LOG2] [-e EM_STEPS] [-g GRID_DIV] [-u START_UNIFORM] [-l 0|1] "
+                        "[-t REPEATS] GENOMES_TXT\n");
         return 2;
     }
     FILE *list = fopen(argv[opt], "r");

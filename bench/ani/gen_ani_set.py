@@ -15,7 +15,8 @@ and hypervariable segments take uneven sets' ANI lower than their legs). Per str
   Both:
     * indels: short (1-10 bp, one per ten substitutions) and some longer (50-500 bp);
     * gene loss and gain: 2-6 deleted and 2-6 inserted segments (unrelated sequence) of 1-20 kb;
-    * drafts: strains are written complete or cut into contigs (mean 40 kb, some reversed) of which a
+    * drafts: strains are written complete or cut into contigs (mean 40 kb, --contig-mean; some
+      reversed) of which a
       random subset covering the completeness is kept (--completeness, cycled over the strains);
     * pieces: --pieces extra genomes, each a draft of a strain with no mutation of its own
       (ANI 100 % to its source, AF = its completeness).
@@ -142,13 +143,13 @@ def make_strain(rng, anc, donor, leg, mode, gamma_shape):
     return np.concatenate(seq_parts), np.concatenate(pos_parts)
 
 
-def cut_draft(rng, seq, pos, completeness):
+def cut_draft(rng, seq, pos, completeness, contig_mean):
     """Contigs: list of (seq, pos, reversed). Complete genomes stay one record."""
     if completeness >= 1.0:
         return [(seq, pos, False)]
     cuts = [0]
     while cuts[-1] < seq.size:
-        cuts.append(cuts[-1] + max(2000, int(rng.exponential(40000))))
+        cuts.append(cuts[-1] + max(min(2000, contig_mean // 2), int(rng.exponential(contig_mean))))
     cuts[-1] = seq.size
     contigs = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
     order = rng.permutation(len(contigs))
@@ -227,6 +228,8 @@ def main():
     ap.add_argument("--leg-max", type=float, help="default 0.012 uneven, 0.030 even")
     ap.add_argument("--gamma-shape", type=float, default=1.5)
     ap.add_argument("--completeness", default="1,1,0.75,0.5,1,0.25,1,0.9")
+    ap.add_argument("--contig-mean", type=int, default=40000,
+                    help="drafts' mean contig length (exponential, at least 2 kb or half the mean)")
     ap.add_argument("--pieces", type=int, default=2, help="drafts of strains with no mutation of their own")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
@@ -247,13 +250,13 @@ def main():
         strains.append((seq, pos))
         c = comp[i % len(comp)]
         name = f"s{a.seed}_{a.mode}_g{i + 1:02d}"
-        genomes.append((name, cut_draft(rng, seq, pos, c), leg, c, "-"))
+        genomes.append((name, cut_draft(rng, seq, pos, c, a.contig_mean), leg, c, "-"))
     for j in range(a.pieces):
         src = j % a.strains
         c = (0.25, 0.5, 0.75)[j % 3]
         name = f"s{a.seed}_{a.mode}_p{j + 1:02d}"
         seq, pos = strains[src]
-        genomes.append((name, cut_draft(rng, seq, pos, c), 0.0, c, genomes[src][0]))
+        genomes.append((name, cut_draft(rng, seq, pos, c, a.contig_mean), 0.0, c, genomes[src][0]))
     paths = []
     with open(os.path.join(a.out, "genomes.tsv"), "w") as f:
         f.write("name\tmode\tleg\tcompleteness\tsource\n")

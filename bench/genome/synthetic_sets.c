@@ -51,29 +51,106 @@ int64_t synthetic_segments(const owned_sets *o, int64_t i) { return o->length[i]
 
 int64_t synthetic_anchor_cap(const owned_sets *o, int64_t i)
 {
-    return synthetic_segments(o, i) * (2 * (TSK_ANI_SEGMENT >> tsk_ani_rate_log2(o->length[i])) + 8);
+    /* a segment's at most 1.25 x the mean, a boundary's at most 1, the tail's as a segment's */
+    return (synthetic_segments(o, i) + 1) * (2 * (TSK_ANI_SEGMENT >> tsk_ani_rate_log2(o->length[i])) + 8);
 }
 
-int64_t synthetic_anchors(const owned_sets *o, int64_t i, uint16_t *seg_count, uint32_t *hash)
+/* The centre's part that slot s (a segment, or the tail past the last) of genome i of o has: the
+ * genus's for the first gfrac of its segments, else its cluster's. */
+static void slot_owner(const owned_sets *o, int64_t i, int64_t s, uint64_t *owner, uint64_t *tag)
 {
-    const int64_t c = o->cluster[i], g = c / 5, n_seg = synthetic_segments(o, i);
+    const int64_t c = o->cluster[i], n_seg = synthetic_segments(o, i);
+    const double gfrac = 0.02 + 0.18 * u01(T_GFRAC, (uint64_t)c, 0);
+    const int genus = (double)s < gfrac * (double)n_seg;
+    *owner = genus ? (uint64_t)(c / 5) : (uint64_t)c, *tag = genus ? T_GENUS : T_ANCHOR;
+}
+
+/* The centre's anchor at slot when genome i keeps it (survive), else one of its own. */
+static uint32_t anchor_at(int64_t i, uint64_t owner, uint64_t tag, uint64_t slot, double survive)
+{
+    const int kept = u01(T_ASURV, (uint64_t)i, slot) < survive;
+    return (uint32_t)(kept ? h3(tag, owner, slot) : h3(T_OWN, (uint64_t)i, slot | 1ull << 60));
+}
+
+/* The centre's anchors in segment s (of any member long enough to have it). */
+static int64_t segment_anchors(uint64_t owner, uint64_t tag, int64_t s, int64_t per_seg)
+{
+    return per_seg * 3 / 4 + (int64_t)(h3(tag, owner, (uint64_t)s << 20) % (uint64_t)(per_seg / 2 + 1));
+}
+
+static int by_length_down(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+synthetic_shape synthetic_anchors(const owned_sets *o, int64_t i, uint16_t *seg_count, uint32_t *hash)
+{
+    const int64_t n_seg = synthetic_segments(o, i);
     const int r = tsk_ani_rate_log2(o->length[i]);
     const int64_t per_seg = TSK_ANI_SEGMENT >> r; /* the mean anchors a segment; each varies by +-25 % */
     const double survive = pow(pow(o->keep[i], 1.0 / WINDOW), ANCHOR_K);
-    const double gfrac = 0.02 + 0.18 * u01(T_GFRAC, (uint64_t)c, 0);
+    const int first = i == 0 || o->cluster[i - 1] != o->cluster[i];
+    const int draft = !first && u01(T_DRAFT, (uint64_t)i, 0) < SYNTHETIC_DRAFTS;
+    synthetic_shape shape = {0, 0, 0, 1, o->length[i]};
     int64_t m = 0;
-    for (int64_t s = 0; s < n_seg; s++) {
-        const int genus = (double)s < gfrac * (double)n_seg;
-        const uint64_t owner = genus ? (uint64_t)g : (uint64_t)c, tag = genus ? T_GENUS : T_ANCHOR;
-        const int64_t k = per_seg * 3 / 4 + (int64_t)(h3(tag, owner, (uint64_t)s << 20) % (uint64_t)(per_seg / 2 + 1));
-        for (int64_t j = 0; j < k; j++) {
-            const uint64_t slot = (uint64_t)s << 20 | (uint64_t)(j + 1);
-            const int kept = u01(T_ASURV, (uint64_t)i, slot) < survive;
-            hash[m++] = (uint32_t)(kept ? h3(tag, owner, slot) : h3(T_OWN, (uint64_t)i, slot | 1ull << 60));
+    for (int pass = 0; pass < 2; pass++) { /* the segments' anchors, then the breaks' (loose) */
+        for (int64_t s = 0; s < n_seg; s++) {
+            const int broken = draft && u01(T_DRAFT, (uint64_t)i, (uint64_t)s + 1) < SYNTHETIC_BREAKS;
+            if (broken != pass) continue;
+            uint64_t owner, tag;
+            slot_owner(o, i, s, &owner, &tag);
+            const int64_t k = segment_anchors(owner, tag, s, per_seg);
+            for (int64_t j = 0; j < k; j++)
+                hash[m++] = anchor_at(i, owner, tag, (uint64_t)s << 20 | (uint64_t)(j + 1), survive);
+            if (!pass) seg_count[shape.n_segments++] = (uint16_t)k;
         }
-        seg_count[s] = (uint16_t)k;
+        if (!pass) shape.n_anchors = m;
     }
-    return m;
+    /* the other loose anchors: the ANCHOR_K - 1 k-mers across each segment's start but the first
+     * keep (ANCHOR_K - 1) / 2^r on average (0 or 1, as the centre's); the tail, length mod
+     * TSK_ANI_SEGMENT bases, is the start of the centre's segment n_seg and keeps that share of its
+     * anchors, the first ones, so that a longer member's segment n_seg finds them here */
+    const double per_boundary = (double)(ANCHOR_K - 1) / (double)(INT64_C(1) << r);
+    for (int64_t s = 1; s < n_seg; s++) {
+        uint64_t owner, tag;
+        slot_owner(o, i, s, &owner, &tag);
+        const int64_t k = (int64_t)(per_boundary + u01(T_LOOSE, owner, (uint64_t)s));
+        for (int64_t j = 0; j < k; j++)
+            hash[m++] = anchor_at(i, owner, tag, (uint64_t)s << 20 | 1ull << 19 | (uint64_t)(j + 1), survive);
+    }
+    const int64_t tail = o->length[i] - n_seg * TSK_ANI_SEGMENT;
+    if (tail > 0) {
+        uint64_t owner, tag;
+        slot_owner(o, i, n_seg, &owner, &tag);
+        const int64_t full = segment_anchors(owner, tag, n_seg, per_seg);
+        int64_t k = (int64_t)((double)full * (double)tail / TSK_ANI_SEGMENT +
+                              u01(T_LOOSE, owner, (uint64_t)n_seg << 20));
+        k = k < full ? k : full;
+        for (int64_t j = 0; j < k; j++)
+            hash[m++] = anchor_at(i, owner, tag, (uint64_t)n_seg << 20 | (uint64_t)(j + 1), survive);
+    }
+    shape.n_loose = m - shape.n_anchors;
+    int64_t *contig = draft && shape.n_segments < n_seg
+                          ? malloc(sizeof(int64_t) * (size_t)(n_seg - shape.n_segments + 1)) : NULL;
+    if (contig) { /* the contigs meet in the middle of each break's place */
+        int64_t n = 0, run = 0; /* contigs, and segments since the last break */
+        for (int64_t s = 0; s < n_seg; s++) {
+            if (u01(T_DRAFT, (uint64_t)i, (uint64_t)s + 1) >= SYNTHETIC_BREAKS) {
+                run++;
+                continue;
+            }
+            contig[n] = run * TSK_ANI_SEGMENT + (n > 0 ? TSK_ANI_SEGMENT : TSK_ANI_SEGMENT / 2);
+            n++, run = 0;
+        }
+        contig[n++] = run * TSK_ANI_SEGMENT + TSK_ANI_SEGMENT / 2 + tail;
+        qsort(contig, (size_t)n, sizeof *contig, by_length_down);
+        int64_t sum = 0, c = 0;
+        while (2 * (sum += contig[c]) < o->length[i]) c++;
+        shape.n_contigs = n, shape.n50 = contig[c];
+        free(contig);
+    }
+    return shape;
 }
 
 owned_sets make_genomes(int64_t n, int64_t keys)

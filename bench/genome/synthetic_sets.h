@@ -29,7 +29,8 @@ static inline uint64_t mix(uint64_t z)
 static inline uint64_t h3(uint64_t tag, uint64_t a, uint64_t b) { return mix(mix(mix(tag) ^ a) ^ b); }
 static inline double u01(uint64_t tag, uint64_t a, uint64_t b) { return (double)(h3(tag, a, b) >> 11) / 9007199254740992.0; }
 
-enum { T_CLUSTER = 1, T_GENUS, T_OWN, T_POOL, T_KEEP, T_SIZE, T_GFRAC, T_CSIZE, T_SMALL, T_STRIDE, T_LEN, T_ANCHOR, T_ASURV };
+enum { T_CLUSTER = 1, T_GENUS, T_OWN, T_POOL, T_KEEP, T_SIZE, T_GFRAC, T_CSIZE, T_SMALL, T_STRIDE, T_LEN, T_ANCHOR, T_ASURV,
+       T_LOOSE, T_DRAFT };
 
 typedef struct {
     tsk_key_sets s;
@@ -53,11 +54,23 @@ void free_sets(owned_sets *o);
 /* Segment anchors of genome i of o (core/genome_ani.h) at its rate: a cluster's centre has random
  * anchors, about 2^-rate of its length; a member keeps each with probability I^16, I = keep^(1/W)
  * the identity its share of the centre's keys stands for, and has fresh ones in their place; the
- * first 2-20 % of segments are the genus's (as the genus share of the keys), kept alike.
- * seg_count must hold tsk_synthetic_segments(o, i), hash tsk_synthetic_anchor_cap(o, i) values.
- * Returns the anchors written. */
+ * first 2-20 % of segments are the genus's (as the genus share of the keys), kept alike. Then its
+ * loose anchors (core/genome_ani.h), the centre's kept alike: those across its segments'
+ * boundaries, and its tail's, the start of the centre's next segment (whose anchors a longer
+ * member's segment there finds among this one's loose anchors only). A genome is one contig, or,
+ * for SYNTHETIC_DRAFTS of the members, a draft: a segment's place is where two contigs meet with
+ * chance SYNTHETIC_BREAKS (contigs of ~20 kb), its anchors loose, so that its segments cover about
+ * 85 % of it and its pairs look its loose anchors up (tsk_ani_loose_used), the other members'
+ * segments there finding their hits among them only. seg_count must hold synthetic_segments(o, i)
+ * (the most it has), hash synthetic_anchor_cap(o, i) values. */
+#define SYNTHETIC_DRAFTS 0.25
+#define SYNTHETIC_BREAKS 0.15
+typedef struct {
+    int64_t n_segments, n_anchors, n_loose; /* as tsk_ani_genome's; the loose anchors after the segments' */
+    int64_t n_contigs, n50;
+} synthetic_shape;
 int64_t synthetic_segments(const owned_sets *o, int64_t i);
 int64_t synthetic_anchor_cap(const owned_sets *o, int64_t i);
-int64_t synthetic_anchors(const owned_sets *o, int64_t i, uint16_t *seg_count, uint32_t *hash);
+synthetic_shape synthetic_anchors(const owned_sets *o, int64_t i, uint16_t *seg_count, uint32_t *hash);
 
 #endif

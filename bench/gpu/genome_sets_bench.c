@@ -8,8 +8,10 @@
  *                                                 block; exit 1 on any mismatch
  *   genome_sets_bench gen N KEYS OUT.tsk [keys]   writes the same sketches as a genome .tsk (for
  *                                                 timing `tsketch dist` end to end), with segment
- *                                                 anchors (ANI), or with keys alone (`keys`: the
- *                                                 key distance; 10^6 genomes in 74 GB, not 190)
+ *                                                 and loose anchors (ANI; a quarter of the
+ *                                                 members drafts), or with keys alone (`keys`:
+ *                                                 the key distance; 10^6 genomes in 74 GB, not
+ *                                                 190)
  *
  * The sketches: genomes in species-like clusters (1 to ~200 members, mean ~16) around a centre of
  * K keys (K from 0.6 to 1.4 x KEYS per cluster); a member keeps 30-95 % of the centre (the share f
@@ -194,8 +196,8 @@ static int gen(int64_t n, int64_t keys, const char *path, int with_anchors)
     enum { GEN_CHUNK = 4096 };
     uint16_t **seg = calloc(GEN_CHUNK, sizeof *seg);
     uint32_t **hash = calloc(GEN_CHUNK, sizeof *hash);
-    int64_t *n_anchors = calloc(GEN_CHUNK, sizeof *n_anchors);
-    int bad = !seg || !hash || !n_anchors;
+    synthetic_shape *shape = calloc(GEN_CHUNK, sizeof *shape);
+    int bad = !seg || !hash || !shape;
     for (int64_t c0 = 0; !bad && c0 < n; c0 += GEN_CHUNK) {
         const int64_t nc = n - c0 < GEN_CHUNK ? n - c0 : GEN_CHUNK;
         if (with_anchors) {
@@ -205,7 +207,7 @@ static int gen(int64_t n, int64_t keys, const char *path, int with_anchors)
                 seg[j] = malloc(sizeof **seg * (size_t)(synthetic_segments(&o, i) + 1));
                 hash[j] = malloc(sizeof **hash * (size_t)(synthetic_anchor_cap(&o, i) + 1));
                 bad |= !seg[j] || !hash[j];
-                n_anchors[j] = seg[j] && hash[j] ? synthetic_anchors(&o, i, seg[j], hash[j]) : 0;
+                if (seg[j] && hash[j]) shape[j] = synthetic_anchors(&o, i, seg[j], hash[j]);
             }
         }
         for (int64_t j = 0; !bad && j < nc; j++) {
@@ -219,14 +221,18 @@ static int gen(int64_t n, int64_t keys, const char *path, int with_anchors)
                 bad = tsk_writer_add(w, &rec, o.keys + o.offset[i], err, sizeof err) != 0;
                 continue;
             }
-            /* its segment anchors (synthetic_sets.h), so that ANI is estimated as for sketched genomes */
-            const tsk_genome_anchors a = {synthetic_segments(&o, i), n_anchors[j], tsk_ani_rate_log2(o.length[i]),
-                                          seg[j], hash[j], 1, o.length[i]};
+            /* its segment and loose anchors (synthetic_sets.h), so that ANI is estimated as for
+             * sketched genomes */
+            const synthetic_shape *sh = &shape[j];
+            const tsk_genome_anchors a = {.n_segments = sh->n_segments, .n_anchors = sh->n_anchors,
+                                          .rate_log2 = tsk_ani_rate_log2(o.length[i]), .seg_count = seg[j],
+                                          .hash = hash[j], .n_loose = sh->n_loose, .n_contigs = sh->n_contigs,
+                                          .n50 = sh->n50};
             bad = tsk_writer_add_genome(w, &rec, o.keys + o.offset[i], &a, err, sizeof err) != 0;
         }
         for (int64_t j = 0; j < nc && with_anchors; j++) free(seg[j]), free(hash[j]), seg[j] = NULL, hash[j] = NULL;
     }
-    free(seg), free(hash), free(n_anchors);
+    free(seg), free(hash), free(shape);
     if (bad) {
         fprintf(stderr, "%s\n", err[0] ? err : "out of memory");
         tsk_writer_abort(w);

@@ -131,7 +131,7 @@ def empty_tsk(src, dst):
     del b[toff:toff + 56]
     struct.pack_into("<Q", b, 56, 0)
     struct.pack_into("<Q", b, 72, u64(72) - 56)
-    if u32(8) == 4:  # the anchor section of no genome: empty, at the trailer's end rounded up to 8
+    if u32(8) == 5:  # the anchor section of no genome: empty, at the trailer's end rounded up to 8
         end = toff + u64(72)
         del b[end:]
         b.extend(b"\0" * (-end % 8))
@@ -143,7 +143,7 @@ def empty_tsk(src, dst):
     crc = zlib.crc32(bytes(head))
     crc = zlib.crc32(bytes(b[u64(32):u64(32) + u64(40)]), crc)
     crc = zlib.crc32(bytes(b[u64(64):u64(64) + u64(72)]), crc)
-    if u32(8) == 4:
+    if u32(8) == 5:
         crc = zlib.crc32(bytes(b[u64(216):u64(216) + u64(224)]), crc)
     struct.pack_into("<I", b, 20, crc)
     open(dst, "wb").write(b)

@@ -8,6 +8,9 @@ M      A with its 60 kb block at 270 kb substituted at 10 % (uneven: fastANI's m
 E      A substituted at 3 % evenly (97.0)
 P25    A's first 150 kb; P50 its first 300 kb (pieces: ANI ~100, the piece's AF ~1)
 C20    A cut in 20 kb contigs, one record each (contigs against the complete genome)
+C5     A cut in 5 kb contigs (a MAG's: 2 kb of each, 40 % of the genome, in no segment: its loose
+       anchors are looked up; ANI ~100, AF ~1)
+E5H    every other 5 kb contig of E (half of a strain at 3 %, in short contigs: ANI 97.0, AF ~1)
 U      600 kb of other random bases (unrelated: distance 1, AF 0)
 X0 X1 Y0 Y1  strains of 300 kb: X1 = X0 at 3 %, Y0 = X0 at 7 %, Y1 = Y0 at 3 % (species at 95 %:
        {X0, X1} and {Y0, Y1})
@@ -48,7 +51,8 @@ def main():
     write(outdir, "A", [("A", a)])
     write(outdir, "A2", [("A2", a)])
     write(outdir, "M", [("M", mutate(rng, a, 0.10, 270_000, 330_000))])
-    write(outdir, "E", [("E", mutate(rng, a, 0.03))])
+    e = mutate(rng, a, 0.03)
+    write(outdir, "E", [("E", e)])
     write(outdir, "P25", [("P25", a[:150_000])])
     write(outdir, "P50", [("P50", a[:300_000])])
     write(outdir, "C20", [(f"C20_{i // 20_000}", a[i:i + 20_000]) for i in range(0, len(a), 20_000)])
@@ -57,6 +61,8 @@ def main():
     y0 = mutate(rng, x0, 0.07)
     for name, seq in (("X0", x0), ("X1", mutate(rng, x0, 0.03)), ("Y0", y0), ("Y1", mutate(rng, y0, 0.03))):
         write(outdir, name, [(name, seq)])
+    write(outdir, "C5", [(f"C5_{i // 5_000}", a[i:i + 5_000]) for i in range(0, len(a), 5_000)])
+    write(outdir, "E5H", [(f"E5H_{i // 5_000}", e[i:i + 5_000]) for i in range(0, len(e), 10_000)])
 
 
 if __name__ == "__main__":

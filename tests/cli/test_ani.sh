@@ -12,7 +12,7 @@ T=$TSKETCH
 G=$WORK/g
 mkdir -p "$G"
 python3 "$(dirname "$0")/ani_gen.py" "$G" || { not_ok "ani_gen.py writes the planted genomes"; finish; }
-NAMES="A A2 M E P25 P50 C20 U X0 X1 Y0 Y1"
+NAMES="A A2 M E P25 P50 C20 C5 E5H U X0 X1 Y0 Y1"
 FILES=()
 for n in $NAMES; do FILES+=("$G/$n.fa"); done
 "$T" sketch -q --genome --per-file -p 2 "${FILES[@]}" -o "$WORK/all.tsk" ||
@@ -46,6 +46,9 @@ A  E     96.7   97.2    0.95  1     even divergence 3 % (96.88)
 A  P25   99.5   100     0.95  1     a 25 % piece against its source (the piece's AF)
 A  P50   99.5   100     0.95  1     a 50 % piece against its source
 A  C20   99.0   100     0.95  1     20 kb contigs against the complete genome (below 100: a contig's tail under 3 kb keeps no anchors, docs/distances.md)
+A  C5    99.9   100     0.95  1     5 kb contigs (40 % in tails: their loose anchors looked up) against the complete genome
+E  C5    96.5   97.2    0.95  1     a strain at 3 % against the other's 5 kb contigs (96.88)
+C5 E5H   96.5   97.2    0.95  1     the 5 kb contigs of two strains at 3 %, half of one (96.88)
 A  A2    100    100     1     1     a genome against an identical one
 X0 X1    96.5   97.4    0.95  1     strains at 3 % (96.88)
 X0 Y0    92.4   93.1    0.95  1     strains at 7 % (92.56)

@@ -310,16 +310,16 @@ bad_run 2 "--genome.*--slide" "dist --genome --slide" dist --genome --slide "${G
 # ---- 6. info, and the defaults ----
 "$T" info "$WORK/sets.tsk" >"$WORK/info.txt"
 grep -q "^kind	genome sketches" "$WORK/info.txt" && grep -q "^scaled	40 " "$WORK/info.txt" && grep -q "^min keys	200" "$WORK/info.txt" &&
-    grep -q "^format version	4$" "$WORK/info.txt" && ok "info: kind, scaled, min keys, format version 4" ||
-    not_ok "info: kind, scaled, min keys, format version 4" "$(head -12 "$WORK/info.txt")"
+    grep -q "^format version	5$" "$WORK/info.txt" && ok "info: kind, scaled, min keys, format version 5" ||
+    not_ok "info: kind, scaled, min keys, format version 5" "$(head -12 "$WORK/info.txt")"
 for f in "${G[@]}"; do printf '%s\t%s\t%s\n' "$(basename "$f" .fa)" "$f" "$(grep -v '^>' "$f" | tr -d '\n\r' | wc -c)"; done >"$WORK/rec.want"
 "$T" info --records "$WORK/sets.tsk" | awk -F'\t' -v OFS='\t' '/^#name/ { on = 1; next } on { print $1, $2, $3 }' >"$WORK/rec.got"
 expect_same "$WORK/rec.want" "$WORK/rec.got" "info --records: each per-file genome's name, source (its input) and length"
 "$T" info --json "$WORK/sets.tsk" >"$WORK/info.json"
-expect_true "info --json: kind genome, scaled 40, min_keys 200, format_version 4, the window parameters" -- "$PY" -c '
+expect_true "info --json: kind genome, scaled 40, min_keys 200, format_version 5, the window parameters" -- "$PY" -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
-want = {"kind": "genome", "scaled": 40, "min_keys": 200, "format_version": 4, "t": 4, "dim": 16, "window": 20, "stride": 40,
+want = {"kind": "genome", "scaled": 40, "min_keys": 200, "format_version": 5, "t": 4, "dim": 16, "window": 20, "stride": 40,
         "anchor_k": 12, "canonical": True, "records": 4}
 bad = {k: (j.get(k), v) for k, v in want.items() if j.get(k) != v}
 sys.exit(str(bad) if bad else 0)' "$WORK/info.json"

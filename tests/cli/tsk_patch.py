@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tsk_patch.py: rewrite bytes of a .tsk file and fix its checksum, so that a test reaches the
 checks behind the CRC (docs/format.md: CRC32 of the header with its CRC field zeroed, then the
-data, then the trailer, then, in genome sketches (version 4), the anchor section).
+data, then the trailer, then, in genome sketches (version 5), the anchor section).
 
   tsk_patch.py IN OUT value ROW COL VALUE   set element (ROW, COL) of the data matrix
                                             (float32 or float64 as the file's elem_size says)
@@ -37,7 +37,7 @@ def fix_crc(b, max_header=None):
     crc = zlib.crc32(bytes(head))
     crc = zlib.crc32(bytes(b[data_off:data_off + data_size]), crc)
     crc = zlib.crc32(bytes(b[trailer_off:trailer_off + trailer_size]), crc)
-    if u32(b, 8) == 4 and len(b) >= 232:
+    if u32(b, 8) == 5 and len(b) >= 232:
         ani_off, ani_size = u64(b, 216), u64(b, 224)
         if ani_off + ani_size <= len(b):
             crc = zlib.crc32(bytes(b[ani_off:ani_off + ani_size]), crc)

@@ -492,3 +492,57 @@ Test(genome_ani, chance_hits_of_a_skewed_genome)
     synth_free(&src);
     synth_free(&piece);
 }
+
+/* Loose anchors (core/genome_ani.h): a segment anchor of Q hits a loose anchor of R only where R's
+ * segments cover less than TSK_ANI_MIN_COVER of it (a draft of short contigs), and Q's loose
+ * anchors serve R's segments alike; loose anchors count in no segment, and the repeats count them
+ * as a segment of their own. Counts checked exactly (tsk_ani_segment_hits, tsk_ani_repeats). */
+Test(genome_ani, loose_anchors_looked_up_in_drafts_of_short_contigs)
+{
+    /* Q: one segment of 40 anchors 100..139, then 5 loose 500..504. R: two segments (anchors 200..209
+     * and 100..119, Q's first 20), then 25 loose: Q's 120..139 and 500..504 */
+    uint32_t hq[45], hr[55];
+    for (int i = 0; i < 40; i++) hq[i] = 100 + (uint32_t)i;
+    for (int i = 0; i < 5; i++) hq[40 + i] = 500 + (uint32_t)i;
+    for (int i = 0; i < 10; i++) hr[i] = 200 + (uint32_t)i;
+    for (int i = 0; i < 20; i++) hr[10 + i] = 100 + (uint32_t)i;
+    for (int i = 0; i < 20; i++) hr[30 + i] = 120 + (uint32_t)i;
+    for (int i = 0; i < 5; i++) hr[50 + i] = 500 + (uint32_t)i;
+    const uint16_t cq[1] = {40}, cr[2] = {10, 20};
+    tsk_ani_genome q = {.n_segments = 1, .n_anchors = 40, .n_loose = 5, .rate_log2 = 7, .seg_count = cq, .hash = hq,
+                        .length = 3200};
+    /* R of 6 kb in 2 segments: covered, its loose anchors left out; of 20 kb: looked up */
+    tsk_ani_genome r = {.n_segments = 2, .n_anchors = 30, .n_loose = 25, .rate_log2 = 7, .seg_count = cr, .hash = hr,
+                        .length = 6000};
+    tsk_ani_work *w = tsk_ani_work_new();
+    cr_assert(w);
+    uint32_t n_q[1], a_q[1], n_r[2], a_r[2];
+    cr_assert_eq(tsk_ani_loose_used(&q), 0, "Q's one segment covers 3,000 of its 3,200 bases");
+    cr_assert_eq(tsk_ani_loose_used(&r), 0);
+    cr_assert_eq(tsk_ani_segment_hits(w, &q, &r, n_q, a_q, n_r, a_r), 0);
+    cr_expect(n_q[0] == 40 && a_q[0] == 20, "covered R: Q's segment hits R's segments only (%u of %u)", a_q[0], n_q[0]);
+    cr_expect(n_r[0] == 10 && a_r[0] == 0 && n_r[1] == 20 && a_r[1] == 20);
+    r.length = 20000;
+    cr_assert_eq(tsk_ani_loose_used(&r), 25);
+    cr_assert_eq(tsk_ani_segment_hits(w, &q, &r, n_q, a_q, n_r, a_r), 0);
+    cr_expect(n_q[0] == 40 && a_q[0] == 40, "draft R: its loose anchors too (%u of %u)", a_q[0], n_q[0]);
+    cr_expect(n_r[1] == 20 && a_r[1] == 20, "R's segments unchanged: Q's loose anchors left out (Q covered)");
+    /* as the query sorted once, the other way round */
+    cr_assert_eq(tsk_ani_segment_hits(w, &r, &q, n_r, a_r, n_q, a_q), 0);
+    cr_expect(a_q[0] == 40 && a_r[1] == 20 && a_r[0] == 0);
+    /* Q short of its segments: R's segment anchors find Q's loose ones (none here share a value) */
+    q.length = 10000;
+    cr_assert_eq(tsk_ani_loose_used(&q), 5);
+    cr_assert_eq(tsk_ani_segment_hits(w, &q, &r, n_q, a_q, n_r, a_r), 0);
+    cr_expect(a_q[0] == 40 && a_r[0] == 0 && a_r[1] == 20);
+    /* repeats: none of Q's values recurs; R's loose anchors (120..139, 500..504) hold none of its
+     * segments' values until one is made 205 */
+    cr_expect_eq(tsk_ani_repeats(w, &q), 0);
+    hr[50] = 205; /* now a loose anchor of R repeats its first segment's 205 */
+    int64_t rep = -1;
+    r.repeats = &rep;
+    cr_expect_eq(tsk_ani_repeats(w, &r), 1, "a segment anchor whose value is loose elsewhere recurs");
+    r.length = 6000, rep = -1;
+    cr_expect_eq(tsk_ani_repeats(w, &r), 0, "... but not when the loose anchors are left out");
+    tsk_ani_work_free(w);
+}

@@ -214,15 +214,16 @@ Test(genome_scan, window_counts_are_the_tuple_counts)
 /* ---- segment anchors (core/genome_ani.h) ---- */
 
 /* The definition, brute force: every canonical k-mer of the contig, hashed as the anchors are
- * (SplitMix64 output of (k-mer XOR seed) + gamma), lying wholly in a full segment, hash <= bound. */
+ * (SplitMix64 output of (k-mer XOR seed) + gamma), with hash <= bound; its segment when it lies
+ * wholly in a full segment, else loose. */
 static int64_t brute_anchors(const tsk_params *p, const uint8_t *x, int64_t n, uint64_t bound, int64_t first_segment,
                              int64_t *seg, uint64_t *hash)
 {
     const int k = p->anchor_k;
     const int64_t seg_end = n / TSK_ANI_SEGMENT * TSK_ANI_SEGMENT;
     int64_t m = 0;
-    for (int64_t at = 0; at + k <= seg_end; at++) {
-        if (at / TSK_ANI_SEGMENT != (at + k - 1) / TSK_ANI_SEGMENT) continue;
+    for (int64_t at = 0; at + k <= n; at++) {
+        const int inside = at + k <= seg_end && at / TSK_ANI_SEGMENT == (at + k - 1) / TSK_ANI_SEGMENT;
         uint64_t fw = 0, rc = 0;
         for (int i = 0; i < k; i++) {
             fw = (fw << 2) | x[at + i];
@@ -231,7 +232,7 @@ static int64_t brute_anchors(const tsk_params *p, const uint8_t *x, int64_t n, u
         uint64_t state = (fw < rc ? fw : rc) ^ p->seed;
         const uint64_t h = next_rand(&state);
         if (h > bound) continue;
-        seg[m] = first_segment + at / TSK_ANI_SEGMENT;
+        seg[m] = inside ? first_segment + at / TSK_ANI_SEGMENT : TSK_ANCHOR_LOOSE;
         hash[m++] = h;
     }
     return m;
@@ -283,7 +284,8 @@ static void check_anchors(const tsk_params *p, int64_t n, uint64_t seed, uint64_
 Test(genome_scan, segment_anchors_are_the_definition)
 {
     const tsk_params p = genome_params(4, 16, 20, 16, 0x5EED);
-    /* tails, a contig under one segment, exactly two; pieces across segment borders */
+    /* tails, a contig under one segment, exactly two; pieces across segment borders; the k-mers
+     * across a border and in a tail are loose */
     const int64_t lengths[] = {0, 15, 2999, 3000, 3015, 6000, 10007, 20000};
     for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++)
         for (int64_t piece = 0; piece <= 3001; piece += 1000) {

@@ -1,9 +1,13 @@
 /* ani_pairs_test.c: the GPU ANI engine (gpu/ani_pairs.h) against the host's tsk_ani_pair, byte for
  * byte, on synthetic anchors of planted identities (tests/ani_synth.h): even divergence, mosaics,
- * pieces, unrelated genomes, rates 1/64 to 1/256 on either side, one set against itself and a query
- * set against another; the pairs the device must leave to the host (a segment of 256 anchors or
- * more, a genome of more than TSK_GPU_ANI_MAX_SEGMENTS segments) are flagged and only those. Without
- * a GPU: the clean refusal. */
+ * pieces, unrelated genomes, rates 1/64 to 1/256 on either side, loose anchors looked up (a draft
+ * whose segments in some stretches are loose anchors, so that the other genome's segments there
+ * hit those only) and loose anchors left out (tsk_ani_loose_used), one set against itself and a
+ * query set against another; the pairs the device must leave to the host (a segment of 256 anchors
+ * or more, a genome of more than TSK_GPU_ANI_MAX_SEGMENTS segments, or of more than
+ * TSK_GPU_ANI_MAX_ANCHORS anchors with the loose ones looked up) are flagged and only those.
+ * Without a GPU: the clean refusal, and that the set's loose anchors change the host's counts (or
+ * the device's would be tested on nothing). */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,47 +23,62 @@ static int have_gpu(void)
     return tsk_gpu_device_count(why, sizeof why) > 0;
 }
 
-#define N_GENOMES 14
+#define N_GENOMES 18
+/* the genomes of make_set with a part of their own in the tests */
+enum { G_ANC = 0, G_UNRELATED = 11, G_DRAFT, G_REPEAT, G_BIG, G_BIG_REL, G_MANY_ANCHORS, G_MANY_SEGMENTS };
+/* the draft's segments that are loose anchors (its last 20 among them: its tail) */
+static const int64_t draft_loose[3][2] = {{100, 120}, {400, 430}, {880, 900}};
 
-/* Genomes 0..N_GENOMES-1: an ancestor of skewed composition (synth_skew), its relatives and pieces
- * at planted identities and rates, one unrelated genome, one with a segment of 300 anchors, one of
- * 4,200 segments. */
-static tsk_ani_genome *make_set(synth *keep)
+/* Genomes 0..N_GENOMES-1: an ancestor of skewed composition (loose_skew) with loose anchors looked
+ * up (its segments cover 85 % of it), its relatives and pieces at planted identities and rates
+ * (their loose anchors its, as their segments'), one unrelated genome whose few loose anchors are
+ * left out, a draft of the ancestor (draft_loose), one with a segment of 300 anchors, a genome and
+ * its relative whose loose anchors are left out (segments over 90 %) and would not fit
+ * TSK_GPU_ANI_MAX_ANCHORS, one whose anchors fit it without its loose ones (looked up) and not with
+ * them, one of 4,200 segments. */
+static tsk_ani_genome *make_set(loose_synth *keep)
 {
     uint64_t rng = 77;
     tsk_ani_genome *g = calloc(N_GENOMES, sizeof *g);
-    synth anc = synth_random(&rng, 900);
-    synth_skew(&rng, &anc, 20000, 0.05); /* its anchors recur (tsk_ani_repeats), and chance hits are many */
-    double ident[900];
+    loose_synth anc = loose_random(&rng, 900, 8, 30);
+    loose_skew(&rng, &anc, 20000, 0.05); /* its anchors recur (tsk_ani_repeats), and chance hits are many */
+    double ident[1300];
     int t = 0;
     keep[t] = anc;
-    g[t] = stored(&keep[t], 6), t++;
+    g[t] = loose_stored(&keep[t], 6), t++;
     const double even[4] = {0.99, 0.97, 0.95, 0.92};
     for (int v = 0; v < 4; v++) {
         for (int s = 0; s < 900; s++) ident[s] = even[v];
-        keep[t] = synth_relative(&rng, &anc, ident);
-        g[t] = stored(&keep[t], 6 + v % 3), t++; /* rates 1/64, 1/128, 1/256 */
+        keep[t] = loose_relative(&rng, &anc, ident);
+        g[t] = loose_stored(&keep[t], 6 + v % 3), t++; /* rates 1/64, 1/128, 1/256 */
     }
     for (int v = 0; v < 3; v++) { /* mosaics: blocks at 0.99, 0.93, 0.80, and missing */
         for (int s = 0; s < 900; s++) {
             const int b = (s / 40 + v) % 4;
             ident[s] = b == 0 ? 0.99 : b == 1 ? 0.93 : b == 2 ? 0.80 : -1;
         }
-        keep[t] = synth_relative(&rng, &anc, ident);
-        g[t] = stored(&keep[t], 6 + v % 2), t++;
+        keep[t] = loose_relative(&rng, &anc, ident);
+        g[t] = loose_stored(&keep[t], 6 + v % 2), t++;
     }
     for (int v = 0; v < 3; v++) { /* pieces: 25, 50, 75 % of the ancestor, unchanged */
         for (int s = 0; s < 900; s++) ident[s] = s < 225 * (v + 1) ? 1.0 : -1;
-        keep[t] = synth_relative(&rng, &anc, ident);
-        g[t] = stored(&keep[t], 6), t++;
+        keep[t] = loose_relative(&rng, &anc, ident);
+        g[t] = loose_stored(&keep[t], 6), t++;
     }
-    keep[t] = synth_random(&rng, 700); /* unrelated */
-    g[t] = stored(&keep[t], 7), t++;
+    cr_assert_eq(t, G_UNRELATED);
+    keep[t] = loose_random(&rng, 700, 1, 30); /* unrelated */
+    g[t] = loose_stored(&keep[t], 7), t++;
+    /* a draft at 0.98: the ancestor's segments in its loose stretches find their values among its
+     * loose anchors only */
+    for (int s = 0; s < 900; s++) ident[s] = 0.98;
+    keep[t] = loose_relative(&rng, &anc, ident);
+    for (int k = 2; k >= 0; k--) loose_loosen(&keep[t], draft_loose[k][0], draft_loose[k][1]);
+    g[t] = loose_stored(&keep[t], 7), t++;
     /* a segment of 300 anchors (a repeat): the host's scaled powers */
     for (int s = 0; s < 900; s++) ident[s] = 0.97;
-    keep[t] = synth_relative(&rng, &anc, ident);
+    keep[t] = loose_relative(&rng, &anc, ident);
     {
-        synth *x = &keep[t];
+        synth *x = &keep[t].s;
         int64_t n = x->first[x->n_seg];
         uint64_t *h = realloc(x->h, (size_t)(n + 300) * sizeof *h);
         cr_assert(h);
@@ -69,22 +88,89 @@ static tsk_ani_genome *make_set(synth *keep)
         for (int j = 0; j < 300; j++) x->h[s1 + j] = splitmix64(&rng) >> 6;
         for (int64_t s = 1; s <= x->n_seg; s++) x->first[s] += 300;
     }
-    g[t] = stored(&keep[t], 6), t++;
-    keep[t] = synth_random(&rng, TSK_GPU_ANI_MAX_SEGMENTS + 104); /* too many segments for the device */
-    g[t] = stored(&keep[t], 8), t++;
+    g[t] = loose_stored(&keep[t], 6), t++;
+    keep[t] = loose_random(&rng, 1300, 4, 300); /* ~61,100 anchors in segments, ~5,500 loose left out */
+    g[t] = loose_stored(&keep[t], 6);
+    cr_assert(tsk_ani_loose_used(&g[t]) == 0 && g[t].n_anchors <= TSK_GPU_ANI_MAX_ANCHORS &&
+                  g[t].n_anchors + g[t].n_loose > TSK_GPU_ANI_MAX_ANCHORS,
+              "%lld anchors, %lld loose", (long long)g[t].n_anchors, (long long)g[t].n_loose);
+    for (int s = 0; s < 1300; s++) ident[s] = 0.96;
+    keep[t + 1] = loose_relative(&rng, &keep[t], ident);
+    t++;
+    g[t] = loose_stored(&keep[t], 7);
+    cr_assert(tsk_ani_loose_used(&g[t]) == 0 && g[t].n_loose > 0);
+    t++;
+    keep[t] = loose_random(&rng, 1250, 8, 200); /* ~58,750 anchors in segments, ~10,200 loose looked up */
+    g[t] = loose_stored(&keep[t], 6);
+    cr_assert(g[t].n_anchors <= TSK_GPU_ANI_MAX_ANCHORS &&
+                  g[t].n_anchors + tsk_ani_loose_used(&g[t]) > TSK_GPU_ANI_MAX_ANCHORS,
+              "%lld anchors, %lld loose", (long long)g[t].n_anchors, (long long)g[t].n_loose);
+    t++;
+    keep[t] = loose_none(synth_random(&rng, TSK_GPU_ANI_MAX_SEGMENTS + 104)); /* too many segments for the device */
+    g[t] = loose_stored(&keep[t], 8), t++;
     cr_assert_eq(t, N_GENOMES);
     return g;
 }
 
-/* The pairs the device leaves to the host: the genome of too many segments, and the one with a
- * segment of 300 anchors against a partner of its rate 1/64 (at a sparser partner's rate its
- * segment keeps under 256). */
+static void free_set(tsk_ani_genome *g, loose_synth *keep, int stored_too)
+{
+    for (int i = 0; i < N_GENOMES; i++) {
+        if (stored_too) stored_free(&g[i]);
+        loose_free(&keep[i]);
+    }
+    free(g);
+}
+
+/* The pairs the device leaves to the host: the genomes of too many segments or anchors, and the
+ * one with a segment of 300 anchors against a partner of its rate 1/64 (at a sparser partner's rate
+ * its segment keeps under 256). */
 static int expect_on_host(const tsk_ani_genome *g, int i, int j)
 {
-    if (i == N_GENOMES - 1 || j == N_GENOMES - 1) return 1;
-    if (i == N_GENOMES - 2) return g[j].rate_log2 == 6;
-    if (j == N_GENOMES - 2) return g[i].rate_log2 == 6;
+    if (i == G_MANY_SEGMENTS || j == G_MANY_SEGMENTS || i == G_MANY_ANCHORS || j == G_MANY_ANCHORS) return 1;
+    if (i == G_REPEAT) return g[j].rate_log2 == 6;
+    if (j == G_REPEAT) return g[i].rate_log2 == 6;
     return 0;
+}
+
+/* What the set's loose anchors do on the host, so that the device's equal bytes test them: the
+ * ancestor's segments in the draft's loose stretches hit there (and not without the draft's loose
+ * anchors), the ancestor's repeats count its values that recur among its loose anchors only, and
+ * the pair's estimate moves. With or without a GPU. */
+Test(gpu_ani, set_loose_anchors_count)
+{
+    loose_synth keep[N_GENOMES];
+    tsk_ani_genome *g = make_set(keep);
+    const tsk_ani_genome *anc = &g[G_ANC], *draft = &g[G_DRAFT];
+    tsk_ani_genome anc_seg = *anc, draft_seg = *draft; /* their segments' anchors alone */
+    anc_seg.n_loose = draft_seg.n_loose = 0;
+    cr_assert(anc->n_loose > 0 && tsk_ani_loose_used(anc) == anc->n_loose && tsk_ani_loose_used(draft) == draft->n_loose);
+    for (int i = 1; i <= G_DRAFT; i++) /* the ancestor's kin look theirs up; the unrelated genome does not */
+        cr_assert_eq(tsk_ani_loose_used(&g[i]), i == G_UNRELATED ? 0 : g[i].n_loose, "genome %d", i);
+    tsk_ani_work *w = tsk_ani_work_new();
+    cr_assert_not_null(w);
+    uint32_t *n_q = calloc((size_t)anc->n_segments, sizeof *n_q), *a_q = calloc((size_t)anc->n_segments, sizeof *a_q);
+    uint32_t *n_r = calloc((size_t)draft->n_segments, sizeof *n_r);
+    uint32_t *a_r = calloc((size_t)draft->n_segments, sizeof *a_r);
+    cr_assert(n_q && a_q && n_r && a_r);
+    int64_t hits[2] = {0, 0}, kept = 0; /* the stretches' hits with and without the draft's loose anchors */
+    for (int with = 1; with >= 0; with--) {
+        cr_assert_eq(tsk_ani_segment_hits(w, anc, with ? draft : &draft_seg, n_q, a_q, n_r, a_r), 0);
+        for (int k = 0; k < 3; k++)
+            for (int64_t s = draft_loose[k][0]; s < draft_loose[k][1]; s++)
+                hits[with] += a_q[s], kept += with ? n_q[s] : 0;
+    }
+    cr_expect(hits[1] > kept / 2 && hits[0] < kept / 20, "the stretches' %lld anchors: %lld hits, %lld without loose",
+              (long long)kept, (long long)hits[1], (long long)hits[0]);
+    const int64_t rep = tsk_ani_repeats(w, anc), rep_seg = tsk_ani_repeats(w, &anc_seg);
+    cr_expect(rep > rep_seg, "repeats %lld, %lld without loose", (long long)rep, (long long)rep_seg);
+    tsk_ani_result with, without;
+    cr_assert_eq(tsk_ani_pair(w, anc, draft, K, &with), 0);
+    cr_assert_eq(tsk_ani_pair(w, anc, &draft_seg, K, &without), 0);
+    cr_expect(with.defined && with.af_q > without.af_q, "AF of the ancestor %.4f, %.4f without loose",
+              with.af_q, without.af_q);
+    free(n_q), free(a_q), free(n_r), free(a_r);
+    tsk_ani_work_free(w);
+    free_set(g, keep, 1);
 }
 
 Test(gpu_ani, refuses_cleanly_without_gpu)
@@ -97,21 +183,23 @@ Test(gpu_ani, refuses_cleanly_without_gpu)
     cr_assert(strlen(err) > 0);
 }
 
-/* g's anchors and counts moved into one buffer each, genome after genome as a file holds them
- * (the engine copies such runs whole), with a gap of 5 after genome `gap_after` (a second run). */
+/* g's anchors (each genome's loose ones after its segments') and counts moved into one buffer
+ * each, genome after genome as a file holds them (the engine copies such runs whole), with a gap
+ * of 5 after genome `gap_after` (a second run). */
 static void make_contiguous(tsk_ani_genome *g, int n, int gap_after, uint32_t **hashes, uint16_t **counts)
 {
     int64_t na = 5, ns = 5;
-    for (int i = 0; i < n; i++) na += g[i].n_anchors, ns += g[i].n_segments;
+    for (int i = 0; i < n; i++) na += g[i].n_anchors + g[i].n_loose, ns += g[i].n_segments;
     *hashes = calloc((size_t)na, sizeof **hashes), *counts = calloc((size_t)ns, sizeof **counts);
     cr_assert(*hashes && *counts);
     int64_t a = 0, s = 0;
     for (int i = 0; i < n; i++) {
-        memcpy(*hashes + a, g[i].hash, (size_t)g[i].n_anchors * sizeof **hashes);
+        const int64_t all = g[i].n_anchors + g[i].n_loose;
+        memcpy(*hashes + a, g[i].hash, (size_t)all * sizeof **hashes);
         memcpy(*counts + s, g[i].seg_count, (size_t)g[i].n_segments * sizeof **counts);
         stored_free(&g[i]);
         g[i].hash = *hashes + a, g[i].seg_count = *counts + s;
-        a += g[i].n_anchors + (i == gap_after ? 5 : 0), s += g[i].n_segments + (i == gap_after ? 5 : 0);
+        a += all + (i == gap_after ? 5 : 0), s += g[i].n_segments + (i == gap_after ? 5 : 0);
     }
 }
 
@@ -164,7 +252,7 @@ static void one_set_same_bytes(int64_t sort_chunk, int contiguous, int n_members
     char err[512] = "";
     const int n_dev = tsk_gpu_device_count(err, sizeof err);
     tsk_gpu_ani_set_sort_chunk(sort_chunk);
-    synth keep[N_GENOMES];
+    loose_synth keep[N_GENOMES];
     tsk_ani_genome *g = make_set(keep);
     uint32_t *hashes = NULL;
     uint16_t *counts = NULL;
@@ -191,18 +279,14 @@ static void one_set_same_bytes(int64_t sort_chunk, int contiguous, int n_members
     }
     for (int m = 0; m < n_members; m++) tsk_gpu_ani_close(e[m]);
     tsk_gpu_ani_peers_free(peers);
-    for (int i = 0; i < N_GENOMES; i++) {
-        if (!contiguous) stored_free(&g[i]);
-        synth_free(&keep[i]);
-    }
+    free_set(g, keep, !contiguous);
     free(hashes), free(counts);
-    free(g);
 }
 
 Test(gpu_ani, one_set_same_bytes_as_host, .timeout = 600) { one_set_same_bytes(0, 0, 1, -1); }
 
 /* The sort in chunks, as a set past 2^30 anchors has it: chunks of about one genome each. */
-Test(gpu_ani, one_set_sorted_in_chunks, .timeout = 600) { one_set_same_bytes(50000, 0, 1, -1); }
+Test(gpu_ani, one_set_sorted_in_chunks, .timeout = 600) { one_set_same_bytes(70000, 0, 1, -1); }
 
 /* The anchors of a file's genomes lie one after the other: copied as runs. */
 Test(gpu_ani, one_set_stored_contiguously, .timeout = 600) { one_set_same_bytes(0, 1, 1, -1); }
@@ -212,7 +296,7 @@ Test(gpu_ani, one_set_stored_contiguously, .timeout = 600) { one_set_same_bytes(
 Test(gpu_ani, peers_same_bytes_as_host, .timeout = 600)
 {
     one_set_same_bytes(0, 1, 2, -1);
-    one_set_same_bytes(50000, 0, 3, -1);
+    one_set_same_bytes(70000, 0, 3, -1);
 }
 
 /* A peer that never opens: the others fill its share from the host. */
@@ -227,7 +311,7 @@ Test(gpu_ani, peers_one_absent, .timeout = 600)
 Test(gpu_ani, closed_while_filling, .timeout = 600)
 {
     if (!have_gpu()) cr_skip("no GPU");
-    synth keep[N_GENOMES];
+    loose_synth keep[N_GENOMES];
     tsk_ani_genome *g = make_set(keep);
     const tsk_ani_set set = {N_GENOMES, g};
     char err[512] = "";
@@ -243,26 +327,27 @@ Test(gpu_ani, closed_while_filling, .timeout = 600)
     tsk_gpu_ani_close(p0);
     tsk_gpu_ani_close(p1);
     tsk_gpu_ani_peers_free(peers);
-    for (int i = 0; i < N_GENOMES; i++) stored_free(&g[i]), synth_free(&keep[i]);
-    free(g);
+    free_set(g, keep, 1);
 }
 
-/* Queries of one set against references of another, each pair several times in one call. */
+/* Queries of one set against references of another (the mosaics, the pieces, the unrelated genome
+ * and the draft), each pair several times in one call. */
 Test(gpu_ani, query_set_against_reference_set, .timeout = 600)
 {
     if (!have_gpu()) cr_skip("no GPU");
-    synth keep[N_GENOMES];
+    loose_synth keep[N_GENOMES];
     tsk_ani_genome *g = make_set(keep);
-    const tsk_ani_set q = {5, g}, r = {N_GENOMES - 7, g + 5};
+    enum { REF0 = 5, N_REF = G_DRAFT + 1 - REF0 };
+    const tsk_ani_set q = {REF0, g}, r = {N_REF, g + REF0};
     char err[512] = "";
     tsk_gpu_ani *e = tsk_gpu_ani_open(&q, &r, K, 0, 0, NULL, 0, err, sizeof err); /* no window: m_q = m_r = 0, as the host's */
     cr_assert_not_null(e, "%s", err);
-    enum { M = 3 * 5 * (N_GENOMES - 7) };
+    enum { M = 3 * REF0 * N_REF };
     int64_t qi[M], ri[M];
     int64_t n = 0;
     for (int rep = 0; rep < 3; rep++)
-        for (int j = 0; j < N_GENOMES - 7; j++)
-            for (int i = 0; i < 5; i++) qi[n] = i, ri[n] = j, n++;
+        for (int j = 0; j < N_REF; j++)
+            for (int i = 0; i < REF0; i++) qi[n] = i, ri[n] = j, n++;
     tsk_ani_result got[M];
     uint8_t host[M];
     cr_assert_eq(tsk_gpu_ani_pairs(e, qi, ri, n, got, host), 0, "%s", tsk_gpu_ani_error(e));
@@ -276,6 +361,5 @@ Test(gpu_ani, query_set_against_reference_set, .timeout = 600)
     }
     tsk_ani_work_free(w);
     tsk_gpu_ani_close(e);
-    for (int i = 0; i < N_GENOMES; i++) stored_free(&g[i]), synth_free(&keep[i]);
-    free(g);
+    free_set(g, keep, 1);
 }

@@ -1,6 +1,6 @@
 /* test_tsk_file.c: the .tsk format: bit-exact round trips (sketch rows, version 1; genome sketches,
- * version 3 with its size floor), the bytes docs/format.md fixes, every damaged-file message (version
- * 2 genome files refused), temporary files, parameter comparison; the CRC on several threads and
+ * version 5 with its size floor and anchors), the bytes docs/format.md fixes, every damaged-file
+ * message (genome files of versions 2-4 refused), temporary files, parameter comparison; the CRC on several threads and
  * the checks of a file opened on several threads (checksum, key order, finite values). */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -297,10 +297,10 @@ Test(tsk_file, header_damage_named, .init = damaged_setup, .fini = damaged_teard
 {
     unsigned char *b = malloc(len_g + 8);
     memcpy(b, bytes_g, len_g);
-    b[8] = 5;
-    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 5 (this tsketch reads versions 1 and 4): written by a newer tsketch");
+    b[8] = 6;
+    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 6 (this tsketch reads versions 1 and 5): written by a newer tsketch");
     b[8] = 0;
-    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 0 (this tsketch reads versions 1 and 4)");
+    cr_assert_str_eq(open_damaged(b, len_g), "unsupported format version 0 (this tsketch reads versions 1 and 5)");
     b[8] = 1;
     memcpy(b + 12, "\x01\x02\x03\x04", 4);
     cr_assert_str_eq(open_damaged(b, len_g), "written in big-endian byte order, which this tsketch does not read");
@@ -333,14 +333,18 @@ Test(tsk_file, header_larger_than_a_page, .init = damaged_setup, .fini = damaged
     free(b);
 }
 
-/* ---- genome sketches: format version 4 ---- */
+/* ---- genome sketches: format version 5 ---- */
 
-/* The segment anchors write_genomes gives its genomes: g1 one segment of 3 anchors, "empty" none,
- * g3 one segment without anchors. */
+/* The segment anchors write_genomes gives its genomes: g1 one segment of 3 anchors and 2 loose ones,
+ * "empty" none, g3 one segment without anchors and 1 loose anchor. */
 static const uint16_t test_seg_count[2] = {3, 0};
-static const uint32_t test_hash[3] = {0xFFFFFFFFu, 7, 0x80000000u};
+static const uint32_t test_hash[6] = {0xFFFFFFFFu, 7, 0x80000000u, 9, 0xFFFFFFFFu, 5};
 static const tsk_genome_anchors test_anchors[3] = {
-    {1, 3, 6, test_seg_count, test_hash, 2, 2500}, {0, 0, 6, NULL, NULL, 1, 4990}, {1, 0, 31, test_seg_count + 1, NULL, 5, 1000}};
+    {.n_segments = 1, .n_anchors = 3, .rate_log2 = 6, .seg_count = test_seg_count, .hash = test_hash, .n_contigs = 2,
+     .n50 = 2500, .n_loose = 2},
+    {.n_segments = 0, .n_anchors = 0, .rate_log2 = 6, .n_contigs = 1, .n50 = 4990},
+    {.n_segments = 1, .n_anchors = 0, .rate_log2 = 31, .seg_count = test_seg_count + 1, .hash = test_hash + 5,
+     .n_contigs = 5, .n50 = 1000, .n_loose = 1}};
 
 /* Three genomes (one without keys) with ascending keys from 0 to UINT64_MAX and test_anchors;
  * returns the keys. */
@@ -382,7 +386,7 @@ static void fix_crc(unsigned char *b)
     crc = crc32(crc, b + toff, (uInt)tsize);
     uint32_t version;
     memcpy(&version, b + 8, 4);
-    if (version == 4) { /* the anchor section */
+    if (version == TSK_GENOME_FORMAT_VERSION) { /* the anchor section */
         uint64_t aoff, asize;
         memcpy(&aoff, b + 216, 8);
         memcpy(&asize, b + 224, 8);
@@ -392,7 +396,7 @@ static void fix_crc(unsigned char *b)
     memcpy(b + 20, &c, 4);
 }
 
-Test(tsk_file, genome_round_trip_version_4_min_keys)
+Test(tsk_file, genome_round_trip_version_5_min_keys)
 {
     const int64_t scaleds[] = {1, 500, INT64_C(1) << 32}; /* the stride (= scaled) is at most 2^32 */
     const int64_t floors[] = {0, 1, 12000, TSK_GENOME_MAX_MIN_KEYS};
@@ -412,7 +416,7 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
             uint32_t u32;
             uint64_t u64;
             memcpy(&u32, raw + 8, 4);
-            cr_assert_eq(u32, 4, "format version");
+            cr_assert_eq(u32, 5, "format version");
             memcpy(&u32, raw + 160, 4);
             cr_assert_eq(u32, 8, "elem_size");
             memcpy(&u32, raw + 196, 4);
@@ -434,7 +438,7 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
             memcpy(&nseg, raw + 232, 8);
             memcpy(&nanc, raw + 240, 8);
             cr_assert_eq(aoff, (toff + tsize + 7) / 8 * 8, "anchor section at the next 8-byte boundary");
-            cr_assert(nseg == 2 && nanc == 3 && asize == 3 * 40 + 8 + 16 && aoff + asize == fsize && fsize == len);
+            cr_assert(nseg == 2 && nanc == 6 && asize == 3 * 40 + 8 + 24 && aoff + asize == fsize && fsize == len);
             const unsigned char *e = raw + aoff;
             memcpy(&u64, e, 8);
             cr_assert_eq(u64, 1, "g1's segments");
@@ -446,10 +450,14 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
             cr_assert_eq(u64, 2500, "g1's N50");
             memcpy(&u32, e + 32, 4);
             cr_assert_eq(u32, 6, "g1's rate");
+            memcpy(&u32, e + 36, 4);
+            cr_assert_eq(u32, 2, "g1's loose anchors");
             memcpy(&u32, e + 2 * 40 + 32, 4);
             cr_assert_eq(u32, 31, "g3's rate");
+            memcpy(&u32, e + 2 * 40 + 36, 4);
+            cr_assert_eq(u32, 1, "g3's loose anchors");
             cr_assert(e[120] == 3 && e[121] == 0 && e[122] == 0 && e[123] == 0, "segment counts as uint16");
-            cr_assert_eq(memcmp(e + 128, test_hash, 12), 0, "hashes as uint32");
+            cr_assert_eq(memcmp(e + 128, test_hash, 24), 0, "hashes as uint32: g1's segment and loose ones, g3's");
             free(raw);
             tsk_file *f = tsk_file_open(path, err, sizeof err);
             cr_assert(f, "%s", err);
@@ -465,9 +473,10 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
             for (int g = 0; g < 3; g++) {
                 const tsk_genome_anchors *a = &f->anchors[g], *w = &test_anchors[g];
                 cr_assert(a->n_segments == w->n_segments && a->n_anchors == w->n_anchors && a->rate_log2 == w->rate_log2 &&
-                          a->n_contigs == w->n_contigs && a->n50 == w->n50, "genome %d's anchor entry", g);
+                          a->n_contigs == w->n_contigs && a->n50 == w->n50 && a->n_loose == w->n_loose,
+                          "genome %d's anchor entry", g);
                 for (int64_t j = 0; j < a->n_segments; j++) cr_assert_eq(a->seg_count[j], w->seg_count[j]);
-                for (int64_t j = 0; j < a->n_anchors; j++) cr_assert_eq(a->hash[j], w->hash[j]);
+                for (int64_t j = 0; j < a->n_anchors + a->n_loose; j++) cr_assert_eq(a->hash[j], w->hash[j]);
             }
             tsk_file_close(f);
             free(keys);
@@ -476,8 +485,8 @@ Test(tsk_file, genome_round_trip_version_4_min_keys)
     scratch_rm(dir);
 }
 
-/* Versions 2 (genome sketches of the key layout before the floor) and 3 (no segment anchors) are
- * refused with advice; a version 4 header without a valid floor or kind is corrupt. */
+/* Versions 2 (genome sketches of the key layout before the floor), 3 (no segment anchors) and 4 (no
+ * loose anchors) are refused with advice; a version 5 header without a valid floor or kind is corrupt. */
 /* Anchor hashes spilled to the side file (after every genome, or some) give the same bytes. */
 Test(tsk_file, genome_anchors_spilled_same_bytes)
 {
@@ -499,11 +508,14 @@ Test(tsk_file, genome_anchors_spilled_same_bytes)
         for (int g = 0; g < N; g++) {
             const int n = g % 7 * 5, segs = g % 4;
             for (int j = 0; j < segs; j++) counts[seg + j] = (uint16_t)(j == 0 ? n : 0);
-            const tsk_genome_anchors a = {segs, segs ? n : 0, 6 + g % 20, counts + seg, hashes + at, g, 1000};
+            /* the first segment's anchors, then g % 3 loose ones */
+            const tsk_genome_anchors a = {.n_segments = segs, .n_anchors = segs ? n : 0, .rate_log2 = 6 + g % 20,
+                                          .seg_count = counts + seg, .hash = hashes + at, .n_contigs = g, .n50 = 1000,
+                                          .n_loose = g % 3};
             const uint64_t key = (uint64_t)g;
             tsk_record_info r = {"g", "g.fa", 20000, 20000, 0, -1, 1};
             cr_assert_eq(tsk_writer_add_genome(w, &r, &key, &a, err, sizeof err), 0, "%s", err);
-            at += (int)a.n_anchors;
+            at += (int)(a.n_anchors + a.n_loose);
             seg += segs;
         }
         cr_assert_eq(tsk_writer_finish(w, err, sizeof err), 0, "%s", err);
@@ -513,8 +525,11 @@ Test(tsk_file, genome_anchors_spilled_same_bytes)
             want = got, want_len = len;
             tsk_file *f = tsk_file_open(path, err, sizeof err);
             cr_assert(f, "%s", err);
-            for (int g = 0, h = 0; g < N; h += (int)f->anchors[g++].n_anchors)
-                for (int64_t j = 0; j < f->anchors[g].n_anchors; j++) cr_assert_eq(f->anchors[g].hash[j], hashes[h + j]);
+            for (int g = 0, h = 0; g < N; h += (int)(f->anchors[g].n_anchors + f->anchors[g].n_loose), g++) {
+                cr_assert_eq(f->anchors[g].n_loose, g % 3);
+                for (int64_t j = 0; j < f->anchors[g].n_anchors + f->anchors[g].n_loose; j++)
+                    cr_assert_eq(f->anchors[g].hash[j], hashes[h + j]);
+            }
             tsk_file_close(f);
         } else {
             cr_assert(len == want_len && memcmp(got, want, len) == 0, "spilled at %zu bytes: another file", spill[s]);
@@ -554,7 +569,10 @@ Test(tsk_file, genome_anchor_damage_named, .init = damaged_setup, .fini = damage
         {aoff + 40 + 24, 0xFF, "corrupt genome sketch (record 1: segment anchors: N50 longer than the genome)"},
         {aoff + 8, 2, "corrupt genome sketch (record 0: segment anchors: segment counts do not sum to its anchors)"},
         {aoff + 80 + 8, 4, "corrupt genome sketch (record 2: segment anchors: more anchors than the file holds)"},
-        {232, 3, "corrupt genome sketch (segment anchors: genomes hold 2 segments and 3 anchors, the header 3 and 3)"},
+        {aoff + 36, 200, "corrupt genome sketch (record 0: segment anchors: more anchors than the file holds)"},
+        {aoff + 37, 0x20, "corrupt genome sketch (record 0: segment anchors: more anchors than its length holds)"},
+        {aoff + 80 + 36, 0, "corrupt genome sketch (segment anchors: genomes hold 2 segments and 5 anchors, the header 2 and 6)"},
+        {232, 3, "corrupt genome sketch (segment anchors: genomes hold 2 segments and 6 anchors, the header 3 and 6)"},
         {232, 9, "corrupt header (anchor section size out of range)"},
         {216, 0, "corrupt header (anchor section offset out of range)"},
     };
@@ -644,10 +662,13 @@ Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_t
     cr_assert_str_eq(open_damaged(b, len), "genome sketches of an older tsketch (format version 3: no ANI anchors): "
                                            "sketch the genomes again");
     b[8] = 4;
+    cr_assert_str_eq(open_damaged(b, len), "genome sketches of an older tsketch (format version 4: ANI anchors "
+                                           "without the contigs' tails): sketch the genomes again");
+    b[8] = 5;
     const uint64_t too_big = (uint64_t)TSK_GENOME_MAX_MIN_KEYS + 1;
     memcpy(b + 208, &too_big, 8);
     fix_crc(b);
-    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 4 without a genome sketch kind, scale and floor)");
+    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 5 without a genome sketch kind, scale and floor)");
     const uint64_t max = (uint64_t)TSK_GENOME_MAX_MIN_KEYS;
     memcpy(b + 208, &max, 8);
     fix_crc(b);
@@ -659,11 +680,11 @@ Test(tsk_file, genome_versions_refused, .init = damaged_setup, .fini = damaged_t
     tsk_file_close(f);
     b[196] = 0; /* kind: rows */
     fix_crc(b);
-    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 4 without a genome sketch kind, scale and floor)");
-    /* a sketch-row file relabelled version 4: no anchor section */
+    cr_assert_str_eq(open_damaged(b, len), "corrupt header (version 5 without a genome sketch kind, scale and floor)");
+    /* a sketch-row file relabelled version 5: no anchor section */
     unsigned char *v = malloc(len_g);
     memcpy(v, bytes_g, len_g);
-    v[8] = 4;
+    v[8] = 5;
     fix_crc(v);
     cr_assert_str_eq(open_damaged(v, len_g), "corrupt header (anchor section offset out of range)");
     free(v);

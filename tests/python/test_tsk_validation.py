@@ -6,8 +6,9 @@
       ValueError naming the file and the same reason;
   (b) the fuzz corpus (tests/fuzz/corpus/tsk) and 600 files mutated from it and from a genome
       sketch made here (random bytes, header and record fields set to edge values, names given a
-      TAB/CR/LF, data values and keys), made deterministically, CRC fixed for most: for every file
-      Python refuses it exactly when tsketch does.
+      TAB/CR/LF, data values and keys, the anchor section's fields (n_loose among them) and
+      bytes), made deterministically, CRC fixed for most: for every file Python refuses it exactly
+      when tsketch does.
 
 Usage: test_tsk_validation.py TSKETCH TESTDATA  (needs numpy; exit 77 = skipped without it)
 """
@@ -27,6 +28,9 @@ from tsk_patch import fix_crc as patch_crc
 TSKETCH, TESTDATA = sys.argv[1], sys.argv[2]
 CORPUS = sorted(glob.glob(os.path.join(HERE, "..", "fuzz", "corpus", "tsk", "*.tsk")))
 N_MUTANTS = 600
+
+
+GENOME_VERSION = tsketch_io.GENOME_VERSION  # 5
 
 
 def fix_crc(b):
@@ -159,6 +163,57 @@ def retable(t):
     return edit
 
 
+# the anchor section (docs/format.md "Segment anchors"): a 40-byte entry per genome (n_segments,
+# n_anchors, n_contigs, n50: uint64; rate_log2, n_loose: uint32), the segments' uint16 counts and
+# the uint32 hashes (per genome its n_anchors segment anchors, then its n_loose loose ones), each
+# part padded to 8 bytes; the header's n_anchors (240) counts every hash
+A = {"n_segments": (0, "<Q"), "n_anchors": (8, "<Q"), "n_contigs": (16, "<Q"), "n50": (24, "<Q"),
+     "rate_log2": (32, "<I"), "n_loose": (36, "<I")}
+
+
+def pad8(n):
+    return (n + 7) // 8 * 8
+
+
+def ani_get(b, i, field):
+    off, fmt = A[field]
+    return struct.unpack_from(fmt, b, u64(b, 216) + i * 40 + off)[0]
+
+
+def ani_set(b, i, field, value):
+    off, fmt = A[field]
+    struct.pack_into(fmt, b, u64(b, 216) + i * 40 + off, value)
+
+
+ANI = lambda i, field, v: lambda b: ani_set(b, i, field, v)  # noqa: E731
+ANI_ADD = lambda i, field, d: lambda b: ani_set(b, i, field, ani_get(b, i, field) + d)  # noqa: E731
+
+
+def grow_loose(i, extra):
+    """Edit: genome i holds extra more loose anchors (hashes 1, 2, ...): inserted after its own,
+    with its n_loose, the header's n_anchors, the section's size and the file's size following."""
+    def edit(b):
+        n_rec, n_seg, n_anc = u64(b, 56), u64(b, 232), u64(b, 240)
+        hashes_at = u64(b, 216) + n_rec * 40 + pad8(2 * n_seg)
+        hashes = list(struct.unpack_from(f"<{n_anc}I", b, hashes_at))
+        end = sum(ani_get(b, j, "n_anchors") + ani_get(b, j, "n_loose") for j in range(i + 1))
+        hashes[end:end] = range(1, extra + 1)
+        part = struct.pack(f"<{len(hashes)}I", *hashes)
+        b[hashes_at:] = part + bytes(pad8(len(part)) - len(part))
+        ani_set(b, i, "n_loose", ani_get(b, i, "n_loose") + extra)
+        struct.pack_into("<Q", b, 240, len(hashes))
+        struct.pack_into("<Q", b, 224, len(b) - u64(b, 216))
+        struct.pack_into("<Q", b, 24, len(b))
+    return edit
+
+
+def header_anchors_off_by_one(b):
+    """The header's n_anchors one off, the section's size unchanged (4 n_anchors padded to 8 the
+    same): only the genomes' sums tell."""
+    n = u64(b, 240)
+    struct.pack_into("<Q", b, 240, n + 1 if n % 2 else n - 1)
+
+
 def drop_last_row(b):
     n = u64(b, 56)
     i = max(i for i in range(n) if struct.unpack_from("<q", b, trailer_off(b) + i * 56 + 48)[0] > 0)
@@ -172,9 +227,14 @@ CRAFTED = [
     ("big-endian byte order mark", craft("whole", F("bom", 0x04030201)), "big-endian"),
     ("bad byte order mark", craft("whole", F("bom", 7)), "byte-order mark"),
     ("format version 2", craft("whole", F("version", 2)), "format version 2"),
-    ("format version 5", craft("whole", F("version", 5)), "unsupported format version 5"),
-    ("sketch rows marked version 4", craft("whole", F("version", 4)), "anchor section offset out of range"),
+    ("format version 6", craft("whole", F("version", 6)), "unsupported format version 6"),
+    ("sketch rows marked version 5", craft("whole", F("version", 5)), "anchor section offset out of range"),
+    ("sketch rows marked version 4", craft("whole", F("version", 4)),
+     "format version 4: ANI anchors without the contigs' tails): sketch the genomes again"),
     ("genome format version 3", craft("genome3", F("version", 3)), "format version 3: no ANI anchors"),
+    ("genome format version 4", craft("genome3", F("version", 4)),
+     "genome sketches of an older tsketch (format version 4: ANI anchors without the contigs' tails): sketch the "
+     "genomes again"),
     ("file size larger than the file", craft("whole", F("file_size", len(BASES["whole"]) + 8)), "truncated"),
     ("file size smaller than the file", craft("whole", F("file_size", len(BASES["whole"]) - 8)), "more than the header"),
     ("header size below 256", craft("whole", F("header_size", 100)), "header size out of range"),
@@ -215,11 +275,11 @@ CRAFTED = [
     ("tables not the seed's", craft("whole", lambda b: hash_entry(b, 0, (u32(b, 256) + 1) % u32(b, 132))),
      "tables differ from those of seed"),
     ("file tables marked as drawn", craft("tables", F("tables_from_file", 0)), "tables differ from those of seed"),
-    ("genome kind 0", craft("genome3", F("kind", 0)), "version 4 without a genome sketch kind"),
-    ("genome scaled 0", craft("genome3", F("scaled", 0)), "version 4 without a genome sketch kind"),
-    ("genome scaled 2^63", craft("genome3", F("scaled", 1 << 63)), "version 4 without a genome sketch kind"),
-    ("genome min keys 1e9 + 1", craft("genome3", F("min_keys", 10**9 + 1)), "version 4 without a genome sketch kind"),
-    ("genome floor stride 2^32 + 1", craft("genome3", F("floor_stride", 2**32 + 1)), "version 4 without a genome sketch kind"),
+    ("genome kind 0", craft("genome3", F("kind", 0)), "version 5 without a genome sketch kind"),
+    ("genome scaled 0", craft("genome3", F("scaled", 0)), "version 5 without a genome sketch kind"),
+    ("genome scaled 2^63", craft("genome3", F("scaled", 1 << 63)), "version 5 without a genome sketch kind"),
+    ("genome min keys 1e9 + 1", craft("genome3", F("min_keys", 10**9 + 1)), "version 5 without a genome sketch kind"),
+    ("genome floor stride 2^32 + 1", craft("genome3", F("floor_stride", 2**32 + 1)), "version 5 without a genome sketch kind"),
     ("genome huge scaled", craft("genome3", F("scaled", 1 << 62)), "stride must equal scaled"),
     ("genome huge scaled and stride", craft("genome3", F("scaled", 1 << 62), F("stride", 1 << 62)), "at most 2^32"),
     ("genome stride other than scaled", craft("genome3", F("stride", 400)), "stride must equal scaled"),
@@ -231,18 +291,32 @@ CRAFTED = [
     ("genome t above the window", craft("genome3", retable(6), F("window", 4), F("anchor_k", 2)), "t must not exceed"),
     ("genome of elem size 4", craft("genome3", F("elem_size", 4)), "inconsistent parameter fields"),
     ("genome keys not ascending", craft("genome3", swap_keys), "keys not strictly ascending"),
-    ("genome anchor rate 5", craft("genome3", lambda b: struct.pack_into("<I", b, u64(b, 216) + 32, 5)),
-     "segment anchors: rate out of range"),
-    ("genome anchor counts off", craft("genome3", lambda b: struct.pack_into("<Q", b, u64(b, 216) + 8, u64(
-        b, u64(b, 216) + 8) + 1)), "segment anchors"),
-    ("genome more segments than its length", craft("genome3", lambda b: struct.pack_into(
-        "<Q", b, u64(b, 216), 10**6)), "more segments than its length holds"),
-    ("genome N50 beyond its length", craft("genome3", lambda b: struct.pack_into(
-        "<Q", b, u64(b, 216) + 24, 10**9)), "N50 longer than the genome"),
+    ("genome anchor rate 5", craft("genome3", ANI(0, "rate_log2", 5)), "record 0: segment anchors: rate out of"),
+    ("genome anchor rate 32", craft("genome3", ANI(1, "rate_log2", 32)), "record 1: segment anchors: rate out of"),
+    ("genome anchor counts off", craft("genome3", ANI_ADD(0, "n_anchors", 1)),
+     "record 0: segment anchors: segment counts do not sum to its anchors"),
+    ("genome more segments than its length", craft("genome3", ANI(0, "n_segments", 10**6)),
+     "more segments than its length holds"),
+    ("genome N50 beyond its length", craft("genome3", ANI(0, "n50", 10**9)), "N50 longer than the genome"),
+    ("genome contigs beyond 2^63", craft("genome3", ANI(1, "n_contigs", 1 << 63)), "N50 longer than the genome"),
     ("genome anchor section size", craft("genome3", lambda b: struct.pack_into("<Q", b, 224, 8)),
      "anchor section offset out of range"),
-    ("genome anchor total", craft("genome3", lambda b: struct.pack_into("<Q", b, 240, u64(b, 240) + 1)),
+    ("genome anchor total", craft("genome3", header_anchors_off_by_one),
      "corrupt genome sketch (segment anchors: genomes hold"),
+    # the loose anchors (version 5): held in the file and counted by the header, read by both ...
+    ("genome of 3 more loose anchors", craft("genome3", grow_loose(0, 3)), None),
+    ("genome of 5 more loose anchors, the last", craft("genome3", grow_loose(1, 5)), None),
+    # ... but no more of them than the genome's length holds (phiX: 5386 bases), nor than the file
+    ("genome loose anchors beyond its length", craft("genome3", grow_loose(0, 5400)),
+     "record 0: segment anchors: more anchors than its length holds"),
+    ("genome n_loose beyond the file", craft("genome3", ANI_ADD(1, "n_loose", 1)),
+     "record 1: segment anchors: more anchors than the file holds"),
+    ("genome n_loose 2^32 - 1", craft("genome3", ANI(0, "n_loose", (1 << 32) - 1)),
+     "record 0: segment anchors: more anchors than its length holds"),
+    ("genome n_loose one short", craft("genome3", ANI_ADD(1, "n_loose", -1)),
+     "corrupt genome sketch (segment anchors: genomes hold"),
+    ("genome loose anchors moved to the other genome", craft("genome3", ANI_ADD(0, "n_loose", 1),
+                                                             ANI_ADD(1, "n_loose", -1)), None),
     ("rows do not fill the data", craft("whole", F("n_rows", 4)), "do not fill"),
     ("record table sizes", craft("whole", F("strings_size", u64(BASES["whole"], 88) + 1)), "record table sizes"),
     ("version string outside", craft("whole", F("version_off", 1 << 40)), "version or command line string"),
@@ -335,10 +409,20 @@ def mutate(rng, b):
             else:
                 b[k:k + 8] = rng.choice([b"\0\0\xc0\x7f" * 2, b"\0\0\x80\x7f" * 2, b"\0" * 6 + b"\xf0\x7f",
                                          bytes(rng.randrange(256) for _ in range(8))])
-    elif what == 7:  # genome sketches: a field of the anchor section (counts, rates, N50) or a byte of it
-        if len(b) >= 256 and u32(b, 8) == 4 and u64(b, 216) < len(b):
-            at = rng.randrange(u64(b, 216), len(b))
-            b[at] = rng.choice([0, 1, 2, 5, 32, 0xFF, rng.randrange(256)])
+    elif what == 7:  # genome sketches: a field of the anchor section (counts, rates, N50, n_loose) or a byte of it
+        if len(b) >= 256 and u32(b, 8) == GENOME_VERSION and u64(b, 216) < len(b):
+            n = u64(b, 56)
+            if rng.random() < 0.5 and n and u64(b, 216) + n * 40 <= len(b):
+                field = rng.choice(list(A))
+                off, fmt = A[field]
+                size = struct.calcsize(fmt)
+                at = u64(b, 216) + rng.randrange(n) * 40 + off
+                old = int.from_bytes(b[at:at + size], "little")
+                v = rng.choice(EDGE + [old - 1, old + 1, old + 2])
+                b[at:at + size] = (v % (1 << (8 * size))).to_bytes(size, "little")
+            else:
+                at = rng.randrange(u64(b, 216), len(b))
+                b[at] = rng.choice([0, 1, 2, 5, 32, 0xFF, rng.randrange(256)])
     else:  # truncated or extended
         if rng.random() < 0.5:
             del b[rng.randrange(len(b)):]

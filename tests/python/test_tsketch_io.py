@@ -1,8 +1,9 @@
 """python/tsketch_io.py against `tsketch export` and `tsketch info --json` (an independent path:
 the C reader): names, row names, every value bit for bit, parameters; genome sketches' keys, their
 size floor and thresholds (against `tsketch dist`'s shared and total counts); npy; and bad files
-refused with a reason (version 2 and 3 genome files among them); genome sketches' segment anchors
-against an independent extraction from the FASTA (the definition of core/genome_ani.h).
+refused with a reason (version 2, 3 and 4 genome files among them); genome sketches' segment
+anchors and loose anchors against an independent extraction from the FASTA (the definition of
+core/genome_ani.h and docs/format.md "Segment anchors").
 
 Usage: test_tsketch_io.py TSKETCH TESTDATA  (needs numpy; exit 77 = skipped without it)
 """
@@ -65,7 +66,7 @@ path = os.path.join(work, "whole_records.tsk")
 tsketch("export", "-f", "npy", path, "-o", os.path.join(work, "w.npy"))
 check(np.array_equal(np.load(os.path.join(work, "w.npy")), tsketch_io.load(path).rows), "npy export = rows")
 
-# genome sketches (format version 4): keys = export's, parameters = info's, and each genome's
+# genome sketches (format version 5): keys = export's, parameters = info's, and each genome's
 # threshold (tsketch_io's threshold(), from the documented formula) gives the shared and total
 # counts and the distance that `tsketch dist` prints for every pair
 GENOMES = {
@@ -82,8 +83,8 @@ for desc, extra in GENOMES.items():
     s = tsketch_io.load(gpath)
     info = json.loads(tsketch("info", "--json", gpath))
     lines = [l.split("\t") for l in tsketch("export", gpath).splitlines()]
-    check(s.is_genome and s.version == 4 and info["format_version"] == 4 and s.rows.dtype == np.uint64,
-          f"{desc}: version 4, uint64 keys")
+    check(s.is_genome and s.version == 5 and info["format_version"] == 5 and s.rows.dtype == np.uint64,
+          f"{desc}: version 5, uint64 keys")
     check([l[0] for l in lines] == s.names, f"{desc}: names = export's")
     check(all(np.array_equal(s.keys(i), np.array([int(v) for v in l[1:]], dtype=np.uint64))
               for i, l in enumerate(lines)), f"{desc}: the keys of all {len(lines)} genomes = export's")
@@ -132,11 +133,13 @@ for desc, extra in GENOMES.items():
     check(not bad, f"{desc}: shared, total and distance of all {len(rows)} pairs = dist's, from the thresholds",
           str(bad[:3]))
 
-# segment anchors (core/genome_ani.h), extracted here from the FASTA independently of the C
-# scanner: the records' cleaned codes, cut into 3,000-base segments per record (contig), a tail
-# shorter than that no segment; every canonical 16-mer wholly inside a segment whose SplitMix64
-# hash (output function of (k-mer XOR seed) + gamma) is below 2^(64 - r), r the least rate >= 6
-# with length <= 49152 2^r, stored as h >> (32 - r), counted per segment
+# segment and loose anchors (core/genome_ani.h, docs/format.md "Segment anchors"), extracted here
+# from the FASTA independently of the C scanner: the records' cleaned codes, cut into 3,000-base
+# segments per record (contig), a tail shorter than that no segment; every canonical k-mer (the
+# file's anchor_k) whose SplitMix64 hash (output function of (k-mer XOR seed) + gamma) is below
+# 2^(64 - r), r the least rate >= 6 with length <= 49152 2^r, stored as h >> (32 - r): an anchor
+# of its segment when it lies wholly inside one (counted per segment), else loose (in the tail, or
+# across two segments); the loose ones compared as a multiset (the format fixes no order)
 M64 = (1 << 64) - 1
 CODES = {"A": 0, "C": 1, "G": 2, "T": 3, "U": 3}
 
@@ -156,32 +159,43 @@ def rate_of(length):
 
 
 def contig_anchors(codes, k, seed, bound):
-    """[(segment, h)] of one contig, in position order."""
-    out = []
-    for seg in range(len(codes) // 3000):
-        for at in range(seg * 3000, seg * 3000 + 3000 - k + 1):
-            x = codes[at:at + k]
-            fw = rc = 0
-            for c in x:
-                fw = fw * 4 + c
-            for c in reversed(x):
-                rc = rc * 4 + 3 - c
-            h = splitmix(min(fw, rc) ^ seed)
-            if h <= bound:
-                out.append((seg, h))
-    return out
+    """([(segment, h)], [h]) of one contig: its segments' anchors and its loose ones, each in
+    position order. The k-mer at x (x + k <= length) is segment x // 3000's when it ends in that
+    segment (x // 3000 == (x + k - 1) // 3000) and the segment is whole (x + k <= the length
+    rounded down to 3000), else loose."""
+    segs, loose = [], []
+    whole = len(codes) // 3000 * 3000
+    mask, top = (1 << 2 * k) - 1, 2 * (k - 1)
+    fw = rc = 0
+    for at, c in enumerate(codes):
+        fw = (fw << 2 | c) & mask
+        rc = rc >> 2 | (3 - c) << top
+        x = at - k + 1  # the k-mer's start
+        if x < 0:
+            continue
+        h = splitmix(min(fw, rc) ^ seed)
+        if h > bound:
+            continue
+        if x // 3000 == at // 3000 and at < whole:
+            segs.append((x // 3000, h))
+        else:
+            loose.append(h)
+    return segs, loose
 
 
 def genome_anchors(contigs, k, seed):
-    """(seg_count, hashes, rate, n_contigs, n50) of a genome of these cleaned contigs."""
+    """(seg_count, hashes, rate, loose, n_contigs, n50) of a genome of these cleaned contigs: loose
+    in the order tsketch writes them (contig after contig, in position order)."""
     length = sum(len(c) for c in contigs)
     r = rate_of(length)
-    counts, hashes = [], []
+    counts, hashes, loose = [], [], []
     for c in contigs:
         segs = [0] * (len(c) // 3000)
-        for seg, h in contig_anchors(c, k, seed, M64 >> r):
+        in_segs, in_none = contig_anchors(c, k, seed, M64 >> r)
+        for seg, h in in_segs:
             segs[seg] += 1
             hashes.append(h >> (32 - r))
+        loose += [h >> (32 - r) for h in in_none]
         counts += segs
     lens, acc, n50 = sorted((len(c) for c in contigs), reverse=True), 0, 0
     for n in lens:
@@ -189,7 +203,7 @@ def genome_anchors(contigs, k, seed):
         if 2 * acc >= length:
             n50 = n
             break
-    return counts, hashes, r, len(contigs), n50
+    return counts, hashes, r, loose, len(contigs), n50
 
 
 clean = {f: [[CODES[ch] for ch in seq.upper() if ch in CODES] for _, seq in read_fasta(f)] for f in FASTA}
@@ -198,16 +212,26 @@ for desc, per_file in (("genome per file, floor 500", True), ("genome", False)):
     k, seed = s.params["anchor_k"], s.params["seed"]
     genomes = [clean[f] for f in FASTA] if per_file else [[c] for f in FASTA for c in clean[f]]
     check(len(genomes) == len(s), f"{desc}: {len(s)} genomes")
-    total, bad = 0, []
+    total, total_loose, bad, bad_loose = 0, 0, [], []
     for i, contigs in enumerate(genomes):
-        counts, hashes, r, nc, n50 = genome_anchors(contigs, k, seed)
-        got_counts, got_hashes, got_r = s.anchors(i)
+        counts, hashes, r, loose, nc, n50 = genome_anchors(contigs, k, seed)
+        a = s.anchors(i)
+        got_counts, got_hashes, got_r, got_loose = a
         total += len(hashes)
+        total_loose += len(loose)
         if ([int(v) for v in got_counts] != counts or [int(v) for v in got_hashes] != hashes or got_r != r
                 or s.n_contigs(i) != nc or s.n50(i) != n50):
             bad.append((s.names[i], len(got_counts), len(counts), len(got_hashes), len(hashes), got_r, r))
+        if (sorted(int(v) for v in got_loose) != sorted(loose) or a.loose is not got_loose
+                or got_loose.dtype != np.uint32 or a.rate_log2 != got_r):
+            bad_loose.append((s.names[i], len(got_loose), len(loose)))
     check(not bad and total > 0, f"{desc}: segment anchors ({total}), rates, contigs and N50 of every genome = the "
           "definition's, extracted from the FASTA", str(bad[:3]))
+    check(not bad_loose and total_loose > 0, f"{desc}: loose anchors ({total_loose}: contigs' tails, k-mers across "
+          "two segments) of every genome = the definition's, as multisets", str(bad_loose[:3]))
+    hdr = open(s.path, "rb").read(248)
+    check(int.from_bytes(hdr[240:248], "little") == total + total_loose,
+          f"{desc}: the header's n_anchors counts the loose anchors too ({total} + {total_loose})")
 
 # bad files: a reason, never a wrong answer
 raw = open(path, "rb").read()
@@ -222,8 +246,13 @@ bad["genome sketches of version 2"] = (graw[:8] + (2).to_bytes(4, "little") + gr
                                        "format version 2: another key layout, no size floor): sketch the genomes again")
 bad["genome sketches of version 3"] = (graw[:8] + (3).to_bytes(4, "little") + graw[12:],
                                        "format version 3: no ANI anchors): sketch the genomes again")
+bad["genome sketches of version 4"] = (graw[:8] + (4).to_bytes(4, "little") + graw[12:],
+                                       "format version 4: ANI anchors without the contigs' tails): sketch the "
+                                       "genomes again")
+bad["genome sketches of version 6"] = (graw[:8] + (6).to_bytes(4, "little") + graw[12:],
+                                       "unsupported format version 6")
 # the CRC comes first, as in tsketch (the floor's own check, CRC fixed: test_tsk_validation.py)
-bad["version 4 floor over 1e9"] = (graw[:208] + (10**9 + 1).to_bytes(8, "little") + graw[216:], "checksum mismatch")
+bad["version 5 floor over 1e9"] = (graw[:208] + (10**9 + 1).to_bytes(8, "little") + graw[216:], "checksum mismatch")
 for desc, (data, reason) in bad.items():
     p = os.path.join(work, "bad.tsk")
     open(p, "wb").write(data)
