@@ -16,8 +16,8 @@ and hypervariable segments take uneven sets' ANI lower than their legs). Per str
     * indels: short (1-10 bp, one per ten substitutions) and some longer (50-500 bp);
     * gene loss and gain: 2-6 deleted and 2-6 inserted segments (unrelated sequence) of 1-20 kb;
     * drafts: strains are written complete or cut into contigs (mean 40 kb, --contig-mean; some
-      reversed) of which a
-      random subset covering the completeness is kept (--completeness, cycled over the strains);
+      reversed) of which a random subset covering the completeness is kept (--completeness, cycled
+      over the strains);
     * pieces: --pieces extra genomes, each a draft of a strain with no mutation of its own
       (ANI 100 % to its source, AF = its completeness).
 

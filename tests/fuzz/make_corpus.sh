@@ -26,7 +26,8 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 printf '>r1 first\nACGTACGTTTGACCAGT\n>r2\nGGGATTACA\n>empty\n' >"$W/in.fa"
 printf '>p1\nMKVLAAGIVGLLLAQW\n' >"$W/prot.fa"
-python3 -c "import random; random.seed(1); print('>g1'); print(''.join(random.choice('ACGT') for _ in range(300)))" >"$W/genome.fa"
+# a genome of two contigs (4 kb and 3.3 kb): segments, and loose anchors in the tails and across
+python3 -c "import random; random.seed(1); s = ''.join(random.choice('ACGT') for _ in range(7300)); print('>g1'); print(s[:4000]); print('>g2'); print(s[4000:])" >"$W/genome.fa"
 "$T" sketch -q -s 4 "$W/in.fa" -o corpus/tsk/whole.tsk
 "$T" sketch -q -s 3 -k 2 --precision double "$W/in.fa" -o corpus/tsk/double.tsk
 "$T" sketch -q -s 2 -k 2 --window 8 --stride 4 "$W/in.fa" -o corpus/tsk/slide.tsk
@@ -34,7 +35,7 @@ python3 -c "import random; random.seed(1); print('>g1'); print(''.join(random.ch
 "$T" sketch -q -s 2 -k 1 --alphabet protein "$W/prot.fa" -o corpus/tsk/protein.tsk
 "$T" sketch -q -k 3 -s 16 --tables "$IO/tables_t3_D16_seed99.txt" "$W/in.fa" -o corpus/tsk/tables.tsk
 "$T" sketch -q -s 1 --per-file -I g "$W/in.fa" -o corpus/tsk/perfile.tsk
-"$T" sketch -q --genome --stride 2 --scaled 2 "$W/genome.fa" -o corpus/tsk/genome.tsk
+"$T" sketch -q --genome --scaled 50 --min-keys 0 "$W/genome.fa" -o corpus/tsk/genome.tsk
 
 { printf '\x03\x10'; cat "$IO/tables_t3_D16_seed99.txt"; } >corpus/tables/t3_D16
 { printf '\x03\x10'; grep -v '^[At]' "$IO/tables_t3_D16_seed99.txt"; } >corpus/tables/t3_D16_bare
