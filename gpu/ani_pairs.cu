@@ -132,6 +132,7 @@ struct tsk_gpu_ani {
     int member = 0;
     std::vector<int64_t> bound, share_anchor;
     double open_s = 0, pairs_s = 0;
+    double open_parts_s[4] = {0, 0, 0, 0}; /* lay_out's: buffers, the sort sized, tables, blocks' scratch */
     int64_t pairs_done = 0;
     bool failed = false; /* a call failed: the engine is given up (a failed fill or CUDA error stays) */
     char err[512] = "";
@@ -750,6 +751,12 @@ static int lay_out(tsk_gpu_ani *e)
     f.chunk_first.push_back((int)f.seg_begin.size());
     f.chunk_base.push_back(anchors);
     const size_t na = (size_t)std::max<int64_t>(anchors, 1), n_sorted = std::max<size_t>(f.seg_begin.size(), 1);
+    double t = tsk_cuda_seconds();
+    const auto part_done = [&](int i) {
+        const double now = tsk_cuda_seconds();
+        e->open_parts_s[i] = now - t;
+        t = now;
+    };
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->genomes_d, (size_t)std::max<int64_t>(n, 1) * sizeof(ani_genome_d)));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->sval_d, na * 4));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->sseg_d, na * 2));
@@ -759,6 +766,7 @@ static int lay_out(tsk_gpu_ani *e)
     TSK_CUDA_CHECK(site(e), cudaMalloc(&f.counts_d, (size_t)std::max<int64_t>(segs, 1) * 2));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&f.begin_d, n_sorted * sizeof(int)));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&f.end_d, n_sorted * sizeof(int)));
+    part_done(0);
     /* the largest chunk's sort scratch (CUB only sizes it here: nothing is read) */
     for (size_t k = 0; k + 1 < f.chunk_base.size(); k++) {
         size_t bytes = 0;
@@ -773,6 +781,7 @@ static int lay_out(tsk_gpu_ani *e)
     if (n > 0)
         TSK_CUDA_CHECK(site(e), cudaMemcpy(e->genomes_d, e->genomes.data(), (size_t)n * sizeof(ani_genome_d),
                                            cudaMemcpyHostToDevice));
+    part_done(1);
 
     /* the host's grid, powers and reported identities (tsk_ani_grid_powers, tsk_ani_grid_reported),
      * read as they are */
@@ -794,6 +803,7 @@ static int lay_out(tsk_gpu_ani *e)
     tsk_ani_grid_window_powers(grid.data(), ANI_GRID, e->window, gw.data());
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->gw_d, ANI_GRID * sizeof(double)));
     TSK_CUDA_CHECK(site(e), cudaMemcpy(e->gw_d, gw.data(), ANI_GRID * sizeof(double), cudaMemcpyHostToDevice));
+    part_done(2);
 
     /* the blocks' scratch: as many blocks as fit on the device at once */
     int per_sm = 0;
@@ -807,6 +817,7 @@ static int lay_out(tsk_gpu_ani *e)
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->slot_m_d, cells * sizeof(double)));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->slot_code_d, cells * sizeof(uint32_t)));
     TSK_CUDA_CHECK(site(e), cudaMalloc(&e->slot_band_d, cells * 3));
+    part_done(3);
     return 0;
 }
 
@@ -1101,6 +1112,7 @@ extern "C" void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t)
 {
     *t = tsk_gpu_ani_times{0, 0, 0, 0, 0, 0, 0, 1};
     if (e)
-        *t = tsk_gpu_ani_times{e->open_s, e->fill.upload_s, e->fill.seconds, e->fill.waited_s, e->pairs_done,
-                               e->pairs_s, e->fill.others_s, e->peers ? e->peers->members : 1};
+        *t = tsk_gpu_ani_times{e->open_s,    e->fill.upload_s, e->fill.seconds, e->fill.waited_s,
+                               e->pairs_done, e->pairs_s, e->fill.others_s, e->peers ? e->peers->members : 1,
+                               {e->open_parts_s[0], e->open_parts_s[1], e->open_parts_s[2], e->open_parts_s[3]}};
 }

@@ -87,6 +87,7 @@ typedef struct {
     double pairs_s;   /* and their seconds, less the wait */
     double others_s;  /* then the other peers' shares copied from their GPUs */
     int members;      /* the peers it opened among (1: alone) */
+    double open_parts_s[4]; /* open_s's parts: the device buffers, the sort sized, the tables, the blocks' scratch */
 } tsk_gpu_ani_times;
 void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t);
 

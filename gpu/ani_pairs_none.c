@@ -41,7 +41,7 @@ int tsk_gpu_ani_pairs(tsk_gpu_ani *e, const int64_t *query, const int64_t *ref, 
 void tsk_gpu_ani_timing(const tsk_gpu_ani *e, tsk_gpu_ani_times *t)
 {
     (void)e;
-    *t = (tsk_gpu_ani_times){0, 0, 0, 0, 0, 0, 0, 1};
+    *t = (tsk_gpu_ani_times){.members = 1};
 }
 
 void tsk_gpu_ani_set_sort_chunk(int64_t anchors) { (void)anchors; }

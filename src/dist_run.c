@@ -409,9 +409,11 @@ static void lane_timing(const tsk_dist_engine *e, const dist_lane *l)
         if (t.members > 1)
             snprintf(share, sizeof share, " (its shares, of %d GPUs; the others' copied in %.3f s)", t.members, t.others_s);
         fprintf(stderr,
-                "tsketch: timing: ANI on the GPU: opened in %.3f s; anchors uploaded and sorted in %.3f s%s, all there "
-                "by %.3f s beside the keys, %.3f s waited for; %lld pairs in %.3f s\n",
-                t.open_s, t.upload_s, share, t.fill_s, t.waited_s, (long long)t.pairs, t.pairs_s);
+                "tsketch: timing: ANI on the GPU: opened in %.3f s (buffers %.3f s, the sort sized %.3f s, tables %.3f s, "
+                "the blocks' scratch %.3f s); anchors uploaded and sorted in %.3f s%s, all there by %.3f s beside the "
+                "keys, %.3f s waited for; %lld pairs in %.3f s\n",
+                t.open_s, t.open_parts_s[0], t.open_parts_s[1], t.open_parts_s[2], t.open_parts_s[3], t.upload_s, share,
+                t.fill_s, t.waited_s, (long long)t.pairs, t.pairs_s);
     }
 }
 
