@@ -275,6 +275,9 @@ expect_same "$WORK/list.want" <("$T" export "$WORK/list.tsk") "-l with one file 
 "$T" paste -q "$WORK/pasted.tsk" "$WORK/refs.tsk" "$WORK/qs.tsk"
 expect_same <("$T" export "$WORK/sets.tsk") <("$T" export "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (keys)"
 expect_same "$WORK/sets.dist" <("$T" dist --key-distance "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (distances)"
+expect_same <("$T" dist --ani "$WORK/sets.tsk") <("$T" dist --ani "$WORK/pasted.tsk") "paste of two genome files = one sketch of all (ANI and AF)"
+expect_same <("$T" info "$WORK/sets.tsk" | grep '^segment anchors') <("$T" info "$WORK/pasted.tsk" | grep '^segment anchors') \
+    "paste of two genome files = one sketch of all (segment and loose anchors)"
 "$T" paste -q "$WORK/pasted2.tsk" "$WORK/rec32.tsk" "$WORK/rec.tsk"
 expect_same <(cat "$WORK/rec32.keys" "$WORK/rec.keys") <("$T" export "$WORK/pasted2.tsk") "paste of two genome files of the same records (the keys of both, in order)"
 
