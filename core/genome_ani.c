@@ -517,7 +517,7 @@ static void keys_of(const tsk_ani_genome *g, uint64_t *keys)
     int64_t at = 0;
     for (int64_t s = 0; s < g->n_segments; s++)
         for (uint32_t j = 0; j < g->seg_count[s]; j++, at++) keys[at] = (uint64_t)g->hash[at] << 32 | (uint64_t)s;
-    for (int64_t j = 0; j < tsk_ani_loose_used(g); j++, at++)
+    for (const int64_t end = at + tsk_ani_loose_used(g); at < end; at++)
         keys[at] = (uint64_t)g->hash[at] << 32 | (uint64_t)g->n_segments;
 }
 
@@ -742,7 +742,8 @@ static int query_hits(tsk_ani_work *w, const tsk_ani_genome *r, int64_t *kept_q,
     const uint8_t *stamp = w->stamp, id = w->pair_id;
     for (int64_t s = 0; s <= q->n_segments; s++) a_q[s] = 0;
     int64_t nq = 0;
-    for (const int64_t q_all = all_anchors(q); nq < q_all && value_q[nq] < limit_q; nq++) a_q[seg_q[nq]] += stamp[nq] == id;
+    for (const int64_t q_all = all_anchors(q); nq < q_all && value_q[nq] < limit_q; nq++)
+        a_q[seg_q[nq]] += stamp[nq] == id; /* a_q[q->n_segments]: q's loose anchors' hits, not counted */
     *kept_q = nq;
     *kept_r = nr;
     return 0;

@@ -36,9 +36,10 @@ int tsk_key_vec_reserve(tsk_key_vec *v, int64_t extra);
 void tsk_key_vec_free(tsk_key_vec *v);
 
 /* Segment anchors (core/genome_ani.h) as a scan finds them: the genome's segment of each
- * (TSK_ANCHOR_LOOSE for a loose anchor) and its full 64-bit anchor hash, in position order. The hash is kept whole because the genome's rate
- * may only be known later (a --per-file genome scanned before its last contig is read): the
- * sketcher keeps those below its final bound (tsk_anchor_vec_finish, src/genome_sketch.c). */
+ * (TSK_ANCHOR_LOOSE for a loose anchor) and its full 64-bit anchor hash, in position order. The
+ * hash is kept whole because the genome's rate may only be known later (a --per-file genome
+ * scanned before its last contig is read): the sketcher keeps those below its final bound
+ * (tsk_anchor_vec_finish, src/genome_sketch.c). */
 typedef struct {
     int64_t *segment;
     uint64_t *hash;
