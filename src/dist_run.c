@@ -918,28 +918,31 @@ static int estimate_on_host(const tsk_dist_items *it, const int64_t *q, const in
     return failed ? -1 : 0;
 }
 
-/* Refines lines[0..n) in place (each line's query and reference as the items index them: one set
- * when lines are swapped), with gpu (a lane's GPU ANI engine, NULL for none) on the device, the
- * pairs it leaves on up to `threads` host threads. Within one set a pair's two lines, (q, r) and
- * (r, q), share one estimate (tsk_ani_result_swap): top-k lists hold many pairs both ways round.
- * 0, or -1 out of memory or on a GPU error (said). */
-static int refine_lines_held(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n,
-                             int threads);
+/* The distinct pairs' estimates res[0..n_pairs) (qi[u], ri[u]): on the lane's GPU ANI engine (NULL:
+ * none), the pairs it leaves on up to `threads` host threads; the lane's ANI engine held by this
+ * worker meanwhile, so that a lane's estimates use the GPU and the -p threads one at a time (the
+ * lines' own work, before and after, runs beside the other worker's). 0, or -1 out of memory. */
+static int estimate_pairs(const tsk_dist_items *it, const dist_lane *lane, const int64_t *qi, const int64_t *ri,
+                          int64_t n_pairs, tsk_ani_result *res, uint8_t *left, int threads)
+{
+    lane_lock(lane ? lane->ani_mu : NULL);
+    memset(left, 1, (size_t)n_pairs);
+    tsk_gpu_ani *gpu = lane ? lane->ani : NULL;
+    const int gpu_rc = gpu && n_pairs > 0 ? tsk_gpu_ani_pairs(gpu, qi, ri, n_pairs, res, left) : 0;
+    if (gpu_rc == -1) tsk_warn("ANI on the GPU: %s; estimating on the CPU", tsk_gpu_ani_error(gpu)); /* -2: said */
+    if (gpu_rc) memset(left, 1, (size_t)n_pairs); /* every pair left to the host */
+    const int failed = estimate_on_host(it, qi, ri, left, n_pairs, res, threads);
+    lane_unlock(lane ? lane->ani_mu : NULL);
+    return failed;
+}
 
-/* The lines refined (refine_lines_held), the lane's ANI engine held by this worker meanwhile: the
- * host's share too, so that a lane's refinements use -p threads one at a time. */
+/* Refines lines[0..n) in place (each line's query and reference as the items index them: one set
+ * when lines are swapped), the distinct pairs estimated by estimate_pairs. Within one set a pair's
+ * two lines, (q, r) and (r, q), share one estimate (tsk_ani_result_swap): top-k lists hold many
+ * pairs both ways round. 0, or -1 out of memory or on a GPU error (said). */
 static int refine_lines(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n, int threads)
 {
     if (n <= 0) return 0;
-    lane_lock(lane ? lane->ani_mu : NULL);
-    const int rc = refine_lines_held(it, lane, lines, n, threads);
-    lane_unlock(lane ? lane->ani_mu : NULL);
-    return rc;
-}
-
-static int refine_lines_held(const tsk_dist_items *it, const dist_lane *lane, tsk_genome_line *lines, int64_t n,
-                             int threads)
-{
     const int one_set = it->ani_q == it->ani_r && it->keys_q == it->keys_r;
     pair_line *order = malloc((size_t)n * sizeof *order), *sort_tmp = malloc((size_t)n * sizeof *sort_tmp);
     uint8_t *needs = malloc((size_t)n);
@@ -973,12 +976,7 @@ static int refine_lines_held(const tsk_dist_items *it, const dist_lane *lane, ts
             qi[n_pairs] = order[k].lo, ri[n_pairs] = order[k].hi, n_pairs++;
         group[k] = n_pairs - 1;
     }
-    if (!failed) memset(left, 1, (size_t)n_pairs);
-    tsk_gpu_ani *gpu = lane ? lane->ani : NULL;
-    const int gpu_rc = !failed && gpu && n_pairs > 0 ? tsk_gpu_ani_pairs(gpu, qi, ri, n_pairs, res, left) : 0;
-    if (gpu_rc == -1) tsk_warn("ANI on the GPU: %s; estimating on the CPU", tsk_gpu_ani_error(gpu)); /* -2: said */
-    if (gpu_rc) memset(left, 1, (size_t)n_pairs); /* every pair left to the host */
-    if (!failed) failed = estimate_on_host(it, qi, ri, left, n_pairs, res, threads);
+    if (!failed) failed = estimate_pairs(it, lane, qi, ri, n_pairs, res, left, threads);
     if (!failed) {
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (int64_t k = 0; k < m; k++) { /* each writes its own line */
