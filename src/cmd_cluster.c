@@ -122,7 +122,7 @@ static void usage(FILE *f)
                "                           higher N50 first, then fewer contigs, then longer, then input order\n"
                "      --min-af F           genome sketches: link only pairs whose aligned fraction (of the genome\n"
                "                           with fewer segments) is >= F (0..1; GTDB: 0.5); a pair with a genome\n"
-               "                           under 3 kb has no estimate and is not linked\n"
+               "                           without a contig of 3 kb has no estimate and is not linked\n"
                "      --key-distance       genome sketches: link by 1 - f^(1/W) of the shared fingerprints alone\n"
                "                           (the Mash-grade distance; no ANI refinement, no --min-af)\n"
                "      --ani                genome sketches: the table adds 'ani' (percent) and 'af' of each\n"

@@ -83,15 +83,15 @@ static void usage(FILE *f, const dist_cmd *d)
                "Genome distances (genome sketches: genome .tsk files from 'tsketch sketch --genome', or\n"
                "FASTA with --genome): 1 - ANI, ANI over the aligned part (fastANI's definition, the mean of\n"
                "both directions) estimated from the genomes' segment anchors, for pairs found by their\n"
-               "shared window fingerprints; 1 for unrelated genomes. A genome under 3 kb has no anchors:\n"
-               "its pairs keep 1 - f^(1/W), f the share of fingerprints in common.%s\n"
+               "shared window fingerprints; 1 for unrelated genomes. A genome without a contig of 3 kb has no\n"
+               "estimate: its pairs keep 1 - f^(1/W), f the share of fingerprints in common.%s\n"
                "      --genome          compare genomes (records, or files with --per-file) by genome\n"
                "                        sketches of the FASTA inputs (.tsk files of sketch rows are refused)\n",
             d->triangle ? "" : " TSV lines add the shared and total fingerprint\ncounts.");
     if (!d->triangle)
         fputs("      --ani             tsv lines of genome sketches add 'ani' (percent, 2 decimals) and 'af'\n"
               "                        (aligned fraction of the genome with fewer segments, 4 decimals); NA\n"
-              "                        where a genome is under 3 kb (no anchors)\n",
+              "                        where a genome has no contig of 3 kb (no estimate)\n",
               f);
     fputs("      --key-distance    genome sketches: 1 - f^(1/W) of the shared fingerprints alone (the\n"
           "                        Mash-grade distance: exact counts, no ANI refinement)\n",

@@ -45,7 +45,7 @@ A  M     98.7   99.3    0.95  1     a 60 kb block at 90 % in 600 kb (uneven dive
 A  E     96.7   97.2    0.95  1     even divergence 3 % (96.88)
 A  P25   99.5   100     0.95  1     a 25 % piece against its source (the piece's AF)
 A  P50   99.5   100     0.95  1     a 50 % piece against its source
-A  C20   99.0   100     0.95  1     20 kb contigs against the complete genome (below 100: a contig's tail under 3 kb keeps no anchors, docs/distances.md)
+A  C20   99.0   100     0.95  1     20 kb contigs against the complete genome (below 100: its tails, under a tenth of it, are not looked up; docs/distances.md)
 A  C5    99.9   100     0.95  1     5 kb contigs (40 % in tails: their loose anchors looked up) against the complete genome
 E  C5    96.5   97.2    0.95  1     a strain at 3 % against the other's 5 kb contigs (96.88)
 C5 E5H   96.5   97.2    0.95  1     the 5 kb contigs of two strains at 3 %, half of one (96.88)
