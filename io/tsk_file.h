@@ -109,7 +109,7 @@ tsk_file *tsk_file_open_threads(const char *path, int threads, int *code, char *
 
 /* tsk_file_open_threads, the checksum of a genome sketch's anchor section left to
  * tsk_file_check_anchors, so that a GPU run can check it beside the engines' uploads: its bytes
- * are 1.2 of a 10^4-genome file's 1.9 GB, 0.2 s on one thread of the H200 node. Every field is validated as by
+ * are most of a genome sketch (1.1 of a 10^4-genome file's 1.8 GB). Every field is validated as by
  * tsk_file_open_threads (the anchors' counts against the records, the keys' order), but the
  * file's checksum is not known to match until tsk_file_check_anchors returns 0: nothing read
  * from the file may reach an output before that. Files without an anchor section are checked

@@ -76,13 +76,17 @@ static inline synth synth_relative(uint64_t *rng, const synth *q, const double *
 /* Skews g's composition as an AT-rich genome's is: each anchor becomes, with probability share, one
  * of pool_n fixed values (the k-mers such a genome holds in excess), so that its anchors recur in
  * its other segments and meet an unrelated segment's pool values by chance. */
+/* One of a pool of pool_n anchor hashes, drawn at random (synth_skew). */
+static inline uint64_t pool_anchor(uint64_t *rng, int pool_n)
+{
+    uint64_t s = UINT64_C(0x5EED0000) + splitmix64(rng) % (uint64_t)pool_n;
+    return splitmix64(&s) >> 6;
+}
+
 static inline void synth_skew(uint64_t *rng, synth *g, int pool_n, double share)
 {
     for (int64_t j = 0; j < g->first[g->n_seg]; j++)
-        if (uniform(rng) < share) {
-            uint64_t s = UINT64_C(0x5EED0000) + splitmix64(rng) % (uint64_t)pool_n;
-            g->h[j] = splitmix64(&s) >> 6;
-        }
+        if (uniform(rng) < share) g->h[j] = pool_anchor(rng, pool_n);
 }
 
 static inline void synth_free(synth *g)
@@ -205,10 +209,7 @@ static inline void loose_skew(uint64_t *rng, loose_synth *g, int pool_n, double 
 {
     synth_skew(rng, &g->s, pool_n, share);
     for (int64_t j = 0; j < loose_n(g); j++)
-        if (uniform(rng) < share) {
-            uint64_t s = UINT64_C(0x5EED0000) + splitmix64(rng) % (uint64_t)pool_n;
-            g->l[j] = splitmix64(&s) >> 6;
-        }
+        if (uniform(rng) < share) g->l[j] = pool_anchor(rng, pool_n);
 }
 
 static inline void loose_free(loose_synth *g)
